@@ -1,0 +1,99 @@
+"""sparkwire settings: defaults < TOML file < ``SPARKWIRE_…`` env vars < keyword overrides.
+
+The TOML file is the one named by ``config_file=`` or by the ``SPARKWIRE_CONFIG`` env var.
+Nested fields use ``__`` in env vars: ``SPARKWIRE_TRANSPORT__KIND=memory``,
+``SPARKWIRE_WORKER__TASK_SLOTS=4``. The transport section is ``transport.config`` (a
+registry name plus options), so this module never imports a transport backend.
+"""
+
+from __future__ import annotations
+
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from transport.config import TransportConfig
+from transport.errors import ConfigError
+
+CONFIG_FILE_ENV = "SPARKWIRE_CONFIG"
+_config_file: ContextVar[Path | None] = ContextVar("sparkwire_config_file", default=None)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EngineSettings(_Section):
+    """The DuckDB connection each task runs in."""
+
+    threads: int = Field(default=1, ge=1, le=256)
+    memory_limit: str = Field(default="1GB", pattern=r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$")
+    batch_rows: int = Field(default=65536, ge=1, le=16_777_216)
+
+
+class WorkerSettings(_Section):
+    task_slots: int = Field(default=2, ge=1, le=256)
+    max_queued_tasks: int = Field(default=1024, ge=1)
+    memory_budget_bytes: int = Field(default=512 * 1024 * 1024, ge=0)
+    spill_dir: Path | None = None  # None: a private temp dir per worker, removed on close
+    engine: EngineSettings = Field(default_factory=EngineSettings)
+
+
+class TimeoutSettings(_Section):
+    """Every wait is bounded; these are the bounds, in seconds."""
+
+    partition_wait: float = Field(default=60.0, gt=0)  # for a partition's task to be delivered
+    idle: float = Field(default=600.0, gt=0)  # between two batches of one partition
+    shutdown: float = Field(default=10.0, gt=0)  # for worker threads to stop on close
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SPARKWIRE_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    workers: int = Field(default=4, ge=1, le=1024)
+    transport: TransportConfig = Field(default_factory=TransportConfig)
+    worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file.get()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+
+def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Settings:
+    """Settings from every source; a missing or malformed file is a ``ConfigError``."""
+    named = config_file or os.environ.get(CONFIG_FILE_ENV)
+    path = Path(named) if named else None
+    if path is not None and not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    token = _config_file.set(path)
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        raise ConfigError(f"invalid sparkwire settings: {exc}") from None
+    except ValueError as exc:  # a TOML syntax error surfaces as a ValueError subclass
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    finally:
+        _config_file.reset(token)

@@ -1,0 +1,243 @@
+"""The partition store: where a worker's tasks put their output until consumers read it.
+
+Producers never wait for consumers: a batch that does not fit the memory budget is spilled
+to the task's spill file as an Arrow IPC stream, so a producer always finishes and an
+exchange can never deadlock, whatever the plan shape and slot count. Readers stream a
+partition while it is still being written, in write order, from memory or from disk.
+A query's partitions live until ``drop_query`` (the coordinator calls it when the query
+ends, succeeds, fails or is cancelled); readers still waiting then get ``QueryCancelled``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from transport.base import PartitionKey
+from transport.errors import PartitionNotFound, QueryCancelled, SparkwireError, Timeout
+from transport.stream import PartitionReader
+
+_DROPPED_REMEMBERED = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class _Spilled:
+    offset: int
+    length: int
+    nbytes: int
+
+
+@dataclass
+class _Partition:
+    schema: pa.Schema | None = None
+    entries: list[pa.RecordBatch | _Spilled] = field(default_factory=list)
+    done: bool = False
+
+
+class TaskOutput:
+    """The write side of one task's partitions; owned by the thread running the task."""
+
+    def __init__(self, store: PartitionStore, query_id: str, stage: int, task: int,
+                 partitions: list[int]) -> None:
+        self._store = store
+        self.query_id, self.stage, self.task = query_id, stage, task
+        self.cond = threading.Condition()
+        self.partitions = {p: _Partition() for p in partitions}
+        self.error: SparkwireError | None = None
+        self.dropped = False
+        self.memory_bytes = 0
+        self._spill_path: Path | None = None
+        self._spill_file: int | None = None
+        self._spill_size = 0
+
+    # -- producer side -----------------------------------------------------------------
+    def start(self, schema: pa.Schema, partitions: list[int] | None = None) -> None:
+        """Declare the schema of ``partitions`` (default: all) before writing to them."""
+        with self.cond:
+            for p in self.partitions if partitions is None else partitions:
+                self.partitions[p].schema = schema
+            self.cond.notify_all()
+
+    def write(self, partition: int, batch: pa.RecordBatch) -> None:
+        nbytes = batch.nbytes
+        entry: pa.RecordBatch | _Spilled = batch
+        if not self._store._reserve(nbytes):
+            entry = self._spill(batch)
+        with self.cond:
+            if self.dropped:
+                if isinstance(entry, pa.RecordBatch):
+                    self._store._release(nbytes)
+                raise QueryCancelled(f"query {self.query_id} was cancelled")
+            if isinstance(entry, pa.RecordBatch):
+                self.memory_bytes += nbytes
+            self.partitions[partition].entries.append(entry)
+            self.cond.notify_all()
+
+    def finish(self, partitions: list[int] | None = None) -> None:
+        with self.cond:
+            for p in self.partitions if partitions is None else partitions:
+                self.partitions[p].done = True
+            self.cond.notify_all()
+
+    def fail(self, error: SparkwireError) -> None:
+        with self.cond:
+            if self.error is None:
+                self.error = error
+            self.cond.notify_all()
+
+    def _spill(self, batch: pa.RecordBatch) -> _Spilled:
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        data = sink.getvalue()
+        with self.cond:
+            if self._spill_file is None:
+                fd, name = tempfile.mkstemp(prefix=f"{self.query_id}-{self.stage}-{self.task}-",
+                                            suffix=".arrows", dir=self._store.spill_dir)
+                self._spill_file, self._spill_path = fd, Path(name)
+            offset = self._spill_size
+            os.pwrite(self._spill_file, data, offset)
+            self._spill_size += data.size
+        self._store.spilled_bytes += data.size
+        return _Spilled(offset, data.size, batch.nbytes)
+
+    # -- reader side -------------------------------------------------------------------
+    def iterate(self, partition: int, idle_timeout: float) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+        part = self.partitions[partition]
+        with self.cond:
+            self._wait(lambda: part.schema is not None, idle_timeout, partition)
+            assert part.schema is not None
+            return part.schema, self._batches(part, partition, idle_timeout)
+
+    def _batches(self, part: _Partition, partition: int, idle_timeout: float) -> Iterator[pa.RecordBatch]:
+        index = 0
+        while True:
+            with self.cond:
+                self._wait(lambda: index < len(part.entries) or part.done, idle_timeout, partition)
+                if index >= len(part.entries):
+                    return
+                entry = part.entries[index]
+            index += 1
+            yield entry if isinstance(entry, pa.RecordBatch) else self._unspill(entry)
+
+    def _wait(self, ready: object, idle_timeout: float, partition: int) -> None:
+        """Wait (holding ``cond``) until ``ready()``, raising the task's fate if it ends first."""
+        deadline = time.monotonic() + idle_timeout
+        while True:
+            if self.dropped:
+                raise QueryCancelled(f"query {self.query_id} was cancelled")
+            if self.error is not None:
+                raise self.error
+            if ready():  # type: ignore[operator]
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Timeout(
+                    f"no data for partition {partition} of stage {self.stage} task {self.task} "
+                    f"of query {self.query_id} within {idle_timeout:g}s"
+                )
+            self.cond.wait(remaining)
+
+    def _unspill(self, entry: _Spilled) -> pa.RecordBatch:
+        with self.cond:
+            if self.dropped or self._spill_file is None:
+                raise QueryCancelled(f"query {self.query_id} was cancelled")
+            data = os.pread(self._spill_file, entry.length, entry.offset)
+        return pa.ipc.open_stream(pa.py_buffer(data)).read_next_batch()
+
+    def _drop(self) -> None:
+        with self.cond:
+            self.dropped = True
+            for part in self.partitions.values():
+                part.entries.clear()
+            freed, self.memory_bytes = self.memory_bytes, 0
+            if self._spill_file is not None:
+                os.close(self._spill_file)
+                self._spill_file = None
+                if self._spill_path is not None:
+                    self._spill_path.unlink(missing_ok=True)
+            self.cond.notify_all()
+        self._store._release(freed)
+
+
+class PartitionStore:
+    """All task outputs of one worker, bounded by ``memory_budget`` bytes in memory."""
+
+    def __init__(self, memory_budget: int, spill_dir: Path, idle_timeout: float) -> None:
+        self.memory_budget = memory_budget
+        self.spill_dir = spill_dir
+        self.idle_timeout = idle_timeout
+        self.memory_bytes = 0
+        self.spilled_bytes = 0
+        self._tasks: dict[tuple[str, int, int], TaskOutput] = {}
+        # Recently dropped queries, so a late open() fails fast instead of waiting; bounded.
+        self._dropped: OrderedDict[str, None] = OrderedDict()
+        self._cond = threading.Condition()
+
+    def create(self, query_id: str, stage: int, task: int, partitions: list[int]) -> TaskOutput:
+        with self._cond:
+            if query_id in self._dropped:
+                raise QueryCancelled(f"query {query_id} was cancelled")
+            key = (query_id, stage, task)
+            if key in self._tasks:
+                raise SparkwireError(f"task {stage}/{task} of query {query_id} already exists")
+            output = TaskOutput(self, query_id, stage, task, partitions)
+            self._tasks[key] = output
+            self._cond.notify_all()
+            return output
+
+    def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while (output := self._tasks.get((key.query_id, key.stage, key.task))) is None:
+                if key.query_id in self._dropped:
+                    raise QueryCancelled(f"query {key.query_id} was cancelled")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise PartitionNotFound(f"partition {key} did not appear within {timeout:g}s")
+                self._cond.wait(remaining)
+        if key.partition not in output.partitions:
+            raise PartitionNotFound(f"task {key.stage}/{key.task} has no partition {key.partition}")
+        schema, batches = output.iterate(key.partition, self.idle_timeout)
+        return PartitionReader(schema, batches)
+
+    def drop_query(self, query_id: str) -> None:
+        with self._cond:
+            self._dropped[query_id] = None
+            while len(self._dropped) > _DROPPED_REMEMBERED:
+                self._dropped.popitem(last=False)
+            outputs = [t for k, t in self._tasks.items() if k[0] == query_id]
+            for output in outputs:
+                del self._tasks[(output.query_id, output.stage, output.task)]
+            self._cond.notify_all()
+        for output in outputs:
+            output._drop()
+
+    def partitions_held(self) -> int:
+        with self._cond:
+            return sum(len(t.partitions) for t in self._tasks.values())
+
+    def close(self) -> None:
+        with self._cond:
+            queries = {k[0] for k in self._tasks}
+        for query_id in queries:
+            self.drop_query(query_id)
+
+    def _reserve(self, nbytes: int) -> bool:
+        with self._cond:
+            if self.memory_bytes + nbytes > self.memory_budget:
+                return False
+            self.memory_bytes += nbytes
+            return True
+
+    def _release(self, nbytes: int) -> None:
+        with self._cond:
+            self.memory_bytes -= nbytes

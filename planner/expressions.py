@@ -1,0 +1,168 @@
+"""The typed expression tree that travels inside task plans.
+
+Expressions are data, not code: every node is a frozen pydantic model, every function name
+comes from a closed allow-list, every identifier is checked before it can reach a SQL
+generator, and every type name is drawn from a small grammar. A plan that names anything
+else fails validation before a worker compiles or runs a single operator. The worker turns
+these trees into SQL with a quoting generator; nothing here is ever formatted into SQL text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+MAX_IDENTIFIER_LENGTH = 255
+
+_TYPE_NAMES = frozenset(
+    {
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "float32",
+        "float64",
+        "string",
+        "binary",
+        "date",
+        "timestamp",
+    }
+)
+_DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")
+
+
+def check_identifier(name: str) -> str:
+    """Refuse names that could escape identifier quoting or confuse a terminal.
+
+    Quoting alone would make a double quote harmless, but a plan that carries one is either
+    a bug or an attack, so it is refused outright with a message naming the reason.
+    """
+    if not name:
+        raise ValueError("identifier must not be empty")
+    if len(name) > MAX_IDENTIFIER_LENGTH:
+        raise ValueError(f"identifier longer than {MAX_IDENTIFIER_LENGTH} characters")
+    if '"' in name or "`" in name:
+        raise ValueError(f"identifier {name!r} contains a quote character")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        raise ValueError(f"identifier {name!r} contains a control character")
+    return name
+
+
+def check_type_name(name: str) -> str:
+    """Accept only the type names sparkwire knows how to cast to on every engine."""
+    if name in _TYPE_NAMES:
+        return name
+    match = _DECIMAL.fullmatch(name)
+    if match and 1 <= int(match[1]) <= 38 and int(match[2]) <= int(match[1]):
+        return name
+    raise ValueError(f"unknown type {name!r}; known: {sorted(_TYPE_NAMES)} and decimal(p,s)")
+
+
+Identifier = Annotated[str, AfterValidator(check_identifier)]
+TypeName = Annotated[str, AfterValidator(check_type_name)]
+
+ScalarFunction = Literal[
+    # arithmetic
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "mod",
+    "neg",
+    # comparison
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    # logic and null handling
+    "and",
+    "or",
+    "not",
+    "is_null",
+    "is_not_null",
+    "in",
+    "between",
+    "coalesce",
+    # a few scalar helpers users reach for in filters
+    "abs",
+    "lower",
+    "upper",
+    "length",
+    "year",
+    "month",
+    "day",
+]
+AggregateFunction = Literal["sum", "count", "avg", "min", "max", "count_distinct"]
+
+
+class Node(BaseModel):
+    """Base of every plan node: immutable, hashable and strict about unknown fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Column(Node):
+    kind: Literal["column"] = "column"
+    name: Identifier
+
+
+class Lit(Node):
+    """A constant. Decimals, dates and timestamps travel as ISO/decimal strings with a type."""
+
+    kind: Literal["literal"] = "literal"
+    value: bool | int | float | str | None
+    type: TypeName | None = None
+
+
+class Call(Node):
+    kind: Literal["call"] = "call"
+    fn: ScalarFunction
+    args: tuple[Expr, ...]
+
+
+class AggCall(Node):
+    """An aggregate call; ``arg=None`` is ``count(*)``."""
+
+    kind: Literal["aggregate"] = "aggregate"
+    fn: AggregateFunction
+    arg: Expr | None = None
+
+
+class Case(Node):
+    kind: Literal["case"] = "case"
+    branches: tuple[tuple[Expr, Expr], ...] = Field(min_length=1)
+    otherwise: Expr | None = None
+
+
+class Cast(Node):
+    kind: Literal["cast"] = "cast"
+    expr: Expr
+    to: TypeName
+
+
+Expr = Annotated[
+    Union[Column, Lit, Call, AggCall, Case, Cast],
+    Field(discriminator="kind"),
+]
+
+
+class NamedExpr(Node):
+    """An output column: an expression and the name it is given."""
+
+    name: Identifier
+    expr: Expr
+
+
+class SortKey(Node):
+    expr: Expr
+    ascending: bool = True
+    nulls_first: bool = False
+
+
+for _model in (Call, AggCall, Case, Cast, NamedExpr, SortKey):
+    _model.model_rebuild()

@@ -1,0 +1,62 @@
+"""The partition store: bounded memory, spill to Arrow IPC, streaming while written, drop."""
+
+from __future__ import annotations
+
+import threading
+
+import pyarrow as pa
+import pytest
+
+from coordinator.store import PartitionStore
+from transport.base import PartitionKey
+from transport.errors import PartitionNotFound, QueryCancelled
+
+
+def batch(start: int, n: int = 1000) -> pa.RecordBatch:
+    return pa.record_batch({"a": pa.array(range(start, start + n), pa.int64()),
+                            "s": pa.array([str(i) for i in range(start, start + n)]).dictionary_encode()})
+
+
+def test_spills_beyond_budget_and_reads_back_in_order(tmp_path):
+    one = batch(0).nbytes
+    store = PartitionStore(memory_budget=3 * one, spill_dir=tmp_path, idle_timeout=5)
+    output = store.create("q", 0, 0, [0])
+    output.start(batch(0).schema)
+    written = [batch(i * 1000) for i in range(10)]
+    for b in written:
+        output.write(0, b)
+    output.finish()
+    assert store.memory_bytes <= 3 * one
+    assert store.spilled_bytes > 0
+    assert len(list(tmp_path.iterdir())) == 1
+    got = store.open(PartitionKey("q", 0, 0, 0), 1).read_all()
+    assert got.equals(pa.Table.from_batches(written))
+    store.drop_query("q")
+    assert list(tmp_path.iterdir()) == []
+    assert store.memory_bytes == 0
+
+
+def test_reader_streams_while_producer_writes(tmp_path):
+    store = PartitionStore(1 << 30, tmp_path, idle_timeout=5)
+    output = store.create("q", 0, 0, [0])
+    output.start(batch(0).schema)
+    reader = store.open(PartitionKey("q", 0, 0, 0), 1)
+    output.write(0, batch(0))
+    assert reader.read_next_batch().num_rows == 1000  # before the producer finished
+    threading.Timer(0.1, output.finish).start()
+    assert reader.read_next_batch() is None
+
+
+def test_drop_frees_and_fails_late_readers_fast(tmp_path):
+    store = PartitionStore(1 << 30, tmp_path, idle_timeout=5)
+    output = store.create("q", 0, 0, [0])
+    output.start(batch(0).schema)
+    output.write(0, batch(0))
+    store.drop_query("q")
+    assert store.memory_bytes == 0 and store.partitions_held() == 0
+    with pytest.raises(QueryCancelled):
+        store.open(PartitionKey("q", 0, 0, 0), 5)
+    with pytest.raises(QueryCancelled):
+        output.write(0, batch(0))
+    with pytest.raises(PartitionNotFound):
+        store.open(PartitionKey("other", 0, 0, 0), 0.1)

@@ -1,0 +1,59 @@
+"""Worker transports: the seam through which plans and partitions travel."""
+
+from transport.base import (
+    Capabilities,
+    PartitionKey,
+    Server,
+    TransportClient,
+    WorkerService,
+    WorkerTransport,
+)
+from transport.config import TransportConfig
+from transport.errors import (
+    ConfigError,
+    ConnectionLost,
+    PartitionNotFound,
+    PlanRejected,
+    ProtocolError,
+    QueryCancelled,
+    SparkwireError,
+    TaskFailed,
+    Timeout,
+    TransportError,
+    UnknownTransport,
+)
+from transport.registry import (
+    ENTRY_POINT_GROUP,
+    available_transports,
+    create_transport,
+    register_transport,
+    transport_class,
+)
+from transport.stream import PartitionReader
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Capabilities",
+    "ConfigError",
+    "ConnectionLost",
+    "PartitionKey",
+    "PartitionNotFound",
+    "PartitionReader",
+    "PlanRejected",
+    "ProtocolError",
+    "QueryCancelled",
+    "Server",
+    "SparkwireError",
+    "TaskFailed",
+    "Timeout",
+    "TransportClient",
+    "TransportConfig",
+    "TransportError",
+    "UnknownTransport",
+    "WorkerService",
+    "WorkerTransport",
+    "available_transports",
+    "create_transport",
+    "register_transport",
+    "transport_class",
+]

@@ -1,0 +1,174 @@
+"""The transport contract: how plans reach workers and how partitions travel between them.
+
+A worker does three things for the rest of the cluster: it accepts a task plan, it serves
+the output partitions of its tasks, and it cancels the tasks of a query. A transport carries
+exactly those three calls, nothing more, in both directions of one seam:
+
+- server side: ``WorkerTransport.serve(service, address)`` exposes a ``WorkerService`` at an
+  address and returns a ``Server`` whose ``address`` others connect to;
+- client side: ``WorkerTransport.connect(address)`` returns a ``TransportClient`` whose
+  methods mirror the service's, the way a generated RPC stub looks without the RPC.
+
+Planning, routing and execution never learn which transport runs: they see these methods.
+
+Semantics every transport honours (``tests/transport/`` checks them on every transport):
+
+- **Plans are bytes.** A task plan is versioned JSON produced by the coordinator. Transports
+  carry it opaquely; the worker validates it. Nothing that arrives is unpickled or evaluated.
+- **Order and fidelity.** A partition's batches arrive in the order written and unchanged:
+  schema, values, nulls, dictionaries, nested types.
+- **Explicit end of stream.** Iteration ends only when the producer finished the partition;
+  a producer that failed raises on the reader instead of ending the stream short.
+- **Waiting.** Opening a partition that does not exist yet waits up to ``timeout`` seconds
+  for its task to be delivered; a partition that will never exist (cancelled query, failed
+  task, timeout) raises ``PartitionNotFound``, ``QueryCancelled`` or ``TaskFailed``.
+- **Errors** raised by the service reach the caller as the library's own exception class
+  (``transport.errors``) with the worker's message.
+- **Early close.** ``PartitionReader.close()`` before the end releases the producer side
+  (its cursor, buffers, flow-control credit). Closing twice is safe, for readers, clients,
+  servers and transports alike.
+- **Buffer ownership.** Batches handed to a reader are immutable and shared: a zero-copy
+  transport may give the reader the producer's own buffers, so nobody mutates them.
+- **Flow control.** A reader has a bounded number of bytes in flight; a transport that
+  pipelines batches bounds its read-ahead (``Capabilities.max_inflight_bytes``).
+
+Addresses: ``mem://NAME``, ``shm://PATH``, ``tcp://HOST:PORT`` (ZeroMQ),
+``grpc://HOST:PORT`` and ``grpc+tls://HOST:PORT`` (Flight).
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from types import TracebackType
+from typing import ClassVar, Protocol, Self
+
+from transport.errors import ProtocolError
+from transport.stream import PartitionReader
+
+_QUERY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionKey:
+    """Names one output partition: partition ``partition`` of task ``task`` of a stage."""
+
+    query_id: str
+    stage: int
+    task: int
+    partition: int
+
+    def __post_init__(self) -> None:
+        if not _QUERY_ID.fullmatch(self.query_id):
+            raise ProtocolError(f"malformed query id {self.query_id!r}")
+
+    def __str__(self) -> str:
+        return f"{self.query_id}/{self.stage}/{self.task}/{self.partition}"
+
+    @classmethod
+    def parse(cls, text: str) -> PartitionKey:
+        """Inverse of ``str()``; the form tickets and frames carry on the wire."""
+        parts = text.split("/")
+        try:
+            query_id, stage, task, partition = parts
+            return cls(query_id, int(stage), int(task), int(partition))
+        except ValueError:
+            raise ProtocolError(f"malformed partition key {text[:200]!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a transport can do, read by the coordinator and the tests instead of type checks."""
+
+    zero_copy: bool
+    crosses_processes: bool
+    crosses_hosts: bool
+    max_inflight_bytes: int | None = None
+
+
+class WorkerService(Protocol):
+    """What a worker offers the cluster; a transport serves it at an address."""
+
+    def submit(self, plan: bytes) -> None:
+        """Accept one task plan (JSON bytes); raises ``PlanRejected`` if it is invalid."""
+
+    def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        """Stream one output partition, waiting up to ``timeout`` s for its task to exist."""
+
+    def cancel(self, query_id: str) -> None:
+        """Stop every task of the query and free its partitions; unknown ids are a no-op."""
+
+
+class Server(Protocol):
+    """A running endpoint for one service."""
+
+    address: str
+
+    def close(self) -> None: ...
+
+
+class TransportClient(ABC):
+    """A connection to one worker, mirroring ``WorkerService`` call for call."""
+
+    @abstractmethod
+    def deliver(self, plan: bytes) -> None:
+        """Hand the worker a task plan; returns once the worker has accepted it."""
+
+    @abstractmethod
+    def read(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        """Open a partition for streaming (see the module docstring for waiting rules)."""
+
+    @abstractmethod
+    def cancel(self, query_id: str) -> None:
+        """Cancel the query's tasks on this worker and free its partitions."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection; idempotent."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class WorkerTransport(ABC):
+    """One way for workers to talk. Subclasses set ``name`` and ``capabilities``.
+
+    An instance owns its state (connections, the in-process address table), so two clusters
+    in one process never see each other's workers. ``close()`` stops every server it started
+    and every client it handed out.
+    """
+
+    name: ClassVar[str]
+    capabilities: ClassVar[Capabilities]
+
+    @abstractmethod
+    def serve(self, service: WorkerService, address: str | None = None) -> Server:
+        """Expose ``service``; ``address=None`` lets the transport (or the OS) choose."""
+
+    @abstractmethod
+    def connect(self, address: str) -> TransportClient:
+        """A client for the worker served at ``address``."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop all servers and clients of this transport; idempotent."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,102 @@
+"""The one exception tree of sparkwire's runtime.
+
+    SparkwireError
+    ├── ConfigError            bad settings, unknown transport name, missing optional extra
+    │   └── UnknownTransport
+    ├── TransportError         the way workers talk failed
+    │   ├── ConnectionLost     the peer is gone (closed, died, unreachable)
+    │   └── ProtocolError      a malformed request or response
+    ├── PartitionNotFound      a partition that never appeared within the timeout, or never will
+    ├── PlanRejected           a task plan failed validation; nothing ran
+    ├── TaskFailed             a task raised on its worker (names worker, stage, task)
+    ├── QueryCancelled         the query was cancelled while this call waited
+    └── Timeout                a bounded wait ran out
+
+It lives in the lowest layer so every transport can rebuild a worker's error on the reader's
+side from a wire code and a message (``error_from_code``) without importing the coordinator.
+The planner's build-time errors (``planner.errors.PlanError``) root separately because the
+planner may not import this package; they never cross a socket.
+"""
+
+from __future__ import annotations
+
+
+class SparkwireError(Exception):
+    """Root of every runtime error sparkwire raises on purpose."""
+
+    code = "error"
+
+
+class ConfigError(SparkwireError):
+    code = "config"
+
+
+class UnknownTransport(ConfigError):
+    code = "unknown_transport"
+
+
+class TransportError(SparkwireError):
+    code = "transport"
+
+
+class ConnectionLost(TransportError):
+    code = "connection_lost"
+
+
+class ProtocolError(TransportError):
+    code = "protocol"
+
+
+class PartitionNotFound(SparkwireError):
+    code = "partition_not_found"
+
+
+class PlanRejected(SparkwireError):
+    code = "plan_rejected"
+
+
+class TaskFailed(SparkwireError):
+    code = "task_failed"
+
+
+class QueryCancelled(SparkwireError):
+    code = "cancelled"
+
+
+class Timeout(SparkwireError, TimeoutError):
+    code = "timeout"
+
+
+_BY_CODE: dict[str, type[SparkwireError]] = {
+    cls.code: cls
+    for cls in (
+        SparkwireError,
+        ConfigError,
+        UnknownTransport,
+        TransportError,
+        ConnectionLost,
+        ProtocolError,
+        PartitionNotFound,
+        PlanRejected,
+        TaskFailed,
+        QueryCancelled,
+        Timeout,
+    )
+}
+
+
+def error_from_code(code: str, message: str) -> SparkwireError:
+    """Rebuild a worker's error on the reader's side; unknown codes become the root class."""
+    return _BY_CODE.get(code, SparkwireError)(message)
+
+
+def as_library_error(exc: BaseException) -> SparkwireError:
+    """Give a caller the library's own exception for anything a service raised.
+
+    A bug inside a worker must not surface as a bare ``KeyError`` on the reader's side of one
+    transport and as a ``TaskFailed`` on another's, so every transport passes what its service
+    raised through here.
+    """
+    if isinstance(exc, SparkwireError):
+        return exc
+    return TaskFailed(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,96 @@
+"""``PartitionReader``: the one stream type every transport hands to a reader.
+
+Transports differ in where batches come from (a list in the same process, a mapped segment,
+frames off a socket); they agree on what a reader sees, so that the coordinator and the
+worker consume every transport with the same code. A transport builds a reader from a schema,
+an iterator of batches and a release callback.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from types import TracebackType
+
+import pyarrow as pa
+
+
+class PartitionReader:
+    """An ordered stream of record batches with an explicit end and an idempotent close.
+
+    Iterating yields batches until the producer's end of stream. ``close()`` tells the
+    producer side the reader is done (early or not) so it can release what it holds; it is
+    safe to call twice and is called automatically when iteration ends or fails.
+    """
+
+    def __init__(
+        self,
+        schema: pa.Schema,
+        batches: Iterator[pa.RecordBatch],
+        release: Callable[[], None] | None = None,
+    ) -> None:
+        self.schema = schema
+        self._batches = batches
+        self._release = release
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        try:
+            while True:
+                batch = self.read_next_batch()
+                if batch is None:
+                    return
+                yield batch
+        finally:
+            self.close()
+
+    def read_next_batch(self) -> pa.RecordBatch | None:
+        """The next batch, or ``None`` at end of stream (or after ``close``)."""
+        if self._closed:
+            return None
+        try:
+            return next(self._batches)
+        except StopIteration:
+            self.close()
+            return None
+        except BaseException:
+            self.close()
+            raise
+
+    def read_all(self) -> pa.Table:
+        return pa.Table.from_batches(list(self), schema=self.schema)
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        """A ``pyarrow.RecordBatchReader`` view, e.g. to register with DuckDB."""
+        return pa.RecordBatchReader.from_batches(self.schema, iter(self))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        close_batches = getattr(self._batches, "close", None)
+        try:
+            if close_batches is not None:
+                close_batches()
+        except ValueError:
+            pass  # the generator is running in another thread; release() stops it
+        finally:
+            if self._release is not None:
+                self._release()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> PartitionReader:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
