@@ -33,10 +33,14 @@ class _Section(BaseModel):
 
 
 class EngineSettings(_Section):
-    """The DuckDB connection each task runs in."""
+    """Resources of the DuckDB connection each task runs in."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     threads: int = Field(default=1, ge=1, le=256)
-    memory_limit: str = Field(default="1GB", pattern=r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$")
+    memory_limit: str = Field(default="1GB", pattern=r"^\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*$")
+    #: Parent of each task's private spill directory; None: the worker's own temp dir.
+    temp_directory: Path | None = None
     batch_rows: int = Field(default=65536, ge=1, le=16_777_216)
 
 
@@ -62,6 +66,9 @@ class Settings(BaseSettings):
     )
 
     workers: int = Field(default=4, ge=1, le=1024)
+    # createDataFrame splits a table into chunks of about this many rows, one task each
+    # (at most one chunk per worker).
+    local_chunk_rows: int = Field(default=100_000, ge=1)
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)

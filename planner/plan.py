@@ -10,13 +10,13 @@ Adding an operator (joins, unions) means adding a model here and a case in the c
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Final, Literal, Union
 
 from pydantic import Field
 
 from planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey
 
-PLAN_VERSION = 1
+PLAN_VERSION: Final = 1
 
 
 class FileSplit(Node):

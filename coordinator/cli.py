@@ -1,0 +1,103 @@
+"""The ``sparkwire`` command: ``demo`` and ``explain``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import pyarrow as pa
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from coordinator.execution import QueryMetrics
+from coordinator.session import Session
+from coordinator.tpch import QUERIES, ensure_tpch
+from transport.errors import SparkwireError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sparkwire", description=__doc__)
+    parser.add_argument("--transport", help="transport name (default from config: memory)")
+    parser.add_argument("--workers", type=int, help="number of workers (default from config: 4)")
+    parser.add_argument("--config", help="TOML config file (default: $SPARKWIRE_CONFIG)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="run TPC-H Q1 and Q6 on generated data")
+    demo.add_argument("--scale", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
+    explain = commands.add_parser("explain", help="print a query's stages")
+    explain.add_argument("query", choices=sorted(QUERIES))
+    explain.add_argument("--scale", type=float, default=0.1)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    console = Console()
+    try:
+        with console.status(f"TPC-H data at scale {args.scale:g}…"):
+            data = ensure_tpch(args.scale)
+        with Session(workers=args.workers, transport=args.transport, config_file=args.config) as session:
+            lineitem = session.read.parquet(str(data / "lineitem"))
+            if args.command == "explain":
+                console.print(QUERIES[args.query](lineitem).explain_string())
+                return 0
+            console.print(
+                f"sparkwire demo: TPC-H SF{args.scale:g}, {session.workers} workers, "
+                f"transport {session.settings.transport.kind}"
+            )
+            for name, query in QUERIES.items():
+                _run(console, session, name, query(lineitem))
+    except SparkwireError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 1
+    return 0
+
+
+def _run(console: Console, session: Session, name: str, df: object) -> None:
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True,
+    ) as bars:
+        ids: dict[int, int] = {}
+
+        def progress(metrics: QueryMetrics) -> None:
+            for stage in metrics.stages.values():
+                if stage.stage not in ids:
+                    ids[stage.stage] = bars.add_task(
+                        f"{name} stage {stage.stage} → {stage.boundary}", total=stage.tasks
+                    )
+                bars.update(ids[stage.stage], completed=stage.done)
+
+        session.progress = progress
+        started = time.perf_counter()
+        result: pa.Table = df.toArrow()  # type: ignore[attr-defined]
+        wall = time.perf_counter() - started
+        session.progress = None
+    _print_table(console, f"{name} result", result)
+    metrics = session.last_metrics
+    assert metrics is not None
+    console.print(f"{name}: {result.num_rows} rows in {wall:.3f} s")
+    stages = Table(title=f"{name} stages")
+    for column in ("stage", "tasks", "boundary", "rows out", "bytes out"):
+        stages.add_column(column, justify="right")
+    for stage in metrics.stages.values():
+        stages.add_row(str(stage.stage), str(stage.tasks), stage.boundary,
+                       f"{stage.rows:,}", f"{stage.bytes:,}")
+    console.print(stages)
+    per_worker = ", ".join(f"{w}: {n}" for w, n in sorted(metrics.tasks_per_worker.items()))
+    console.print(f"tasks per worker: {per_worker}\n")
+
+
+def _print_table(console: Console, title: str, table: pa.Table) -> None:
+    view = Table(title=title)
+    for name in table.column_names:
+        view.add_column(name)
+    for row in table.slice(0, 20).to_pylist():
+        view.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row.values()))
+    console.print(view)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+"""``QueryCoordinator``: runs a staged plan on a cluster and streams its result.
+
+It assigns every task to a worker, delivers the task plans producers-first, routes every
+boundary read through ``coordinator.routing.route``, watches each task's status partition for
+progress and failure, and streams the final stage's partitions to the caller. Closing the
+result, early or at its end, cancels the query on every worker, which stops running tasks and
+frees their partitions. Nothing here knows which transport carries the calls.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from coordinator.cluster import Cluster
+from coordinator.config import Settings
+from coordinator.routing import route
+from coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
+from coordinator.worker import STATUS_PARTITION
+from planner.plan import Exchange, LocalSource, Operator, ParquetScan, Stage, StagedPlan
+from transport.base import PartitionKey
+from transport.errors import QueryCancelled, SparkwireError
+from transport.stream import PartitionReader
+
+
+@dataclass
+class StageMetrics:
+    stage: int
+    tasks: int
+    boundary: str
+    done: int = 0
+    rows: int = 0
+    bytes: int = 0
+
+
+@dataclass
+class QueryMetrics:
+    """What a query did: per stage, rows and bytes crossing its output boundary."""
+
+    query_id: str
+    stages: dict[int, StageMetrics]
+    tasks_per_worker: Counter[str] = field(default_factory=Counter)
+    started: float = field(default_factory=time.perf_counter)
+    seconds: float = 0.0
+
+
+Progress = Callable[[QueryMetrics], None]
+
+
+class QueryCoordinator:
+    def __init__(self, cluster: Cluster, settings: Settings) -> None:
+        self.cluster = cluster
+        self.settings = settings
+
+    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
+        query_id = uuid.uuid4().hex[:16]
+        metrics = QueryMetrics(
+            query_id,
+            {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages},
+        )
+        placement = self._place(plan)
+        result = QueryResult(self, query_id, plan, placement, metrics, progress)
+        try:
+            for stage in plan.stages:
+                for task in range(stage.tasks):
+                    task_plan = self._task_plan(query_id, plan, stage, task, placement)
+                    address = placement[stage.id][task]
+                    self.cluster.client(address).deliver(encode_task_plan(task_plan))
+            result.start()
+        except BaseException:
+            result.close()
+            raise
+        return result
+
+    def _place(self, plan: StagedPlan) -> dict[int, list[str]]:
+        """Task ``i`` of stage ``s`` runs on worker ``(i + s) mod n``; local data on the driver."""
+        addresses = self.cluster.addresses
+        return {
+            stage.id: [
+                self.cluster.driver_address
+                if isinstance(stage.fragment, LocalSource)
+                else addresses[(task + stage.id) % len(addresses)]
+                for task in range(stage.tasks)
+            ]
+            for stage in plan.stages
+        }
+
+    def _task_plan(
+        self, query_id: str, plan: StagedPlan, stage: Stage, task: int,
+        placement: dict[int, list[str]],
+    ) -> TaskPlan:
+        stages = {s.id: s for s in plan.stages}
+        inputs: list[InputPartition] = []
+        for producer_id in _exchanges(stage.fragment):
+            producer = stages[producer_id]
+            for producer_task, partition in route(producer.output, producer.tasks, stage.tasks, task):
+                inputs.append(
+                    InputPartition(
+                        address=placement[producer_id][producer_task],
+                        stage=producer_id, task=producer_task, partition=partition,
+                    )
+                )
+        fragment = stage.fragment
+        if stage.splits:
+            fragment = _narrow_scan(fragment, stage.splits[task])
+        return TaskPlan(
+            query_id=query_id, stage=stage.id, task=task, fragment=fragment,
+            inputs=tuple(inputs), output=stage.output,
+        )
+
+    def cancel(self, query_id: str) -> None:
+        """Cancel the query everywhere; a worker that cannot be reached is skipped."""
+        for address in [*self.cluster.addresses, self.cluster.driver_address]:
+            try:
+                self.cluster.client(address).cancel(query_id)
+            except SparkwireError:
+                pass
+
+
+class QueryResult:
+    """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``."""
+
+    def __init__(
+        self, coordinator: QueryCoordinator, query_id: str, plan: StagedPlan,
+        placement: dict[int, list[str]], metrics: QueryMetrics, progress: Progress | None,
+    ) -> None:
+        self._coordinator = coordinator
+        self.query_id = query_id
+        self._plan = plan
+        self._placement = placement
+        self.metrics = metrics
+        self._progress = progress
+        self._lock = threading.Lock()
+        self._watchers: list[threading.Thread] = []
+        self._failure: SparkwireError | None = None
+        self._closed = False
+        self._reader: PartitionReader | None = None
+
+    def start(self) -> None:
+        by_worker: dict[str, list[tuple[int, int]]] = {}
+        for stage in self._plan.stages:
+            for task, address in enumerate(self._placement[stage.id]):
+                by_worker.setdefault(address, []).append((stage.id, task))
+        for address, tasks in by_worker.items():
+            thread = threading.Thread(
+                target=self._watch, args=(address, tasks), daemon=True,
+                name=f"sparkwire-status-{self.query_id}",
+            )
+            thread.start()
+            self._watchers.append(thread)
+        final = self._plan.final
+        first = self._read(final.id, 0)
+        self._reader = PartitionReader(first.schema, self._batches(first))
+
+    @property
+    def schema(self) -> pa.Schema:
+        assert self._reader is not None
+        return self._reader.schema
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        assert self._reader is not None
+        return iter(self._reader)
+
+    def _read(self, stage: int, task: int, partition: int = 0) -> PartitionReader:
+        address = self._placement[stage][task]
+        key = PartitionKey(self.query_id, stage, task, partition)
+        timeout = self._coordinator.settings.timeouts.partition_wait
+        return self._coordinator.cluster.client(address).read(key, timeout)
+
+    def _batches(self, first: PartitionReader) -> Iterator[pa.RecordBatch]:
+        try:
+            for task in range(self._plan.final.tasks):
+                reader = first if task == 0 else self._read(self._plan.final.id, task)
+                with reader:
+                    yield from reader
+            self._wait_for_status()
+        except QueryCancelled:
+            if self._failure is not None:
+                raise self._failure from None
+            raise
+        finally:
+            self.close()
+
+    def _watch(self, address: str, tasks: list[tuple[int, int]]) -> None:
+        """Read each task's status partition on one worker, in delivery order."""
+        try:
+            for stage, task in tasks:
+                with self._read(stage, task, STATUS_PARTITION) as reader:
+                    table = reader.read_all()
+                with self._lock:
+                    stats = self.metrics.stages[stage]
+                    stats.done += 1
+                    if table.num_rows:
+                        row = table.to_pylist()[0]
+                        stats.rows += row["rows_out"]
+                        stats.bytes += row["bytes_out"]
+                        self.metrics.tasks_per_worker[row["worker"]] += 1
+                if self._progress is not None:
+                    self._progress(self.metrics)
+        except SparkwireError as exc:
+            with self._lock:
+                if self._closed:
+                    return
+                if self._failure is None:
+                    self._failure = exc
+            self._coordinator.cancel(self.query_id)
+
+    def _wait_for_status(self) -> None:
+        """After the last batch, let the watchers record the final metrics (bounded)."""
+        deadline = time.monotonic() + self._coordinator.settings.timeouts.shutdown
+        for thread in self._watchers:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if self._failure is not None:
+            raise self._failure
+
+    def close(self) -> None:
+        """Cancel the query on every worker and free its partitions; idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.metrics.seconds = time.perf_counter() - self.metrics.started
+        self._coordinator.cancel(self.query_id)
+        if self._reader is not None:
+            self._reader.close()
+        for thread in self._watchers:
+            if thread is not threading.current_thread():
+                thread.join(self._coordinator.settings.timeouts.shutdown)
+
+    def __enter__(self) -> QueryResult:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _exchanges(fragment: Operator) -> list[int]:
+    """Producer stages a fragment reads, in the order they appear."""
+    found: list[int] = []
+    stack: list[object] = [fragment]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Exchange):
+            found.append(node.stage)
+        for name in ("input", "left", "right"):
+            child = getattr(node, name, None)
+            if child is not None:
+                stack.append(child)
+    return sorted(set(found))
+
+
+def _narrow_scan(fragment: Operator, splits: tuple) -> Operator:
+    """The fragment with its ParquetScan restricted to one task's splits."""
+    if isinstance(fragment, ParquetScan):
+        return fragment.model_copy(update={"splits": splits})
+    child = getattr(fragment, "input", None)
+    if child is None:
+        return fragment
+    return fragment.model_copy(update={"input": _narrow_scan(child, splits)})

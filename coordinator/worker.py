@@ -1,0 +1,307 @@
+"""The worker: validates task plans, runs them in DuckDB, and serves their partitions.
+
+``Worker`` implements ``transport.base.WorkerService``, so every transport serves the same
+object; it never learns which transport carries its calls. Tasks wait in a bounded FIFO
+queue and run on ``task_slots`` threads. Because the coordinator delivers producers before
+their consumers and a producer never waits for a consumer (the store spills instead), FIFO
+order alone keeps any plan shape from deadlocking, whatever the number of slots.
+
+Every task also writes a one-row *status* partition (``STATUS_PARTITION``) when it ends:
+its metrics on success, its error on failure. The coordinator reads it through the transport
+like any other partition, which is how it learns progress and failures without a second
+protocol.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from coordinator.config import Settings
+from coordinator.engine import TaskEngine
+from coordinator.partitioning import split_by_partition
+from coordinator.sql import PARTITION_COLUMN, compile_fragment
+from coordinator.store import PartitionStore, TaskOutput
+from coordinator.taskplan import InputPartition, TaskPlan, decode_task_plan
+from planner.plan import LocalSource
+from transport.base import PartitionKey, TransportClient
+from transport.errors import (
+    PlanRejected,
+    QueryCancelled,
+    SparkwireError,
+    TaskFailed,
+    as_library_error,
+)
+from transport.stream import PartitionReader
+
+STATUS_PARTITION = -1
+STATUS_SCHEMA = pa.schema(
+    [
+        ("worker", pa.string()),
+        ("rows_in", pa.int64()),
+        ("rows_out", pa.int64()),
+        ("bytes_out", pa.int64()),
+        ("seconds", pa.float64()),
+    ]
+)
+
+
+@dataclass(eq=False)  # identity: tasks live in sets
+class _Task:
+    plan: TaskPlan
+    sql: str
+    output: TaskOutput
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    engine: TaskEngine | None = None
+    inputs: list[PartitionReader] = field(default_factory=list)
+    input_error: BaseException | None = None
+    rows_in: int = 0
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        if self.engine is not None:
+            self.engine.interrupt()
+        for reader in list(self.inputs):
+            reader.close()
+
+
+class Worker:
+    """A worker's whole state: its queue, slots, partition store and peer connections."""
+
+    def __init__(
+        self,
+        worker_id: str,
+        settings: Settings,
+        connect: Callable[[str], TransportClient],
+    ) -> None:
+        self.worker_id = worker_id
+        self.settings = settings
+        self._connect = connect
+        configured = settings.worker.spill_dir
+        self._own_dir = Path(tempfile.mkdtemp(prefix=f"sparkwire-{worker_id}-", dir=configured))
+        self.store = PartitionStore(
+            settings.worker.memory_budget_bytes, self._own_dir, settings.timeouts.idle
+        )
+        self._queue: queue.Queue[_Task | None] = queue.Queue(settings.worker.max_queued_tasks)
+        self._lock = threading.Lock()
+        self._running: dict[str, set[_Task]] = {}
+        self._clients: dict[str, TransportClient] = {}
+        self._local: dict[str, list[pa.Table]] = {}
+        self.completed: deque[dict[str, object]] = deque(maxlen=10_000)
+        self._closed = False
+        self._slots = [
+            threading.Thread(target=self._slot, name=f"{worker_id}-slot-{i}", daemon=True)
+            for i in range(settings.worker.task_slots)
+        ]
+        for thread in self._slots:
+            thread.start()
+
+    # -- WorkerService ------------------------------------------------------------------
+    def submit(self, plan: bytes) -> None:
+        task_plan = decode_task_plan(plan)
+        try:
+            sql = compile_fragment(task_plan.fragment, task_plan.output)
+        except (ValueError, TypeError) as exc:
+            raise PlanRejected(f"cannot compile task plan: {exc}") from None
+        data = list(range(task_plan.output.partitions))
+        output = self.store.create(
+            task_plan.query_id, task_plan.stage, task_plan.task, [*data, STATUS_PARTITION]
+        )
+        output.start(STATUS_SCHEMA, [STATUS_PARTITION])
+        try:
+            self._queue.put_nowait(_Task(task_plan, sql, output))
+        except queue.Full:
+            error = SparkwireError(f"worker {self.worker_id} is busy: task queue is full")
+            output.fail(error)
+            raise error from None
+
+    def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        return self.store.open(key, timeout)
+
+    def cancel(self, query_id: str) -> None:
+        with self._lock:
+            running = list(self._running.pop(query_id, ()))
+        for task in running:
+            task.cancel()
+        self.store.drop_query(query_id)
+
+    # -- local data published by the driver ---------------------------------------------
+    def publish(self, source_id: str, chunks: list[pa.Table]) -> None:
+        """Hold in-memory data (``createDataFrame``) that ``LocalSource`` tasks here read."""
+        with self._lock:
+            self._local[source_id] = chunks
+
+    def unpublish(self, source_id: str) -> None:
+        with self._lock:
+            self._local.pop(source_id, None)
+
+    # -- running tasks ------------------------------------------------------------------
+    def _slot(self) -> None:
+        while (task := self._queue.get()) is not None:
+            if task.output.dropped:
+                continue
+            with self._lock:
+                self._running.setdefault(task.plan.query_id, set()).add(task)
+            try:
+                self._run(task)
+            finally:
+                with self._lock:
+                    peers = self._running.get(task.plan.query_id)
+                    if peers is not None:
+                        peers.discard(task)
+                        if not peers:
+                            del self._running[task.plan.query_id]
+
+    def _run(self, task: _Task) -> None:
+        plan, output = task.plan, task.output
+        started = time.perf_counter()
+        rows_out = bytes_out = 0
+        data = list(range(plan.output.partitions))
+        try:
+            engine_settings = self.settings.worker.engine
+            if engine_settings.temp_directory is None:
+                engine_settings = engine_settings.model_copy(update={"temp_directory": self._own_dir})
+            with TaskEngine.for_fragment(engine_settings, plan.fragment) as engine:
+                task.engine = engine
+                if task.cancelled.is_set():
+                    raise QueryCancelled(f"query {plan.query_id} was cancelled")
+                self._register_inputs(task, engine)
+                result = engine.run(task.sql)
+                shuffle = plan.output.kind == "shuffle"
+                schema = result.schema
+                if shuffle:
+                    schema = schema.remove(schema.get_field_index(PARTITION_COLUMN))
+                output.start(schema, data)
+                for batch in result:
+                    if shuffle:
+                        pieces = split_by_partition(batch, plan.output.partitions)
+                    else:
+                        pieces = [(0, batch)] if batch.num_rows else []
+                    for partition, piece in pieces:
+                        output.write(partition, piece)
+                        rows_out += piece.num_rows
+                        bytes_out += piece.nbytes
+                seconds = time.perf_counter() - started
+                # Status before end of stream: a consumer that saw the end can rely on it.
+                output.write(STATUS_PARTITION, pa.record_batch(
+                    [[self.worker_id], [task.rows_in], [rows_out], [bytes_out], [seconds]],
+                    schema=STATUS_SCHEMA,
+                ))
+                output.finish([STATUS_PARTITION])
+                output.finish(data)
+        except QueryCancelled:
+            return
+        except BaseException as exc:  # noqa: BLE001 - every failure must reach the readers
+            if task.cancelled.is_set():
+                return
+            cause = task.input_error or exc
+            message = str(as_library_error(cause))
+            output.fail(
+                TaskFailed(
+                    f"worker {self.worker_id}, stage {plan.stage}, task {plan.task}: {message}"
+                )
+            )
+            return
+        self.completed.append(
+            {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
+             "rows_out": rows_out, "bytes_out": bytes_out, "seconds": seconds}
+        )
+
+    def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
+        plan = task.plan
+        source = _find(plan.fragment, LocalSource)
+        if isinstance(source, LocalSource):
+            with self._lock:
+                chunks = self._local.get(source.source_id)
+            if chunks is None or plan.task >= len(chunks):
+                raise TaskFailed(f"local source {source.source_id} chunk {plan.task} is not here")
+            engine.register_local(chunks[plan.task])
+        by_stage: dict[int, list[InputPartition]] = {}
+        for part in plan.inputs:
+            by_stage.setdefault(part.stage, []).append(part)
+        for stage, parts in by_stage.items():
+            engine.register_exchange(stage, self._input_reader(task, parts))
+
+    def _input_reader(self, task: _Task, parts: list[InputPartition]) -> pa.RecordBatchReader:
+        """One Arrow stream over every producer partition this task reads from a stage."""
+        timeout = self.settings.timeouts.partition_wait
+        query_id = task.plan.query_id
+
+        def open_part(part: InputPartition) -> PartitionReader:
+            key = PartitionKey(query_id, part.stage, part.task, part.partition)
+            reader = self._client(part.address).read(key, timeout)
+            task.inputs.append(reader)
+            return reader
+
+        first = open_part(parts[0])
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            try:
+                for index, part in enumerate(parts):
+                    reader = first if index == 0 else open_part(part)
+                    if not reader.schema.equals(first.schema):
+                        raise TaskFailed(
+                            f"producer stage {part.stage} task {part.task} wrote schema "
+                            f"{reader.schema} but task 0 wrote {first.schema}"
+                        )
+                    for batch in reader:
+                        if task.cancelled.is_set():
+                            raise QueryCancelled(f"query {query_id} was cancelled")
+                        task.rows_in += batch.num_rows
+                        yield batch
+            except BaseException as exc:
+                task.input_error = exc
+                raise
+
+        return pa.RecordBatchReader.from_batches(first.schema, batches())
+
+    def _client(self, address: str) -> TransportClient:
+        with self._lock:
+            client = self._clients.get(address)
+            if client is None:
+                client = self._clients[address] = self._connect(address)
+            return client
+
+    def close(self) -> None:
+        """Stop the slots, cancel what runs, drop every partition, remove the spill dir."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            running = [t for tasks in self._running.values() for t in tasks]
+            clients = list(self._clients.values())
+            self._clients.clear()
+        for task in running:
+            task.cancel()
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        for _ in self._slots:
+            self._queue.put(None)
+        for thread in self._slots:
+            thread.join(self.settings.timeouts.shutdown)
+        self.store.close()
+        for client in clients:
+            client.close()
+        shutil.rmtree(self._own_dir, ignore_errors=True)
+
+
+def _find(node: object, kind: type) -> object | None:
+    """The first node of ``kind`` in an operator tree (leaves are at the bottom)."""
+    while node is not None:
+        if isinstance(node, kind):
+            return node
+        node = getattr(node, "input", None)
+    return None
+

@@ -1,0 +1,51 @@
+"""What a DataFrame needs from whoever runs it; the coordinator's Session implements it.
+
+The planner only builds plans, so it states its needs as protocols instead of importing the
+coordinator (which imports the planner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Protocol
+
+import pyarrow as pa
+
+from planner.plan import LocalSource, StagedPlan
+
+
+class ResultStream(Protocol):
+    """A query's result as Arrow batches; ``pyarrow.RecordBatchReader`` is one.
+
+    Closing releases the query on every worker (a stream dropped early cancels its tasks);
+    closing twice is safe.
+    """
+
+    @property
+    def schema(self) -> pa.Schema: ...
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> ResultStream: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None: ...
+
+
+class Executor(Protocol):
+    @property
+    def workers(self) -> int:
+        """Cluster size; task and partition counts are derived from it."""
+
+    def register_local(self, table: pa.Table) -> LocalSource:
+        """Keep ``table`` for the queries that read it, choosing how it is chunked."""
+
+    def execute(self, plan: StagedPlan) -> ResultStream:
+        """Start the plan and return its result stream."""

@@ -1,0 +1,85 @@
+"""Plans as indented text, for ``DataFrame.explain()`` and the CLI."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from planner.plan import (
+    Aggregate,
+    Boundary,
+    Exchange,
+    Filter,
+    Limit,
+    LocalSource,
+    Operator,
+    ParquetScan,
+    Project,
+    Sort,
+    StagedPlan,
+)
+from planner.render import identifier, named, sort_key, sql
+
+_SHOWN_FILES = 3
+
+
+def explain_staged(plan: StagedPlan) -> str:
+    header = f"{len(plan.stages)} stage(s), result columns [{_names(plan.columns)}]"
+    lines = [f"== Staged plan: {header} =="]
+    for stage in plan.stages:
+        lines.append(f"Stage {stage.id}: tasks={stage.tasks} output={boundary(stage.output)}")
+        lines.extend(_tree(stage.fragment, depth=1))
+    return "\n".join(lines)
+
+
+def explain_logical(plan: Operator) -> str:
+    return "\n".join(["== Logical plan ==", *_tree(plan, depth=0)])
+
+
+def boundary(b: Boundary) -> str:
+    if b.kind == "shuffle":
+        keys = ", ".join(sql(k) for k in b.keys)
+        return f"shuffle(keys=[{keys}], partitions={b.partitions})"
+    if b.kind == "result":
+        return "result"
+    return f"{b.kind}(partitions={b.partitions})"
+
+
+def _tree(op: Operator, depth: int) -> list[str]:
+    lines = ["  " * depth + _line(op)]
+    child = getattr(op, "input", None)
+    if child is not None:
+        lines.extend(_tree(child, depth + 1))
+    return lines
+
+
+def _line(op: Operator) -> str:
+    if isinstance(op, ParquetScan):
+        files = list(dict.fromkeys(PurePath(s.path).name for s in op.splits))
+        shown = ", ".join(files[:_SHOWN_FILES]) + (", ..." if len(files) > _SHOWN_FILES else "")
+        listed = [s.row_groups for s in op.splits if s.row_groups is not None]
+        groups = f" row_groups={sum(map(len, listed))}" if len(listed) == len(op.splits) else ""
+        return (
+            f"ParquetScan [{_names(op.columns)}] files={len(files)} splits={len(op.splits)}"
+            f"{groups} ({shown})"
+        )
+    if isinstance(op, LocalSource):
+        return f"LocalSource {op.source_id} chunks={op.chunks} [{_names(op.columns)}]"
+    if isinstance(op, Exchange):
+        return f"Exchange stage={op.stage} [{_names(op.columns)}]"
+    if isinstance(op, Filter):
+        return f"Filter {sql(op.predicate)}"
+    if isinstance(op, Project):
+        return "Project " + ", ".join(named(c) for c in op.columns)
+    if isinstance(op, Aggregate):
+        keys = ", ".join(named(k) for k in op.keys)
+        aggs = ", ".join(named(a) for a in op.aggregates)
+        return f"Aggregate keys=[{keys}] aggregates=[{aggs}]"
+    if isinstance(op, Sort):
+        keys = ", ".join(sort_key(k) for k in op.keys)
+        return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
+    assert isinstance(op, Limit)
+    return f"Limit {op.n}"
+
+
+def _names(columns: tuple[str, ...]) -> str:
+    return ", ".join(identifier(c) for c in columns)

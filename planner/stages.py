@@ -1,0 +1,187 @@
+"""Cutting a logical plan into stages at network boundaries.
+
+The cutter walks the plan bottom-up. Each subtree yields the *open* stage that computes it
+(fragment, task count, scan splits) while finished producer stages accumulate in dependency
+order, so ids number producers first. An operator either extends the open stage (Filter,
+Project, the per-task half of Limit and top-k, a partial aggregate) or closes it with a
+boundary and opens a consumer stage that reads an ``Exchange``. A join would cut its two
+subtrees the same way and close both (shuffle) or one (broadcast) before opening its stage.
+
+Counts (``workers`` is the cluster size):
+
+- scan tasks: up to ``TASKS_PER_WORKER * workers`` (see ``planner.splits``), so every worker
+  has a second task queued while one waits on I/O, and a slow task holds up less work;
+- shuffle partitions: ``TASKS_PER_WORKER * workers``, at most ``MAX_SHUFFLE_PARTITIONS``;
+  the consumer stage runs one task per partition;
+- coalesce and broadcast write one partition per task; gathering (global aggregate, Limit,
+  sort) coalesces into one task.
+
+Splits: ``Stage.splits[i]`` are task ``i``'s splits; the stage fragment's ``ParquetScan``
+carries all of the stage's splits, in task order, and the coordinator narrows it to
+``splits[i]`` per task. A stage holds at most one ``ParquetScan``.
+
+A ``LocalSource`` is its own stage, published by the driver with one task per chunk and
+only ever a ``coalesce`` (or ``result``) boundary: publishing stores each chunk as it is, so
+the driver never hashes rows. A gathering consumer reads it directly; any other consumer
+first reads it through a coalesce of as many tasks as chunks (one chunk per task).
+
+Aggregates with keys run in two phases (partial, shuffle on the keys, merge) unless they
+contain ``count_distinct``, which shuffles raw rows (only the columns it reads) and
+aggregates once; input already in one task is aggregated where it is. A full sort gathers
+into one task; range-partitioned sorting is future work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from planner import aggregates
+from planner.errors import PlanError
+from planner.expressions import Column
+from planner.plan import (
+    Aggregate,
+    Boundary,
+    Exchange,
+    FileSplit,
+    Filter,
+    Limit,
+    LocalSource,
+    Operator,
+    ParquetScan,
+    Project,
+    Sort,
+    Stage,
+    StagedPlan,
+)
+from planner.splits import group_splits
+
+TASKS_PER_WORKER = 2
+MAX_SHUFFLE_PARTITIONS = 256
+
+
+def plan_stages(plan: Operator, columns: Sequence[str], workers: int) -> StagedPlan:
+    if workers < 1:
+        raise PlanError(f"a cluster needs at least one worker, got {workers}")
+    if list(columns) != output_columns(plan):
+        raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
+    cutter = _Cutter(workers)
+    cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
+    return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
+
+
+def output_columns(op: Operator) -> list[str]:
+    if isinstance(op, ParquetScan | LocalSource | Exchange):
+        return list(op.columns)
+    if isinstance(op, Project):
+        return [c.name for c in op.columns]
+    if isinstance(op, Aggregate):
+        return [k.name for k in op.keys] + [a.name for a in op.aggregates]
+    return output_columns(op.input)
+
+
+@dataclass(frozen=True)
+class _Open:
+    """The stage being built: not yet numbered, its output boundary not yet known."""
+
+    fragment: Operator
+    tasks: int
+    splits: tuple[tuple[FileSplit, ...], ...] = ()
+    published: bool = False
+
+
+class _Cutter:
+    def __init__(self, workers: int) -> None:
+        self.stages: list[Stage] = []
+        self.scan_tasks = TASKS_PER_WORKER * workers
+        self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
+
+    def cut(self, op: Operator) -> _Open:
+        if isinstance(op, ParquetScan):
+            groups = group_splits(op.splits, self.scan_tasks)
+            scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
+            return _Open(scan, tasks=len(groups), splits=groups)
+        if isinstance(op, LocalSource):
+            return _Open(op, tasks=op.chunks, published=True)
+        if isinstance(op, Exchange):
+            raise PlanError("a logical plan cannot read an Exchange; the stage cutter adds them")
+        if isinstance(op, Filter | Project):
+            return self.extend(self.cut(op.input), lambda f: op.model_copy(update={"input": f}))
+        if isinstance(op, Limit):
+            return self.gather(self.cut(op.input), lambda f: Limit(input=f, n=op.n))
+        if isinstance(op, Sort):
+            return self.sort(op)
+        return self.aggregate(op)
+
+    def close(self, open_: _Open, output: Boundary, consumer_tasks: int) -> _Open:
+        """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange."""
+        stage_id = len(self.stages)
+        self.stages.append(
+            Stage(
+                id=stage_id, fragment=open_.fragment, tasks=open_.tasks, splits=open_.splits,
+                output=output,
+            )
+        )
+        exchange = Exchange(stage=stage_id, columns=tuple(output_columns(open_.fragment)))
+        return _Open(exchange, tasks=consumer_tasks)
+
+    def materialize(self, open_: _Open) -> _Open:
+        """A published source as a stage that can run operators, one chunk per task."""
+        if open_.published:
+            return self.close(open_, Boundary(kind="coalesce"), consumer_tasks=open_.tasks)
+        return open_
+
+    def extend(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
+        """Run ``build`` on the open stage's output, task by task."""
+        open_ = self.materialize(open_)
+        return replace(open_, fragment=build(open_.fragment))
+
+    def gather(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
+        """``build`` per task, then once more over all of it in one task; for operators
+        (Limit, top-k) whose per-task result is a superset of their share of the answer."""
+        if open_.tasks > 1 and not open_.published:
+            open_ = self.extend(open_, build)
+        return self.extend(self.single(open_), build)
+
+    def single(self, open_: _Open) -> _Open:
+        if open_.tasks > 1 or open_.published:
+            return self.close(open_, Boundary(kind="coalesce"), consumer_tasks=1)
+        return open_
+
+    def repartition(self, open_: _Open, keys: tuple[str, ...]) -> _Open:
+        if not keys:
+            return self.single(open_)
+        boundary = Boundary(
+            kind="shuffle", keys=tuple(Column(name=k) for k in keys), partitions=self.partitions
+        )
+        return self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
+
+    def sort(self, op: Sort) -> _Open:
+        child = self.cut(op.input)
+        if op.limit is None:
+            return self.extend(self.single(child), lambda f: op.model_copy(update={"input": f}))
+        return self.gather(child, lambda f: op.model_copy(update={"input": f}))
+
+    def aggregate(self, op: Aggregate) -> _Open:
+        child = self.materialize(self.cut(op.input))
+        distributed = child.tasks > 1
+        two_phase = distributed and aggregates.splittable(op)
+        # rows crossing the network unaggregated carry only the columns the aggregate reads
+        prune = distributed and not two_phase
+        lowered = aggregates.lower(op, output_columns(op.input), prune=prune)
+        if lowered.prepare:
+            child = self.extend(child, lambda f: Project(input=f, columns=lowered.prepare))
+        if two_phase:
+            partials, merges, outputs = aggregates.split(lowered)
+            keys = lowered.key_columns
+            child = self.extend(child, lambda f: Aggregate(input=f, keys=keys, aggregates=partials))
+            child = self.repartition(child, lowered.keys)
+            return replace(child, fragment=aggregates.finish(child.fragment, keys, merges, outputs))
+        if distributed:
+            child = self.repartition(child, lowered.keys)
+        return replace(
+            child,
+            fragment=aggregates.finish(
+                child.fragment, lowered.key_columns, lowered.calls, lowered.outputs
+            ),
+        )

@@ -1,0 +1,70 @@
+"""Helpers shared by the engine tests: run a compiled fragment, and the DuckDB oracle."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import duckdb
+import pyarrow as pa
+
+from coordinator.engine import TaskEngine
+from coordinator.sql import compile_fragment
+from planner.plan import Boundary, Exchange, Operator
+
+
+def make_table() -> pa.Table:
+    """Small mixed-type data with nulls in every column but the id."""
+    n = 40
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "i": pa.array([None if k % 7 == 3 else (k % 11) - 5 for k in range(n)], pa.int32()),
+            "g": pa.array([None if k % 9 == 4 else "abc"[k % 3] * (k % 4 + 1) for k in range(n)]),
+            "x": pa.array([None if k % 8 == 5 else k / 3 - 4 for k in range(n)], pa.float64()),
+            "b": pa.array([None if k % 10 == 0 else k % 2 == 0 for k in range(n)], pa.bool_()),
+            "d": pa.array(
+                [None if k % 6 == 1 else dt.date(2020, 1, 1) + dt.timedelta(days=17 * k) for k in range(n)],
+                pa.date32(),
+            ),
+            "ts": pa.array(
+                [None if k % 5 == 2 else dt.datetime(2021, 3, 4, 5, 6, 7) + dt.timedelta(hours=31 * k) for k in range(n)],
+                pa.timestamp("us"),
+            ),
+            "dec": pa.array(
+                [None if k % 7 == 6 else Decimal(k * 37 % 1000 - 500) / 100 for k in range(n)],
+                pa.decimal128(10, 2),
+            ),
+            "s": pa.array([None if k % 4 == 3 else f"Str{k}É" for k in range(n)]),
+            "bin": pa.array([None if k % 6 == 5 else bytes([k % 5, 255 - k % 3]) for k in range(n)], pa.binary()),
+        }
+    )
+
+
+def exchange(t: pa.Table, stage: int = 0) -> Exchange:
+    return Exchange(stage=stage, columns=tuple(t.column_names))
+
+
+def run_fragment(
+    engine: TaskEngine,
+    fragment: Operator,
+    inputs: dict[int, pa.Table] | None = None,
+    output: Boundary | None = None,
+) -> pa.Table:
+    """Compile ``fragment``, feed each input table as a stream of small batches, collect."""
+    sql = compile_fragment(fragment, output or Boundary(kind="result"))
+    for stage, t in (inputs or {}).items():
+        batches = t.to_batches(max_chunksize=7)
+        engine.register_exchange(stage, pa.RecordBatchReader.from_batches(t.schema, batches))
+    stream = engine.run(sql)
+    return pa.Table.from_batches(list(stream), schema=stream.schema)
+
+
+def oracle(t: pa.Table, sql: str) -> pa.Table:
+    """Hand-written SQL over ``t`` (table name ``t``) on an unrestricted DuckDB."""
+    con = duckdb.connect()
+    con.register("t", t)
+    try:
+        return con.sql(sql).to_arrow_table()
+    finally:
+        con.close()

@@ -1,0 +1,343 @@
+"""Compiled fragments run on a locked-down TaskEngine and match hand-written oracle SQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from tests.engine.engine_helpers import exchange, oracle, run_fragment
+
+from coordinator.engine import TaskEngine
+from coordinator.sql import CompileError, compile_fragment
+from planner.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
+from planner.plan import (
+    Aggregate,
+    Boundary,
+    Filter,
+    Limit,
+    LocalSource,
+    Project,
+    Sort,
+)
+
+
+def col(name: str) -> Column:
+    return Column(name=name)
+
+
+def lit(value: object, type: str | None = None) -> Lit:
+    return Lit(value=value, type=type)
+
+
+def call(fn: str, *args: object) -> Call:
+    return Call(fn=fn, args=args)
+
+
+def named(name: str, expr: object) -> NamedExpr:
+    return NamedExpr(name=name, expr=expr)
+
+
+def rows(t: pa.Table) -> list[dict[str, object]]:
+    return t.to_pylist()
+
+
+def same(a: object, b: object) -> bool:
+    """Equality that treats NaN as equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def test_filter_project(engine: TaskEngine, table: pa.Table) -> None:
+    fragment = Project(
+        input=Filter(input=exchange(table), predicate=call("gt", col("x"), lit(1.5))),
+        columns=(named("id", col("id")), named("y", call("mul", col("x"), lit(2)))),
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(table, 'SELECT id, x * 2 AS y FROM t WHERE x > 1.5')
+    assert got.column_names == ["id", "y"]
+    assert sorted(rows(got), key=lambda r: r["id"]) == sorted(rows(want), key=lambda r: r["id"])
+
+
+def test_aggregate_grouped(engine: TaskEngine, table: pa.Table) -> None:
+    fragment = Aggregate(
+        input=exchange(table),
+        keys=(named("g", col("g")),),
+        aggregates=(
+            named("n", AggCall(fn="count")),
+            named("nx", AggCall(fn="count", arg=col("x"))),
+            named("sx", AggCall(fn="sum", arg=col("x"))),
+            named("si", AggCall(fn="sum", arg=col("i"))),
+            named("ax", AggCall(fn="avg", arg=col("x"))),
+            named("lo", AggCall(fn="min", arg=col("s"))),
+            named("hi", AggCall(fn="max", arg=col("d"))),
+            named("nd", AggCall(fn="count_distinct", arg=col("i"))),
+        ),
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(
+        table,
+        "SELECT g, count(*) AS n, count(x) AS nx, sum(x) AS sx, sum(i) AS si, avg(x) AS ax, "
+        "min(s) AS lo, max(d) AS hi, count(DISTINCT i) AS nd FROM t GROUP BY g",
+    )
+    key = lambda r: (r["g"] is None, r["g"] or "")  # noqa: E731
+    assert got.schema == want.schema
+    for a, b in zip(sorted(rows(got), key=key), sorted(rows(want), key=key), strict=True):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert a[k] == pytest.approx(b[k]) if isinstance(a[k], float) else a[k] == b[k]
+
+
+def test_aggregate_computed_key_and_alias_shadowing(engine: TaskEngine, table: pa.Table) -> None:
+    # The output name "x" shadows an input column; grouping is by position, so it is safe.
+    fragment = Aggregate(
+        input=exchange(table),
+        keys=(named("x", call("mod", col("id"), lit(3))),),
+        aggregates=(named("m", AggCall(fn="max", arg=col("x"))),),
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(table, "SELECT id % 3 AS x, max(x) AS m FROM t GROUP BY 1")
+    assert sorted(rows(got), key=lambda r: r["x"]) == sorted(rows(want), key=lambda r: r["x"])
+
+
+def test_global_aggregate_on_empty_input_gives_one_row(engine: TaskEngine, table: pa.Table) -> None:
+    fragment = Aggregate(
+        input=Filter(input=exchange(table), predicate=lit(False)),
+        keys=(),
+        aggregates=(named("n", AggCall(fn="count")), named("s", AggCall(fn="sum", arg=col("x")))),
+    )
+    assert rows(run_fragment(engine, fragment, {0: table})) == [{"n": 0, "s": None}]
+
+
+@pytest.mark.parametrize("ascending", [True, False])
+@pytest.mark.parametrize("nulls_first", [True, False])
+def test_sort_directions_and_nulls(
+    engine: TaskEngine, table: pa.Table, ascending: bool, nulls_first: bool
+) -> None:
+    fragment = Sort(
+        input=exchange(table),
+        keys=(SortKey(expr=col("x"), ascending=ascending, nulls_first=nulls_first), SortKey(expr=col("id"))),
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    order = f"x {'ASC' if ascending else 'DESC'} NULLS {'FIRST' if nulls_first else 'LAST'}, id"
+    want = oracle(table, f"SELECT * FROM t ORDER BY {order}")
+    assert got.column("id").to_pylist() == want.column("id").to_pylist()
+    xs = got.column("x").to_pylist()
+    assert (xs[0] is None) == nulls_first and (xs[-1] is None) == (not nulls_first)
+
+
+def test_sort_limit_and_limit(engine: TaskEngine, table: pa.Table) -> None:
+    top = Sort(input=exchange(table), keys=(SortKey(expr=col("id"), ascending=False),), limit=5)
+    assert run_fragment(engine, top, {0: table}).column("id").to_pylist() == [39, 38, 37, 36, 35]
+    assert run_fragment(engine, Limit(input=exchange(table), n=3), {0: table}).num_rows == 3
+    assert run_fragment(engine, Limit(input=exchange(table), n=0), {0: table}).num_rows == 0
+
+
+def test_order_survives_project_filter_limit_on_many_threads(settings) -> None:  # type: ignore[no-untyped-def]
+    big = pa.table({"k": pa.array([(i * 7919) % 100_003 for i in range(100_003)], pa.int64())})
+    fragment = Limit(
+        input=Project(
+            input=Filter(
+                input=Sort(input=exchange(big), keys=(SortKey(expr=col("k"), ascending=False),)),
+                predicate=call("ne", call("mod", col("k"), lit(5)), lit(0)),
+            ),
+            columns=(named("k2", call("add", col("k"), lit(1))),),
+        ),
+        n=50_000,
+    )
+    with TaskEngine(settings.model_copy(update={"threads": 4})) as eng:
+        got = run_fragment(eng, fragment, {0: big}).column("k2").to_pylist()
+    assert len(got) == 50_000
+    assert got == sorted(got, reverse=True)
+
+
+# Every scalar function against the same expression written by hand.
+CALLS = [
+    (call("add", col("i"), lit(3)), "i + 3"),
+    (call("sub", col("x"), col("i")), "x - i"),
+    (call("mul", col("dec"), lit(2)), "dec * 2"),
+    (call("div", col("id"), lit(4)), "CAST(id AS DOUBLE) / 4"),
+    (call("mod", col("i"), lit(3)), "i % 3"),
+    (call("neg", col("x")), "-x"),
+    (call("eq", col("g"), lit("aa")), "g = 'aa'"),
+    (call("ne", col("i"), lit(0)), "i <> 0"),
+    (call("lt", col("d"), lit("2020-06-01", "date")), "d < DATE '2020-06-01'"),
+    (call("le", col("x"), lit(0.5)), "x <= 0.5"),
+    (call("gt", col("ts"), lit("2021-03-20 00:00:00", "timestamp")), "ts > TIMESTAMP '2021-03-20'"),
+    (call("ge", col("dec"), lit("0.50", "decimal(10,2)")), "dec >= 0.50"),
+    (call("and", col("b"), call("gt", col("i"), lit(0))), "b AND i > 0"),
+    (call("or", col("b"), call("gt", col("i"), lit(0)), call("is_null", col("s"))), "b OR i > 0 OR s IS NULL"),
+    (call("not", col("b")), "NOT b"),
+    (call("is_null", col("g")), "g IS NULL"),
+    (call("is_not_null", col("g")), "g IS NOT NULL"),
+    (call("in", col("i"), lit(1), lit(-2), lit(None)), "i IN (1, -2, NULL)"),
+    (call("in", col("i")), "FALSE"),
+    (call("between", col("x"), lit(-1), lit(2.5)), "x BETWEEN -1 AND 2.5"),
+    (call("coalesce", col("g"), col("s"), lit("none")), "coalesce(g, s, 'none')"),
+    (call("abs", col("i")), "abs(i)"),
+    (call("lower", col("s")), "lower(s)"),
+    (call("upper", col("s")), "upper(s)"),
+    (call("length", col("s")), "length(s)"),
+    (call("year", col("d")), "year(d)"),
+    (call("month", col("ts")), "month(ts)"),
+    (call("day", col("d")), "day(d)"),
+    # precedence: sqlglot does not parenthesise built trees, the compiler must
+    (call("mul", call("add", col("i"), lit(1)), lit(2)), "(i + 1) * 2"),
+    (call("sub", lit(10), call("sub", col("i"), lit(3))), "10 - (i - 3)"),
+    (call("not", call("eq", col("i"), lit(1))), "NOT (i = 1)"),
+    (call("neg", call("sub", col("i"), lit(1))), "-(i - 1)"),
+    (call("neg", lit(-5)), "5"),  # never `--5`, which would start a comment
+]
+
+
+@pytest.mark.parametrize(("expr", "sql"), CALLS, ids=[f"{e.fn}-{i}" for i, (e, _) in enumerate(CALLS)])
+def test_every_call(engine: TaskEngine, table: pa.Table, expr: Call, sql: str) -> None:
+    fragment = Project(input=exchange(table), columns=(named("id", col("id")), named("r", expr)))
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(table, f"SELECT id, {sql} AS r FROM t")
+    got_r = dict(zip(got.column("id").to_pylist(), got.column("r").to_pylist(), strict=True))
+    want_r = dict(zip(want.column("id").to_pylist(), want.column("r").to_pylist(), strict=True))
+    assert got_r.keys() == want_r.keys()
+    for k in got_r:
+        a, b = got_r[k], want_r[k]
+        assert (a == pytest.approx(b)) if isinstance(a, float) and b is not None else a == b, (k, a, b)
+
+
+def test_all_call_functions_covered() -> None:
+    from typing import get_args
+
+    from planner.expressions import ScalarFunction
+
+    assert {e.fn for e, _ in CALLS} == set(get_args(ScalarFunction))
+
+
+def test_division_is_double_like_pyspark(engine: TaskEngine, table: pa.Table) -> None:
+    fragment = Project(input=exchange(table), columns=(named("q", call("div", lit(7), lit(2))),))
+    got = run_fragment(engine, Limit(input=fragment, n=1), {0: table})
+    assert got.schema.field("q").type == pa.float64()
+    assert got.column("q").to_pylist() == [3.5]
+
+
+LITERALS = [
+    (lit(None), None, pa.int32()),
+    (lit(None, "date"), None, pa.date32()),
+    (lit(True), True, pa.bool_()),
+    (lit(-42), -42, pa.int32()),
+    (lit(2**40), 2**40, pa.int64()),
+    (lit(0.1), 0.1, pa.float64()),
+    (lit(1 / 3), 1 / 3, pa.float64()),
+    (lit(5e-324), 5e-324, pa.float64()),
+    (lit(float("nan")), float("nan"), pa.float64()),
+    (lit(float("-inf")), float("-inf"), pa.float64()),
+    (lit("it's \\ \"x\" ; --"), "it's \\ \"x\" ; --", pa.string()),
+    (lit("1.23", "decimal(10,2)"), Decimal("1.23"), pa.decimal128(10, 2)),
+    (lit("-12345678901234567890.123456789012345678", "decimal(38,18)"),
+     Decimal("-12345678901234567890.123456789012345678"), pa.decimal128(38, 18)),
+    (lit("2020-01-01", "date"), dt.date(2020, 1, 1), pa.date32()),
+    (lit("2020-01-01 12:34:56.789012", "timestamp"), dt.datetime(2020, 1, 1, 12, 34, 56, 789012), pa.timestamp("us")),
+    (lit(7, "int8"), 7, pa.int8()),
+    (lit(7, "float32"), 7.0, pa.float32()),
+    (lit("aÉ\\xAA", "binary"), "aÉ\\xAA".encode(), pa.binary()),
+]
+
+
+@pytest.mark.parametrize(("literal", "value", "type"), LITERALS, ids=[str(i) for i in range(len(LITERALS))])
+def test_literals(engine: TaskEngine, table: pa.Table, literal: Lit, value: object, type: pa.DataType) -> None:
+    fragment = Limit(input=Project(input=exchange(table), columns=(named("v", literal),)), n=1)
+    got = run_fragment(engine, fragment, {0: table})
+    assert same(got.column("v")[0].as_py(), value)
+    if literal.value is not None or literal.type is not None:
+        assert got.schema.field("v").type == type
+
+
+def test_case(engine: TaskEngine, table: pa.Table) -> None:
+    expr = Case(
+        branches=(
+            (call("lt", col("i"), lit(0)), lit("neg")),
+            (call("eq", col("i"), lit(0)), lit("zero")),
+        ),
+        otherwise=lit("pos"),
+    )
+    no_else = Case(branches=((col("b"), col("id")),))
+    fragment = Project(input=exchange(table), columns=(named("id", col("id")), named("c", expr), named("e", no_else)))
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(
+        table,
+        "SELECT id, CASE WHEN i < 0 THEN 'neg' WHEN i = 0 THEN 'zero' ELSE 'pos' END AS c, "
+        "CASE WHEN b THEN id END AS e FROM t",
+    )
+    assert sorted(rows(got), key=lambda r: r["id"]) == sorted(rows(want), key=lambda r: r["id"])
+
+
+CASTS = [
+    ("bool", col("i"), pa.bool_()),
+    ("int8", col("i"), pa.int8()),
+    ("int16", col("i"), pa.int16()),
+    ("int32", col("id"), pa.int32()),
+    ("int64", col("i"), pa.int64()),
+    ("float32", col("i"), pa.float32()),
+    ("float64", col("dec"), pa.float64()),
+    ("string", col("d"), pa.string()),
+    ("binary", col("g"), pa.binary()),  # ASCII only: see the caveat in the compiler
+    ("date", col("ts"), pa.date32()),
+    ("timestamp", col("d"), pa.timestamp("us")),
+    ("decimal(12,3)", col("x"), pa.decimal128(12, 3)),
+]
+
+
+@pytest.mark.parametrize(("to", "source", "type"), CASTS, ids=[c[0] for c in CASTS])
+def test_cast(engine: TaskEngine, table: pa.Table, to: str, source: Column, type: pa.DataType) -> None:
+    fragment = Project(
+        input=exchange(table), columns=(named("id", col("id")), named("c", Cast(expr=source, to=to)))
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    duck = {"bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INTEGER", "int64": "BIGINT",
+            "float32": "FLOAT", "float64": "DOUBLE", "string": "VARCHAR", "binary": "BLOB", "date": "DATE",
+            "timestamp": "TIMESTAMP"}.get(to, "DECIMAL(12,3)")
+    want = oracle(table, f"SELECT id, CAST({source.name} AS {duck}) AS c FROM t")
+    assert got.schema.field("c").type == type == want.schema.field("c").type
+    assert sorted(rows(got), key=lambda r: r["id"]) == sorted(rows(want), key=lambda r: r["id"])
+
+
+def test_aggregate_of_cast_and_cast_of_aggregate(engine: TaskEngine, table: pa.Table) -> None:
+    # DuckDB's sum of integers is HUGEINT (decimal128(38,0) in Arrow); a planner that wants
+    # PySpark's bigint wraps the aggregate in a Cast, which the compiler allows.
+    fragment = Aggregate(
+        input=exchange(table),
+        keys=(),
+        aggregates=(named("s", Cast(expr=AggCall(fn="sum", arg=col("i")), to="int64")),),
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    assert got.schema.field("s").type == pa.int64()
+    assert got.column("s").to_pylist() == [sum(v for v in table.column("i").to_pylist() if v is not None)]
+
+
+def test_local_source_reads_the_registered_chunk(engine: TaskEngine, table: pa.Table) -> None:
+    source = LocalSource(source_id="src1", chunks=1, columns=("i",))
+    engine.register_local(table)
+    sql = compile_fragment(Filter(input=source, predicate=lit(True)), Boundary(kind="result"))
+    got = pa.Table.from_batches(list(engine.run(sql)))
+    assert got.column("i").to_pylist() == table.column("i").to_pylist()
+
+
+def test_compile_errors_for_bad_arity_and_shuffle_without_keys(table: pa.Table) -> None:
+    with pytest.raises(CompileError, match="2 argument"):
+        compile_fragment(Filter(input=exchange(table), predicate=call("eq", col("i"))), Boundary(kind="result"))
+    with pytest.raises(CompileError, match="needs an argument"):
+        compile_fragment(
+            Aggregate(input=exchange(table), keys=(), aggregates=(named("s", AggCall(fn="sum")),)),
+            Boundary(kind="result"),
+        )
+    with pytest.raises(CompileError, match="shuffle"):
+        compile_fragment(exchange(table), Boundary(kind="shuffle", partitions=4))
+
+
+def test_engine_error_from_duckdb(engine: TaskEngine, table: pa.Table) -> None:
+    from coordinator.engine import EngineError
+
+    fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
+    with pytest.raises(EngineError, match="[Dd]ivision by zero"):
+        run_fragment(engine, fragment, {0: table})

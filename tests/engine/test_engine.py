@@ -1,0 +1,287 @@
+"""TaskEngine: Parquet reading, lock-down, identifiers, interruption, lifecycle."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from pydantic import ValidationError
+
+from coordinator.engine import (
+    EngineError,
+    EngineInterrupted,
+    EngineSettings,
+    TaskEngine,
+    input_files,
+)
+from coordinator.sql import compile_fragment, exchange_table
+from planner.expressions import Call, Column, Lit, NamedExpr, SortKey
+from planner.plan import (
+    Boundary,
+    Exchange,
+    FileSplit,
+    Filter,
+    ParquetScan,
+    Project,
+    Sort,
+    StagedPlan,
+)
+from tests.engine.engine_helpers import exchange, run_fragment
+
+RESULT = Boundary(kind="result")
+LONG_QUERY = "SELECT count(*) FROM range(1000000000) a, range(1000000) b"
+
+
+@pytest.fixture
+def parquet_dir(tmp_path: Path) -> Path:
+    """data/part-0 (ids 0..99, row groups of 10), data/part-1 (100..149); other/secret."""
+    data, other = tmp_path / "data", tmp_path / "other"
+    data.mkdir()
+    other.mkdir()
+    pq.write_table(pa.table({"id": range(100), "v": [f"v{i}" for i in range(100)]}), data / "part-0.parquet", row_group_size=10)
+    pq.write_table(pa.table({"id": range(100, 150), "v": ["w"] * 50}), data / "part-1.parquet")
+    pq.write_table(pa.table({"id": [1], "v": ["secret"]}), data / "sibling.parquet")
+    pq.write_table(pa.table({"id": [1], "v": ["secret"]}), other / "secret.parquet")
+    return tmp_path
+
+
+def ids(t: pa.Table) -> list[int]:
+    return sorted(t.column("id").to_pylist())
+
+
+def test_parquet_scan_whole_files(settings: EngineSettings, parquet_dir: Path) -> None:
+    scan = ParquetScan(
+        splits=(FileSplit(path=str(parquet_dir / "data/part-0.parquet")), FileSplit(path=str(parquet_dir / "data/part-1.parquet"))),
+        columns=("id",),
+    )
+    with TaskEngine.for_fragment(settings, scan) as eng:
+        got = run_fragment(eng, scan)
+    assert got.column_names == ["id"] and ids(got) == list(range(150))
+
+
+def test_parquet_scan_row_groups(settings: EngineSettings, parquet_dir: Path) -> None:
+    scan = ParquetScan(
+        splits=(
+            FileSplit(path=str(parquet_dir / "data/part-0.parquet"), row_groups=(1, 3)),
+            FileSplit(path=str(parquet_dir / "data/part-1.parquet")),  # whole file, mixed in
+        ),
+        columns=("v", "id"),
+    )
+    fragment = Filter(input=scan, predicate=Call(fn="lt", args=(Column(name="id"), Lit(value=120))))
+    assert "read_parquet" not in compile_fragment(fragment, RESULT).lower()
+    with TaskEngine.for_fragment(settings, fragment) as eng:
+        got = run_fragment(eng, fragment)
+    assert got.column_names == ["v", "id"]
+    assert ids(got) == [*range(10, 20), *range(30, 40), *range(100, 120)]
+
+
+def test_input_files_lists_every_split(parquet_dir: Path) -> None:
+    a, b = str(parquet_dir / "data/part-0.parquet"), str(parquet_dir / "data/part-1.parquet")
+    scan = ParquetScan(splits=(FileSplit(path=a), FileSplit(path=b, row_groups=(0,)), FileSplit(path=a)), columns=("id",))
+    assert input_files(Filter(input=scan, predicate=Lit(value=True))) == [a, b]
+
+
+@pytest.mark.parametrize("outside", ["other/secret.parquet", "data/sibling.parquet", "data/../other/secret.parquet"])
+def test_files_outside_the_task_inputs_are_refused(settings: EngineSettings, parquet_dir: Path, outside: str) -> None:
+    allowed = str(parquet_dir / "data/part-0.parquet")
+    scan = ParquetScan(splits=(FileSplit(path=str(parquet_dir / outside)),), columns=("v",))
+    with TaskEngine(settings, [allowed]) as eng:
+        with pytest.raises(EngineError, match="Permission|access"):
+            run_fragment(eng, scan)
+
+
+def test_configuration_is_locked(engine: TaskEngine, tmp_path: Path) -> None:
+    con = engine.connection
+    for statement in (
+        "SET enable_external_access = true",
+        "SET lock_configuration = false",
+        "SET allowed_directories = ['/']",
+        "SET autoload_known_extensions = true",
+        "SET python_enable_replacements = true",
+    ):
+        with pytest.raises(duckdb.Error, match="locked|[Cc]annot change"):
+            con.execute(statement)
+    for statement in (
+        "LOAD httpfs",
+        "INSTALL httpfs",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        f"COPY (SELECT 1) TO '{tmp_path / 'x.csv'}'",
+        "ATTACH '/tmp/sparkwire-attack.db'",
+    ):
+        with pytest.raises(duckdb.Error):
+            con.execute(statement)
+
+
+def test_python_variables_are_not_scanned(engine: TaskEngine) -> None:
+    exchange_5 = pa.table({"a": [1]})  # noqa: F841 - a replacement scan would find this
+    with pytest.raises(EngineError, match="exchange_5"):
+        list(engine.run(compile_fragment(Exchange(stage=5, columns=("a",)), RESULT)))
+
+
+def test_identifier_with_double_quote_is_refused_by_the_model() -> None:
+    with pytest.raises(ValidationError, match="quote"):
+        Column(name='a" FROM x; --')
+    with pytest.raises(ValidationError, match="quote"):
+        Exchange(stage=0, columns=('a"b',))
+    with pytest.raises(ValidationError, match="quote"):
+        NamedExpr(name='x"', expr=Lit(value=1))
+    wire = {
+        "stages": [{"id": 0, "tasks": 1, "output": {"kind": "result"},
+                    "fragment": {"op": "exchange", "stage": 0, "columns": ['evil"']}}],
+        "columns": ["ok"],
+    }
+    with pytest.raises(ValidationError, match="quote"):
+        StagedPlan.model_validate(wire)
+
+
+SQL_LOOKING = ["a; DROP TABLE x; --", "select", "x) AS y FROM z --", "it's", "a\\b", "ÜNICODE 名前", " sp ace "]
+
+
+def test_sql_looking_identifiers_are_plain_names(engine: TaskEngine) -> None:
+    t = pa.table({name: [i, i + 10] for i, name in enumerate(SQL_LOOKING)})
+    first = SQL_LOOKING[0]
+    fragment = Sort(
+        input=Project(
+            input=Filter(
+                input=exchange(t),
+                predicate=Call(fn="gt", args=(Column(name=first), Lit(value=5))),
+            ),
+            columns=tuple(NamedExpr(name=n[::-1], expr=Column(name=n)) for n in SQL_LOOKING),
+        ),
+        keys=(SortKey(expr=Column(name=first[::-1])),),
+    )
+    got = run_fragment(engine, fragment, {0: t})
+    assert got.column_names == [n[::-1] for n in SQL_LOOKING]
+    assert got.to_pylist() == [{n[::-1]: i + 10 for i, n in enumerate(SQL_LOOKING)}]
+
+
+def test_names_equal_but_for_case_are_refused() -> None:
+    from coordinator.sql import CompileError
+
+    with pytest.raises(CompileError, match="ignores case"):
+        compile_fragment(Exchange(stage=0, columns=("a", "A")), RESULT)
+    with pytest.raises(CompileError, match="ignores case"):
+        compile_fragment(
+            Project(input=Exchange(stage=0, columns=("a",)),
+                    columns=(NamedExpr(name="x", expr=Column(name="a")), NamedExpr(name="X", expr=Lit(value=1)))),
+            RESULT,
+        )
+
+
+identifiers = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters='"`\x7f'), min_size=1, max_size=40
+)
+
+
+@hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=identifiers, value=st.text(max_size=60))
+def test_any_valid_identifier_and_string_round_trip(engine: TaskEngine, name: str, value: str) -> None:
+    t = pa.table({name: [value]})
+    fragment = Project(
+        input=exchange(t, stage=3),
+        columns=(NamedExpr(name=name, expr=Column(name=name)), NamedExpr(name="lit", expr=Lit(value=value))),
+    ) if name.casefold() != "lit" else exchange(t, stage=3)
+    got = run_fragment(engine, fragment, {3: t})
+    assert got.column(name).to_pylist() == [value]
+    if name.casefold() != "lit":
+        assert got.column("lit").to_pylist() == [value]
+
+
+def _interrupt_later(engine: TaskEngine, delay: float) -> threading.Thread:
+    thread = threading.Thread(target=lambda: (time.sleep(delay), engine.interrupt()))
+    thread.start()
+    return thread
+
+
+def test_interrupt_stops_a_long_query_quickly(settings: EngineSettings) -> None:
+    with TaskEngine(settings.model_copy(update={"threads": 2})) as eng:
+        thread = _interrupt_later(eng, 0.3)
+        start = time.perf_counter()
+        with pytest.raises(EngineInterrupted):
+            list(eng.run(LONG_QUERY))
+        assert time.perf_counter() - start < 5
+        thread.join()
+
+
+def test_interrupt_while_streaming(engine: TaskEngine) -> None:
+    stream = engine.run("SELECT a.range AS x FROM range(1000000000) a")
+    assert next(stream).num_rows > 0
+    thread = _interrupt_later(engine, 0.1)
+    start = time.perf_counter()
+    with pytest.raises(EngineInterrupted):
+        for _ in stream:
+            pass
+    assert time.perf_counter() - start < 5
+    thread.join()
+
+
+def test_interrupt_before_run_fails_at_once(engine: TaskEngine) -> None:
+    engine.interrupt()
+    with pytest.raises(EngineInterrupted):
+        engine.run(LONG_QUERY)
+
+
+def test_close_is_idempotent_and_removes_spill_dir(settings: EngineSettings) -> None:
+    eng = TaskEngine(settings)
+    assert settings.temp_directory is not None
+    spill = list(settings.temp_directory.iterdir())
+    assert len(spill) == 1 and spill[0].name.startswith("sparkwire-task-")
+    eng.close()
+    eng.close()
+    eng.interrupt()  # harmless after close
+    assert list(settings.temp_directory.iterdir()) == []
+
+
+def test_empty_result_keeps_its_schema(engine: TaskEngine) -> None:
+    t = pa.table({"a": pa.array([1, 2], pa.int16()), "b": ["x", "y"]})
+    got = run_fragment(engine, Filter(input=exchange(t), predicate=Lit(value=False)), {0: t})
+    assert got.num_rows == 0 and got.schema == t.schema
+
+
+def test_batches_are_bounded_by_batch_rows(settings: EngineSettings) -> None:
+    with TaskEngine(settings.model_copy(update={"batch_rows": 5000})) as eng:
+        sizes = [b.num_rows for b in eng.run("SELECT * FROM range(123456)")]
+    assert sum(sizes) == 123456 and max(sizes) <= 5000 * 2
+
+
+def test_settings_validation() -> None:
+    with pytest.raises(ValidationError):
+        EngineSettings(threads=0)
+    with pytest.raises(ValidationError):
+        EngineSettings(memory_limit="1GB'; LOAD httpfs; --")
+    assert EngineSettings(memory_limit="512 MiB").memory_limit == "512 MiB"
+
+
+def test_exchange_table_names() -> None:
+    assert exchange_table(7) == "exchange_7"
+
+
+@pytest.mark.slow
+def test_spills_to_its_private_directory_under_lock_down(settings: EngineSettings) -> None:
+    # DuckDB adds temp_directory to the allow-list itself; a sort larger than the memory
+    # limit must still complete by spilling there.
+    small = settings.model_copy(update={"memory_limit": "48MB", "threads": 2})
+    with TaskEngine(small) as eng:
+        con = eng.connection
+        assert con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0].startswith(
+            str(settings.temp_directory)
+        )
+        sql = "SELECT x, md5(x::VARCHAR) AS h FROM range(2000000) r(x) ORDER BY h"
+        hashes = [h for b in eng.run(sql) for h in b.column("h").to_pylist()[:1]]
+    assert len(hashes) > 1 and hashes == sorted(hashes)
+
+
+def test_one_open_stream_at_a_time_and_close_releases_it(engine: TaskEngine) -> None:
+    stream = engine.run("SELECT * FROM range(1000000)")
+    next(stream)
+    with pytest.raises(EngineError, match="open result"):
+        engine.run("SELECT 42 AS x")
+    stream.close()
+    stream.close()
+    assert [b.to_pylist() for b in engine.run("SELECT 42 AS x")] == [[{"x": 42}]]

@@ -1,0 +1,91 @@
+"""Fixtures: a fake executor (records what it is asked, replays canned batches) and small
+Parquet files with several row groups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from planner.plan import LocalSource, StagedPlan
+
+
+class FakeStream:
+    def __init__(self, schema: pa.Schema, batches: list[pa.RecordBatch]) -> None:
+        self.schema = schema
+        self._batches = batches
+        self.closed = 0
+        self.yielded = 0
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        for batch in self._batches:
+            self.yielded += 1
+            yield batch
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def __enter__(self) -> FakeStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FakeExecutor:
+    """Holds its state in the instance; answers ``execute`` with ``result``."""
+
+    def __init__(self, workers: int = 2, chunks: int = 3) -> None:
+        self.workers = workers
+        self.chunks = chunks
+        self.registered: list[pa.Table] = []
+        self.executed: list[StagedPlan] = []
+        self.streams: list[FakeStream] = []
+        self.result = pa.table({"x": pa.array([], pa.int64())})
+
+    def register_local(self, table: pa.Table) -> LocalSource:
+        self.registered.append(table)
+        return LocalSource(
+            source_id=f"local{len(self.registered)}", chunks=self.chunks, columns=tuple(table.column_names)
+        )
+
+    def execute(self, plan: StagedPlan) -> FakeStream:
+        self.executed.append(plan)
+        stream = FakeStream(self.result.schema, self.result.to_batches(max_chunksize=2))
+        self.streams.append(stream)
+        return stream
+
+
+@pytest.fixture
+def executor() -> FakeExecutor:
+    return FakeExecutor()
+
+
+SAMPLE = pa.table(
+    {
+        "k": ["a", "b", "c", None] * 25,
+        "x": list(range(100)),
+        "y": [float(i) / 2 for i in range(100)],
+    }
+)
+
+
+@pytest.fixture
+def sample() -> pa.Table:
+    return SAMPLE
+
+
+@pytest.fixture
+def write_parquet(tmp_path: Path) -> Callable[..., Path]:
+    """Writes SAMPLE (or ``table``) with ``row_group_size`` rows per row group."""
+
+    def write(name: str, row_group_size: int = 10, table: pa.Table = SAMPLE) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, path, row_group_size=row_group_size)
+        return path
+
+    return write
