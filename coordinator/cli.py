@@ -91,12 +91,9 @@ def _run(console: Console, session: Session, name: str, df: object) -> None:
 
 
 def _print_table(console: Console, title: str, table: pa.Table) -> None:
-    view = Table(title=title)
-    for name in table.column_names:
-        view.add_column(name)
-    for row in table.slice(0, 20).to_pylist():
-        view.add_row(*(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row.values()))
-    console.print(view)
+    console.print(f"[bold]{title}[/bold]")
+    console.print(table.slice(0, 20).to_pandas().to_string(index=False), soft_wrap=True,
+                  highlight=False)
 
 
 if __name__ == "__main__":

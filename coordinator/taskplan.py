@@ -17,7 +17,7 @@ from planner.plan import PLAN_VERSION, Boundary, Operator
 from transport.errors import PlanRejected
 
 MAX_PLAN_BYTES = 16 * 1024 * 1024
-MAX_PLAN_DEPTH = 128
+MAX_PLAN_DEPTH = 256
 
 
 class InputPartition(Node):

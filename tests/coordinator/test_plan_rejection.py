@@ -1,0 +1,80 @@
+"""Task plans arriving with anything outside the models are refused and nothing runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coordinator.config import load_settings
+from coordinator.taskplan import MAX_PLAN_DEPTH, TaskPlan, encode_task_plan
+from coordinator.worker import Worker
+from planner.expressions import Call, Column, Lit
+from planner.plan import Boundary, Exchange, Filter
+from transport.errors import PlanRejected
+from transport.memory import MemoryTransport
+
+
+def valid_plan() -> dict:
+    fragment = Filter(input=Exchange(stage=0, columns=("a",)),
+                      predicate=Call(fn="gt", args=(Column(name="a"), Lit(value=1))))
+    plan = TaskPlan(query_id="q1", stage=1, task=0, fragment=fragment, output=Boundary(kind="result"))
+    return json.loads(encode_task_plan(plan))
+
+
+def nested(depth: int) -> dict:
+    expr: dict = {"kind": "column", "name": "a"}
+    for _ in range(depth):
+        expr = {"kind": "call", "fn": "neg", "args": [expr]}
+    return expr
+
+
+def mutate(path: list, value: object) -> bytes:
+    plan = valid_plan()
+    node = plan
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    return json.dumps(plan).encode()
+
+
+CASES = {
+    "unknown operator": (mutate(["fragment", "op"], "shell"), "fragment"),
+    "function outside the allow-list": (mutate(["fragment", "predicate", "fn"], "read_csv"), "fn"),
+    "wrongly typed field": (mutate(["stage"], "one"), "stage"),
+    "identifier breaking out of quoting": (
+        mutate(["fragment", "input", "columns"], ['a" FROM x; DROP TABLE y; --']), "quote"),
+    "nesting past the limit": (mutate(["fragment", "predicate"], nested(MAX_PLAN_DEPTH)), "depth"),
+    "unknown field": (mutate(["extra"], 1), "extra"),
+    "future version": (mutate(["version"], 99), "version"),
+    "not JSON": (b"\x00\x01 not json", "JSON"),
+    "bad query id": (mutate(["query_id"], "../../etc"), "query_id"),
+}
+
+
+@pytest.fixture
+def worker_client():
+    transport = MemoryTransport()
+    worker = Worker("w0", load_settings(workers=1), transport.connect)
+    server = transport.serve(worker)
+    client = transport.connect(server.address)
+    yield worker, client
+    client.close()
+    worker.close()
+    transport.close()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_malformed_plan_is_refused_and_nothing_runs(worker_client, case):
+    worker, client = worker_client
+    data, needle = CASES[case]
+    with pytest.raises(PlanRejected, match=needle):
+        client.deliver(data)
+    assert worker.store.partitions_held() == 0
+    assert worker._queue.qsize() == 0 and not worker._running and not worker.completed
+
+
+def test_the_valid_plan_is_accepted(worker_client):
+    worker, client = worker_client
+    client.deliver(json.dumps(valid_plan()).encode())
+    assert worker.store.partitions_held() == 2  # its result partition and its status
