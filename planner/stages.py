@@ -93,12 +93,13 @@ class _Open:
 class _Cutter:
     def __init__(self, workers: int) -> None:
         self.stages: list[Stage] = []
+        self.workers = workers
         self.scan_tasks = TASKS_PER_WORKER * workers
         self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
 
     def cut(self, op: Operator) -> _Open:
         if isinstance(op, ParquetScan):
-            groups = group_splits(op.splits, self.scan_tasks)
+            groups = group_splits(op.splits, self.scan_tasks, split_below=self.workers)
             scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
             return _Open(scan, tasks=len(groups), splits=groups)
         if isinstance(op, LocalSource):

@@ -84,7 +84,7 @@ def test_logical_and_staged_plans_round_trip_through_json(scan) -> None:
 def test_group_by_is_two_phase_with_a_keyed_shuffle(scan) -> None:
     plan = stages_of(scan.groupBy("k").agg(F.sum("x"), F.count("*"), F.min("y"), F.max("y")))
     producer, consumer = plan.stages
-    assert producer.tasks == 4 and isinstance(producer.fragment.input, ParquetScan)
+    assert producer.tasks == 2 and isinstance(producer.fragment.input, ParquetScan)  # a file each
     assert producer.output.kind == "shuffle"
     assert producer.output.keys == (Column(name="k"),)
     assert producer.output.partitions == 4 == consumer.tasks
@@ -145,7 +145,7 @@ def test_expression_keys_are_projected_before_the_partial_aggregate(scan) -> Non
 def test_global_aggregate_coalesces_to_one_task(scan) -> None:
     plan = stages_of(scan.agg(F.count("*"), F.sum("x")))
     producer, final = plan.stages
-    assert producer.tasks == 4
+    assert producer.tasks == 2
     assert producer.output.kind == "coalesce" and producer.output.partitions == 1
     assert producer.output.keys == ()
     assert final.tasks == 1
@@ -238,7 +238,7 @@ def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
     big = write_parquet("big.parquet", row_group_size=10)  # 10 row groups of 10 rows
     small = write_parquet("small.parquet", row_group_size=50, table=pa.table({"x": list(range(50))}))
     splits = (FileSplit(path=str(big), row_groups=tuple(range(10))), FileSplit(path=str(small), row_groups=(0,)))
-    groups = group_splits(splits, wanted=3)
+    groups = group_splits(splits, wanted=3, split_below=3)
     assert len(groups) == 3
     rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in s.row_groups) for g in groups]
     assert rows == [50, 50, 50]
@@ -250,16 +250,23 @@ def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
 def test_many_files_are_whole_file_splits(write_parquet) -> None:
     paths = [write_parquet(f"f{i}.parquet", row_group_size=10) for i in range(6)]
     splits = tuple(FileSplit(path=str(p), row_groups=tuple(range(10))) for p in paths)
-    groups = group_splits(splits, wanted=4)
+    groups = group_splits(splits, wanted=4, split_below=4)
     assert len(groups) == 4
     assert [s for g in groups for s in g] == list(splits)  # whole files, in order
     assert [len(g) for g in groups] in ([2, 1, 2, 1], [1, 2, 1, 2], [2, 2, 1, 1], [1, 1, 2, 2])
 
 
+def test_whole_files_once_there_are_as_many_files_as_workers(write_parquet) -> None:
+    paths = [write_parquet(f"w{i}.parquet", row_group_size=10) for i in range(4)]
+    splits = tuple(FileSplit(path=str(p), row_groups=tuple(range(10))) for p in paths)
+    assert group_splits(splits, wanted=8, split_below=4) == tuple((s,) for s in splits)
+    assert len(group_splits(splits, wanted=8, split_below=8)) == 8  # row groups, fewer files
+
+
 def test_scan_stage_carries_every_split_in_task_order(scan) -> None:
     plan = stages_of(scan.filter(F.col("x") > 0))
     stage = plan.final
-    assert stage.tasks == len(stage.splits) == 4
+    assert stage.tasks == len(stage.splits) == 2  # two files, two workers: a file each
     fragment_scan = stage.fragment.input
     assert isinstance(fragment_scan, ParquetScan)
     assert fragment_scan.splits == tuple(s for task in stage.splits for s in task)
@@ -310,7 +317,7 @@ def test_grouping_reads_every_row_group_once_in_order(
     files: list[FileSplit], wanted: int, picks: list[int]
 ) -> None:
     splits = [files[i] for i in sorted(picks)]
-    groups = group_splits(splits, wanted)
+    groups = group_splits(splits, wanted, split_below=wanted)
     assert 1 <= len(groups) <= wanted
     assert all(groups), "no task without splits"
     read = [(s.path, rg) for g in groups for s in g for rg in (s.row_groups or ())]

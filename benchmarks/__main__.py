@@ -1,0 +1,6 @@
+"""``make bench``: every benchmark, each writing JSON and a PNG to ``benchmarks/results/``."""
+
+from benchmarks import queries
+
+if __name__ == "__main__":
+    queries.main()
