@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -12,7 +15,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from coordinator.config import load_settings
 from coordinator.execution import QueryMetrics
+from coordinator.hosting import HostedWorker
 from coordinator.session import Session
 from coordinator.tpch import QUERIES, ensure_tpch
 from transport.errors import SparkwireError
@@ -29,12 +34,19 @@ def _parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="print a query's stages")
     explain.add_argument("query", choices=sorted(QUERIES))
     explain.add_argument("--scale", type=float, default=0.1)
+    worker = commands.add_parser(
+        "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
+    )
+    worker.add_argument("--listen", help="address to serve at (default: the transport's choice)")
+    worker.add_argument("--worker-id", default=f"worker-{os.getpid()}")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console()
+    if args.command == "worker":
+        return _serve_worker(args)
     try:
         with console.status(f"TPC-H data at scale {args.scale:g}…"):
             data = ensure_tpch(args.scale)
@@ -52,6 +64,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SparkwireError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 1
+    return 0
+
+
+def _serve_worker(args: argparse.Namespace) -> int:
+    """Serve until the parent closes our stdin (the lifeline), SIGTERM or SIGINT."""
+    settings = load_settings(args.config, transport=args.transport)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    hosted = HostedWorker(settings, args.worker_id, args.listen)
+    try:
+        print(hosted.announcement.model_dump_json(), flush=True)
+        threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop.set()), daemon=True).start()
+        stop.wait()
+    finally:
+        hosted.close()
     return 0
 
 

@@ -15,7 +15,6 @@ from typing import Protocol, Self
 from coordinator.config import Settings
 from coordinator.worker import Worker
 from transport.base import Server, TransportClient, WorkerTransport
-from transport.errors import ConfigError
 from transport.registry import create_transport
 
 
@@ -30,20 +29,17 @@ class Cluster(Protocol):
 
 
 class LocalCluster:
-    """``n`` in-process workers plus the driver, all served by one transport instance."""
+    """``n`` in-process workers plus the driver, all served by one transport instance.
+
+    Any transport works: over the memory transport this is the embedded default; over a
+    socket transport it exercises real sockets inside one process.
+    """
 
     def __init__(self, settings: Settings, transport: WorkerTransport | None = None) -> None:
         self.settings = settings
         self.transport = transport or create_transport(
             settings.transport.kind, settings.transport.options
         )
-        if self.transport.capabilities.crosses_processes and transport is None:
-            # Out-of-process transports get worker processes from the process cluster.
-            self.transport.close()
-            raise ConfigError(
-                f"transport {settings.transport.kind!r} runs workers in other processes; "
-                "the in-process cluster serves the memory transport"
-            )
         self._lock = threading.Lock()
         self._clients: dict[str, TransportClient] = {}
         self._servers: list[Server] = []

@@ -89,18 +89,28 @@ class Settings(BaseSettings):
         return tuple(sources)
 
 
-def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Settings:
-    """Settings from every source; a missing or malformed file is a ``ConfigError``."""
+def load_settings(
+    config_file: str | Path | None = None, transport: str | None = None, **overrides: Any
+) -> Settings:
+    """Settings from every source; a missing or malformed file is a ``ConfigError``.
+
+    ``transport`` picks the transport kind (a CLI flag, ``Session(transport=...)``); the
+    configured options are kept when the kind stays the same and dropped when it changes,
+    since one transport's options mean nothing to another.
+    """
     named = config_file or os.environ.get(CONFIG_FILE_ENV)
     path = Path(named) if named else None
     if path is not None and not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
     token = _config_file.set(path)
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
     except ValidationError as exc:
         raise ConfigError(f"invalid sparkwire settings: {exc}") from None
     except ValueError as exc:  # a TOML syntax error surfaces as a ValueError subclass
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     finally:
         _config_file.reset(token)
+    if transport is not None and transport != settings.transport.kind:
+        settings = settings.model_copy(update={"transport": TransportConfig(kind=transport)})
+    return settings

@@ -24,17 +24,21 @@ import pyarrow as pa
 from coordinator.cluster import Cluster, LocalCluster
 from coordinator.config import Settings, load_settings
 from coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
+from coordinator.process_cluster import ProcessCluster
 from planner.dataframe import DataFrame, DataFrameReader, create_dataframe
 from planner.plan import LocalSource, StagedPlan
 from transport.base import WorkerTransport
+from transport.registry import transport_class
 
 
 class Session:
     """A connection to a sparkwire cluster; a context manager, and closing twice is safe.
 
     ``workers`` and ``transport`` override the settings loaded from ``config_file`` (or
-    ``SPARKWIRE_CONFIG``) and ``SPARKWIRE_…`` env vars; pass a ``WorkerTransport`` instance as
-    ``transport`` to run the in-process cluster over it.
+    ``SPARKWIRE_CONFIG``) and ``SPARKWIRE_…`` env vars. A transport that crosses processes
+    gets a ``ProcessCluster`` of local worker processes; the memory transport (the default)
+    an in-process ``LocalCluster``. Pass a ``WorkerTransport`` instance as ``transport`` to
+    run the in-process cluster over it.
     """
 
     def __init__(
@@ -49,11 +53,14 @@ class Session:
     ) -> None:
         if settings is None:
             kind = transport if isinstance(transport, str) else None
-            transport_override = {"transport": {"kind": kind}} if kind else {}
-            settings = load_settings(config_file, workers=workers, **transport_override, **overrides)
+            settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
         self.settings = settings
-        instance = transport if isinstance(transport, WorkerTransport) else None
-        self.cluster: Cluster = LocalCluster(settings, instance)
+        if isinstance(transport, WorkerTransport):
+            self.cluster: Cluster = LocalCluster(settings, transport)
+        elif transport_class(settings.transport.kind).capabilities.crosses_processes:
+            self.cluster = ProcessCluster(settings)
+        else:
+            self.cluster = LocalCluster(settings)
         self._coordinator = QueryCoordinator(self.cluster, settings)
         self.progress = progress
         self.last_metrics: QueryMetrics | None = None

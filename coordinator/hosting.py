@@ -1,0 +1,81 @@
+"""Hosting one worker outside the coordinator's process.
+
+``host_worker`` is what every out-of-process worker runs, whether a local process started by
+``ProcessCluster`` (``sparkwire worker``) or, later, a task inside a Spark executor: build
+the transport *in this process* (after any fork), build the worker, serve it, and announce
+a ``WorkerAnnouncement`` so the coordinator can connect and check versions. All workers of a
+cluster must run the same versions, since partitioning must hash identically everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.metadata import PackageNotFoundError, version
+
+from pydantic import BaseModel, ConfigDict
+
+from coordinator.config import Settings
+from coordinator.worker import Worker
+from transport.base import Server, WorkerTransport
+from transport.errors import ConfigError
+from transport.registry import create_transport
+
+_VERSIONED = ("sparkwire", "duckdb", "pyarrow")
+
+
+def versions() -> dict[str, str]:
+    """Versions that must agree across a cluster."""
+    found = {}
+    for name in _VERSIONED:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "unknown"
+    return found
+
+
+class WorkerAnnouncement(BaseModel):
+    """What a hosted worker tells its coordinator once it serves (one JSON line)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    worker_id: str
+    address: str
+    pid: int
+    versions: dict[str, str]
+
+    def check_versions(self) -> None:
+        mine = versions()
+        if self.versions != mine:
+            raise ConfigError(
+                f"worker {self.worker_id} runs {self.versions}, the coordinator {mine}: "
+                "every worker of a cluster must run the same versions"
+            )
+
+
+class HostedWorker:
+    """A worker, its own transport instance and the server exposing it."""
+
+    def __init__(self, settings: Settings, worker_id: str, listen: str | None = None) -> None:
+        self.transport: WorkerTransport = create_transport(
+            settings.transport.kind, settings.transport.options
+        )
+        self.worker: Worker | None = None
+        self.server: Server | None = None
+        try:
+            self.worker = Worker(worker_id, settings, self.transport.connect)
+            self.server = self.transport.serve(self.worker, listen)
+        except BaseException:
+            self.close()
+            raise
+        self.announcement = WorkerAnnouncement(
+            worker_id=worker_id, address=self.server.address, pid=os.getpid(), versions=versions()
+        )
+
+    def close(self) -> None:
+        """Stop serving, stop the worker, close the transport; idempotent."""
+        if self.server is not None:
+            self.server.close()
+        if self.worker is not None:
+            self.worker.close()
+        self.transport.close()
