@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coordinator import Session
+from transport.registry import available_transports
 from planner import functions as F
 from tests.e2e.conftest import canonical, oracle
 
@@ -50,17 +51,33 @@ def tables(draw: st.DrawFn) -> pa.Table:
     return pa.table({name: pa.array(rows[name], SCHEMA.field(name).type) for name in SCHEMA.names})
 
 
-# One cluster per size, reused across examples: hypothesis varies the data, not the cluster.
-@pytest.fixture(scope="module")
-def sessions():
+# One cluster per size and transport, reused across examples: hypothesis varies the data.
+# Out-of-process transports start real worker processes, so they get two cluster sizes.
+SIZES = {"memory": (1, 2, 3, 4)}
+OTHER_SIZES = (2, 4)
+
+
+@pytest.fixture(scope="module", params=sorted(available_transports()))
+def sessions(request):
+    sizes = SIZES.get(request.param, OTHER_SIZES)
     # Small chunks so even a few hundred rows spread over every worker.
-    opened = {n: Session(workers=n, local_chunk_rows=20) for n in (1, 2, 3, 4)}
-    yield opened
-    for session in opened.values():
-        session.close()
+    opened = {}
+    try:
+        for n in sizes:
+            opened[n] = Session(workers=n, transport=request.param, local_chunk_rows=20)
+        yield opened
+    finally:
+        for session in opened.values():
+            session.close()
 
 
-COMMON = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+COMMON = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+workers = st.sampled_from([1, 2, 3, 4])
+
+
+def session_for(sessions, n):
+    """The cluster of ``n`` workers, or the nearest size this transport runs."""
+    return sessions[min(sessions, key=lambda size: abs(size - n))]
 
 
 def assert_same(got: pa.Table, expected: pa.Table) -> None:
@@ -69,9 +86,9 @@ def assert_same(got: pa.Table, expected: pa.Table) -> None:
 
 
 @COMMON
-@given(table=tables(), workers=st.sampled_from([1, 2, 3, 4]))
+@given(table=tables(), workers=workers)
 def test_group_by_aggregates(sessions, table, workers):
-    df = sessions[workers].createDataFrame(table)
+    df = session_for(sessions, workers).createDataFrame(table)
     got = df.groupBy("k", "s").agg(
         F.sum("d").alias("sd"), F.sum("v").alias("sv"), F.count("*").alias("n"), F.avg("x").alias("ax"),
         F.min("day").alias("mind"), F.max("s").alias("maxs"), F.count("x").alias("cx"),
@@ -82,9 +99,9 @@ def test_group_by_aggregates(sessions, table, workers):
 
 
 @COMMON
-@given(table=tables(), workers=st.sampled_from([1, 2, 3, 4]))
+@given(table=tables(), workers=workers)
 def test_global_aggregate(sessions, table, workers):
-    df = sessions[workers].createDataFrame(table)
+    df = session_for(sessions, workers).createDataFrame(table)
     got = df.agg(F.sum("k").alias("sk"), F.count("*").alias("n"), F.max("d").alias("md"),
                  F.avg("d").alias("ad")).toArrow()
     expected = oracle(table, "select sum(k) sk, count(*) n, max(d) md, avg(d) ad from t")
@@ -93,9 +110,9 @@ def test_global_aggregate(sessions, table, workers):
 
 
 @COMMON
-@given(table=tables(), workers=st.sampled_from([1, 2, 3, 4]))
+@given(table=tables(), workers=workers)
 def test_filter_project_with_column(sessions, table, workers):
-    df = sessions[workers].createDataFrame(table)
+    df = session_for(sessions, workers).createDataFrame(table)
     got = (
         df.filter((F.col("k") > 0) | F.col("s").isNull())
         .withColumn("y", F.col("x") * 2 + F.col("k"))
@@ -110,18 +127,18 @@ def test_filter_project_with_column(sessions, table, workers):
 
 
 @COMMON
-@given(table=tables(), workers=st.sampled_from([1, 2, 3, 4]))
+@given(table=tables(), workers=workers)
 def test_count_distinct(sessions, table, workers):
-    df = sessions[workers].createDataFrame(table)
+    df = session_for(sessions, workers).createDataFrame(table)
     got = df.groupBy("k").agg(F.countDistinct("s").alias("ds"), F.sum("x").alias("sx")).toArrow()
     expected = oracle(table, "select k, count(distinct s) ds, sum(x) sx from t group by k")
     assert_same(got, expected)
 
 
 @COMMON
-@given(table=tables(), workers=st.sampled_from([1, 2, 3, 4]), n=st.integers(0, 20))
+@given(table=tables(), workers=workers, n=st.integers(0, 20))
 def test_top_k_and_limit(sessions, table, workers, n):
-    df = sessions[workers].createDataFrame(table)
+    df = session_for(sessions, workers).createDataFrame(table)
     got = df.orderBy(F.col("x").desc(), "id").limit(n).select("id", "x").toArrow()
     expected = oracle(table, f"select id, x from t order by x desc nulls last, id limit {n}")
     assert got.to_pylist() == expected.to_pylist()
@@ -130,9 +147,9 @@ def test_top_k_and_limit(sessions, table, workers, n):
 
 
 @COMMON
-@given(table=tables(), workers=st.sampled_from([1, 2, 3, 4]))
+@given(table=tables(), workers=workers)
 def test_full_sort(sessions, table, workers):
-    df = sessions[workers].createDataFrame(table)
+    df = session_for(sessions, workers).createDataFrame(table)
     got = df.orderBy("s", F.col("id").desc()).select("s", "id").toArrow()
     expected = oracle(table, "select s, id from t order by s nulls first, id desc")
     assert got.to_pylist() == expected.to_pylist()
@@ -140,7 +157,7 @@ def test_full_sort(sessions, table, workers):
 
 def test_empty_input_keeps_schema(sessions):
     empty = pa.table({name: pa.array([], SCHEMA.field(name).type) for name in SCHEMA.names})
-    df = sessions[2].createDataFrame(empty)
+    df = session_for(sessions, 2).createDataFrame(empty)
     grouped = df.groupBy("k").agg(F.sum("x").alias("sx")).toArrow()
     assert grouped.num_rows == 0 and grouped.column_names == ["k", "sx"]
     total = df.agg(F.count("*").alias("n"), F.sum("x").alias("sx")).toArrow().to_pylist()

@@ -7,6 +7,7 @@ import pytest
 from coordinator import Session
 from coordinator.tpch import ensure_tpch, q1, q6
 from tests.e2e.conftest import canonical
+from transport.registry import available_transports
 
 Q1_SQL = """
 select l_returnflag, l_linestatus, sum(l_quantity) sum_qty, sum(l_extendedprice) sum_base_price,
@@ -29,11 +30,16 @@ def lineitem_dir(tmp_path_factory):
     return ensure_tpch(0.01, root=tmp_path_factory.mktemp("tpch")) / "lineitem"
 
 
-@pytest.mark.parametrize("workers", [1, 4])
-def test_q1_q6_match_duckdb_and_run_on_every_worker(lineitem_dir, workers):
+CASES = [("memory", 1), ("memory", 4)] + [
+    (name, 3) for name in sorted(available_transports()) if name != "memory"
+]
+
+
+@pytest.mark.parametrize(("transport", "workers"), CASES)
+def test_q1_q6_match_duckdb_and_run_on_every_worker(lineitem_dir, transport, workers):
     import duckdb
 
-    with Session(workers=workers) as session:
+    with Session(workers=workers, transport=transport) as session:
         lineitem = session.read.parquet(str(lineitem_dir))
         got1 = q1(lineitem).toArrow()
         metrics = session.last_metrics
