@@ -20,6 +20,7 @@ from transport.registry import create_transport
 
 class Cluster(Protocol):
     addresses: list[str]
+    names: dict[str, str]  # address -> worker id, for error messages and metrics
     driver: Worker
     driver_address: str
 
@@ -55,6 +56,7 @@ class LocalCluster:
         self.workers, self.driver = self._all[:-1], self._all[-1]
         self.addresses = [server.address for server in self._servers[:-1]]
         self.driver_address = self._servers[-1].address
+        self.names = {s.address: w.worker_id for s, w in zip(self._servers, self._all, strict=True)}
 
     def client(self, address: str) -> TransportClient:
         with self._lock:

@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     # createDataFrame splits a table into chunks of about this many rows, one task each
     # (at most one chunk per worker).
     local_chunk_rows: int = Field(default=100_000, ge=1)
+    # Where Spark DataFrames are written as Parquet for sparkwire to read; None: a temp dir.
+    # On a real Spark cluster, a path every executor and worker can read (shared storage).
+    spark_exchange_dir: Path | None = None
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)

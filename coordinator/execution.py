@@ -25,7 +25,7 @@ from coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
 from coordinator.worker import STATUS_PARTITION
 from planner.plan import Exchange, LocalSource, Operator, ParquetScan, Stage, StagedPlan
 from transport.base import PartitionKey
-from transport.errors import QueryCancelled, SparkwireError
+from transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
 from transport.stream import PartitionReader
 
 
@@ -51,6 +51,9 @@ class QueryMetrics:
 
 
 Progress = Callable[[QueryMetrics], None]
+
+# After the result stream fails, how long the status watchers get to report a better cause.
+_FAILURE_GRACE = 2.0
 
 
 class QueryCoordinator:
@@ -154,8 +157,10 @@ class QueryResult:
             )
             thread.start()
             self._watchers.append(thread)
-        final = self._plan.final
-        first = self._read(final.id, 0)
+        try:
+            first = self._result_partition(0)
+        except SparkwireError as exc:
+            raise self._cause(exc) from exc
         self._reader = PartitionReader(first.schema, self._batches(first))
 
     @property
@@ -173,26 +178,54 @@ class QueryResult:
         timeout = self._coordinator.settings.timeouts.partition_wait
         return self._coordinator.cluster.client(address).read(key, timeout)
 
+    def _result_partition(self, task: int) -> PartitionReader:
+        stage = self._plan.final.id
+        try:
+            return self._read(stage, task)
+        except (TransportError, Timeout) as exc:
+            raise self._lost(stage, task, exc) from exc
+
     def _batches(self, first: PartitionReader) -> Iterator[pa.RecordBatch]:
         try:
             for task in range(self._plan.final.tasks):
-                reader = first if task == 0 else self._read(self._plan.final.id, task)
-                with reader:
-                    yield from reader
+                reader = first if task == 0 else self._result_partition(task)
+                try:
+                    with reader:
+                        yield from reader
+                except (TransportError, Timeout) as exc:
+                    raise self._lost(self._plan.final.id, task, exc) from exc
             self._wait_for_status()
-        except QueryCancelled:
-            if self._failure is not None:
-                raise self._failure from None
-            raise
+        except SparkwireError as exc:
+            raise self._cause(exc) from exc
         finally:
             self.close()
+
+    def _cause(self, exc: SparkwireError) -> SparkwireError:
+        """The error to report for a failed query: a watcher may know the precise cause
+        (the task that failed first, the worker that died), so stop the query and give the
+        watchers a moment to say so."""
+        self._coordinator.cancel(self.query_id)
+        deadline = time.monotonic() + _FAILURE_GRACE
+        for thread in self._watchers:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return self._failure if self._failure is not None else exc
+
+    def _lost(self, stage: int, task: int, exc: SparkwireError) -> TaskFailed:
+        address = self._placement[stage][task]
+        name = self._coordinator.cluster.names.get(address, address)
+        return TaskFailed(
+            f"worker {name} ({address}) failed or was lost running stage {stage} task {task}: {exc}"
+        )
 
     def _watch(self, address: str, tasks: list[tuple[int, int]]) -> None:
         """Read each task's status partition on one worker, in delivery order."""
         try:
             for stage, task in tasks:
-                with self._read(stage, task, STATUS_PARTITION) as reader:
-                    table = reader.read_all()
+                try:
+                    with self._read(stage, task, STATUS_PARTITION) as reader:
+                        table = reader.read_all()
+                except (TransportError, Timeout) as exc:
+                    raise self._lost(stage, task, exc) from exc
                 with self._lock:
                     stats = self.metrics.stages[stage]
                     stats.done += 1
@@ -203,6 +236,8 @@ class QueryResult:
                         self.metrics.tasks_per_worker[row["worker"]] += 1
                 if self._progress is not None:
                     self._progress(self.metrics)
+        except QueryCancelled:
+            return  # the query ended; whoever cancelled it reports why
         except SparkwireError as exc:
             with self._lock:
                 if self._closed:

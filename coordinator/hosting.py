@@ -10,9 +10,10 @@ cluster must run the same versions, since partitioning must hash identically eve
 from __future__ import annotations
 
 import os
+import socket
 from importlib.metadata import PackageNotFoundError, version
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from coordinator.config import Settings
 from coordinator.worker import Worker
@@ -42,6 +43,7 @@ class WorkerAnnouncement(BaseModel):
     worker_id: str
     address: str
     pid: int
+    host: str = Field(default_factory=socket.gethostname)
     versions: dict[str, str]
 
     def check_versions(self) -> None:
@@ -56,7 +58,10 @@ class WorkerAnnouncement(BaseModel):
 class HostedWorker:
     """A worker, its own transport instance and the server exposing it."""
 
-    def __init__(self, settings: Settings, worker_id: str, listen: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, worker_id: str, listen: str | None = None, host: str | None = None
+    ) -> None:
+        """Serve at ``listen``, or on interface ``host`` with an OS-chosen port, or the default."""
         self.transport: WorkerTransport = create_transport(
             settings.transport.kind, settings.transport.options
         )
@@ -64,6 +69,8 @@ class HostedWorker:
         self.server: Server | None = None
         try:
             self.worker = Worker(worker_id, settings, self.transport.connect)
+            if listen is None and host is not None:
+                listen = self.transport.address_on(host)
             self.server = self.transport.serve(self.worker, listen)
         except BaseException:
             self.close()

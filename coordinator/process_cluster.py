@@ -68,6 +68,7 @@ class ProcessCluster:
             raise
         self.addresses = [a.address for a in self.announcements]
         self.driver_address = self._server.address
+        self.names = {a.address: a.worker_id for a in self.announcements}
 
     def _announcement(self, proc: subprocess.Popen[bytes], deadline: float) -> WorkerAnnouncement:
         assert proc.stdout is not None

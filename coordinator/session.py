@@ -14,10 +14,12 @@ protocol so DataFrames can plan against its size and run on it.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 import pyarrow as pa
 
@@ -25,9 +27,12 @@ from coordinator.cluster import Cluster, LocalCluster
 from coordinator.config import Settings, load_settings
 from coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
 from coordinator.process_cluster import ProcessCluster
+from coordinator.spark_cluster import SparkCluster
+from coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from planner.dataframe import DataFrame, DataFrameReader, create_dataframe
 from planner.plan import LocalSource, StagedPlan
 from transport.base import WorkerTransport
+from transport.errors import ConfigError
 from transport.registry import transport_class
 
 
@@ -46,6 +51,8 @@ class Session:
         workers: int | None = None,
         transport: str | WorkerTransport | None = None,
         *,
+        cluster: Literal["local", "process", "spark"] | None = None,
+        spark: Any = None,
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
@@ -55,16 +62,13 @@ class Session:
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
         self.settings = settings
-        if isinstance(transport, WorkerTransport):
-            self.cluster: Cluster = LocalCluster(settings, transport)
-        elif transport_class(settings.transport.kind).capabilities.crosses_processes:
-            self.cluster = ProcessCluster(settings)
-        else:
-            self.cluster = LocalCluster(settings)
+        self.spark = spark
+        self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
         self._coordinator = QueryCoordinator(self.cluster, settings)
         self.progress = progress
         self.last_metrics: QueryMetrics | None = None
         self._sources: list[str] = []
+        self._exchange: Path | None = None
         self._closed = False
         self.read = DataFrameReader(self)
 
@@ -90,7 +94,17 @@ class Session:
 
     # -- PySpark-style API -------------------------------------------------------------
     def createDataFrame(self, data: Any) -> DataFrame:  # noqa: N802 - PySpark's name
-        """A DataFrame over a ``pyarrow.Table`` or a pandas DataFrame held by this session."""
+        """A DataFrame over a ``pyarrow.Table``, a pandas DataFrame, or a Spark DataFrame.
+
+        A Spark DataFrame is written as Parquet by Spark's executors into the session's
+        exchange directory and read from there, so its rows never gather on the driver.
+        """
+        if is_spark_dataframe(data):
+            if self._exchange is None:
+                self._exchange = Path(tempfile.mkdtemp(prefix="sparkwire-exchange-",
+                                                       dir=self.settings.spark_exchange_dir))
+            path = export_spark_dataframe(data, self._exchange, self.settings.timeouts.partition_wait)
+            return self.read.parquet(str(path))
         return create_dataframe(self, data)
 
     def close(self) -> None:
@@ -100,6 +114,8 @@ class Session:
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
         self.cluster.close()
+        if self._exchange is not None:
+            shutil.rmtree(self._exchange, ignore_errors=True)
 
     def __enter__(self) -> Self:
         return self
@@ -111,3 +127,24 @@ class Session:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _make_cluster(
+    settings: Settings, kind: str | None, spark: Any, transport: str | WorkerTransport | None
+) -> Cluster:
+    """Spark executors when asked; otherwise in-process for a transport that stays in one
+    process (or an explicit instance), local worker processes for one that crosses them."""
+    if kind == "spark" or (kind is None and spark is not None):
+        if spark is None:
+            raise ConfigError("cluster='spark' needs spark=<SparkSession>")
+        return SparkCluster(spark, settings)
+    if isinstance(transport, WorkerTransport):
+        return LocalCluster(settings, transport)
+    crosses = transport_class(settings.transport.kind).capabilities.crosses_processes
+    if kind == "process" or (kind is None and crosses):
+        if not crosses:
+            raise ConfigError(f"the {settings.transport.kind!r} transport cannot reach worker processes")
+        return ProcessCluster(settings)
+    if kind not in (None, "local"):
+        raise ConfigError(f"unknown cluster {kind!r}; known: local, process, spark")
+    return LocalCluster(settings)

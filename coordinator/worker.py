@@ -258,7 +258,7 @@ class Worker:
                             raise QueryCancelled(f"query {query_id} was cancelled")
                         task.rows_in += batch.num_rows
                         yield batch
-            except BaseException as exc:
+            except Exception as exc:  # not GeneratorExit: DuckDB closing the stream is no cause
                 task.input_error = exc
                 raise
 

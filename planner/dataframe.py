@@ -220,6 +220,14 @@ class DataFrame:
         which cancels the query. Planning errors are raised here, not on first ``next``."""
         return _stream(self._executor, self.staged_plan())
 
+    def toSpark(self, spark: Any) -> Any:  # noqa: N802 - PySpark's name
+        """The result as a Spark DataFrame of ``spark`` (a ``SparkSession``).
+
+        The result already streams to the driver, so it is handed to Spark as one Arrow
+        table; Spark distributes it from there.
+        """
+        return spark.createDataFrame(self.toArrow())
+
     # -- helpers ------------------------------------------------------------------------
     def _derive(self, plan: Operator, columns: Sequence[str]) -> DataFrame:
         return DataFrame(plan, columns, self._executor)

@@ -158,6 +158,15 @@ class WorkerTransport(ABC):
     def connect(self, address: str) -> TransportClient:
         """A client for the worker served at ``address``."""
 
+    def address_on(self, host: str) -> str | None:
+        """The address to ``serve`` at on network interface ``host``, port chosen by the OS.
+
+        A worker hosted on a machine the coordinator did not start (a Spark executor) binds
+        the interface it reaches the coordinator through. ``None``: the transport's address
+        does not name a host (memory, shared memory), so ``serve``'s default applies.
+        """
+        return None
+
     @abstractmethod
     def close(self) -> None:
         """Stop all servers and clients of this transport; idempotent."""
