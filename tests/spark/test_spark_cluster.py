@@ -1,0 +1,135 @@
+"""Workers hosted inside Spark executors (a real local[2] Spark), on every out-of-process
+transport: same results as in-process workers, clear errors, clean shutdown."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from coordinator import Session
+from coordinator.spark_cluster import SparkCluster
+from coordinator.config import load_settings
+from coordinator.tpch import ensure_tpch, q1, q6
+from planner import functions as F
+from tests.e2e.conftest import canonical
+from tests.spark.conftest import listening_ports
+from transport.errors import ConfigError, SparkwireError, Timeout
+from transport.registry import available_transports, transport_class
+
+pytestmark = pytest.mark.slow
+
+CROSSING = sorted(n for n in available_transports() if transport_class(n).capabilities.crosses_processes)
+
+
+def sample_table() -> pa.Table:
+    n = 5000
+    return pa.table({
+        "k": pa.array([i % 7 if i % 11 else None for i in range(n)], pa.int64()),
+        "s": pa.array([f"s{i % 5}" for i in range(n)]),
+        "x": pa.array([i * 0.5 for i in range(n)], pa.float64()),
+    })
+
+
+def queries(session: Session, lineitem: Path) -> dict[str, pa.Table]:
+    df = session.createDataFrame(sample_table())
+    items = session.read.parquet(str(lineitem))
+    first = q1(items).toArrow()
+    assert session.last_metrics is not None
+    workers = {session.cluster.names[a] for a in session.cluster.addresses}
+    assert set(session.last_metrics.tasks_per_worker) >= workers
+    return {
+        "q1": first,
+        "q6": q6(items).toArrow(),
+        "grouped": df.groupBy("k", "s").agg(F.sum("x").alias("sx"), F.count("*").alias("n")).toArrow(),
+        "top": df.orderBy(F.col("x").desc()).limit(7).toArrow(),
+    }
+
+
+@pytest.fixture(scope="module")
+def lineitem(tmp_path_factory) -> Path:
+    return ensure_tpch(0.01, root=tmp_path_factory.mktemp("tpch")) / "lineitem"
+
+
+@pytest.fixture(scope="module")
+def expected(lineitem) -> dict[str, pa.Table]:
+    with Session(workers=2) as session:
+        return queries(session, lineitem)
+
+
+@pytest.mark.parametrize("transport", CROSSING)
+def test_same_results_on_spark_hosted_workers(spark, lineitem, expected, transport):
+    with Session(cluster="spark", spark=spark, workers=2, transport=transport,
+                 local_chunk_rows=1000) as session:
+        assert len(session.cluster.addresses) == 2
+        assert set(session.cluster.names.values()) == {"spark-worker-0", "spark-worker-1"}
+        got = queries(session, lineitem)  # q1 runs on every worker (checked inside)
+        ports = {int(m[1]) for a in session.cluster.addresses if (m := re.search(r":(\d+)$", a))}
+    for name, table in expected.items():
+        assert got[name].column_names == table.column_names, name
+        assert canonical(got[name]) == canonical(table), name
+    time.sleep(1.0)
+    assert not ports & listening_ports(), "a worker port outlived the cluster"
+
+
+def test_worker_killed_mid_query_names_it_and_cluster_closes(spark):
+    rows = 2_000_000
+    table = pa.table({"a": pa.array(range(rows), pa.int64())})
+    with Session(cluster="spark", spark=spark, workers=2, transport="flight",
+                 local_chunk_rows=rows // 2, worker={"engine": {"batch_rows": 4096}}) as session:
+        victim = session.cluster.announcements[1]
+        df = session.createDataFrame(table).withColumn("b", F.col("a") * 2)
+        killer = threading.Timer(1.0, os.kill, args=(victim.pid, signal.SIGKILL))
+        killer.start()
+        started = time.monotonic()
+        try:
+            with pytest.raises(SparkwireError) as caught:
+                for _ in df.toBatches():
+                    time.sleep(0.01)
+        finally:
+            killer.cancel()
+        assert time.monotonic() - started < 60
+        message = str(caught.value)
+        assert "stage" in message and "task" in message and "spark-worker" in message
+        deadline = time.monotonic() + 10
+        while victim.worker_id not in session.cluster.lost_workers() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert victim.worker_id in session.cluster.lost_workers()
+
+
+def test_more_workers_than_slots_is_refused_at_once(spark):
+    started = time.monotonic()
+    with pytest.raises(ConfigError, match="task slots"):
+        Session(cluster="spark", spark=spark, workers=3, transport="flight")
+    assert time.monotonic() - started < 5
+
+
+def test_busy_slots_time_out_with_the_cause(spark):
+    settings = load_settings(workers=2, transport="flight")
+    with SparkCluster(spark, settings):
+        started = time.monotonic()
+        with pytest.raises(Timeout, match=r"only 0 of 1 .*task slots busy"):
+            SparkCluster(spark, load_settings(workers=1, transport="flight"), start_timeout=8)
+        assert time.monotonic() - started < 30
+
+
+def test_memory_transport_is_refused(spark):
+    with pytest.raises(ConfigError, match="memory"):
+        Session(cluster="spark", spark=spark, workers=1, transport="memory")
+
+
+def test_spark_dataframes_in_and_out(spark):
+    spark_df = spark.createDataFrame(sample_table())
+    with Session(cluster="spark", spark=spark, workers=1, transport="flight") as session:
+        df = session.createDataFrame(spark_df)
+        result = df.groupBy("s").agg(F.sum("x").alias("sx"))
+        back = result.toSpark(spark)
+        got = sorted((r["s"], r["sx"]) for r in back.collect())
+    expected = sorted((r["s"], r["sx"]) for r in spark_df.groupBy("s").sum("x").withColumnRenamed("sum(x)", "sx").collect())
+    assert got == expected

@@ -1,0 +1,427 @@
+"""The Arrow Flight transport: plans by ``do_action``, partitions by ``do_get``, over gRPC.
+
+Capabilities: not zero copy (batches are Arrow IPC messages on a socket), crosses processes
+and hosts. Addresses are ``grpc://HOST:PORT``; ``grpc+tls://`` is reserved for TLS and
+refused until it is built.
+
+Wire protocol (so that a stock ``pyarrow.flight.FlightClient`` can talk to a worker):
+
+- ``do_action("deliver", body=<task plan JSON bytes>)`` → ``service.submit``; no results.
+- ``do_action("cancel", body=<query id, UTF-8>)`` → ``service.cancel``; no results.
+- ``do_get(Ticket(b'{"partition": "QUERY/STAGE/TASK/PARTITION", "timeout": 5.0}'))`` streams
+  one partition; ``timeout`` is how long the worker waits for the partition's task to
+  exist. The ticket is UTF-8 JSON with exactly those two keys, at most 1 KiB; anything else
+  is refused with a ``protocol`` error, and the server keeps serving.
+
+Errors: whatever the service raises is passed through ``as_library_error`` and sent as a
+``FlightServerError`` whose ``extra_info`` is ``{"code": ..., "message": ...}`` JSON; the
+client rebuilds the library's exception with ``error_from_code``. A peer that is gone
+surfaces as ``ConnectionLost``: actions carry a call deadline (``call_timeout``); a killed
+worker resets its sockets, which ends streams at once; a silent one (host down, frozen,
+network cut) is found by gRPC keepalive pings (``keepalive_seconds`` +
+``keepalive_timeout_seconds``). Pyarrow's Flight server cannot relax gRPC's ping policy
+(apache/arrow#44916), which answers pings more frequent than every 5 minutes on a stream
+that has sent no data with GOAWAY "too_many_pings", so ``keepalive_seconds`` defaults to
+360 (a margin over those 5 minutes): a silent peer is found within about 6.5 minutes.
+
+Messages: batches larger than ``max_message_bytes`` are cut into row slices of about that
+size, so no gRPC message (and no buffer on either side) is much larger. Flow control is
+gRPC's own HTTP/2 per-stream window: we pin it to ``_STREAM_WINDOW_BYTES`` (instead of
+letting bandwidth-delay probing grow it), so a reader has at most that window plus one
+message being written and one being decoded in flight: ``Capabilities.max_inflight_bytes``
+for the default ``max_message_bytes``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pyarrow as pa
+import pyarrow.flight as flight
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from transport.base import (
+    Capabilities,
+    PartitionKey,
+    TransportClient,
+    WorkerService,
+    WorkerTransport,
+)
+from transport.errors import (
+    ConfigError,
+    ConnectionLost,
+    ProtocolError,
+    SparkwireError,
+    TransportError,
+    as_library_error,
+    error_from_code,
+)
+from transport.stream import PartitionReader
+
+_log = logging.getLogger(__name__)
+
+_SCHEME = "grpc"
+_MAX_TICKET_BYTES = 1024
+_MAX_TICKET_TIMEOUT = 24 * 3600.0
+_MAX_ERROR_MESSAGE = 2000  # both copies of it travel in gRPC trailers (8 KiB by default)
+_MAX_QUERY_ID_BYTES = 64
+_DEFAULT_MESSAGE_BYTES = 8 << 20
+_STREAM_WINDOW_BYTES = 16 << 20
+
+
+class FlightOptions(BaseModel):
+    """Constructor options; strings from ``SPARKWIRE_TRANSPORT__OPTIONS__*`` are coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = Field(default="127.0.0.1", min_length=1)
+    max_message_bytes: int = Field(default=_DEFAULT_MESSAGE_BYTES, ge=64 << 10, le=1 << 30)
+    max_plan_bytes: int = Field(default=16 << 20, ge=1024, le=1 << 30)
+    call_timeout: float = Field(default=30.0, gt=0, le=3600)
+    keepalive_seconds: float = Field(default=360.0, ge=1, le=7200)
+    keepalive_timeout_seconds: float = Field(default=20.0, ge=1, le=600)
+    shutdown_timeout: float = Field(default=10.0, gt=0, le=600)
+
+
+def _split_address(address: str) -> tuple[str, int]:
+    """``(host, port)`` of a ``grpc://HOST:PORT`` address; TLS is refused for now."""
+    scheme = address.partition("://")[0]
+    if scheme == "grpc+tls":
+        raise ConfigError(f"TLS for the flight transport is not supported yet: {address!r}")
+    try:
+        parts = urlsplit(address)
+        if (scheme != _SCHEME or not parts.hostname or parts.port is None
+                or parts.path or parts.query or parts.fragment):
+            raise ValueError(address)
+        return parts.hostname, parts.port
+    except ValueError:  # also what urlsplit raises for a bad port or bracket
+        raise ConfigError(f"flight address must look like grpc://HOST:PORT: {address!r}") from None
+
+
+def _join_address(host: str, port: int) -> str:
+    return f"{_SCHEME}://[{host}]:{port}" if ":" in host else f"{_SCHEME}://{host}:{port}"
+
+
+def encode_ticket(key: PartitionKey, timeout: float) -> bytes:
+    """The ``do_get`` ticket naming a partition (see the module docstring)."""
+    return json.dumps({"partition": str(key), "timeout": timeout}).encode()
+
+
+def _decode_ticket(raw: bytes) -> tuple[PartitionKey, float]:
+    if len(raw) > _MAX_TICKET_BYTES:
+        raise ProtocolError(f"ticket of {len(raw)} bytes exceeds {_MAX_TICKET_BYTES}")
+    try:
+        ticket = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ProtocolError("ticket is not UTF-8 JSON") from None
+    if not isinstance(ticket, dict) or ticket.keys() != {"partition", "timeout"}:
+        raise ProtocolError('ticket must be {"partition": ..., "timeout": ...}')
+    partition, timeout = ticket["partition"], ticket["timeout"]
+    if not isinstance(partition, str):
+        raise ProtocolError("ticket partition must be a string")
+    if (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout) or not 0 <= timeout <= _MAX_TICKET_TIMEOUT):
+        raise ProtocolError(f"ticket timeout must be 0..{_MAX_TICKET_TIMEOUT:g} seconds")
+    return PartitionKey.parse(partition), float(timeout)
+
+
+def _to_flight_error(exc: BaseException) -> flight.FlightServerError:
+    """The library error for ``exc``, as a Flight error the client can rebuild."""
+    error = as_library_error(exc)
+    message = str(error)[:_MAX_ERROR_MESSAGE]
+    detail = json.dumps({"code": error.code, "message": message}).encode()
+    return flight.FlightServerError(f"{error.code}: {message}", extra_info=detail)
+
+
+def _from_flight_error(exc: Exception, address: str) -> SparkwireError:
+    """The library error for what a Flight call raised on the client side."""
+    if isinstance(exc, flight.FlightError):
+        try:
+            detail = json.loads(exc.extra_info)
+            return error_from_code(str(detail["code"]), str(detail["message"]))
+        except (ValueError, TypeError, KeyError):
+            pass  # not one of ours: a gRPC-level failure
+    summary = str(exc).split(". gRPC client debug context", 1)[0]
+    if isinstance(exc, flight.FlightUnavailableError | flight.FlightTimedOutError
+                  | flight.FlightCancelledError):
+        return ConnectionLost(f"worker at {address}: {summary}")
+    if isinstance(exc, flight.FlightError):
+        return TransportError(f"worker at {address}: {summary}")
+    return ProtocolError(f"bad stream from worker at {address}: {summary}")
+
+
+def _slices(batch: pa.RecordBatch, limit: int) -> Iterator[pa.RecordBatch]:
+    """``batch`` cut into row slices of about ``limit`` bytes (rows are indivisible)."""
+    # get_total_buffer_size() is cheap but counts whole buffers under a slice; nbytes is
+    # exact but costs microseconds, which matters for tiny batches.
+    size = limit if batch.get_total_buffer_size() <= limit else batch.nbytes
+    if size <= limit or batch.num_rows <= 1:
+        yield batch
+        return
+    step = max(1, batch.num_rows * limit // size)
+    for start in range(0, batch.num_rows, step):
+        yield batch.slice(start, step)
+
+
+class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
+    """Serves one ``WorkerService``; gRPC runs every call on its own thread pool."""
+
+    def __init__(
+        self, service: WorkerService, host: str, port: int, options: FlightOptions
+    ) -> None:
+        super().__init__(_join_address(host, port))
+        self.address = _join_address(host, self.port)
+        self._service = service
+        self._options = options
+        self._lock = threading.Lock()
+        self._streaming: set[PartitionReader] = set()
+        self._closing = False
+
+    def do_action(self, context: flight.ServerCallContext, action: flight.Action) -> list[bytes]:
+        try:
+            body = action.body
+            if action.type == "deliver":
+                if body.size > self._options.max_plan_bytes:
+                    raise ProtocolError(f"task plan of {body.size} bytes exceeds "
+                                        f"{self._options.max_plan_bytes}")
+                self._service.submit(body.to_pybytes())
+            elif action.type == "cancel":
+                self._service.cancel(self._query_id(body))
+            else:
+                raise ProtocolError(f"unknown action {action.type[:64]!r}")
+        except Exception as exc:
+            raise _to_flight_error(exc) from exc
+        return []
+
+    def list_actions(self, context: flight.ServerCallContext) -> list[tuple[str, str]]:
+        return [("deliver", "accept a task plan (JSON bytes)"),
+                ("cancel", "cancel a query (query id bytes)")]
+
+    def do_get(
+        self, context: flight.ServerCallContext, ticket: flight.Ticket
+    ) -> flight.FlightDataStream:
+        try:
+            reader = self._service.open(*_decode_ticket(ticket.ticket))
+        except Exception as exc:
+            raise _to_flight_error(exc) from exc
+        with self._lock:
+            self._streaming.add(reader)
+        failure: list[Exception] = []
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            # Runs inside the C++ stream below; it cannot carry an error code out, so the
+            # failure is kept and raised by ``payloads`` once this stream has ended. When
+            # the client goes away, gRPC drops the stream and ``finally`` frees the producer.
+            try:
+                for batch in reader:
+                    yield from _slices(batch, self._options.max_message_bytes)
+                if self._closing:
+                    raise ConnectionLost(f"worker at {self.address} is shutting down")
+            except Exception as exc:
+                failure.append(exc)
+            finally:
+                reader.close()
+                with self._lock:
+                    self._streaming.discard(reader)
+
+        def payloads() -> Iterator[flight.FlightDataStream]:
+            # One IPC stream for all batches, so dictionaries are sent once and replaced
+            # only when they change (a GeneratorStream of bare batches cannot send them).
+            source = pa.RecordBatchReader.from_batches(reader.schema, batches())
+            yield flight.RecordBatchStream(source)
+            if failure:
+                raise _to_flight_error(failure[0])
+
+        return flight.GeneratorStream(reader.schema, payloads())
+
+    def close(self) -> None:
+        """Stop serving: release open streams, then shut gRPC down within a bound."""
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            streaming = list(self._streaming)
+        for reader in streaming:
+            reader.close()
+        # shutdown() waits for running calls; one blocked in the service ends within the
+        # service's own timeouts, so wait on a thread rather than forever.
+        stopper = threading.Thread(target=self._stop, name=f"flight-shutdown-{self.port}",
+                                   daemon=True)
+        stopper.start()
+        stopper.join(self._options.shutdown_timeout)
+        if stopper.is_alive():
+            _log.warning("flight server %s still draining calls after %gs",
+                         self.address, self._options.shutdown_timeout)
+
+    def _stop(self) -> None:
+        self.shutdown()
+        self.wait()
+
+    @staticmethod
+    def _query_id(body: pa.Buffer) -> str:
+        if body.size > _MAX_QUERY_ID_BYTES:
+            raise ProtocolError("query id too long")
+        try:
+            query_id = body.to_pybytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("query id is not UTF-8") from None
+        return PartitionKey(query_id, 0, 0, 0).query_id  # validates it like every key
+
+
+class FlightWorkerClient(TransportClient):
+    """A client for one worker over a ``pyarrow.flight.FlightClient`` shared per address."""
+
+    def __init__(
+        self, transport: FlightTransport, channel: flight.FlightClient, address: str
+    ) -> None:
+        self._transport = transport
+        self._channel = channel
+        self._address = address
+        self._lock = threading.Lock()
+        self._streams: set[flight.FlightStreamReader] = set()
+        self._closed = False
+
+    def deliver(self, plan: bytes) -> None:
+        self._action("deliver", bytes(plan))
+
+    def cancel(self, query_id: str) -> None:
+        self._action("cancel", query_id.encode())
+
+    def read(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        self._check_open()
+        ticket = flight.Ticket(encode_ticket(key, timeout))
+        try:
+            stream = self._channel.do_get(ticket)  # returns once the schema arrived
+            schema = stream.schema
+        except (flight.FlightError, pa.ArrowException) as exc:
+            raise _from_flight_error(exc, self._address) from exc
+
+        def release() -> None:
+            stream.cancel()  # ends the gRPC call; the server then frees the producer
+            with self._lock:
+                self._streams.discard(stream)
+
+        with self._lock:
+            self._streams.add(stream)
+            closed = self._closed
+        if closed:
+            stream.cancel()
+        return PartitionReader(schema, self._batches(stream), release)
+
+    def close(self) -> None:
+        # Cancel open streams rather than close their readers: a reader still being
+        # drained must then raise ConnectionLost, never look like an early end of stream.
+        with self._lock:
+            self._closed = True
+            streams, self._streams = list(self._streams), set()
+        for stream in streams:
+            stream.cancel()
+
+    def _batches(self, stream: flight.FlightStreamReader) -> Iterator[pa.RecordBatch]:
+        while True:
+            try:
+                chunk = stream.read_chunk()
+            except StopIteration:
+                return
+            except (flight.FlightError, pa.ArrowException) as exc:
+                raise _from_flight_error(exc, self._address) from exc
+            if chunk.data is not None:
+                yield chunk.data
+
+    def _action(self, kind: str, body: bytes) -> None:
+        self._check_open()
+        call = flight.FlightCallOptions(timeout=self._transport.options.call_timeout)
+        try:
+            for _ in self._channel.do_action(flight.Action(kind, body), call):
+                pass
+        except (flight.FlightError, pa.ArrowException) as exc:
+            raise _from_flight_error(exc, self._address) from exc
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConnectionLost(f"client for {self._address} is closed")
+
+
+class FlightTransport(WorkerTransport):
+    """Workers talk Arrow Flight; one gRPC channel per worker address, shared by clients."""
+
+    name = "flight"
+    capabilities = Capabilities(
+        zero_copy=False,
+        crosses_processes=True,
+        crosses_hosts=True,
+        max_inflight_bytes=_STREAM_WINDOW_BYTES + 2 * _DEFAULT_MESSAGE_BYTES,
+    )
+
+    def __init__(self, **options: Any) -> None:
+        try:
+            self.options = FlightOptions(**options)
+        except ValidationError as exc:
+            raise ConfigError(f"bad flight transport options: {exc}") from exc
+        self._lock = threading.Lock()
+        self._servers: list[FlightWorkerServer] = []
+        self._channels: dict[tuple[str, int], flight.FlightClient] = {}
+        self._clients: list[FlightWorkerClient] = []
+        self._closed = False
+
+    def serve(self, service: WorkerService, address: str | None = None) -> FlightWorkerServer:
+        host, port = (self.options.host, 0) if address is None else _split_address(address)
+        self._check_open()
+        try:
+            server = FlightWorkerServer(service, host, port, self.options)
+        except (flight.FlightError, pa.ArrowException) as exc:
+            where = _join_address(host, port)
+            raise ConfigError(f"cannot serve flight at {where}: {exc}") from exc
+        with self._lock:
+            self._servers.append(server)
+        return server
+
+    def address_on(self, host: str) -> str:
+        return _join_address(host, 0)
+
+    def connect(self, address: str) -> FlightWorkerClient:
+        location = _split_address(address)
+        with self._lock:
+            self._check_open()
+            channel = self._channels.get(location)
+            if channel is None:
+                channel = flight.FlightClient(_join_address(*location),
+                                              generic_options=self._channel_options())
+                self._channels[location] = channel
+            client = FlightWorkerClient(self, channel, address)
+            self._clients.append(client)
+        return client
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            servers, self._servers = self._servers, []
+            clients, self._clients = self._clients, []
+            channels, self._channels = list(self._channels.values()), {}
+        for client in clients:
+            client.close()
+        for channel in channels:
+            channel.close()
+        for server in servers:
+            server.close()
+
+    def _channel_options(self) -> list[tuple[str, int]]:
+        return [
+            ("grpc.keepalive_time_ms", int(self.options.keepalive_seconds * 1000)),
+            ("grpc.keepalive_timeout_ms", int(self.options.keepalive_timeout_seconds * 1000)),
+            # newer gRPC cores time an unanswered ping out by this one (default 60 s)
+            ("grpc.http2.ping_timeout_ms", int(self.options.keepalive_timeout_seconds * 1000)),
+            ("grpc.http2.max_pings_without_data", 0),  # keep pinging a silent stream
+            ("grpc.http2.bdp_probe", 0),  # a fixed window is what bounds bytes in flight
+            ("grpc.http2.lookahead_bytes", _STREAM_WINDOW_BYTES),
+        ]
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConnectionLost("the flight transport is closed")
