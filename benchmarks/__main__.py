@@ -1,6 +1,7 @@
 """``make bench``: every benchmark, each writing JSON and a PNG to ``benchmarks/results/``."""
 
-from benchmarks import queries
+from benchmarks import queries, transports
 
 if __name__ == "__main__":
     queries.main()
+    transports.main([])

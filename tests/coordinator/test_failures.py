@@ -32,7 +32,9 @@ def test_a_failing_task_names_worker_stage_and_task(sparkwire_session):
 @pytest.mark.slow
 @pytest.mark.parametrize("transport", CROSSING)
 def test_killed_worker_process_fails_the_query_within_the_timeout(transport):
-    rows = 3_000_000
+    # Each task's output (rows/2 x 2 int64) must exceed what a transport keeps in flight
+    # (tens of MiB), so the kill lands while the victim still has data to send.
+    rows = 12_000_000
     table = pa.table({"a": pa.array(range(rows), pa.int64())})
     with Session(workers=2, transport=transport, local_chunk_rows=rows // 2,
                  worker={"engine": {"batch_rows": 4096}}) as session:

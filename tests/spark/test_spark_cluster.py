@@ -79,7 +79,9 @@ def test_same_results_on_spark_hosted_workers(spark, lineitem, expected, transpo
 
 
 def test_worker_killed_mid_query_names_it_and_cluster_closes(spark):
-    rows = 2_000_000
+    # Each task's output (rows/2 x 2 int64) must exceed what a transport keeps in flight
+    # (tens of MiB), so the kill lands while the victim still has data to send.
+    rows = 12_000_000
     table = pa.table({"a": pa.array(range(rows), pa.int64())})
     with Session(cluster="spark", spark=spark, workers=2, transport="flight",
                  local_chunk_rows=rows // 2, worker={"engine": {"batch_rows": 4096}}) as session:
