@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import pyarrow as pa
 from rich.console import Console
@@ -28,9 +29,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--transport", help="transport name (default from config: memory)")
     parser.add_argument("--workers", type=int, help="number of workers (default from config: 4)")
     parser.add_argument("--config", help="TOML config file (default: $SPARKWIRE_CONFIG)")
+    parser.add_argument("--cluster", choices=["local", "process", "spark"],
+                        help="where workers run (default: by transport)")
+    parser.add_argument("--master", help="Spark master URL for --cluster spark, e.g. local[2]")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="run TPC-H Q1 and Q6 on generated data")
     demo.add_argument("--scale", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
+    run = commands.add_parser("run", help="run one TPC-H query on generated data")
+    run.add_argument("query", choices=sorted(QUERIES))
+    run.add_argument("--scale", type=float, default=0.1)
     explain = commands.add_parser("explain", help="print a query's stages")
     explain.add_argument("query", choices=sorted(QUERIES))
     explain.add_argument("--scale", type=float, default=0.1)
@@ -47,24 +54,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console()
     if args.command == "worker":
         return _serve_worker(args)
+    spark = _spark_session(args.master) if args.cluster == "spark" else None
     try:
         with console.status(f"TPC-H data at scale {args.scale:g}…"):
             data = ensure_tpch(args.scale)
-        with Session(workers=args.workers, transport=args.transport, config_file=args.config) as session:
+        with Session(workers=args.workers, transport=args.transport, config_file=args.config,
+                     cluster=args.cluster, spark=spark) as session:
             lineitem = session.read.parquet(str(data / "lineitem"))
             if args.command == "explain":
                 console.print(QUERIES[args.query](lineitem).explain_string())
                 return 0
             console.print(
-                f"sparkwire demo: TPC-H SF{args.scale:g}, {session.workers} workers, "
-                f"transport {session.settings.transport.kind}"
+                f"sparkwire {args.command}: TPC-H SF{args.scale:g}, {session.workers} workers "
+                f"({type(session.cluster).__name__}), transport {session.settings.transport.kind}"
             )
-            for name, query in QUERIES.items():
-                _run(console, session, name, query(lineitem))
+            names = [args.query] if args.command == "run" else list(QUERIES)
+            for name in names:
+                _run(console, session, name, QUERIES[name](lineitem))
     except SparkwireError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 1
+    finally:
+        if spark is not None:
+            spark.stop()
     return 0
+
+
+def _spark_session(master: str | None) -> Any:
+    """A SparkSession for ``--cluster spark``; executors run this very Python."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("sparkwire").config("spark.ui.enabled", "false")
+    if master is not None:
+        builder = builder.master(master)
+        if master.startswith("local"):
+            builder = builder.config("spark.driver.host", "127.0.0.1").config(
+                "spark.driver.bindAddress", "127.0.0.1")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
 
 
 def _serve_worker(args: argparse.Namespace) -> int:
