@@ -1,15 +1,19 @@
-"""The transport contract (``transport/base.py``), checked on every registered transport."""
+"""The transport contract (``transport/base.py``), checked on every registered transport.
+
+These tests serve a ``StoreService`` in this process and write its store directly, for the
+cases that need exact control of the producer's timing. ``test_conformance_remote.py`` checks
+the rest through the client API alone, with the worker here and in another process.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import threading
 import time
 
 import pyarrow as pa
 import pytest
 
+from tests.transport.remote_service import all_types_batch
 from transport.base import PartitionKey
 from transport.errors import (
     ConnectionLost,
@@ -20,29 +24,6 @@ from transport.errors import (
 )
 
 Q = "q1"
-
-
-def all_types_batch(offset: int = 0) -> pa.RecordBatch:
-    n = 5
-    return pa.record_batch(
-        {
-            "i": pa.array([offset + i if i % 3 else None for i in range(n)], pa.int64()),
-            "f": pa.array([0.5 * i for i in range(n)], pa.float64()),
-            "s": pa.array(["", "é", None, "x" * 100, "z"], pa.string()),
-            "ls": pa.array(["a", None, "b", "c", "d"], pa.large_string()),
-            "lb": pa.array([b"\x00", b"", None, b"\xff" * 3, b"q"], pa.large_binary()),
-            "d": pa.array([decimal.Decimal("1.25"), None, decimal.Decimal("-3.50"),
-                           decimal.Decimal("0.00"), decimal.Decimal("99999999.99")],
-                          pa.decimal128(10, 2)),
-            "ts": pa.array([dt.datetime(2024, 1, 1, i) for i in range(n)],
-                           pa.timestamp("us", tz="Europe/Paris")),
-            "date": pa.array([dt.date(2020, 1, 1 + i) for i in range(n)], pa.date32()),
-            "dict": pa.array(["a", "b", "a", None, "c"]).dictionary_encode(),
-            "list": pa.array([[1, 2], [], None, [3], [4, None]], pa.list_(pa.int32())),
-            "struct": pa.array([{"x": i, "y": str(i)} for i in range(n)]),
-            "map": pa.array([[("k", i)] for i in range(n)], pa.map_(pa.string(), pa.int64())),
-        }
-    )
 
 
 def test_batches_arrive_in_order_and_unchanged(served, service):
@@ -70,17 +51,6 @@ def test_empty_batches_and_empty_partition(served, service):
     empty = client.read(PartitionKey(Q, 0, 0, 1), 5)
     assert empty.schema.equals(schema)
     assert empty.read_all().num_rows == 0
-
-
-def test_many_small_batches(served, service):
-    _, client = served
-    output = service.store.create(Q, 0, 0, [0])
-    output.start(pa.schema([("a", pa.int64())]))
-    for i in range(20_000):
-        output.write(0, pa.record_batch({"a": [i]}))
-    output.finish()
-    values = [b.column(0)[0].as_py() for b in client.read(PartitionKey(Q, 0, 0, 0), 5)]
-    assert values == list(range(20_000))
 
 
 def test_plan_bytes_delivered_unchanged_and_invalid_plan_refused(served, service):
