@@ -9,13 +9,13 @@ object in this process, which is the embedded default and the test harness.
 from __future__ import annotations
 
 import threading
-from types import TracebackType
-from typing import Protocol, Self
+from typing import Protocol
 
 from coordinator.config import Settings
 from coordinator.worker import Worker
 from transport.base import Server, TransportClient, WorkerTransport
 from transport.registry import create_transport
+from transport.closing import Closeable
 
 
 class Cluster(Protocol):
@@ -29,7 +29,7 @@ class Cluster(Protocol):
     def close(self) -> None: ...
 
 
-class LocalCluster:
+class LocalCluster(Closeable):
     """``n`` in-process workers plus the driver, all served by one transport instance.
 
     Any transport works: over the memory transport this is the embedded default; over a
@@ -79,13 +79,3 @@ class LocalCluster:
             client.close()
         self.transport.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

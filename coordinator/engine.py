@@ -28,7 +28,6 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from types import TracebackType
 
 import duckdb
 import pyarrow as pa
@@ -39,6 +38,7 @@ from coordinator.config import EngineSettings
 from coordinator.sql import LOCAL_TABLE, exchange_table, parquet_scans, scan_needs_dataset, scan_table
 from planner.plan import FileSplit, Operator
 from transport.errors import TaskFailed
+from transport.closing import Closeable
 
 __all__ = [
     "BatchStream",
@@ -91,7 +91,7 @@ def row_group_dataset(splits: Sequence[FileSplit]) -> ds.Dataset:
     )
 
 
-class TaskEngine:
+class TaskEngine(Closeable):
     """One DuckDB connection for one task: register inputs, run the compiled query, close.
 
     ``run`` may be iterated on one thread while ``interrupt`` is called from another (the
@@ -218,16 +218,6 @@ class TaskEngine:
                 pass
         shutil.rmtree(self._temp, ignore_errors=True)
 
-    def __enter__(self) -> TaskEngine:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class BatchStream(Iterator[pa.RecordBatch]):

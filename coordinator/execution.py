@@ -27,6 +27,7 @@ from planner.plan import Exchange, LocalSource, Operator, ParquetScan, Stage, St
 from transport.base import PartitionKey
 from transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
 from transport.stream import PartitionReader
+from transport.closing import Closeable
 
 
 @dataclass
@@ -126,7 +127,7 @@ class QueryCoordinator:
                 pass
 
 
-class QueryResult:
+class QueryResult(Closeable):
     """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``."""
 
     def __init__(
@@ -268,11 +269,6 @@ class QueryResult:
             if thread is not threading.current_thread():
                 thread.join(self._coordinator.settings.timeouts.shutdown)
 
-    def __enter__(self) -> QueryResult:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _exchanges(fragment: Operator) -> list[int]:

@@ -17,8 +17,6 @@ import subprocess
 import sys
 import threading
 import time
-from types import TracebackType
-from typing import Self
 
 from coordinator.config import Settings
 from coordinator.hosting import WorkerAnnouncement
@@ -26,6 +24,7 @@ from coordinator.worker import Worker
 from transport.base import Server, TransportClient
 from transport.errors import ConfigError, SparkwireError, Timeout
 from transport.registry import create_transport
+from transport.closing import Closeable
 
 
 def child_env(settings: Settings) -> dict[str, str]:
@@ -38,7 +37,7 @@ def child_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-class ProcessCluster:
+class ProcessCluster(Closeable):
     """Local worker processes plus an in-process driver, all over one transport kind."""
 
     def __init__(self, settings: Settings, start_timeout: float = 60.0) -> None:
@@ -132,13 +131,3 @@ class ProcessCluster:
             if proc.stdout is not None:
                 proc.stdout.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -18,8 +18,7 @@ import shutil
 import tempfile
 import uuid
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -34,9 +33,10 @@ from planner.plan import LocalSource, StagedPlan
 from transport.base import WorkerTransport
 from transport.errors import ConfigError
 from transport.registry import transport_class
+from transport.closing import Closeable
 
 
-class Session:
+class Session(Closeable):
     """A connection to a sparkwire cluster; a context manager, and closing twice is safe.
 
     ``workers`` and ``transport`` override the settings loaded from ``config_file`` (or
@@ -117,16 +117,6 @@ class Session:
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _make_cluster(

@@ -35,6 +35,7 @@ from coordinator.worker import Worker
 from transport.base import Server, TransportClient
 from transport.errors import ConfigError, SparkwireError, Timeout
 from transport.registry import create_transport, transport_class
+from transport.closing import Closeable
 
 _open_clusters: weakref.WeakSet[SparkCluster] = weakref.WeakSet()
 
@@ -45,7 +46,7 @@ def _close_all() -> None:
         cluster.close()
 
 
-class SparkCluster:
+class SparkCluster(Closeable):
     """``settings.workers`` workers inside the executors of ``spark``'s cluster."""
 
     def __init__(self, spark: Any, settings: Settings, start_timeout: float = 120.0) -> None:
@@ -164,11 +165,6 @@ class SparkCluster:
             self._job.join(self.settings.timeouts.shutdown)
         self.transport.close()
 
-    def __enter__(self) -> SparkCluster:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _driver_host(sc: Any) -> str:

@@ -41,11 +41,11 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from types import TracebackType
-from typing import ClassVar, Protocol, Self
+from typing import ClassVar, Protocol
 
 from transport.errors import ProtocolError
 from transport.stream import PartitionReader
+from transport.closing import Closeable
 
 _QUERY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -108,7 +108,7 @@ class Server(Protocol):
     def close(self) -> None: ...
 
 
-class TransportClient(ABC):
+class TransportClient(Closeable, ABC):
     """A connection to one worker, mirroring ``WorkerService`` call for call."""
 
     @abstractmethod
@@ -127,19 +127,9 @@ class TransportClient(ABC):
     def close(self) -> None:
         """Release the connection; idempotent."""
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
-class WorkerTransport(ABC):
+class WorkerTransport(Closeable, ABC):
     """One way for workers to talk. Subclasses set ``name`` and ``capabilities``.
 
     An instance owns its state (connections, the in-process address table), so two clusters
@@ -171,13 +161,3 @@ class WorkerTransport(ABC):
     def close(self) -> None:
         """Stop all servers and clients of this transport; idempotent."""
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -24,6 +24,7 @@ ENTRY_POINT_GROUP = "sparkwire.transports"
 # name -> (import target, extra that provides its dependencies or "")
 _BUILTIN: dict[str, tuple[str, str]] = {
     "memory": ("transport.memory:MemoryTransport", ""),
+    "zmq": ("transport.zmq:ZmqTransport", "zmq"),
     "flight": ("transport.flight:FlightTransport", "flight"),
 }
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from types import TracebackType
 
 import pyarrow as pa
+from transport.closing import Closeable
 
 
-class PartitionReader:
+class PartitionReader(Closeable):
     """An ordered stream of record batches with an explicit end and an idempotent close.
 
     Iterating yields batches until the producer's end of stream. ``close()`` tells the
@@ -84,13 +84,3 @@ class PartitionReader:
     def closed(self) -> bool:
         return self._closed
 
-    def __enter__(self) -> PartitionReader:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
