@@ -14,8 +14,9 @@ from typing import Protocol
 from coordinator.config import Settings
 from coordinator.worker import Worker
 from transport.base import Server, TransportClient, WorkerTransport
-from transport.registry import create_transport
 from transport.closing import Closeable
+from transport.errors import ConfigError
+from transport.registry import create_transport
 
 
 class Cluster(Protocol):
@@ -29,11 +30,11 @@ class Cluster(Protocol):
     def close(self) -> None: ...
 
 
-class LocalCluster(Closeable):
-    """``n`` in-process workers plus the driver, all served by one transport instance.
+class ClusterBase(Closeable):
+    """What every cluster shares: one transport, pooled clients, and the driver worker.
 
-    Any transport works: over the memory transport this is the embedded default; over a
-    socket transport it exercises real sockets inside one process.
+    Subclasses start their workers after ``__init__`` here, set ``addresses`` and ``names``,
+    and stop them in ``_stop_workers``; ``close`` runs the shared teardown around it.
     """
 
     def __init__(self, settings: Settings, transport: WorkerTransport | None = None) -> None:
@@ -43,39 +44,69 @@ class LocalCluster(Closeable):
         )
         self._lock = threading.Lock()
         self._clients: dict[str, TransportClient] = {}
-        self._servers: list[Server] = []
-        self._all: list[Worker] = []  # the workers, then the driver
         self._closed = False
+        self.addresses: list[str] = []
+        self.names: dict[str, str] = {}
+        self.driver = Worker("driver", settings, self.client)
         try:
-            for name in [*(f"worker-{i}" for i in range(settings.workers)), "driver"]:
-                self._all.append(Worker(name, settings, self.client))
-                self._servers.append(self.transport.serve(self._all[-1]))
+            self._driver_server: Server = self.transport.serve(self.driver)
         except BaseException:
-            self.close()
+            self.driver.close()
+            self.transport.close()
             raise
-        self.workers, self.driver = self._all[:-1], self._all[-1]
-        self.addresses = [server.address for server in self._servers[:-1]]
-        self.driver_address = self._servers[-1].address
-        self.names = {s.address: w.worker_id for s, w in zip(self._servers, self._all, strict=True)}
+        self.driver_address = self._driver_server.address
+        self.names[self.driver_address] = "driver"
 
     def client(self, address: str) -> TransportClient:
         with self._lock:
+            if self._closed:
+                raise ConfigError("the cluster is closed")
             client = self._clients.get(address)
             if client is None:
                 client = self._clients[address] = self.transport.connect(address)
             return client
 
+    def _stop_workers(self) -> None:
+        raise NotImplementedError
+
     def close(self) -> None:
+        """Stop the workers and the driver, close every client and the transport; idempotent."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
             clients, self._clients = list(self._clients.values()), {}
-        for server in self._servers:
-            server.close()
-        for worker in self._all:
-            worker.close()
         for client in clients:
             client.close()
+        self._driver_server.close()
+        self.driver.close()
+        self._stop_workers()
         self.transport.close()
 
+
+class LocalCluster(ClusterBase):
+    """``n`` in-process workers plus the driver, all served by one transport instance.
+
+    Any transport works: over the memory transport this is the embedded default; over a
+    socket transport it exercises real sockets inside one process.
+    """
+
+    def __init__(self, settings: Settings, transport: WorkerTransport | None = None) -> None:
+        super().__init__(settings, transport)
+        self.workers: list[Worker] = []
+        self._servers: list[Server] = []
+        try:
+            for index in range(settings.workers):
+                self.workers.append(Worker(f"worker-{index}", settings, self.client))
+                self._servers.append(self.transport.serve(self.workers[-1]))
+        except BaseException:
+            self.close()
+            raise
+        self.addresses = [server.address for server in self._servers]
+        self.names.update(zip(self.addresses, (w.worker_id for w in self.workers), strict=True))
+
+    def _stop_workers(self) -> None:
+        for server in self._servers:
+            server.close()
+        for worker in self.workers:
+            worker.close()

@@ -15,16 +15,12 @@ import os
 import select
 import subprocess
 import sys
-import threading
 import time
 
+from coordinator.cluster import ClusterBase
 from coordinator.config import Settings
 from coordinator.hosting import WorkerAnnouncement
-from coordinator.worker import Worker
-from transport.base import Server, TransportClient
-from transport.errors import ConfigError, SparkwireError, Timeout
-from transport.registry import create_transport
-from transport.closing import Closeable
+from transport.errors import SparkwireError, Timeout
 
 
 def child_env(settings: Settings) -> dict[str, str]:
@@ -37,21 +33,14 @@ def child_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-class ProcessCluster(Closeable):
+class ProcessCluster(ClusterBase):
     """Local worker processes plus an in-process driver, all over one transport kind."""
 
     def __init__(self, settings: Settings, start_timeout: float = 60.0) -> None:
-        self.settings = settings
-        self.transport = create_transport(settings.transport.kind, settings.transport.options)
-        self._lock = threading.Lock()
-        self._clients: dict[str, TransportClient] = {}
+        super().__init__(settings)
         self._procs: list[subprocess.Popen[bytes]] = []
-        self._closed = False
         self.announcements: list[WorkerAnnouncement] = []
-        self.driver = Worker("driver", settings, self.client)
-        self._server: Server | None = None
         try:
-            self._server = self.transport.serve(self.driver)
             env = child_env(settings)
             for index in range(settings.workers):
                 self._procs.append(subprocess.Popen(
@@ -66,8 +55,7 @@ class ProcessCluster(Closeable):
             self.close()
             raise
         self.addresses = [a.address for a in self.announcements]
-        self.driver_address = self._server.address
-        self.names = {a.address: a.worker_id for a in self.announcements}
+        self.names.update((a.address, a.worker_id) for a in self.announcements)
 
     def _announcement(self, proc: subprocess.Popen[bytes], deadline: float) -> WorkerAnnouncement:
         assert proc.stdout is not None
@@ -83,34 +71,11 @@ class ProcessCluster(Closeable):
         except ValueError as exc:
             raise SparkwireError(f"worker process {proc.pid} announced garbage: {exc}") from None
 
-    def client(self, address: str) -> TransportClient:
-        with self._lock:
-            if self._closed:
-                raise ConfigError("the cluster is closed")
-            client = self._clients.get(address)
-            if client is None:
-                client = self._clients[address] = self.transport.connect(address)
-            return client
-
     def alive(self) -> list[bool]:
         """Whether each worker process still runs."""
         return [proc.poll() is None for proc in self._procs]
 
-    def close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            clients, self._clients = list(self._clients.values()), {}
-        for client in clients:
-            client.close()
-        if self._server is not None:
-            self._server.close()
-        self.driver.close()
-        self._stop_processes()
-        self.transport.close()
-
-    def _stop_processes(self) -> None:
+    def _stop_workers(self) -> None:
         for proc in self._procs:
             if proc.stdin is not None:
                 try:

@@ -28,14 +28,12 @@ import uuid
 import weakref
 from typing import Any
 
+from coordinator.cluster import ClusterBase
 from coordinator.config import Settings
 from coordinator.hosting import WorkerAnnouncement
 from coordinator.registrar import Registrar, serve_registered
-from coordinator.worker import Worker
-from transport.base import Server, TransportClient
 from transport.errors import ConfigError, SparkwireError, Timeout
-from transport.registry import create_transport, transport_class
-from transport.closing import Closeable
+from transport.registry import transport_class
 
 _open_clusters: weakref.WeakSet[SparkCluster] = weakref.WeakSet()
 
@@ -46,7 +44,7 @@ def _close_all() -> None:
         cluster.close()
 
 
-class SparkCluster(Closeable):
+class SparkCluster(ClusterBase):
     """``settings.workers`` workers inside the executors of ``spark``'s cluster."""
 
     def __init__(self, spark: Any, settings: Settings, start_timeout: float = 120.0) -> None:
@@ -57,7 +55,6 @@ class SparkCluster(Closeable):
                 f"the {kind!r} transport cannot reach workers inside Spark executors; "
                 "use flight, zmq or shm"
             )
-        self.settings = settings
         self._sc = spark.sparkContext
         slots = int(self._sc.defaultParallelism)
         if settings.workers > slots:
@@ -65,19 +62,13 @@ class SparkCluster(Closeable):
                 f"{settings.workers} workers need {settings.workers} Spark task slots at once, "
                 f"but the cluster has {slots} in total; ask for at most {slots} workers"
             )
-        self._lock = threading.Lock()
-        self._closed = False
-        self._clients: dict[str, TransportClient] = {}
+        super().__init__(settings)
         self._job_error: BaseException | None = None
         self._group = f"sparkwire-{uuid.uuid4().hex[:12]}"
-        self.transport = create_transport(kind, settings.transport.options)
-        self.driver = Worker("driver", settings, self.client)
-        self._server: Server | None = None
         self._registrar = Registrar(host=_driver_host(self._sc), expected=settings.workers)
         self._job = threading.Thread(target=self._run_job, name=self._group, daemon=True)
         _open_clusters.add(self)
         try:
-            self._server = self.transport.serve(self.driver)
             self._job.start()
             self.announcements = self._await_workers(start_timeout)
             hosts = {a.host for a in self.announcements} | {socket.gethostname()}
@@ -90,8 +81,7 @@ class SparkCluster(Closeable):
             self.close()
             raise
         self.addresses = [a.address for a in self.announcements]
-        self.driver_address = self._server.address
-        self.names = {a.address: a.worker_id for a in self.announcements}
+        self.names.update((a.address, a.worker_id) for a in self.announcements)
 
     # -- the background job -------------------------------------------------------------
     def _run_job(self) -> None:
@@ -131,40 +121,19 @@ class SparkCluster(Closeable):
         return sum(info.numActiveTasks for info in stages if info is not None)
 
     # -- Cluster ---------------------------------------------------------------------------
-    def client(self, address: str) -> TransportClient:
-        with self._lock:
-            if self._closed:
-                raise ConfigError("the cluster is closed")
-            client = self._clients.get(address)
-            if client is None:
-                client = self._clients[address] = self.transport.connect(address)
-            return client
-
     def lost_workers(self) -> dict[str, str]:
         """Workers whose lifeline broke (process died, executor lost): id → reason."""
         return self._registrar.lost()
 
-    def close(self) -> None:
+    def _stop_workers(self) -> None:
         """Close lifelines so workers stop, wait for the job, cancel it if it lingers."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            clients, self._clients = list(self._clients.values()), {}
         _open_clusters.discard(self)
-        for client in clients:
-            client.close()
-        if self._server is not None:
-            self._server.close()
-        self.driver.close()
         self._registrar.close()
         if self._job.ident is not None:
             self._job.join(self.settings.timeouts.shutdown)
         if self._job.is_alive():
             self._sc.cancelJobGroup(self._group)
             self._job.join(self.settings.timeouts.shutdown)
-        self.transport.close()
-
 
 
 def _driver_host(sc: Any) -> str:
