@@ -14,6 +14,7 @@ protocol.
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
 import tempfile
@@ -43,6 +44,9 @@ from transport.errors import (
 )
 from transport.stream import PartitionReader
 
+# A worker's private spill directory is named SPILL_PREFIX + "<pid>-<worker id>-<random>",
+# so one left by a killed process can be recognised and removed by the next worker.
+SPILL_PREFIX = "sparkwire-spill-"
 STATUS_PARTITION = -1
 STATUS_SCHEMA = pa.schema(
     [
@@ -86,8 +90,11 @@ class Worker:
         self.worker_id = worker_id
         self.settings = settings
         self._connect = connect
-        configured = settings.worker.spill_dir
-        self._own_dir = Path(tempfile.mkdtemp(prefix=f"sparkwire-{worker_id}-", dir=configured))
+        parent = settings.worker.spill_dir or Path(tempfile.gettempdir())
+        sweep_orphaned_spill_dirs(parent)
+        self._own_dir = Path(
+            tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-{worker_id}-", dir=parent)
+        )
         self.store = PartitionStore(
             settings.worker.memory_budget_bytes, self._own_dir, settings.timeouts.idle
         )
@@ -305,3 +312,29 @@ def _find(node: object, kind: type) -> object | None:
         node = getattr(node, "input", None)
     return None
 
+
+
+def spill_dir_owner(path: Path) -> int | None:
+    """The pid in a spill directory's name, or None if it is not one of ours."""
+    if not path.name.startswith(SPILL_PREFIX):
+        return None
+    pid = path.name[len(SPILL_PREFIX):].split("-", 1)[0]
+    return int(pid) if pid.isdigit() else None
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def sweep_orphaned_spill_dirs(parent: Path) -> None:
+    """Remove spill directories whose process is gone (killed workers cannot clean up)."""
+    for path in parent.glob(f"{SPILL_PREFIX}*"):
+        owner = spill_dir_owner(path)
+        if owner is not None and not pid_alive(owner):
+            shutil.rmtree(path, ignore_errors=True)

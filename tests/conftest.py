@@ -1,0 +1,72 @@
+"""Suite-wide guard: after the last test, nothing sparkwire started may remain.
+
+Checked at the end of the session (this fixture is set up first, so it is torn down last):
+no sparkwire worker or test-service process, no listening socket held by this process, no
+``/dev/shm/sparkwire-*`` segment, no worker spill directory of this process's.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coordinator.worker import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
+
+_OURS = ("coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
+
+
+def _our_processes() -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if any(marker in cmdline for marker in _OURS):
+            found.append(f"{pid}: {cmdline.strip()}")
+    return found
+
+
+def _listening_sockets_of_this_process() -> set[str]:
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A":
+                    inodes.add(fields[9])
+    mine = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:[") and target[8:-1] in inodes:
+            mine.add(target)
+    return mine
+
+
+def _leftovers() -> dict[str, object]:
+    sweep_orphaned_spill_dirs(Path(tempfile.gettempdir()))  # what killed workers left
+    spill = [p.name for p in Path(tempfile.gettempdir()).glob(f"{SPILL_PREFIX}*")
+             if spill_dir_owner(p) == os.getpid()]
+    return {
+        "processes": _our_processes(),
+        "listening sockets": sorted(_listening_sockets_of_this_process()),
+        "shared memory": sorted(p.name for p in Path("/dev/shm").glob("sparkwire-*")),
+        "spill dirs": sorted(spill),
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def nothing_left_behind() -> Iterator[None]:
+    yield
+    deadline = time.monotonic() + 15
+    while (left := _leftovers()) and any(left.values()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(left.values()), f"left behind after the test suite: {left}"
