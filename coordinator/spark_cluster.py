@@ -21,6 +21,7 @@ are running.
 from __future__ import annotations
 
 import atexit
+import logging
 import socket
 import threading
 import time
@@ -35,6 +36,7 @@ from coordinator.registrar import Registrar, serve_registered
 from transport.errors import ConfigError, SparkwireError, Timeout
 from transport.registry import transport_class
 
+_log = logging.getLogger(__name__)
 _open_clusters: weakref.WeakSet[SparkCluster] = weakref.WeakSet()
 
 
@@ -97,8 +99,12 @@ class SparkCluster(ClusterBase):
 
     def _await_workers(self, timeout: float) -> list[WorkerAnnouncement]:
         deadline = time.monotonic() + timeout
+        reported = -1
         while True:
             announcements = self._registrar.announcements()
+            if len(announcements) != reported:
+                reported = len(announcements)
+                _log.info("%d of %d sparkwire workers registered", reported, self.settings.workers)
             if len(announcements) == self.settings.workers:
                 for announcement in announcements:
                     announcement.check_versions()
