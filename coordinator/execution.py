@@ -75,7 +75,14 @@ class QueryCoordinator:
                 for task in range(stage.tasks):
                     task_plan = self._task_plan(query_id, plan, stage, task, placement)
                     address = placement[stage.id][task]
-                    self.cluster.client(address).deliver(encode_task_plan(task_plan))
+                    try:
+                        self.cluster.client(address).deliver(encode_task_plan(task_plan))
+                    except (TransportError, Timeout) as exc:
+                        name = self.cluster.names.get(address, address)
+                        raise TaskFailed(
+                            f"cannot deliver stage {stage.id} task {task} to worker {name} "
+                            f"({address}): {exc}"
+                        ) from exc
             result.start()
         except BaseException:
             result.close()
@@ -99,10 +106,9 @@ class QueryCoordinator:
         self, query_id: str, plan: StagedPlan, stage: Stage, task: int,
         placement: dict[int, list[str]],
     ) -> TaskPlan:
-        stages = {s.id: s for s in plan.stages}
         inputs: list[InputPartition] = []
         for producer_id in _exchanges(stage.fragment):
-            producer = stages[producer_id]
+            producer = plan.stages[producer_id]  # stage ids are positions, producers first
             for producer_task, partition in route(producer.output, producer.tasks, stage.tasks, task):
                 inputs.append(
                     InputPartition(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal, Union
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey
 
@@ -124,6 +124,14 @@ class StagedPlan(Node):
     version: Literal[1] = PLAN_VERSION
     stages: tuple[Stage, ...] = Field(min_length=1)
     columns: tuple[Identifier, ...]
+
+    @model_validator(mode="after")
+    def _ids_are_positions(self) -> StagedPlan:
+        """Stage ``i`` is ``stages[i]``, so routing can index stages by id."""
+        for position, stage in enumerate(self.stages):
+            if stage.id != position:
+                raise ValueError(f"stage at position {position} has id {stage.id}")
+        return self
 
     @property
     def final(self) -> Stage:
