@@ -25,6 +25,7 @@ ENTRY_POINT_GROUP = "sparkwire.transports"
 _BUILTIN: dict[str, tuple[str, str]] = {
     "memory": ("transport.memory:MemoryTransport", ""),
     "zmq": ("transport.zmq:ZmqTransport", "zmq"),
+    "shm": ("transport.shm:ShmTransport", "zmq"),
     "flight": ("transport.flight:FlightTransport", "flight"),
 }
 

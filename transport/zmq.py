@@ -349,7 +349,7 @@ class ZmqClient(TransportClient):
     """A DEALER connection to one worker; calls and streams are multiplexed by id."""
 
     def __init__(self, context: zmq.Context[Any], address: str, codec: wire.PayloadCodec,
-                 options: ZmqOptions) -> None:
+                 options: ZmqOptions, routing_id: bytes | None = None) -> None:
         self._address, self._codec, self._window = address, codec, options.credit_bytes
         self._liveness = wire.Liveness(f"worker at {address}", options.idle_timeout)
         self._ids = itertools.count()
@@ -363,6 +363,8 @@ class ZmqClient(TransportClient):
         sock.setsockopt(zmq.SNDHWM, 0)
         sock.setsockopt(zmq.RCVHWM, 0)  # incoming data is bounded by credit, never dropped
         sock.setsockopt(zmq.RECONNECT_IVL, -1)  # a lost connection stays lost
+        if routing_id is not None:  # lets a server tell this client apart (the shm transport)
+            sock.setsockopt(zmq.ROUTING_ID, routing_id)
         self._monitor = sock.get_monitor_socket(_MONITORED)
         try:
             sock.connect(address)
@@ -487,7 +489,7 @@ class ZmqTransport(WorkerTransport):
         try:
             self._options = ZmqOptions(**options)
         except ValidationError as exc:
-            raise ConfigError(f"bad options for the zmq transport: {exc}") from None
+            raise ConfigError(f"bad options for the {self.name} transport: {exc}") from None
         # The window is an option, so this instance's capabilities say which one it uses.
         self.capabilities = replace(  # type: ignore[misc]
             type(self).capabilities, max_inflight_bytes=self._options.credit_bytes)
@@ -498,14 +500,22 @@ class ZmqTransport(WorkerTransport):
         self._owned: weakref.WeakSet[ZmqServer | ZmqClient] = weakref.WeakSet()
 
     def serve(self, service: WorkerService, address: str | None = None) -> ZmqServer:
+        with self._lock:
+            self._check_open()
+            server = self._server(service, address)
+            self._owned.add(server)
+        return server
+
+    def _server(self, service: WorkerService, address: str | None) -> ZmqServer:
+        """A new server; a subclass may serve elsewhere (the shm transport: ``ipc://``)."""
         endpoint = self.address_on(self._options.host) if address is None else self._checked(address)
         if endpoint.endswith(":0"):
             endpoint = endpoint[:-1] + "*"  # ZeroMQ's spelling of an OS-chosen port
-        with self._lock:
-            self._check_open()
-            server = ZmqServer(self._context, service, endpoint, self._codec, self._options)
-            self._owned.add(server)
-        return server
+        return ZmqServer(self._context, service, endpoint, self._codec, self._options)
+
+    def _client(self, address: str) -> ZmqClient:
+        """A new client, once its handshake succeeded; a subclass may connect elsewhere."""
+        return ZmqClient(self._context, self._checked(address), self._codec, self._options)
 
     def address_on(self, host: str) -> str:
         return f"tcp://{host}:0"
@@ -513,7 +523,7 @@ class ZmqTransport(WorkerTransport):
     def connect(self, address: str) -> ZmqClient:
         with self._lock:
             self._check_open()
-        client = ZmqClient(self._context, self._checked(address), self._codec, self._options)
+        client = self._client(address)
         with self._lock:
             closed = self._closed
             self._owned.add(client)
@@ -539,7 +549,7 @@ class ZmqTransport(WorkerTransport):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise ConfigError("the zmq transport is closed")
+            raise ConfigError(f"the {self.name} transport is closed")
 
     @staticmethod
     def _checked(address: str) -> str:

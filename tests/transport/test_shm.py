@@ -1,0 +1,164 @@
+"""What only the shared-memory transport has: batches mapped from /dev/shm across processes,
+segments reclaimed whoever stops first (reader, cancel, a killed worker, a vanished reader),
+private sockets and segments, and nothing left in /dev/shm after the suite."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from tests.transport.conftest import remote_process, wait_until
+from tests.transport.remote_service import command
+from transport.base import PartitionKey
+from transport.errors import ConfigError, ConnectionLost, QueryCancelled, Timeout
+from transport.registry import create_transport
+from transport.shm import SHM_DIR, ShmTransport, sweep
+from transport.stream import PartitionReader
+
+MiB = 1 << 20
+pytestmark = pytest.mark.skipif(not SHM_DIR.is_dir(), reason="no /dev/shm")
+
+
+def segments(pid: int | None = None) -> list[Path]:
+    return sorted(SHM_DIR.glob("sparkwire-*" if pid is None else f"sparkwire-{pid}-*"))
+
+
+def big(query: str, batches: int, **fields: object) -> bytes:
+    """A partition of 1 MiB batches: large enough to travel in shared memory."""
+    return command(produce={"query": query, "batches": batches, "rows": MiB // 8, **fields})
+
+
+def mappings() -> list[tuple[int, int, str]]:
+    spans = []
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        fields = line.split(maxsplit=5)
+        low, high = (int(x, 16) for x in fields[0].split("-"))
+        spans.append((low, high, fields[5] if len(fields) > 5 else ""))
+    return spans
+
+
+class BigService:
+    """Every partition is endless 1 MiB batches, generated when pulled."""
+
+    def submit(self, plan: bytes) -> None: ...
+    def cancel(self, query_id: str) -> None: ...
+
+    def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        batch = pa.record_batch({"a": pa.array(range(MiB // 8), pa.int64())})
+        return PartitionReader(batch.schema, iter(lambda: batch, None))
+
+
+def test_options_addresses_and_capabilities(tmp_path):
+    with create_transport("shm", {"credit_bytes": "1048576"}) as transport:
+        caps = transport.capabilities
+        assert caps.zero_copy and caps.crosses_processes and not caps.crosses_hosts
+        assert caps.max_inflight_bytes == MiB and transport.address_on("10.0.0.1") is None
+        for bad in ("tcp://127.0.0.1:5555", "shm://relative/path", "mem://x"):
+            with pytest.raises(ConfigError):
+                transport.connect(bad)
+        with pytest.raises(ConnectionLost):
+            transport.connect(f"shm://{tmp_path}/nobody.sock")
+        public = tmp_path / "public"
+        public.mkdir(mode=0o755)
+        public.chmod(0o755)
+        with pytest.raises(ConfigError, match="0700"):
+            transport.serve(BigService(), f"shm://{public}/worker.sock")
+    with pytest.raises(ConfigError, match="host"):
+        create_transport("shm", {"host": "127.0.0.1"})
+
+
+def test_socket_and_segments_are_private_and_removed_on_close():
+    with ShmTransport() as transport, ShmTransport() as other:
+        server = transport.serve(BigService())
+        path = Path(server.address.removeprefix("shm://"))
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        client = other.connect(server.address)  # another instance: batches go through /dev/shm
+        reader = client.read(PartitionKey("q", 0, 0, 0), 5)
+        assert wait_until(lambda: segments(os.getpid()), 5)
+        modes = {stat.S_IMODE(p.stat().st_mode) for p in segments(os.getpid()) if p.exists()}
+        assert modes <= {0o600}
+        server.close()
+        assert not path.exists() and not path.parent.exists()
+        assert not segments(os.getpid()), "a closed server left its segments"
+        reader.close()
+
+
+def test_batches_are_mapped_from_shared_memory_in_another_process():
+    with ShmTransport() as transport, remote_process("shm") as (proc, address):
+        client = transport.connect(address)
+        client.deliver(big("z", 3))
+        batches = list(client.read(PartitionKey("z", 0, 0, 0), 10))
+        assert [b.num_rows for b in batches] == [MiB // 8] * 3
+        spans = mappings()
+        for batch in batches:
+            for buffer in batch.column(0).buffers():
+                if buffer is None:
+                    continue
+                owner = [name for low, high, name in spans if low <= buffer.address < high]
+                assert owner and owner[0].startswith(f"/dev/shm/sparkwire-{proc.pid}-"), owner
+                assert owner[0].endswith("(deleted)"), "a mapped segment must be unlinked already"
+        client.close()
+
+
+def test_segments_are_freed_after_an_early_close_and_a_cancel():
+    with ShmTransport() as transport, remote_process("shm") as (proc, address):
+        client = transport.connect(address)
+        client.deliver(big("e", 10**6, lazy=True))
+        reader = client.read(PartitionKey("e", 0, 0, 0), 10)
+        for _ in range(3):
+            assert reader.read_next_batch() is not None
+        reader.close()
+        assert wait_until(lambda: not segments(proc.pid), 10), segments(proc.pid)
+        client.deliver(big("c", 1000, delay=0.01))
+        reader = client.read(PartitionKey("c", 0, 0, 0), 10)
+        assert reader.read_next_batch() is not None
+        client.cancel("c")
+        with pytest.raises(QueryCancelled):
+            while reader.read_next_batch() is not None:
+                pass
+        reader.close()
+        assert wait_until(lambda: not segments(proc.pid), 10), segments(proc.pid)
+        client.close()
+
+
+def test_a_killed_worker_s_segments_are_reclaimed():
+    with ShmTransport() as transport, remote_process("shm") as (proc, address):
+        client = transport.connect(address)
+        client.deliver(big("k", 10**6, lazy=True))
+        reader = client.read(PartitionKey("k", 0, 0, 0), 10)  # read nothing: segments wait
+        assert wait_until(lambda: segments(proc.pid), 10)
+        socket_dir = Path(address.removeprefix("shm://")).parent
+        proc.kill()
+        proc.wait(10)
+        assert segments(proc.pid), "nothing left to reclaim: the test shows nothing"
+        sweep()  # what any server does when it starts or closes
+        assert not segments(proc.pid) and not socket_dir.exists()
+        with pytest.raises((ConnectionLost, Timeout)):
+            while reader.read_next_batch() is not None:
+                pass
+        reader.close()
+        client.close()
+
+
+def test_a_vanished_reader_s_segments_are_freed_by_the_server():
+    with ShmTransport(heartbeat=0.1, idle_timeout=1.0) as transport:
+        server = transport.serve(BigService())
+        reader_side = ShmTransport()
+        client = reader_side.connect(server.address)
+        client.read(PartitionKey("v", 0, 0, 0), 5)  # never read, never closed
+        assert wait_until(lambda: segments(os.getpid()), 5)
+        reader_side.close()  # its socket goes: the server's next ping fails
+        assert wait_until(lambda: not segments(os.getpid()), 10), segments(os.getpid())
+        server.close()
+
+
+def test_nothing_is_left_in_dev_shm_after_the_suite(remote_services):
+    remote_services.close()  # the shared workers close their servers (restarted if needed)
+    sweep()
+    assert wait_until(lambda: not segments(), 10), f"left behind: {segments()}"
