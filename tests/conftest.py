@@ -8,6 +8,7 @@ no sparkwire worker or test-service process, no listening socket held by this pr
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -21,15 +22,30 @@ _OURS = ("coordinator.cli worker", "tests.transport.remote_service", "benchmarks
 
 
 def _our_processes() -> list[str]:
+    """sparkwire processes started from this checkout (another checkout may run alongside)."""
     found = []
+    here = os.getcwd()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if os.readlink(f"/proc/{pid}/cwd") != here:
+                continue
         except OSError:
             continue
         if any(marker in cmdline for marker in _OURS):
             found.append(f"{pid}: {cmdline.strip()}")
     return found
+
+
+def _ours(segment: str) -> bool:
+    """A segment is ours unless a live process of another checkout made it."""
+    match = re.match(r"sparkwire-(\d+)-", segment)
+    if match is None:
+        return True
+    try:
+        return os.readlink(f"/proc/{match[1]}/cwd") == os.getcwd()
+    except OSError:
+        return True  # its process is gone: leaked
 
 
 def _listening_sockets_of_this_process() -> set[str]:
@@ -58,7 +74,7 @@ def _leftovers() -> dict[str, object]:
     return {
         "processes": _our_processes(),
         "listening sockets": sorted(_listening_sockets_of_this_process()),
-        "shared memory": sorted(p.name for p in Path("/dev/shm").glob("sparkwire-*")),
+        "shared memory": sorted(p.name for p in Path("/dev/shm").glob("sparkwire-*") if _ours(p.name)),
         "spill dirs": sorted(spill),
     }
 
