@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,7 +16,8 @@ from tests.transport.remote_service import command
 from transport.base import PartitionKey
 from transport.errors import ConfigError, ConnectionLost, QueryCancelled, Timeout
 from transport.registry import create_transport
-from transport.shm import SHM_DIR, ShmTransport, sweep
+from transport.shm import ShmTransport
+from transport.shm_segments import SHM_DIR, sweep
 from transport.stream import PartitionReader
 
 MiB = 1 << 20

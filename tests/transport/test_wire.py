@@ -1,4 +1,5 @@
-"""The socket transports' message protocol (``transport/wire.py``), without any socket."""
+"""The socket transports' message protocol (``transport/wire.py``), Arrow IPC payloads
+(``transport/ipc.py``) and flow-controlled streams (``transport/flow.py``), without any socket."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from tests.transport.conftest import wait_until
 from tests.transport.test_conformance import all_types_batch
-from transport import wire
+from transport import flow, ipc, wire
 from transport.base import PartitionKey
 from transport.errors import (
     ConnectionLost,
@@ -139,7 +140,7 @@ def test_ipc_round_trip_of_every_type_with_dictionaries_and_nesting():
                                    pa.struct([("d", pa.dictionary(pa.int32(), pa.string()))])),
     })
     for original in (batch, batch.slice(1, 3), nested, nested.slice(1)):
-        got = wire.read_ipc(wire.write_ipc(original), original.schema)
+        got = ipc.read_ipc(ipc.write_ipc(original), original.schema)
         assert got.equals(original) and got.schema.equals(original.schema)
         assert got.column(0).to_pylist() == original.column(0).to_pylist()
 
@@ -149,37 +150,37 @@ def test_dictionaries_arrive_with_every_batch_even_when_they_change():
     first = pa.record_batch([pa.array(["a", "b", "a"]).dictionary_encode()], schema=schema)
     second = pa.record_batch([pa.array(["z", None]).dictionary_encode()], schema=schema)
     for batch in (first, second):
-        got = wire.read_ipc(wire.write_ipc(batch), schema)
+        got = ipc.read_ipc(ipc.write_ipc(batch), schema)
         assert got.column(0).dictionary.equals(batch.column(0).dictionary)
         assert got.column(0).to_pylist() == batch.column(0).to_pylist()
 
 
 def test_decoded_batch_shares_the_frame_memory():
     batch = pa.record_batch({"a": pa.array(range(100_000), pa.int64()), "s": ["x"] * 100_000})
-    frame = wire.write_ipc(batch)
-    got = wire.read_ipc(memoryview(frame), batch.schema)  # as a socket hands it over
+    frame = ipc.write_ipc(batch)
+    got = ipc.read_ipc(memoryview(frame), batch.schema)  # as a socket hands it over
     assert all(frame.address <= a < frame.address + frame.size for a in _addresses(got))
 
 
 def test_write_ipc_into_given_memory_as_the_shm_codec_does():
     segment = bytearray(1 << 20)
     batch = all_types_batch()
-    data = wire.write_ipc(batch, lambda size: pa.py_buffer(memoryview(segment)[:size]))
+    data = ipc.write_ipc(batch, lambda size: pa.py_buffer(memoryview(segment)[:size]))
     assert data.address == pa.py_buffer(segment).address
-    assert wire.read_ipc(bytes(segment[:data.size]), batch.schema).equals(batch)
+    assert ipc.read_ipc(bytes(segment[:data.size]), batch.schema).equals(batch)
 
 
 @pytest.mark.parametrize("data", [b"", b"\x00" * 64, b"\xff\xff\xff\xff\x10\x00\x00\x00garbage"],
                          ids=["empty", "zeros", "garbage"])
 def test_malformed_payloads_and_schemas_are_protocol_errors(data):
     with pytest.raises(ProtocolError):
-        wire.read_ipc(data, pa.schema([("a", pa.int64())]))
+        ipc.read_ipc(data, pa.schema([("a", pa.int64())]))
     with pytest.raises(ProtocolError):
-        wire.read_schema(data)
+        ipc.read_schema(data)
 
 
 def test_inline_codec_is_one_frame():
-    codec = wire.InlineCodec()
+    codec = ipc.InlineCodec()
     batch = all_types_batch()
     (frame,) = codec.pack(batch)
     assert codec.unpack([frame], batch.schema).equals(batch)
@@ -215,9 +216,9 @@ class Link:
     def __init__(self, producer: Producer, window: int, idle_timeout: float = 5.0) -> None:
         self.to_client: queue.Queue[list[wire.Frame]] = queue.Queue()
         self.sent_batches = 0
-        self.pump = wire.StreamPump(1, window, wire.InlineCodec(), self._server_send)
-        self.inbox = wire.Inbox(wire.Liveness("test server", idle_timeout), window)
-        self.receiver = wire.StreamReceiver(1, self.inbox, window, wire.InlineCodec(),
+        self.pump = flow.StreamPump(1, window, ipc.InlineCodec(), self._server_send)
+        self.inbox = flow.Inbox(flow.Liveness("test server", idle_timeout), window)
+        self.receiver = flow.StreamReceiver(1, self.inbox, window, ipc.InlineCodec(),
                                             self._client_send, lambda _id: None)
         threading.Thread(target=self.pump.run, args=(producer.open,), daemon=True).start()
         threading.Thread(target=self._deliver, daemon=True).start()
@@ -288,15 +289,15 @@ def test_open_failure_is_raised_by_open():
         raise PartitionNotFound("partition q/0/0/0 did not appear")
 
     frames: list[list[wire.Frame]] = []
-    wire.StreamPump(1, 65536, wire.InlineCodec(), frames.append).run(fail)
-    inbox = wire.Inbox(wire.Liveness("test server", 5.0))
+    flow.StreamPump(1, 65536, ipc.InlineCodec(), frames.append).run(fail)
+    inbox = flow.Inbox(flow.Liveness("test server", 5.0))
     inbox.put(*wire.parse_reply(frames[0]))
     with pytest.raises(PartitionNotFound, match="did not appear"):
         inbox.take()
 
 
 def test_a_silent_server_is_a_lost_connection():
-    inbox = wire.Inbox(wire.Liveness("test server", idle_timeout=0.2))
+    inbox = flow.Inbox(flow.Liveness("test server", idle_timeout=0.2))
     started = time.monotonic()
     with pytest.raises(ConnectionLost, match="silent"):
         inbox.take()
@@ -304,7 +305,7 @@ def test_a_silent_server_is_a_lost_connection():
 
 
 def test_a_server_that_overruns_the_window_is_a_protocol_error():
-    inbox = wire.Inbox(wire.Liveness("test server", 5.0), window=8192)
+    inbox = flow.Inbox(flow.Liveness("test server", 5.0), window=8192)
     assert inbox.put(wire.Batch(id=1, charge=8192), [b""])  # alone, may exceed
     assert not inbox.put(wire.Batch(id=1, charge=4096), [b""])
     inbox.take()
@@ -313,7 +314,7 @@ def test_a_server_that_overruns_the_window_is_a_protocol_error():
 
 
 def test_closing_an_inbox_wakes_its_waiter():
-    inbox = wire.Inbox(wire.Liveness("test server", 30.0))
+    inbox = flow.Inbox(flow.Liveness("test server", 30.0))
     threading.Timer(0.1, inbox.close).start()
     with pytest.raises(TransportError, match="closed"):
         inbox.take()

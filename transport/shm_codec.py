@@ -1,0 +1,211 @@
+"""The shm transport's ``PayloadCodec``: where a batch travels, and what is freed when.
+
+A batch's payload is one descriptor frame naming where its Arrow IPC bytes
+(``ipc.write_ipc``) are:
+
+- ``ipc`` + one frame: a batch under ``INLINE_BELOW`` bytes travels inline (a mapping costs
+  more than its copy);
+- ``mem NAME``: a client of the same transport instance gets the producer's own batch;
+- ``arena NAME ARENA_SIZE OFFSET SIZE``: an allocation in the stream's arena
+  (``transport.shm_arena``);
+- ``shm NAME SIZE``: a segment of its own (``transport.shm_segments``), when the arena is
+  full because the consumer holds on to batches.
+
+The reader maps a segment and unlinks it; ``read_ipc`` gives a batch whose buffers point into
+the mapping, so the memory is freed with the last mapping. What a reader never maps is freed
+by whoever learns of it first: a reader that closes drops what reaches it (``discard``); a
+server's codec keeps, per peer, the names it sent that still exist (``waiting``), and unlinks
+them when the peer is gone (``release``) or everything under its prefix when it closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+import secrets
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from transport.errors import ConnectionLost, ProtocolError, TransportError
+from transport.ipc import InlineCodec, read_ipc, write_ipc
+from transport.shm_arena import Arena, MappedArena
+from transport.shm_segments import SHM_DIR, map_and_unlink, new_segment, unlink
+from transport.wire import Frame
+
+INLINE_BELOW = 64 << 10
+_FRAME = re.compile(rb"(shm|mem|arena) (sparkwire-[0-9]{1,10}-[0-9a-f]{8}-[0-9]{1,19})((?: [0-9]{1,15}){0,3})")
+_INLINE = InlineCodec()
+
+
+@dataclass
+class Handover:
+    """One transport instance's handover table: batches for its own clients, by name."""
+
+    token: bytes = field(default_factory=lambda: f"shm-{secrets.token_hex(6)}-".encode())
+    batches: dict[str, pa.RecordBatch] = field(default_factory=dict)
+    clients: itertools.count[int] = field(default_factory=itertools.count)
+
+
+@dataclass
+class ProducerStream:
+    """What ``pack`` needs of the stream it packs for: the peer, and the stream's arena."""
+
+    peer: bytes
+    arena: Arena | None = None
+
+
+class ShmCodec:
+    """A ``ipc.PayloadCodec`` over segments in /dev/shm; a server's codec also tracks, per
+    peer, what it sent and the peer has not mapped yet. ``current.stream`` is the stream being
+    packed on this thread (``pack`` runs on the stream's worker thread, see ``shm.ShmServer``)."""
+
+    def __init__(self, local: Handover, prefix: str = "", arena_bytes: int = 0) -> None:
+        self._local, self._prefix, self._arena_bytes = local, prefix, arena_bytes
+        self._arenas: dict[str, MappedArena] = {}
+        self._count = itertools.count()
+        self._lock = threading.Lock()
+        self._held: dict[bytes, set[str]] = {}
+        self._closed = False
+        self.current = threading.local()
+
+    # -- producer side ----------------------------------------------------------------------
+    def pack(self, batch: pa.RecordBatch) -> list[Frame]:
+        stream: ProducerStream = getattr(self.current, "stream", None) or ProducerStream(b"")
+        if stream.peer.startswith(self._local.token):
+            name = self._hold(stream.peer)
+            self._local.batches[name] = batch
+            return [f"mem {name}".encode()]
+        if batch.nbytes < INLINE_BELOW:
+            return [b"ipc", *_INLINE.pack(batch)]
+        if stream.arena is None and self._arena_bytes:
+            stream.arena = Arena(self._hold(stream.peer), self._arena_bytes)
+        arena, placed = stream.arena, []
+
+        def allocate(size: int) -> pa.Buffer:
+            start = arena.allocate(size) if arena is not None else None
+            if start is not None:
+                placed.append((start, f"arena {arena.name} {arena.size} {start} {size}"))
+                return arena.buffer(start, size)
+            name = self._hold(stream.peer)
+            segment = new_segment(name, size)  # removed again if it cannot be made
+            placed.append((-1, f"shm {name} {size}"))
+            return pa.py_buffer(segment)
+
+        try:
+            write_ipc(batch, allocate)
+            with self._lock:
+                if self._closed:  # close() may have swept before this segment existed
+                    raise TransportError("the shm server is closed")
+        except BaseException:
+            for start, descriptor in placed:
+                if start >= 0:
+                    arena.free(start)  # type: ignore[union-attr]
+                else:
+                    unlink(SHM_DIR / descriptor.split()[1])
+            raise
+        start, descriptor = placed[0]
+        if start >= 0:
+            arena.sent()  # type: ignore[union-attr]
+        return [descriptor.encode()]
+
+    def finish(self, stream: ProducerStream) -> None:
+        """The stream is over: no more allocations in its arena, the reader may drop it."""
+        if stream.arena is not None:
+            stream.arena.retire()
+            stream.arena = None
+
+    def _hold(self, peer: bytes) -> str:
+        with self._lock:
+            if self._closed or not self._prefix:
+                raise TransportError("the shm server is closed")
+            name = f"{self._prefix}-{next(self._count)}"
+            self._held.setdefault(peer, set()).add(name)
+        return name
+
+    def _exists(self, name: str) -> bool:
+        return name in self._local.batches or (SHM_DIR / name).exists()
+
+    def _free(self, names: Sequence[str] | set[str]) -> None:
+        for name in names:
+            self._local.batches.pop(name, None)
+            unlink(SHM_DIR / name)
+
+    def waiting(self) -> list[bytes]:
+        """Forget what peers mapped; the peers that still have segments to map."""
+        with self._lock:
+            held = {peer: set(names) for peer, names in self._held.items()}
+        mapped = {peer: {n for n in names if not self._exists(n)} for peer, names in held.items()}
+        with self._lock:
+            for peer, names in mapped.items():
+                self._held[peer] -= names
+                if not self._held[peer]:
+                    del self._held[peer]
+            return list(self._held)
+
+    def release(self, peer: bytes) -> None:
+        """The peer is gone: free everything it was sent and never mapped."""
+        with self._lock:
+            names = self._held.pop(peer, set())
+        self._free(names)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            held, self._held = self._held, {}
+        self._free([name for names in held.values() for name in names])
+        if self._prefix:
+            self._free([p.name for p in SHM_DIR.glob(f"{self._prefix}-*")])
+        with self._lock:
+            self._arenas.clear()
+
+    # -- reader side ------------------------------------------------------------------------
+    @staticmethod
+    def _parse(frames: Sequence[Frame]) -> tuple[bytes, str, list[int]]:
+        if len(frames) == 2 and bytes(frames[0]) == b"ipc":
+            return b"ipc", "", []
+        found = _FRAME.fullmatch(bytes(frames[0])) if len(frames) == 1 and len(frames[0]) < 160 else None
+        numbers = [int(n) for n in found[3].split()] if found else []
+        if found is None or len(numbers) != {b"mem": 0, b"shm": 1, b"arena": 3}[found[1]]:
+            raise ProtocolError("malformed shm batch descriptor")
+        return found[1], found[2].decode(), numbers
+
+    def _arena(self, name: str, size: int, start: int, nbytes: int) -> MappedArena:
+        """The reader's mapping of an arena, counting one more allocation seen; drops the
+        mappings of arenas whose streams are over once all their allocations were seen."""
+        with self._lock:
+            arena = self._arenas.get(name)
+            if arena is None:
+                arena = self._arenas[name] = MappedArena(map_and_unlink(name, size, writable=True))
+            if not arena.holds(start, nbytes):
+                raise ProtocolError(f"allocation {start}+{nbytes} outside arena {name}")
+            arena.seen += 1
+            for done in [n for n, a in self._arenas.items() if a.over()]:
+                del self._arenas[done]
+        return arena
+
+    def unpack(self, frames: Sequence[Frame], schema: pa.Schema) -> pa.RecordBatch:
+        kind, name, numbers = self._parse(frames)
+        if kind == b"ipc":
+            return read_ipc(frames[1], schema)
+        if kind == b"mem":
+            batch = self._local.batches.pop(name, None)
+            if batch is None:
+                raise ConnectionLost(f"batch {name} is gone: its worker closed")
+            return batch
+        if kind == b"shm":
+            return read_ipc(pa.py_buffer(map_and_unlink(name, numbers[0], writable=False)), schema)
+        size, start, nbytes = numbers
+        arena = self._arena(name, size, start, nbytes)
+        return read_ipc(arena.batch_buffer(start, nbytes), schema)  # frees the allocation with the batch
+
+    def discard(self, frames: Sequence[Frame]) -> None:
+        with contextlib.suppress(ProtocolError, ConnectionLost):
+            kind, name, numbers = self._parse(frames)
+            if kind == b"arena":
+                self._arena(name, *numbers).free(numbers[1])
+            elif kind != b"ipc":
+                self._free([name])

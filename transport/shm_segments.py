@@ -1,0 +1,102 @@
+"""Named shared-memory segments in /dev/shm: created private, mapped and unlinked, swept.
+
+A segment is ``/dev/shm/sparkwire-<pid>-<server>-<n>``, created 0600 with ``O_EXCL`` and
+``O_NOFOLLOW`` so that nobody else's file is ever opened as ours. A reader unlinks a segment
+as soon as it has mapped it (``map_and_unlink``): from then on its memory lives as long as its
+mappings. Segments and socket directories of processes that died are removed by pid
+(``sweep``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+import re
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from transport.errors import ConnectionLost, ProtocolError
+
+SHM_DIR = Path("/dev/shm")
+PREFIX = "sparkwire-"
+SOCKET_DIRS = "sparkwire-shm-"
+_NAME = re.compile(r"sparkwire-([0-9]{1,10})-[0-9a-f]{8}-[0-9]{1,19}")
+_POPULATE = getattr(mmap, "MAP_POPULATE", 0)
+
+
+def unlink(path: Path | str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def create(name: str) -> int:
+    """A descriptor of the new segment ``name``: ours alone, never an existing file or link."""
+    return os.open(SHM_DIR / name, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+
+
+def new_segment(name: str, size: int) -> mmap.mmap:
+    """A new segment of ``size`` bytes, mapped, its pages allocated up front; removed again if
+    that fails."""
+    fd = create(name)
+    try:
+        os.posix_fallocate(fd, 0, size)  # tmpfs pages now, not one fault at a time
+        return mmap.mmap(fd, size, flags=mmap.MAP_SHARED | _POPULATE)
+    except BaseException:
+        unlink(SHM_DIR / name)
+        raise
+    finally:
+        os.close(fd)
+
+
+def map_and_unlink(name: str, size: int, writable: bool) -> mmap.mmap:
+    """Map a segment of ours and unlink it: from now on it lives as long as its mappings."""
+    path = SHM_DIR / name
+    try:
+        fd = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ConnectionLost(f"segment {name} is gone: its worker closed or died") from None
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode) or not 0 < size <= info.st_size:
+            raise ProtocolError(f"segment {name} is not a segment of {size} bytes of ours")
+        prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
+        return mmap.mmap(fd, size, flags=mmap.MAP_SHARED | (0 if writable else _POPULATE), prot=prot)
+    finally:
+        os.close(fd)
+        unlink(path)  # mapped or not, nobody else will
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed child its parent has not reaped yet is dead too
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def sweep() -> int:
+    """Unlink the segments and socket directories of processes that no longer exist."""
+    freed = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(SHM_DIR):
+            found = _NAME.fullmatch(entry.name)
+            if found and not _alive(int(found[1])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    freed += 1
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tempfile.gettempdir()):
+            pid = entry.name[len(SOCKET_DIRS):].split("-", 1)[0]
+            if entry.name.startswith(SOCKET_DIRS) and pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(entry.path, ignore_errors=True)
+    return freed
