@@ -1,8 +1,9 @@
 """The transport contract (``transport/base.py``), checked on every registered transport.
 
 These tests serve a ``StoreService`` in this process and write its store directly, for the
-cases that need exact control of the producer's timing. ``test_conformance_remote.py`` checks
-the rest through the client API alone, with the worker here and in another process.
+cases that need exact control of the producer's timing. ``test_conformance_streams.py`` and
+``test_conformance_failures.py`` check the rest through the client API alone, with the
+worker here and in another process.
 """
 
 from __future__ import annotations
