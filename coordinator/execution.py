@@ -23,7 +23,15 @@ from coordinator.config import Settings
 from coordinator.routing import route
 from coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
 from coordinator.worker import STATUS_PARTITION
-from planner.plan import Exchange, LocalSource, Operator, ParquetScan, Stage, StagedPlan
+from planner.plan import (
+    Exchange,
+    LocalSource,
+    Operator,
+    ParquetScan,
+    Stage,
+    StagedPlan,
+    operators,
+)
 from transport.base import PartitionKey
 from transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
 from transport.stream import PartitionReader
@@ -278,18 +286,8 @@ class QueryResult(Closeable):
 
 
 def _exchanges(fragment: Operator) -> list[int]:
-    """Producer stages a fragment reads, in the order they appear."""
-    found: list[int] = []
-    stack: list[object] = [fragment]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Exchange):
-            found.append(node.stage)
-        for name in ("input", "left", "right"):
-            child = getattr(node, name, None)
-            if child is not None:
-                stack.append(child)
-    return sorted(set(found))
+    """Producer stages a fragment reads, in stage order."""
+    return sorted({node.stage for node in operators(fragment) if isinstance(node, Exchange)})
 
 
 def _narrow_scan(fragment: Operator, splits: tuple) -> Operator:

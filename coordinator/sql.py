@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from sqlglot import exp
 
@@ -33,6 +33,7 @@ from planner.plan import (
     ParquetScan,
     Project,
     Sort,
+    operators,
 )
 
 __all__ = [
@@ -88,17 +89,10 @@ def scan_needs_dataset(scan: ParquetScan) -> bool:
 def parquet_scans(fragment: Operator) -> list[ParquetScan]:
     """The distinct Parquet scans of a fragment, in the order that numbers their tables."""
     scans: list[ParquetScan] = []
-    for node in _walk(fragment):
+    for node in operators(fragment):
         if isinstance(node, ParquetScan) and node not in scans:
             scans.append(node)
     return scans
-
-
-def _walk(node: Operator) -> Iterator[Operator]:
-    yield node
-    child = getattr(node, "input", None)
-    if child is not None:
-        yield from _walk(child)
 
 
 def compile_fragment(fragment: Operator, output: Boundary) -> str:

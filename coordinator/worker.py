@@ -33,7 +33,7 @@ from coordinator.partitioning import split_by_partition
 from coordinator.sql import PARTITION_COLUMN, compile_fragment
 from coordinator.store import PartitionStore, TaskOutput
 from coordinator.taskplan import InputPartition, TaskPlan, decode_task_plan
-from planner.plan import LocalSource
+from planner.plan import LocalSource, operators
 from transport.base import PartitionKey, TransportClient
 from transport.errors import (
     PlanRejected,
@@ -225,8 +225,8 @@ class Worker:
 
     def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
         plan = task.plan
-        source = _find(plan.fragment, LocalSource)
-        if isinstance(source, LocalSource):
+        source = next((n for n in operators(plan.fragment) if isinstance(n, LocalSource)), None)
+        if source is not None:
             with self._lock:
                 chunks = self._local.get(source.source_id)
             if chunks is None or plan.task >= len(chunks):
@@ -302,16 +302,6 @@ class Worker:
         for client in clients:
             client.close()
         shutil.rmtree(self._own_dir, ignore_errors=True)
-
-
-def _find(node: object, kind: type) -> object | None:
-    """The first node of ``kind`` in an operator tree (leaves are at the bottom)."""
-    while node is not None:
-        if isinstance(node, kind):
-            return node
-        node = getattr(node, "input", None)
-    return None
-
 
 
 def spill_dir_owner(path: Path) -> int | None:

@@ -10,6 +10,7 @@ Adding an operator (joins, unions) means adding a model here and a case in the c
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Final, Literal, Union
 
 from pydantic import Field, model_validator
@@ -89,6 +90,18 @@ Operator = Annotated[
     Union[ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit],
     Field(discriminator="op"),
 ]
+
+
+def operators(root: Operator) -> Iterator[Operator]:
+    """Every operator of a tree, root first; the one walk the planner, compiler and
+    coordinator share, so a new operator with more inputs is handled in one place."""
+    stack: list[Operator] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        child = getattr(node, "input", None)
+        if child is not None:
+            stack.append(child)
 
 
 class Boundary(Node):
