@@ -48,14 +48,24 @@ def _ours(segment: str) -> bool:
         return True  # its process is gone: leaked
 
 
-def _listening_sockets_of_this_process() -> set[str]:
-    inodes = set()
+def listening_sockets() -> list[tuple[int, str]]:
+    """(port, socket inode) of every TCP socket in LISTEN state on this machine."""
+    found = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with open(table) as f:
             for line in f.readlines()[1:]:
                 fields = line.split()
-                if fields[3] == "0A":
-                    inodes.add(fields[9])
+                if fields[3] == "0A":  # LISTEN
+                    found.append((int(fields[1].rsplit(":", 1)[1], 16), fields[9]))
+    return found
+
+
+def listening_ports() -> set[int]:
+    return {port for port, _ in listening_sockets()}
+
+
+def _listening_sockets_of_this_process() -> set[str]:
+    inodes = {inode for _, inode in listening_sockets()}
     mine = set()
     for fd in os.listdir("/proc/self/fd"):
         try:

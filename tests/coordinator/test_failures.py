@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 import time
 
 import pyarrow as pa
@@ -12,7 +9,8 @@ import pytest
 
 from coordinator import Session
 from planner import functions as F
-from transport.errors import SparkwireError, TaskFailed
+from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, kill_mid_stream
+from transport.errors import TaskFailed
 from transport.registry import available_transports, transport_class
 
 CROSSING = sorted(n for n in available_transports() if transport_class(n).capabilities.crosses_processes)
@@ -32,25 +30,11 @@ def test_a_failing_task_names_worker_stage_and_task(sparkwire_session):
 @pytest.mark.slow
 @pytest.mark.parametrize("transport", CROSSING)
 def test_killed_worker_process_fails_the_query_within_the_timeout(transport):
-    # Each task's output (rows/2 x 2 int64) must exceed what a transport keeps in flight
-    # (tens of MiB), so the kill lands while the victim still has data to send.
-    rows = 12_000_000
-    table = pa.table({"a": pa.array(range(rows), pa.int64())})
-    with Session(workers=2, transport=transport, local_chunk_rows=rows // 2,
-                 worker={"engine": {"batch_rows": 4096}}) as session:
+    table = pa.table({"a": pa.array(range(KILL_ROWS), pa.int64())})
+    with Session(workers=2, transport=transport, **KILL_SETTINGS) as session:
         victim = session.cluster.announcements[1]
         df = session.createDataFrame(table).withColumn("b", F.col("a") * 2).filter(F.col("b") >= 0)
-        killer = threading.Timer(1.0, os.kill, args=(victim.pid, signal.SIGKILL))
-        killer.start()
-        started = time.monotonic()
-        try:
-            with pytest.raises(SparkwireError) as caught:
-                for _ in df.toBatches():
-                    time.sleep(0.01)  # a slow consumer, so the kill lands mid-query
-        finally:
-            killer.cancel()
-        assert time.monotonic() - started < 60
-        message = str(caught.value)
+        message = kill_mid_stream(df, victim.pid)
         assert "stage" in message and "task" in message
         assert session.cluster.alive() == [True, False]
     assert all(not alive for alive in session.cluster.alive())

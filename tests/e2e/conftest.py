@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+
 import duckdb
 import pyarrow as pa
+import pytest
+
+from transport.errors import SparkwireError
 
 
 def oracle(table: pa.Table, sql: str) -> pa.Table:
@@ -21,3 +29,27 @@ def canonical(table: pa.Table) -> list[tuple]:
         return value
     rows = [tuple(norm(v) for v in row.values()) for row in table.to_pylist()]
     return sorted(rows, key=lambda row: tuple((v is None, str(type(v)), v if v is not None else 0) for v in row))
+
+
+# Each task's output (KILL_ROWS/2 x 2 int64) must exceed what a transport keeps in flight
+# (tens of MiB), so a kill lands while the victim still has data to send.
+KILL_ROWS = 12_000_000
+KILL_SETTINGS = {"local_chunk_rows": KILL_ROWS // 2, "worker": {"engine": {"batch_rows": 4096}}}
+
+
+def kill_mid_stream(df: object, pid: int, within: float = 60.0) -> str:
+    """Kill ``pid`` a second into streaming ``df`` slowly; the error message the caller got.
+
+    Fails the test if the stream ends without an error or the error takes over ``within`` s.
+    """
+    killer = threading.Timer(1.0, os.kill, args=(pid, signal.SIGKILL))
+    killer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(SparkwireError) as caught:
+            for _ in df.toBatches():  # type: ignore[attr-defined]
+                time.sleep(0.01)  # a slow consumer, so the kill lands mid-query
+    finally:
+        killer.cancel()
+    assert time.monotonic() - started < within
+    return str(caught.value)

@@ -9,18 +9,6 @@ from collections.abc import Iterator
 import pytest
 
 
-def listening_ports() -> set[int]:
-    """TCP ports in LISTEN state on this machine (IPv4 and IPv6)."""
-    ports = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as f:
-            for line in f.readlines()[1:]:
-                fields = line.split()
-                if fields[3] == "0A":  # LISTEN
-                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
-
-
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     os.environ["PYSPARK_PYTHON"] = sys.executable

@@ -3,10 +3,7 @@ transport: same results as in-process workers, clear errors, clean shutdown."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import threading
 import time
 from pathlib import Path
 
@@ -18,9 +15,9 @@ from coordinator.spark_cluster import SparkCluster
 from coordinator.config import load_settings
 from coordinator.tpch import ensure_tpch, q1, q6
 from planner import functions as F
-from tests.e2e.conftest import canonical
-from tests.spark.conftest import listening_ports
-from transport.errors import ConfigError, SparkwireError, Timeout
+from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, canonical, kill_mid_stream
+from tests.conftest import listening_ports
+from transport.errors import ConfigError, Timeout
 from transport.registry import available_transports, transport_class
 
 pytestmark = pytest.mark.slow
@@ -79,25 +76,12 @@ def test_same_results_on_spark_hosted_workers(spark, lineitem, expected, transpo
 
 
 def test_worker_killed_mid_query_names_it_and_cluster_closes(spark):
-    # Each task's output (rows/2 x 2 int64) must exceed what a transport keeps in flight
-    # (tens of MiB), so the kill lands while the victim still has data to send.
-    rows = 12_000_000
-    table = pa.table({"a": pa.array(range(rows), pa.int64())})
+    table = pa.table({"a": pa.array(range(KILL_ROWS), pa.int64())})
     with Session(cluster="spark", spark=spark, workers=2, transport="flight",
-                 local_chunk_rows=rows // 2, worker={"engine": {"batch_rows": 4096}}) as session:
+                 **KILL_SETTINGS) as session:
         victim = session.cluster.announcements[1]
         df = session.createDataFrame(table).withColumn("b", F.col("a") * 2)
-        killer = threading.Timer(1.0, os.kill, args=(victim.pid, signal.SIGKILL))
-        killer.start()
-        started = time.monotonic()
-        try:
-            with pytest.raises(SparkwireError) as caught:
-                for _ in df.toBatches():
-                    time.sleep(0.01)
-        finally:
-            killer.cancel()
-        assert time.monotonic() - started < 60
-        message = str(caught.value)
+        message = kill_mid_stream(df, victim.pid)
         assert "stage" in message and "task" in message and "spark-worker" in message
         deadline = time.monotonic() + 10
         while victim.worker_id not in session.cluster.lost_workers() and time.monotonic() < deadline:
