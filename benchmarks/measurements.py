@@ -40,7 +40,7 @@ from benchmarks.measure import (BATCH_BYTES, BATCH_ROWS, COLUMNS, READ_TIMEOUT, 
                                 STREAMS, Config, PeakRss, expect_rows, gbps, micros, run_threads,
                                 summary)
 from benchmarks.service import BenchService
-from transport.base import PartitionKey, TransportClient, WorkerTransport
+from sparkwire.transport.base import PartitionKey, TransportClient, WorkerTransport
 
 # -- producers and their partitions ---------------------------------------------------------
 

@@ -31,7 +31,7 @@ from benchmarks.service import BenchService
 
 def serve(transport_name: str, scratch: str | None) -> None:
     """Serve until the parent closes our stdin."""
-    from transport.registry import create_transport
+    from sparkwire.transport.registry import create_transport
 
     with tempfile.TemporaryDirectory(prefix="sparkwire-bench-", dir=scratch) as spill, \
             create_transport(transport_name) as transport:
@@ -47,8 +47,8 @@ def serve(transport_name: str, scratch: str | None) -> None:
 
 def consume(transport_name: str, partition: int, timeout: float) -> None:
     """Read one consumer's share of each shuffle round the parent names."""
-    from transport.base import PartitionKey
-    from transport.registry import create_transport
+    from sparkwire.transport.base import PartitionKey
+    from sparkwire.transport.registry import create_transport
 
     lines = commands()
     with create_transport(transport_name) as transport:

@@ -14,8 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from benchmarks.common import best_of, write  # noqa: E402
-from coordinator import Session  # noqa: E402
-from coordinator.tpch import QUERIES, ensure_tpch  # noqa: E402
+from sparkwire.coordinator import Session  # noqa: E402
+from sparkwire.coordinator.tpch import QUERIES, ensure_tpch  # noqa: E402
 from tests.e2e.test_tpch import Q1_SQL, Q6_SQL  # noqa: E402
 
 SQL = {"q1": Q1_SQL, "q6": Q6_SQL}

@@ -49,7 +49,7 @@ def parse_command(plan: bytes) -> Any:
     """The validated command in ``plan`` or ``PlanRejected``."""
     from pydantic import ValidationError
 
-    from transport.errors import PlanRejected
+    from sparkwire.transport.errors import PlanRejected
 
     global _adapter
     if len(plan) > MAX_COMMAND_BYTES:
@@ -67,7 +67,7 @@ class BenchService:
     memory budget is bookkeeping only (pooled batches are shared), so nothing spills."""
 
     def __init__(self, spill_dir: Path) -> None:
-        from coordinator.store import PartitionStore
+        from sparkwire.coordinator.worker.store import PartitionStore
 
         self.store = PartitionStore(1 << 50, spill_dir, idle_timeout=60.0)
 
@@ -77,7 +77,7 @@ class BenchService:
             self._fill(command)
 
     def _fill(self, command: Any) -> None:
-        from transport.errors import PlanRejected
+        from sparkwire.transport.errors import PlanRejected
 
         wanted = command.partitions * command.batches
         if wanted > MAX_FILL_BATCHES:

@@ -31,8 +31,8 @@ from benchmarks.measurements import (LocalProducer, RemoteProducer, latency, mul
                                      per_batch, shuffle, single_stream)
 from benchmarks.references import run_references
 from benchmarks.report import markdown, plot
-from transport.errors import ConfigError
-from transport.registry import available_transports, create_transport, transport_class
+from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.registry import available_transports, create_transport, transport_class
 
 PRODUCER = "benchmarks.producer"
 MEMCPY_TARGET, TCP_TARGET, PER_BATCH_TARGET_US = 0.5, 0.7, 20.0

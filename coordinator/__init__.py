@@ -1,10 +1,11 @@
 """Coordinator, workers and clusters: where staged plans run."""
 
-from coordinator.cluster import Cluster, LocalCluster
-from coordinator.config import Settings, load_settings
-from coordinator.execution import QueryCoordinator, QueryMetrics, QueryResult, StageMetrics
-from coordinator.session import Session
-from coordinator.worker import Worker
+from sparkwire.coordinator.clusters.base import Cluster
+from sparkwire.coordinator.clusters.local import LocalCluster
+from sparkwire.coordinator.config import Settings, load_settings
+from sparkwire.coordinator.execution import QueryCoordinator, QueryMetrics, QueryResult, StageMetrics
+from sparkwire.coordinator.session import Session
+from sparkwire.coordinator.worker.service import Worker
 
 __all__ = [
     "Cluster",

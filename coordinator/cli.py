@@ -16,12 +16,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from coordinator.config import load_settings
-from coordinator.execution import QueryMetrics
-from coordinator.hosting import HostedWorker
-from coordinator.session import Session
-from coordinator.tpch import QUERIES, ensure_tpch
-from transport.errors import SparkwireError
+from sparkwire.coordinator.config import load_settings
+from sparkwire.coordinator.execution import QueryMetrics
+from sparkwire.coordinator.clusters.hosting import HostedWorker
+from sparkwire.coordinator.session import Session
+from sparkwire.coordinator.tpch import QUERIES, ensure_tpch
+from sparkwire.transport.errors import SparkwireError
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -21,8 +21,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from transport.config import TransportConfig
-from transport.errors import ConfigError
+from sparkwire.transport.config import TransportConfig
+from sparkwire.transport.errors import ConfigError
 
 CONFIG_FILE_ENV = "SPARKWIRE_CONFIG"
 _config_file: ContextVar[Path | None] = ContextVar("sparkwire_config_file", default=None)

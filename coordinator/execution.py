@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from coordinator.cluster import Cluster
-from coordinator.config import Settings
-from coordinator.routing import route
-from coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
-from coordinator.worker import STATUS_PARTITION
-from planner.plan import (
+from sparkwire.coordinator.clusters.base import Cluster
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.routing import route
+from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
+from sparkwire.coordinator.worker.service import STATUS_PARTITION
+from sparkwire.planner.plan import (
     Exchange,
     LocalSource,
     Operator,
@@ -32,10 +32,10 @@ from planner.plan import (
     StagedPlan,
     operators,
 )
-from transport.base import PartitionKey
-from transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
-from transport.stream import PartitionReader
-from transport.closing import Closeable
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
+from sparkwire.transport.stream import PartitionReader
+from sparkwire.transport.closing import Closeable
 
 
 @dataclass

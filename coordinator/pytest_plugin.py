@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from coordinator.session import Session
+from sparkwire.coordinator.session import Session
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,7 +1,7 @@
 """``Session``: the entry point users hold, PySpark-style.
 
-    from coordinator import Session
-    from planner import functions as F
+    from sparkwire.coordinator import Session
+    from sparkwire.planner import functions as F
 
     with Session(workers=4) as session:
         df = session.read.parquet("lineitem/")
@@ -22,18 +22,19 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from coordinator.cluster import Cluster, LocalCluster
-from coordinator.config import Settings, load_settings
-from coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
-from coordinator.process_cluster import ProcessCluster
-from coordinator.spark_cluster import SparkCluster
-from coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
-from planner.dataframe import DataFrame, DataFrameReader, create_dataframe
-from planner.plan import LocalSource, StagedPlan
-from transport.base import WorkerTransport
-from transport.errors import ConfigError
-from transport.registry import transport_class
-from transport.closing import Closeable
+from sparkwire.coordinator.clusters.base import Cluster
+from sparkwire.coordinator.clusters.local import LocalCluster
+from sparkwire.coordinator.config import Settings, load_settings
+from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
+from sparkwire.coordinator.clusters.process import ProcessCluster
+from sparkwire.coordinator.clusters.spark import SparkCluster
+from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
+from sparkwire.planner.dataframe import DataFrame, DataFrameReader, create_dataframe
+from sparkwire.planner.plan import LocalSource, StagedPlan
+from sparkwire.transport.base import WorkerTransport
+from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.registry import transport_class
+from sparkwire.transport.closing import Closeable
 
 
 class Session(Closeable):

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from transport.errors import SparkwireError, Timeout
+from sparkwire.transport.errors import SparkwireError, Timeout
 
 
 def is_spark_dataframe(data: Any) -> bool:

@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from planner.expressions import Node
-from planner.plan import PLAN_VERSION, Boundary, Operator
-from transport.errors import PlanRejected
+from sparkwire.planner.expressions import Node
+from sparkwire.planner.plan import PLAN_VERSION, Boundary, Operator
+from sparkwire.transport.errors import PlanRejected
 
 MAX_PLAN_BYTES = 16 * 1024 * 1024
 MAX_PLAN_DEPTH = 256

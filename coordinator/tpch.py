@@ -17,9 +17,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from planner import functions as F
-from planner.dataframe import DataFrame
-from transport.errors import ConfigError
+from sparkwire.planner import functions as F
+from sparkwire.planner.dataframe import DataFrame
+from sparkwire.transport.errors import ConfigError
 
 
 def cache_dir() -> Path:

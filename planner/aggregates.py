@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from planner.expressions import AggCall, AggregateFunction, Call, Cast, Column, Expr, NamedExpr
-from planner.plan import Aggregate, Operator, Project
-from planner.render import output_name
-from planner.tree import column_names, fresh_name, transform, walk
+from sparkwire.planner.expressions import AggCall, AggregateFunction, Call, Cast, Column, Expr, NamedExpr
+from sparkwire.planner.plan import Aggregate, Operator, Project
+from sparkwire.planner.render import output_name
+from sparkwire.planner.tree import column_names, fresh_name, transform, walk
 
 Items = tuple[NamedExpr, ...]
 _MERGE: dict[str, AggregateFunction] = {"sum": "sum", "count": "sum", "min": "min", "max": "max"}

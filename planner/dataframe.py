@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from planner import functions as F
-from planner.errors import AnalysisError
-from planner.executor import Executor
-from planner.explain import explain_logical, explain_staged
-from planner.expressions import AggCall, Expr, NamedExpr, check_identifier
-from planner.expressions import Column as ColumnRef
-from planner.functions import Column, ColumnOrName, SortOrder
-from planner.parquet_meta import file_info, list_parquet_files
-from planner.plan import (
+from sparkwire.planner import functions as F
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.executor import Executor
+from sparkwire.planner.explain import explain_logical, explain_staged
+from sparkwire.planner.expressions import AggCall, Expr, NamedExpr, check_identifier
+from sparkwire.planner.expressions import Column as ColumnRef
+from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
+from sparkwire.planner.parquet_meta import file_info, list_parquet_files
+from sparkwire.planner.plan import (
     Aggregate,
     FileSplit,
     Filter,
@@ -35,9 +35,9 @@ from planner.plan import (
     Sort,
     StagedPlan,
 )
-from planner.render import sql
-from planner.stages import plan_stages
-from planner.tree import column_names, has_aggregate, walk
+from sparkwire.planner.render import sql
+from sparkwire.planner.stages import plan_stages
+from sparkwire.planner.tree import column_names, has_aggregate, walk
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from planner.plan import LocalSource, StagedPlan
+from sparkwire.planner.plan import LocalSource, StagedPlan
 
 
 class ResultStream(Protocol):

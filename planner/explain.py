@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from planner.plan import (
+from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
     Exchange,
@@ -17,7 +17,7 @@ from planner.plan import (
     Sort,
     StagedPlan,
 )
-from planner.render import identifier, named, sort_key, sql
+from sparkwire.planner.render import identifier, named, sort_key, sql
 
 _SHOWN_FILES = 3
 

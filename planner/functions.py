@@ -1,4 +1,4 @@
-"""PySpark-style column expressions: ``from planner import functions as F``.
+"""PySpark-style column expressions: ``from sparkwire import functions as F``.
 
 A ``Column`` is a thin, immutable wrapper around an ``expressions.Expr`` plus an optional
 alias. Nothing is resolved here: ``F.col("x")`` names a column of whatever DataFrame it is
@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
-from planner import expressions as ex
-from planner import render
-from planner.errors import AnalysisError
+from sparkwire.planner import expressions as ex
+from sparkwire.planner import render
+from sparkwire.planner.errors import AnalysisError
 
 ColumnOrName = Union["Column", str]
 Value = Union["Column", bool, int, float, str, decimal.Decimal, dt.date, dt.datetime, None]

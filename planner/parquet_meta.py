@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from planner.errors import AnalysisError
+from sparkwire.planner.errors import AnalysisError
 
 _GLOB_CHARS = frozenset("*?[")
 

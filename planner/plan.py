@@ -15,7 +15,7 @@ from typing import Annotated, Final, Literal, Union
 
 from pydantic import Field, model_validator
 
-from planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey
+from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey
 
 PLAN_VERSION: Final = 1
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from planner.expressions import (
+from sparkwire.planner.expressions import (
     MAX_IDENTIFIER_LENGTH,
     AggCall,
     Call,

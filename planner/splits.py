@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from planner.errors import PlanError
-from planner.parquet_meta import file_info
-from planner.plan import FileSplit
+from sparkwire.planner.errors import PlanError
+from sparkwire.planner.parquet_meta import file_info
+from sparkwire.planner.plan import FileSplit
 
 TaskSplits = tuple[tuple[FileSplit, ...], ...]
 

@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from planner import aggregates
-from planner.errors import PlanError
-from planner.expressions import Column
-from planner.plan import (
+from sparkwire.planner import aggregates
+from sparkwire.planner.errors import PlanError
+from sparkwire.planner.expressions import Column
+from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
     Exchange,
@@ -54,7 +54,7 @@ from planner.plan import (
     Stage,
     StagedPlan,
 )
-from planner.splits import group_splits
+from sparkwire.planner.splits import group_splits
 
 TASKS_PER_WORKER = 2
 MAX_SHUFFLE_PARTITIONS = 256

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from planner.expressions import MAX_IDENTIFIER_LENGTH, AggCall, Call, Case, Cast, Column, Expr
+from sparkwire.planner.expressions import MAX_IDENTIFIER_LENGTH, AggCall, Call, Case, Cast, Column, Expr
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:

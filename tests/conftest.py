@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from coordinator.worker import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
+from sparkwire.coordinator.worker.service import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
 
-_OURS = ("coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
+_OURS = ("sparkwire.coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
 
 
 def _our_processes() -> list[str]:

@@ -1,6 +1,6 @@
 """Worker transports: the seam through which plans and partitions travel."""
 
-from transport.base import (
+from sparkwire.transport.base import (
     Capabilities,
     PartitionKey,
     Server,
@@ -8,8 +8,8 @@ from transport.base import (
     WorkerService,
     WorkerTransport,
 )
-from transport.config import TransportConfig
-from transport.errors import (
+from sparkwire.transport.config import TransportConfig
+from sparkwire.transport.errors import (
     ConfigError,
     ConnectionLost,
     PartitionNotFound,
@@ -22,14 +22,14 @@ from transport.errors import (
     TransportError,
     UnknownTransport,
 )
-from transport.registry import (
+from sparkwire.transport.registry import (
     ENTRY_POINT_GROUP,
     available_transports,
     create_transport,
     register_transport,
     transport_class,
 )
-from transport.stream import PartitionReader
+from sparkwire.transport.stream import PartitionReader
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -43,9 +43,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-from transport.errors import ProtocolError
-from transport.stream import PartitionReader
-from transport.closing import Closeable
+from sparkwire.transport.errors import ProtocolError
+from sparkwire.transport.stream import PartitionReader
+from sparkwire.transport.closing import Closeable
 
 _QUERY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

@@ -46,14 +46,14 @@ import pyarrow as pa
 import pyarrow.flight as flight
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from transport.base import (
+from sparkwire.transport.base import (
     Capabilities,
     PartitionKey,
     TransportClient,
     WorkerService,
     WorkerTransport,
 )
-from transport.errors import (
+from sparkwire.transport.errors import (
     ConfigError,
     ConnectionLost,
     ProtocolError,
@@ -62,7 +62,7 @@ from transport.errors import (
     as_library_error,
     error_from_code,
 )
-from transport.stream import PartitionReader
+from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
 

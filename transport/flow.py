@@ -18,16 +18,16 @@ from collections.abc import Callable, Iterator
 
 import pyarrow as pa
 
-from transport.errors import (
+from sparkwire.transport.errors import (
     ConnectionLost,
     ProtocolError,
     SparkwireError,
     TransportError,
     error_from_code,
 )
-from transport.ipc import PayloadCodec, read_schema
-from transport.stream import PartitionReader
-from transport.wire import (
+from sparkwire.transport.ipc import PayloadCodec, read_schema
+from sparkwire.transport.stream import PartitionReader
+from sparkwire.transport.wire import (
     MIN_CHARGE,
     Batch,
     Close,

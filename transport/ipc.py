@@ -18,8 +18,8 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from transport.errors import ProtocolError
-from transport.wire import Frame
+from sparkwire.transport.errors import ProtocolError
+from sparkwire.transport.wire import Frame
 
 
 @functools.lru_cache(maxsize=256)

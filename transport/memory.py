@@ -15,15 +15,15 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from transport.base import (
+from sparkwire.transport.base import (
     Capabilities,
     PartitionKey,
     TransportClient,
     WorkerService,
     WorkerTransport,
 )
-from transport.errors import ConfigError, ConnectionLost, as_library_error
-from transport.stream import PartitionReader
+from sparkwire.transport.errors import ConfigError, ConnectionLost, as_library_error
+from sparkwire.transport.stream import PartitionReader
 
 _SCHEME = "mem://"
 _T = TypeVar("_T")

@@ -16,17 +16,17 @@ from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any
 
-from transport.base import WorkerTransport
-from transport.errors import ConfigError, UnknownTransport
+from sparkwire.transport.base import WorkerTransport
+from sparkwire.transport.errors import ConfigError, UnknownTransport
 
 ENTRY_POINT_GROUP = "sparkwire.transports"
 
 # name -> (import target, extra that provides its dependencies or "")
 _BUILTIN: dict[str, tuple[str, str]] = {
-    "memory": ("transport.memory:MemoryTransport", ""),
-    "zmq": ("transport.zmq:ZmqTransport", "zmq"),
-    "shm": ("transport.shm:ShmTransport", "zmq"),
-    "flight": ("transport.flight:FlightTransport", "flight"),
+    "memory": ("sparkwire.transport.memory:MemoryTransport", ""),
+    "zmq": ("sparkwire.transport.zmq:ZmqTransport", "zmq"),
+    "shm": ("sparkwire.transport.shm:ShmTransport", "zmq"),
+    "flight": ("sparkwire.transport.flight:FlightTransport", "flight"),
 }
 
 _targets: dict[str, tuple[str | type[WorkerTransport], str]] = dict(_BUILTIN)

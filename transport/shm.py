@@ -27,15 +27,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from transport import wire
-from transport.base import Capabilities, WorkerService
-from transport.errors import ConfigError
-from transport.flow import StreamPump
-from transport.shm_codec import Handover, ProducerStream, ShmCodec
-from transport.shm_segments import PREFIX, SHM_DIR, SOCKET_DIRS, sweep, unlink
-from transport.zmq import ZmqTransport
-from transport.zmq_client import ZmqClient
-from transport.zmq_server import ZmqServer
+from sparkwire.transport import wire
+from sparkwire.transport.base import Capabilities, WorkerService
+from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.flow import StreamPump
+from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
+from sparkwire.transport.shm_segments import PREFIX, SHM_DIR, SOCKET_DIRS, sweep, unlink
+from sparkwire.transport.zmq import ZmqTransport
+from sparkwire.transport.zmq_client import ZmqClient
+from sparkwire.transport.zmq_server import ZmqServer
 
 _ADDRESS = re.compile(r"shm://(/[^\x00]{1,100})")
 

@@ -20,7 +20,7 @@ from collections import deque
 
 import pyarrow as pa
 
-from transport.shm_segments import create
+from sparkwire.transport.shm_segments import create
 
 HEADER = 64  # an arena's header (retired, sent) and each allocation's (state); Arrow's alignment
 

@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from transport.errors import ConnectionLost, ProtocolError, TransportError
-from transport.ipc import InlineCodec, read_ipc, write_ipc
-from transport.shm_arena import Arena, MappedArena
-from transport.shm_segments import SHM_DIR, map_and_unlink, new_segment, unlink
-from transport.wire import Frame
+from sparkwire.transport.errors import ConnectionLost, ProtocolError, TransportError
+from sparkwire.transport.ipc import InlineCodec, read_ipc, write_ipc
+from sparkwire.transport.shm_arena import Arena, MappedArena
+from sparkwire.transport.shm_segments import SHM_DIR, map_and_unlink, new_segment, unlink
+from sparkwire.transport.wire import Frame
 
 INLINE_BELOW = 64 << 10
 _FRAME = re.compile(rb"(shm|mem|arena) (sparkwire-[0-9]{1,10}-[0-9a-f]{8}-[0-9]{1,19})((?: [0-9]{1,15}){0,3})")

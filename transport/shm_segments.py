@@ -18,7 +18,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from transport.errors import ConnectionLost, ProtocolError
+from sparkwire.transport.errors import ConnectionLost, ProtocolError
 
 SHM_DIR = Path("/dev/shm")
 PREFIX = "sparkwire-"

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 import pyarrow as pa
-from transport.closing import Closeable
+from sparkwire.transport.closing import Closeable
 
 
 class PartitionReader(Closeable):

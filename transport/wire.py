@@ -51,8 +51,8 @@ from pydantic import (
 )
 from pydantic_core import from_json
 
-from transport.base import PartitionKey
-from transport.errors import ProtocolError, as_library_error
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import ProtocolError, as_library_error
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_PLAN_BYTES = 64 * 1024 * 1024

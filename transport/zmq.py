@@ -41,12 +41,12 @@ from typing import Any
 import zmq
 from pydantic import ValidationError
 
-from transport.base import Capabilities, WorkerService, WorkerTransport
-from transport.errors import ConfigError
-from transport.ipc import InlineCodec, PayloadCodec
-from transport.zmq_client import ZmqClient
-from transport.zmq_io import DEFAULT_CREDIT, STOP_TIMEOUT, ZmqOptions
-from transport.zmq_server import ZmqServer
+from sparkwire.transport.base import Capabilities, WorkerService, WorkerTransport
+from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.ipc import InlineCodec, PayloadCodec
+from sparkwire.transport.zmq_client import ZmqClient
+from sparkwire.transport.zmq_io import DEFAULT_CREDIT, STOP_TIMEOUT, ZmqOptions
+from sparkwire.transport.zmq_server import ZmqServer
 
 _log = logging.getLogger(__name__)
 

@@ -22,9 +22,9 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from transport import wire
-from transport.base import PartitionKey, TransportClient
-from transport.errors import (
+from sparkwire.transport import wire
+from sparkwire.transport.base import PartitionKey, TransportClient
+from sparkwire.transport.errors import (
     ConfigError,
     ConnectionLost,
     PlanRejected,
@@ -32,10 +32,10 @@ from transport.errors import (
     SparkwireError,
     error_from_code,
 )
-from transport.flow import Inbox, Liveness, StreamReceiver
-from transport.ipc import PayloadCodec
-from transport.stream import PartitionReader
-from transport.zmq_io import SocketThread, ZmqOptions, heartbeats
+from sparkwire.transport.flow import Inbox, Liveness, StreamReceiver
+from sparkwire.transport.ipc import PayloadCodec
+from sparkwire.transport.stream import PartitionReader
+from sparkwire.transport.zmq_io import SocketThread, ZmqOptions, heartbeats
 
 _log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import zmq
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from transport import wire
+from sparkwire.transport import wire
 
 _log = logging.getLogger(__name__)
 

@@ -21,12 +21,12 @@ from typing import Any
 
 import zmq
 
-from transport import wire
-from transport.base import WorkerService
-from transport.errors import ConfigError, ProtocolError, SparkwireError, TransportError
-from transport.flow import StreamPump
-from transport.ipc import PayloadCodec
-from transport.zmq_io import SocketThread, ZmqOptions, heartbeats
+from sparkwire.transport import wire
+from sparkwire.transport.base import WorkerService
+from sparkwire.transport.errors import ConfigError, ProtocolError, SparkwireError, TransportError
+from sparkwire.transport.flow import StreamPump
+from sparkwire.transport.ipc import PayloadCodec
+from sparkwire.transport.zmq_io import SocketThread, ZmqOptions, heartbeats
 
 _log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ import time
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from coordinator import Session
-from planner import functions as F
+from sparkwire.coordinator import Session
+from sparkwire.planner import functions as F
 
 ROWS = 4_000_000
 

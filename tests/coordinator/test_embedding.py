@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from coordinator import Session, load_settings
-from planner import functions as F
-from transport.errors import ConfigError, UnknownTransport
+from sparkwire.coordinator import Session, load_settings
+from sparkwire.planner import functions as F
+from sparkwire.transport.errors import ConfigError, UnknownTransport
 
 
 def test_pytest_fixture_gives_a_ready_session(sparkwire_session):

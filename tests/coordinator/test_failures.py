@@ -7,11 +7,11 @@ import time
 import pyarrow as pa
 import pytest
 
-from coordinator import Session
-from planner import functions as F
+from sparkwire.coordinator import Session
+from sparkwire.planner import functions as F
 from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, kill_mid_stream
-from transport.errors import TaskFailed
-from transport.registry import available_transports, transport_class
+from sparkwire.transport.errors import TaskFailed
+from sparkwire.transport.registry import available_transports, transport_class
 
 CROSSING = sorted(n for n in available_transports() if transport_class(n).capabilities.crosses_processes)
 

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from coordinator.config import load_settings
-from coordinator.taskplan import MAX_PLAN_DEPTH, TaskPlan, encode_task_plan
-from coordinator.worker import Worker
-from planner.expressions import Call, Column, Lit
-from planner.plan import Boundary, Exchange, Filter
-from transport.errors import PlanRejected
-from transport.memory import MemoryTransport
+from sparkwire.coordinator.config import load_settings
+from sparkwire.coordinator.taskplan import MAX_PLAN_DEPTH, TaskPlan, encode_task_plan
+from sparkwire.coordinator.worker.service import Worker
+from sparkwire.planner.expressions import Call, Column, Lit
+from sparkwire.planner.plan import Boundary, Exchange, Filter
+from sparkwire.transport.errors import PlanRejected
+from sparkwire.transport.memory import MemoryTransport
 
 
 def valid_plan() -> dict:

@@ -7,9 +7,9 @@ import threading
 import pyarrow as pa
 import pytest
 
-from coordinator.store import PartitionStore
-from transport.base import PartitionKey
-from transport.errors import PartitionNotFound, QueryCancelled
+from sparkwire.coordinator.worker.store import PartitionStore
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import PartitionNotFound, QueryCancelled
 
 
 def batch(start: int, n: int = 1000) -> pa.RecordBatch:

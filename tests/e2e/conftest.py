@@ -11,7 +11,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from transport.errors import SparkwireError
+from sparkwire.transport.errors import SparkwireError
 
 
 def oracle(table: pa.Table, sql: str) -> pa.Table:

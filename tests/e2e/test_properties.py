@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coordinator import Session
-from transport.registry import available_transports
-from planner import functions as F
+from sparkwire.coordinator import Session
+from sparkwire.transport.registry import available_transports
+from sparkwire.planner import functions as F
 from tests.e2e.conftest import canonical, oracle
 
 SCHEMA = pa.schema([

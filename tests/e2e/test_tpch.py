@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from coordinator import Session
-from coordinator.tpch import ensure_tpch, q1, q6
+from sparkwire.coordinator import Session
+from sparkwire.coordinator.tpch import ensure_tpch, q1, q6
 from tests.e2e.conftest import canonical
-from transport.registry import available_transports
+from sparkwire.transport.registry import available_transports
 
 Q1_SQL = """
 select l_returnflag, l_linestatus, sum(l_quantity) sum_qty, sum(l_extendedprice) sum_base_price,

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 from tests.engine.engine_helpers import make_table
 
-from coordinator.engine import EngineSettings, TaskEngine
+from sparkwire.coordinator.worker.engine import EngineSettings, TaskEngine
 
 
 @pytest.fixture

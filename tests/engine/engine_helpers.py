@@ -8,9 +8,9 @@ from decimal import Decimal
 import duckdb
 import pyarrow as pa
 
-from coordinator.engine import TaskEngine
-from coordinator.sql import compile_fragment
-from planner.plan import Boundary, Exchange, Operator
+from sparkwire.coordinator.worker.engine import TaskEngine
+from sparkwire.coordinator.worker.compiler import compile_fragment
+from sparkwire.planner.plan import Boundary, Exchange, Operator
 
 
 def make_table() -> pa.Table:

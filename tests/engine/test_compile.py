@@ -10,10 +10,10 @@ import pyarrow as pa
 import pytest
 from tests.engine.engine_helpers import exchange, oracle, run_fragment
 
-from coordinator.engine import TaskEngine
-from coordinator.sql import CompileError, compile_fragment
-from planner.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
-from planner.plan import (
+from sparkwire.coordinator.worker.engine import TaskEngine
+from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
+from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
+from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
     Filter,
@@ -209,7 +209,7 @@ def test_every_call(engine: TaskEngine, table: pa.Table, expr: Call, sql: str) -
 def test_all_call_functions_covered() -> None:
     from typing import get_args
 
-    from planner.expressions import ScalarFunction
+    from sparkwire.planner.expressions import ScalarFunction
 
     assert {e.fn for e, _ in CALLS} == set(get_args(ScalarFunction))
 
@@ -336,7 +336,7 @@ def test_compile_errors_for_bad_arity_and_shuffle_without_keys(table: pa.Table) 
 
 
 def test_engine_error_from_duckdb(engine: TaskEngine, table: pa.Table) -> None:
-    from coordinator.engine import EngineError
+    from sparkwire.coordinator.worker.engine import EngineError
 
     fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
     with pytest.raises(EngineError, match="[Dd]ivision by zero"):

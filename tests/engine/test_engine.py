@@ -13,16 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from pydantic import ValidationError
 
-from coordinator.engine import (
+from sparkwire.coordinator.worker.engine import (
     EngineError,
     EngineInterrupted,
     EngineSettings,
     TaskEngine,
     input_files,
 )
-from coordinator.sql import compile_fragment, exchange_table
-from planner.expressions import Call, Column, Lit, NamedExpr, SortKey
-from planner.plan import (
+from sparkwire.coordinator.worker.compiler import compile_fragment, exchange_table
+from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr, SortKey
+from sparkwire.planner.plan import (
     Boundary,
     Exchange,
     FileSplit,
@@ -162,7 +162,7 @@ def test_sql_looking_identifiers_are_plain_names(engine: TaskEngine) -> None:
 
 
 def test_names_equal_but_for_case_are_refused() -> None:
-    from coordinator.sql import CompileError
+    from sparkwire.coordinator.worker.compiler import CompileError
 
     with pytest.raises(CompileError, match="ignores case"):
         compile_fragment(Exchange(stage=0, columns=("a", "A")), RESULT)

@@ -13,11 +13,11 @@ import pyarrow.compute as pc
 import pytest
 from tests.engine.engine_helpers import exchange, run_fragment
 
-from coordinator.engine import TaskEngine
-from coordinator.partitioning import split_by_partition
-from coordinator.sql import PARTITION_COLUMN, compile_fragment, exchange_table
-from planner.expressions import Column
-from planner.plan import Boundary
+from sparkwire.coordinator.worker.engine import TaskEngine
+from sparkwire.coordinator.worker.partitioning import split_by_partition
+from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment, exchange_table
+from sparkwire.planner.expressions import Column
+from sparkwire.planner.plan import Boundary
 
 KEYS = ("i", "g", "x", "b", "d", "ts", "dec", "s", "bin")
 P = 7

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from planner.plan import LocalSource, StagedPlan
+from sparkwire.planner.plan import LocalSource, StagedPlan
 
 
 class FakeStream:

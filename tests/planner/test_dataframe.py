@@ -8,10 +8,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from planner import AnalysisError, DataFrameReader, PlanError, create_dataframe
-from planner import functions as F
-from planner.expressions import Column, NamedExpr
-from planner.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
+from sparkwire.planner import AnalysisError, DataFrameReader, PlanError, create_dataframe
+from sparkwire.planner import functions as F
+from sparkwire.planner.expressions import Column, NamedExpr
+from sparkwire.planner.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from planner import create_dataframe
-from planner import functions as F
+from sparkwire.planner import create_dataframe
+from sparkwire.planner import functions as F
 
 if TYPE_CHECKING:
     import pytest

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner import DataFrameReader, PlanError, create_dataframe, plan_stages
-from planner import functions as F
-from planner.expressions import AggCall, Call, Cast, Column
-from planner.plan import (
+from sparkwire.planner import DataFrameReader, PlanError, create_dataframe, plan_stages
+from sparkwire.planner import functions as F
+from sparkwire.planner.expressions import AggCall, Call, Cast, Column
+from sparkwire.planner.plan import (
     Aggregate,
     Exchange,
     FileSplit,
@@ -25,9 +25,9 @@ from planner.plan import (
     Sort,
     StagedPlan,
 )
-from planner.parquet_meta import file_info
-from planner.splits import group_splits
-from planner.stages import MAX_SHUFFLE_PARTITIONS, output_columns
+from sparkwire.planner.parquet_meta import file_info
+from sparkwire.planner.splits import group_splits
+from sparkwire.planner.stages import MAX_SHUFFLE_PARTITIONS, output_columns
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor

@@ -10,15 +10,15 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from coordinator import Session
-from coordinator.spark_cluster import SparkCluster
-from coordinator.config import load_settings
-from coordinator.tpch import ensure_tpch, q1, q6
-from planner import functions as F
+from sparkwire.coordinator import Session
+from sparkwire.coordinator.clusters.spark import SparkCluster
+from sparkwire.coordinator.config import load_settings
+from sparkwire.coordinator.tpch import ensure_tpch, q1, q6
+from sparkwire.planner import functions as F
 from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, canonical, kill_mid_stream
 from tests.conftest import listening_ports
-from transport.errors import ConfigError, Timeout
-from transport.registry import available_transports, transport_class
+from sparkwire.transport.errors import ConfigError, Timeout
+from sparkwire.transport.registry import available_transports, transport_class
 
 pytestmark = pytest.mark.slow
 

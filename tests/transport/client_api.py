@@ -9,8 +9,8 @@ from typing import Any
 
 from tests.transport.conftest import Worker
 from tests.transport.remote_service import Produce, command, expected_batch
-from transport.base import PartitionKey
-from transport.stream import PartitionReader
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.stream import PartitionReader
 
 MiB = 1 << 20
 _ids = itertools.count()

@@ -31,12 +31,12 @@ from typing import NamedTuple
 
 import pytest
 
-from coordinator.store import PartitionStore
+from sparkwire.coordinator.worker.store import PartitionStore
 from tests.transport.remote_service import CommandService
-from transport.base import PartitionKey, Server, TransportClient, WorkerTransport
-from transport.errors import PlanRejected
-from transport.registry import available_transports, create_transport
-from transport.stream import PartitionReader
+from sparkwire.transport.base import PartitionKey, Server, TransportClient, WorkerTransport
+from sparkwire.transport.errors import PlanRejected
+from sparkwire.transport.registry import available_transports, create_transport
+from sparkwire.transport.stream import PartitionReader
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0

@@ -40,9 +40,9 @@ import numpy as np
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from coordinator.store import PartitionStore
-from transport.base import PartitionKey
-from transport.errors import (
+from sparkwire.coordinator.worker.store import PartitionStore
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import (
     PartitionNotFound,
     PlanRejected,
     QueryCancelled,
@@ -50,8 +50,8 @@ from transport.errors import (
     TaskFailed,
     error_from_code,
 )
-from transport.registry import create_transport
-from transport.stream import PartitionReader
+from sparkwire.transport.registry import create_transport
+from sparkwire.transport.stream import PartitionReader
 
 QueryId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 Index = Annotated[int, Field(ge=0, le=1 << 20)]

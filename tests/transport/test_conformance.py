@@ -15,8 +15,8 @@ import pyarrow as pa
 import pytest
 
 from tests.transport.remote_service import all_types_batch
-from transport.base import PartitionKey
-from transport.errors import (
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import (
     ConnectionLost,
     PartitionNotFound,
     PlanRejected,

@@ -18,8 +18,8 @@ import pytest
 from tests.transport.client_api import check_batches, drain, finished_within, fresh_query, key, produce, raised_within
 from tests.transport.conftest import wait_until
 from tests.transport.remote_service import CommandService, Produce, command, expected_batch
-from transport.base import PartitionKey
-from transport.errors import (
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import (
     ConnectionLost,
     PartitionNotFound,
     PlanRejected,
@@ -29,7 +29,7 @@ from transport.errors import (
     TaskFailed,
     Timeout,
 )
-from transport.registry import create_transport
+from sparkwire.transport.registry import create_transport
 
 
 # -- waiting, errors, cancellation -------------------------------------------------------

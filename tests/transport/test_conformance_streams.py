@@ -22,7 +22,7 @@ import pytest
 from tests.transport.client_api import MiB, check_batches, fresh_query, key, produce, usage
 from tests.transport.conftest import wait_until
 from tests.transport.remote_service import all_types_batch, command, expected_batch
-from transport.base import PartitionKey
+from sparkwire.transport.base import PartitionKey
 
 
 # -- fidelity ----------------------------------------------------------------------------

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.flight as flight
 import pytest
 
-from transport.base import PartitionKey
-from transport.errors import ConfigError, ConnectionLost, PlanRejected, ProtocolError
-from transport.flight import FlightTransport
-from transport.stream import PartitionReader
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import ConfigError, ConnectionLost, PlanRejected, ProtocolError
+from sparkwire.transport.flight import FlightTransport
+from sparkwire.transport.stream import PartitionReader
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = PartitionKey("q1", 0, 0, 0)
@@ -142,8 +142,8 @@ def test_options_are_validated_and_tls_is_refused():
 _WORKER = """
 import sys, time
 import pyarrow as pa
-from transport.flight import FlightTransport
-from transport.stream import PartitionReader
+from sparkwire.transport.flight import FlightTransport
+from sparkwire.transport.stream import PartitionReader
 
 def batches():
     yield pa.record_batch({"a": [1]})

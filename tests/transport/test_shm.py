@@ -13,12 +13,12 @@ import pytest
 
 from tests.transport.conftest import remote_process, wait_until
 from tests.transport.remote_service import command
-from transport.base import PartitionKey
-from transport.errors import ConfigError, ConnectionLost, QueryCancelled, Timeout
-from transport.registry import create_transport
-from transport.shm import ShmTransport
-from transport.shm_segments import SHM_DIR, sweep
-from transport.stream import PartitionReader
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import ConfigError, ConnectionLost, QueryCancelled, Timeout
+from sparkwire.transport.registry import create_transport
+from sparkwire.transport.shm import ShmTransport
+from sparkwire.transport.shm_segments import SHM_DIR, sweep
+from sparkwire.transport.stream import PartitionReader
 
 MiB = 1 << 20
 pytestmark = pytest.mark.skipif(not SHM_DIR.is_dir(), reason="no /dev/shm")

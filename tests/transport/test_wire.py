@@ -14,16 +14,16 @@ import pytest
 
 from tests.transport.conftest import wait_until
 from tests.transport.test_conformance import all_types_batch
-from transport import flow, ipc, wire
-from transport.base import PartitionKey
-from transport.errors import (
+from sparkwire.transport import flow, ipc, wire
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import (
     ConnectionLost,
     PartitionNotFound,
     ProtocolError,
     TaskFailed,
     TransportError,
 )
-from transport.stream import PartitionReader
+from sparkwire.transport.stream import PartitionReader
 
 KEY = PartitionKey("q1", 2, 3, 4)
 

@@ -15,12 +15,12 @@ import zmq
 
 from tests.transport.conftest import remote_process, wait_until
 from tests.transport.remote_service import Produce, command
-from transport import wire
-from transport.base import PartitionKey
-from transport.errors import ConfigError, ConnectionLost, ProtocolError, TransportError
-from transport.registry import create_transport
-from transport.stream import PartitionReader
-from transport.zmq import ZmqTransport
+from sparkwire.transport import wire
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import ConfigError, ConnectionLost, ProtocolError, TransportError
+from sparkwire.transport.registry import create_transport
+from sparkwire.transport.stream import PartitionReader
+from sparkwire.transport.zmq import ZmqTransport
 
 MiB = 1 << 20
 KEY = PartitionKey("q", 0, 0, 0)

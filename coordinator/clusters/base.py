@@ -2,8 +2,8 @@
 
 ``Cluster`` is what the coordinator needs: worker addresses, pooled clients, and a *driver*
 worker in the coordinator's own process that publishes in-memory data (``createDataFrame``)
-to the other workers through the same transport. ``LocalCluster`` runs every worker as an
-object in this process, which is the embedded default and the test harness.
+to the other workers through the same transport. ``ClusterBase`` is what the in-process,
+process and Spark clusters share.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
-from coordinator.config import Settings
-from coordinator.worker import Worker
-from transport.base import Server, TransportClient, WorkerTransport
-from transport.closing import Closeable
-from transport.errors import ConfigError
-from transport.registry import create_transport
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.worker.service import Worker
+from sparkwire.transport.base import Server, TransportClient, WorkerTransport
+from sparkwire.transport.closing import Closeable
+from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.registry import create_transport
 
 
 class Cluster(Protocol):
@@ -82,31 +82,3 @@ class ClusterBase(Closeable):
         self.driver.close()
         self._stop_workers()
         self.transport.close()
-
-
-class LocalCluster(ClusterBase):
-    """``n`` in-process workers plus the driver, all served by one transport instance.
-
-    Any transport works: over the memory transport this is the embedded default; over a
-    socket transport it exercises real sockets inside one process.
-    """
-
-    def __init__(self, settings: Settings, transport: WorkerTransport | None = None) -> None:
-        super().__init__(settings, transport)
-        self.workers: list[Worker] = []
-        self._servers: list[Server] = []
-        try:
-            for index in range(settings.workers):
-                self.workers.append(Worker(f"worker-{index}", settings, self.client))
-                self._servers.append(self.transport.serve(self.workers[-1]))
-        except BaseException:
-            self.close()
-            raise
-        self.addresses = [server.address for server in self._servers]
-        self.names.update(zip(self.addresses, (w.worker_id for w in self.workers), strict=True))
-
-    def _stop_workers(self) -> None:
-        for server in self._servers:
-            server.close()
-        for worker in self.workers:
-            worker.close()

@@ -27,22 +27,22 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from coordinator.config import Settings
-from coordinator.engine import TaskEngine
-from coordinator.partitioning import split_by_partition
-from coordinator.sql import PARTITION_COLUMN, compile_fragment
-from coordinator.store import PartitionStore, TaskOutput
-from coordinator.taskplan import InputPartition, TaskPlan, decode_task_plan
-from planner.plan import LocalSource, operators
-from transport.base import PartitionKey, TransportClient
-from transport.errors import (
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.worker.engine import TaskEngine
+from sparkwire.coordinator.worker.partitioning import split_by_partition
+from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment
+from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
+from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, decode_task_plan
+from sparkwire.planner.plan import LocalSource, operators
+from sparkwire.transport.base import PartitionKey, TransportClient
+from sparkwire.transport.errors import (
     PlanRejected,
     QueryCancelled,
     SparkwireError,
     TaskFailed,
     as_library_error,
 )
-from transport.stream import PartitionReader
+from sparkwire.transport.stream import PartitionReader
 
 # A worker's private spill directory is named SPILL_PREFIX + "<pid>-<worker id>-<random>",
 # so one left by a killed process can be recognised and removed by the next worker.

@@ -15,11 +15,11 @@ from importlib.metadata import PackageNotFoundError, version
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from coordinator.config import Settings
-from coordinator.worker import Worker
-from transport.base import Server, WorkerTransport
-from transport.errors import ConfigError
-from transport.registry import create_transport
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.worker.service import Worker
+from sparkwire.transport.base import Server, WorkerTransport
+from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.registry import create_transport
 
 _VERSIONED = ("sparkwire", "duckdb", "pyarrow")
 

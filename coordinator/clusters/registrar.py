@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 from pydantic import ValidationError
 
-from coordinator.config import Settings
-from coordinator.hosting import HostedWorker, WorkerAnnouncement
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.clusters.hosting import HostedWorker, WorkerAnnouncement
 
 MAX_ANNOUNCEMENT_BYTES = 64 * 1024
 _POLL_SECONDS = 0.2

@@ -29,12 +29,12 @@ import uuid
 import weakref
 from typing import Any
 
-from coordinator.cluster import ClusterBase
-from coordinator.config import Settings
-from coordinator.hosting import WorkerAnnouncement
-from coordinator.registrar import Registrar, serve_registered
-from transport.errors import ConfigError, SparkwireError, Timeout
-from transport.registry import transport_class
+from sparkwire.coordinator.clusters.base import ClusterBase
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.clusters.hosting import WorkerAnnouncement
+from sparkwire.coordinator.clusters.registrar import Registrar, serve_registered
+from sparkwire.transport.errors import ConfigError, SparkwireError, Timeout
+from sparkwire.transport.registry import transport_class
 
 _log = logging.getLogger(__name__)
 _open_clusters: weakref.WeakSet[SparkCluster] = weakref.WeakSet()

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 
 from sqlglot import exp
 
-from planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
-from planner.plan import (
+from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
+from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
     Exchange,
@@ -79,7 +79,7 @@ def scan_needs_dataset(scan: ParquetScan) -> bool:
 
     DuckDB's ``read_parquet`` cannot be told which row groups to read, so a scan whose
     splits name row groups is read by a ``pyarrow.dataset`` built from exactly those row
-    groups (``coordinator.engine.row_group_dataset``) and registered under ``scan_table``.
+    groups (``engine.row_group_dataset``) and registered under ``scan_table``.
     Whole files are read natively by DuckDB, which is faster and honours its file-access
     lock-down.
     """

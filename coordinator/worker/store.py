@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from transport.base import PartitionKey
-from transport.errors import PartitionNotFound, QueryCancelled, SparkwireError, Timeout
-from transport.stream import PartitionReader
+from sparkwire.transport.base import PartitionKey
+from sparkwire.transport.errors import PartitionNotFound, QueryCancelled, SparkwireError, Timeout
+from sparkwire.transport.stream import PartitionReader
 
 _DROPPED_REMEMBERED = 4096
 

@@ -17,10 +17,10 @@ import subprocess
 import sys
 import time
 
-from coordinator.cluster import ClusterBase
-from coordinator.config import Settings
-from coordinator.hosting import WorkerAnnouncement
-from transport.errors import SparkwireError, Timeout
+from sparkwire.coordinator.clusters.base import ClusterBase
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.clusters.hosting import WorkerAnnouncement
+from sparkwire.transport.errors import SparkwireError, Timeout
 
 
 def child_env(settings: Settings) -> dict[str, str]:
@@ -44,7 +44,7 @@ class ProcessCluster(ClusterBase):
             env = child_env(settings)
             for index in range(settings.workers):
                 self._procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "coordinator.cli", "worker", "--worker-id", f"worker-{index}"],
+                    [sys.executable, "-m", "sparkwire.coordinator.cli", "worker", "--worker-id", f"worker-{index}"],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                 ))
             deadline = time.monotonic() + start_timeout

@@ -16,7 +16,7 @@ Lock-down, applied before any query runs and then frozen with ``lock_configurati
 
 Row groups: DuckDB's ``read_parquet`` cannot select row groups, so a scan whose splits name
 row groups is read through a ``pyarrow.dataset`` of exactly those row groups
-(``row_group_dataset``), registered under ``coordinator.sql.scan_table``. Pyarrow opens those
+(``row_group_dataset``), registered under ``compiler.scan_table``. Pyarrow opens those
 files itself, outside DuckDB's file lock-down; the paths come from the same validated task
 plan that decides ``allowed_paths``, so the set of readable files is the same.
 """
@@ -34,11 +34,11 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
-from coordinator.config import EngineSettings
-from coordinator.sql import LOCAL_TABLE, exchange_table, parquet_scans, scan_needs_dataset, scan_table
-from planner.plan import FileSplit, Operator
-from transport.errors import TaskFailed
-from transport.closing import Closeable
+from sparkwire.coordinator.config import EngineSettings
+from sparkwire.coordinator.worker.compiler import LOCAL_TABLE, exchange_table, parquet_scans, scan_needs_dataset, scan_table
+from sparkwire.planner.plan import FileSplit, Operator
+from sparkwire.transport.errors import TaskFailed
+from sparkwire.transport.closing import Closeable
 
 __all__ = [
     "BatchStream",

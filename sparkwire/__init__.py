@@ -1,0 +1,30 @@
+"""sparkwire: distributed Arrow queries on workers inside Spark executors, over a pluggable
+worker transport.
+
+    from sparkwire import Session, functions as F
+
+    with Session(workers=4) as session:
+        df = session.read.parquet("lineitem/")
+        df.groupBy("l_returnflag").agg(F.sum("l_quantity")).toArrow()
+
+The distribution installs three packages under this one: ``sparkwire.planner`` (DataFrame
+API, logical plans, stage cutting), ``sparkwire.coordinator`` (Session, coordinator, workers,
+clusters) and ``sparkwire.transport`` (the worker transport contract and its
+implementations). This module only re-exports what a user reaches for first.
+"""
+
+from sparkwire.coordinator import Session, Settings, load_settings
+from sparkwire.planner import AnalysisError, Column, DataFrame, PlanError, functions
+from sparkwire.transport.errors import SparkwireError
+
+__all__ = [
+    "AnalysisError",
+    "Column",
+    "DataFrame",
+    "PlanError",
+    "Session",
+    "Settings",
+    "SparkwireError",
+    "functions",
+    "load_settings",
+]
