@@ -25,12 +25,14 @@ from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
     Exchange,
+    FileSplit,
     LocalSource,
     Operator,
     ParquetScan,
     Stage,
     StagedPlan,
     operators,
+    transform_up,
 )
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
@@ -290,11 +292,10 @@ def _exchanges(fragment: Operator) -> list[int]:
     return sorted({node.stage for node in operators(fragment) if isinstance(node, Exchange)})
 
 
-def _narrow_scan(fragment: Operator, splits: tuple) -> Operator:
-    """The fragment with its ParquetScan restricted to one task's splits."""
-    if isinstance(fragment, ParquetScan):
-        return fragment.model_copy(update={"splits": splits})
-    child = getattr(fragment, "input", None)
-    if child is None:
-        return fragment
-    return fragment.model_copy(update={"input": _narrow_scan(child, splits)})
+def _narrow_scan(fragment: Operator, splits: tuple[FileSplit, ...]) -> Operator:
+    """The fragment with its ParquetScan (a stage holds at most one) restricted to one
+    task's splits."""
+    return transform_up(
+        fragment,
+        lambda op: op.model_copy(update={"splits": splits}) if isinstance(op, ParquetScan) else op,
+    )

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from sparkwire.planner.expressions import Node
-from sparkwire.planner.plan import PLAN_VERSION, Boundary, Operator
+from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, Boundary, Operator, disallowed
 from sparkwire.transport.errors import PlanRejected
 
 MAX_PLAN_BYTES = 16 * 1024 * 1024
@@ -37,6 +37,14 @@ class TaskPlan(Node):
     fragment: Operator
     inputs: tuple[InputPartition, ...] = ()
     output: Boundary
+
+    @model_validator(mode="after")
+    def _only_task_operators(self) -> TaskPlan:
+        """A fragment holds only what a task can run; logical-only operators are rewritten
+        before stages are cut, so one arriving here is a bug or an attack."""
+        if bad := disallowed(self.fragment, TASK_OPERATORS):
+            raise ValueError(f"operators {bad} cannot run in a task")
+        return self
 
 
 def encode_task_plan(plan: TaskPlan) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import PurePath
+from typing import assert_never
 
 from sparkwire.planner.plan import (
     Aggregate,
@@ -16,6 +17,7 @@ from sparkwire.planner.plan import (
     Project,
     Sort,
     StagedPlan,
+    children,
 )
 from sparkwire.planner.render import identifier, named, sort_key, sql
 
@@ -46,39 +48,45 @@ def boundary(b: Boundary) -> str:
 
 def _tree(op: Operator, depth: int) -> list[str]:
     lines = ["  " * depth + _line(op)]
-    child = getattr(op, "input", None)
-    if child is not None:
+    for child in children(op):
         lines.extend(_tree(child, depth + 1))
     return lines
 
 
 def _line(op: Operator) -> str:
-    if isinstance(op, ParquetScan):
-        files = list(dict.fromkeys(PurePath(s.path).name for s in op.splits))
-        shown = ", ".join(files[:_SHOWN_FILES]) + (", ..." if len(files) > _SHOWN_FILES else "")
-        listed = [s.row_groups for s in op.splits if s.row_groups is not None]
-        groups = f" row_groups={sum(map(len, listed))}" if len(listed) == len(op.splits) else ""
-        return (
-            f"ParquetScan [{_names(op.columns)}] files={len(files)} splits={len(op.splits)}"
-            f"{groups} ({shown})"
-        )
-    if isinstance(op, LocalSource):
-        return f"LocalSource {op.source_id} chunks={op.chunks} [{_names(op.columns)}]"
-    if isinstance(op, Exchange):
-        return f"Exchange stage={op.stage} [{_names(op.columns)}]"
-    if isinstance(op, Filter):
-        return f"Filter {sql(op.predicate)}"
-    if isinstance(op, Project):
-        return "Project " + ", ".join(named(c) for c in op.columns)
-    if isinstance(op, Aggregate):
-        keys = ", ".join(named(k) for k in op.keys)
-        aggs = ", ".join(named(a) for a in op.aggregates)
-        return f"Aggregate keys=[{keys}] aggregates=[{aggs}]"
-    if isinstance(op, Sort):
-        keys = ", ".join(sort_key(k) for k in op.keys)
-        return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
-    assert isinstance(op, Limit)
-    return f"Limit {op.n}"
+    match op:
+        case ParquetScan():
+            return _scan_line(op)
+        case LocalSource():
+            return f"LocalSource {op.source_id} chunks={op.chunks} [{_names(op.columns)}]"
+        case Exchange():
+            return f"Exchange stage={op.stage} [{_names(op.columns)}]"
+        case Filter():
+            return f"Filter {sql(op.predicate)}"
+        case Project():
+            return "Project " + ", ".join(named(c) for c in op.columns)
+        case Aggregate():
+            keys = ", ".join(named(k) for k in op.keys)
+            aggs = ", ".join(named(a) for a in op.aggregates)
+            return f"Aggregate keys=[{keys}] aggregates=[{aggs}]"
+        case Sort():
+            keys = ", ".join(sort_key(k) for k in op.keys)
+            return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
+        case Limit():
+            return f"Limit {op.n}"
+        case _:
+            assert_never(op)
+
+
+def _scan_line(op: ParquetScan) -> str:
+    files = list(dict.fromkeys(PurePath(s.path).name for s in op.splits))
+    shown = ", ".join(files[:_SHOWN_FILES]) + (", ..." if len(files) > _SHOWN_FILES else "")
+    listed = [s.row_groups for s in op.splits if s.row_groups is not None]
+    groups = f" row_groups={sum(map(len, listed))}" if len(listed) == len(op.splits) else ""
+    return (
+        f"ParquetScan [{_names(op.columns)}] files={len(files)} splits={len(op.splits)}"
+        f"{groups} ({shown})"
+    )
 
 
 def _names(columns: tuple[str, ...]) -> str:

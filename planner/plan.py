@@ -1,17 +1,19 @@
 """Relational operators and the staged plan.
 
-One set of operator models serves three roles: the logical plan a DataFrame builds, the
-fragment of one stage, and the fragment inside a task plan on the wire. Leaves are what make
-the roles differ: a logical plan reads ``ParquetScan`` (all files) and ``LocalSource``
-(a table the session holds); a stage fragment reads ``Exchange`` (the output of an earlier
-stage crossing a network boundary); a task's fragment has its scan narrowed to its own splits.
-Adding an operator (joins, unions) means adding a model here and a case in the compiler.
+One set of operator models serves two plans: the *logical* plan a DataFrame or SQL query
+builds, and the *fragments* of a staged plan, which travel to workers inside task plans.
+They differ in which operators they may hold (``LOGICAL_OPERATORS`` and ``TASK_OPERATORS``):
+only a fragment reads an ``Exchange`` (the output of an earlier stage crossing a network
+boundary), and logical-only operators are rewritten before stages are cut. Each model names
+its input fields in ``INPUTS``; ``children`` and ``with_children`` are the one way every
+walker (optimizer rules, the stage cutter, explain, the compiler) reaches a node's inputs,
+so an operator with two inputs is handled wherever one with one input is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Annotated, Final, Literal, Union
+from collections.abc import Callable, Iterator, Sequence
+from typing import Annotated, ClassVar, Final, Literal, Union
 
 from pydantic import Field, model_validator
 
@@ -28,6 +30,7 @@ class FileSplit(Node):
 
 
 class ParquetScan(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ()
     op: Literal["parquet_scan"] = "parquet_scan"
     splits: tuple[FileSplit, ...]
     columns: tuple[Identifier, ...]
@@ -36,6 +39,7 @@ class ParquetScan(Node):
 class LocalSource(Node):
     """Rows the session holds in memory (``createDataFrame``), published by the driver."""
 
+    INPUTS: ClassVar[tuple[str, ...]] = ()
     op: Literal["local_source"] = "local_source"
     source_id: Identifier
     chunks: int = Field(ge=1)
@@ -45,18 +49,21 @@ class LocalSource(Node):
 class Exchange(Node):
     """The output of producer stage ``stage`` arriving across a network boundary."""
 
+    INPUTS: ClassVar[tuple[str, ...]] = ()
     op: Literal["exchange"] = "exchange"
     stage: int = Field(ge=0)
     columns: tuple[Identifier, ...]
 
 
 class Filter(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["filter"] = "filter"
     input: Operator
     predicate: Expr
 
 
 class Project(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["project"] = "project"
     input: Operator
     columns: tuple[NamedExpr, ...] = Field(min_length=1)
@@ -65,6 +72,7 @@ class Project(Node):
 class Aggregate(Node):
     """Group by ``keys`` (empty: one global group) computing ``aggregates``."""
 
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["aggregate"] = "aggregate"
     input: Operator
     keys: tuple[NamedExpr, ...]
@@ -74,6 +82,7 @@ class Aggregate(Node):
 class Sort(Node):
     """Order by ``keys``; with ``limit`` it is a top-k."""
 
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["sort"] = "sort"
     input: Operator
     keys: tuple[SortKey, ...] = Field(min_length=1)
@@ -81,6 +90,7 @@ class Sort(Node):
 
 
 class Limit(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["limit"] = "limit"
     input: Operator
     n: int = Field(ge=0)
@@ -92,16 +102,44 @@ Operator = Annotated[
 ]
 
 
+#: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
+LOGICAL_OPERATORS: Final = (ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit)
+#: What a task's fragment may hold on the wire.
+TASK_OPERATORS: Final = (ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit)
+
+
+def children(op: Operator) -> tuple[Operator, ...]:
+    """The inputs of ``op``, left to right."""
+    return tuple(getattr(op, name) for name in op.INPUTS)
+
+
+def with_children(op: Operator, inputs: Sequence[Operator]) -> Operator:
+    """``op`` over new inputs, everything else kept."""
+    if len(inputs) != len(op.INPUTS):
+        raise ValueError(f"{type(op).__name__} takes {len(op.INPUTS)} input(s), got {len(inputs)}")
+    if not inputs:
+        return op
+    return op.model_copy(update=dict(zip(op.INPUTS, inputs, strict=True)))
+
+
 def operators(root: Operator) -> Iterator[Operator]:
-    """Every operator of a tree, root first; the one walk the planner, compiler and
-    coordinator share, so a new operator with more inputs is handled in one place."""
+    """Every operator of a tree, root first, then each input's subtree left to right;
+    iterative, so a deep plan cannot overflow the stack."""
     stack: list[Operator] = [root]
     while stack:
         node = stack.pop()
         yield node
-        child = getattr(node, "input", None)
-        if child is not None:
-            stack.append(child)
+        stack.extend(reversed(children(node)))
+
+
+def transform_up(root: Operator, rewrite: Callable[[Operator], Operator]) -> Operator:
+    """Rebuild ``root`` bottom-up, applying ``rewrite`` to each node after its inputs."""
+    return rewrite(with_children(root, [transform_up(c, rewrite) for c in children(root)]))
+
+
+def disallowed(root: Operator, allowed: tuple[type, ...]) -> list[str]:
+    """Names of operators in ``root`` that are not of the ``allowed`` kinds."""
+    return sorted({type(node).__name__ for node in operators(root) if not isinstance(node, allowed)})
 
 
 class Boundary(Node):

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import assert_never
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
@@ -53,6 +54,7 @@ from sparkwire.planner.plan import (
     Sort,
     Stage,
     StagedPlan,
+    with_children,
 )
 from sparkwire.planner.splits import group_splits
 
@@ -71,13 +73,17 @@ def plan_stages(plan: Operator, columns: Sequence[str], workers: int) -> StagedP
 
 
 def output_columns(op: Operator) -> list[str]:
-    if isinstance(op, ParquetScan | LocalSource | Exchange):
-        return list(op.columns)
-    if isinstance(op, Project):
-        return [c.name for c in op.columns]
-    if isinstance(op, Aggregate):
-        return [k.name for k in op.keys] + [a.name for a in op.aggregates]
-    return output_columns(op.input)
+    match op:
+        case ParquetScan() | LocalSource() | Exchange():
+            return list(op.columns)
+        case Project():
+            return [c.name for c in op.columns]
+        case Aggregate():
+            return [k.name for k in op.keys] + [a.name for a in op.aggregates]
+        case Filter() | Sort() | Limit():
+            return output_columns(op.input)
+        case _:
+            assert_never(op)
 
 
 @dataclass(frozen=True)
@@ -98,21 +104,25 @@ class _Cutter:
         self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
 
     def cut(self, op: Operator) -> _Open:
-        if isinstance(op, ParquetScan):
-            groups = group_splits(op.splits, self.scan_tasks, split_below=self.workers)
-            scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
-            return _Open(scan, tasks=len(groups), splits=groups)
-        if isinstance(op, LocalSource):
-            return _Open(op, tasks=op.chunks, published=True)
-        if isinstance(op, Exchange):
-            raise PlanError("a logical plan cannot read an Exchange; the stage cutter adds them")
-        if isinstance(op, Filter | Project):
-            return self.extend(self.cut(op.input), lambda f: op.model_copy(update={"input": f}))
-        if isinstance(op, Limit):
-            return self.gather(self.cut(op.input), lambda f: Limit(input=f, n=op.n))
-        if isinstance(op, Sort):
-            return self.sort(op)
-        return self.aggregate(op)
+        match op:
+            case ParquetScan():
+                groups = group_splits(op.splits, self.scan_tasks, split_below=self.workers)
+                scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
+                return _Open(scan, tasks=len(groups), splits=groups)
+            case LocalSource():
+                return _Open(op, tasks=op.chunks, published=True)
+            case Exchange():
+                raise PlanError("a logical plan cannot read an Exchange; the stage cutter adds them")
+            case Filter() | Project():
+                return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
+            case Limit():
+                return self.gather(self.cut(op.input), lambda f: with_children(op, [f]))
+            case Sort():
+                return self.sort(op)
+            case Aggregate():
+                return self.aggregate(op)
+            case _:
+                assert_never(op)
 
     def close(self, open_: _Open, output: Boundary, consumer_tasks: int) -> _Open:
         """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange."""
@@ -160,8 +170,8 @@ class _Cutter:
     def sort(self, op: Sort) -> _Open:
         child = self.cut(op.input)
         if op.limit is None:
-            return self.extend(self.single(child), lambda f: op.model_copy(update={"input": f}))
-        return self.gather(child, lambda f: op.model_copy(update={"input": f}))
+            return self.extend(self.single(child), lambda f: with_children(op, [f]))
+        return self.gather(child, lambda f: with_children(op, [f]))
 
     def aggregate(self, op: Aggregate) -> _Open:
         child = self.materialize(self.cut(op.input))

@@ -10,7 +10,8 @@ the second line of defence, not the only one.
 Shape of the output: every operator wraps its input as a derived table with a generated alias
 (``_t0``, ``_t1`` ...). That is deliberately naive: DuckDB's optimizer flattens the nesting,
 and one rule per operator is easy to check. Leaves read tables the worker registers under
-names this module owns (``exchange_table``, ``scan_table``) or call ``read_parquet`` directly.
+names this module chooses and returns with the SQL (``CompiledFragment.tables``), or call
+``read_parquet`` directly.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import assert_never
 
 from sqlglot import exp
 
@@ -26,6 +29,7 @@ from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
     Exchange,
+    FileSplit,
     Filter,
     Limit,
     LocalSource,
@@ -33,18 +37,18 @@ from sparkwire.planner.plan import (
     ParquetScan,
     Project,
     Sort,
-    operators,
 )
 
 __all__ = [
     "PARTITION_COLUMN",
     "CompileError",
+    "CompiledFragment",
+    "ExchangeTable",
+    "LocalTable",
+    "RowGroupTable",
+    "TableInput",
     "compile_fragment",
     "duckdb_type",
-    "exchange_table",
-    "parquet_scans",
-    "scan_needs_dataset",
-    "scan_table",
 ]
 
 #: The column a shuffle stage appends: the output partition of each row, in ``[0, P)``.
@@ -57,47 +61,53 @@ class CompileError(ValueError):
     """A fragment that validated as a model but cannot be compiled (a planner bug)."""
 
 
-def exchange_table(stage: int) -> str:
-    """The name under which the worker registers the stream arriving from ``stage``."""
-    return f"exchange_{int(stage)}"
+@dataclass(frozen=True)
+class ExchangeTable:
+    """Register the stream of producer stage ``stage`` (every partition this task reads
+    from it, in routing order) under ``name``."""
+
+    name: str
+    stage: int
 
 
-#: Where the driver's worker registers the chunk of in-memory data a LocalSource task reads.
-LOCAL_TABLE = "local_source"
+@dataclass(frozen=True)
+class LocalTable:
+    """Register this task's chunk of the driver's in-memory source ``source_id``."""
+
+    name: str
+    source_id: str
 
 
-def scan_table(index: int) -> str:
-    """The name under which the worker registers the row-group dataset of scan ``index``.
-
-    ``index`` is the scan's position in ``parquet_scans(fragment)``.
-    """
-    return f"scan_{int(index)}"
-
-
-def scan_needs_dataset(scan: ParquetScan) -> bool:
-    """Whether a scan reads only some row groups, and so goes through a registered dataset.
+@dataclass(frozen=True)
+class RowGroupTable:
+    """Register a dataset of exactly these row groups (``engine.row_group_dataset``).
 
     DuckDB's ``read_parquet`` cannot be told which row groups to read, so a scan whose
-    splits name row groups is read by a ``pyarrow.dataset`` built from exactly those row
-    groups (``engine.row_group_dataset``) and registered under ``scan_table``.
-    Whole files are read natively by DuckDB, which is faster and honours its file-access
-    lock-down.
+    splits name row groups goes through a ``pyarrow.dataset``; whole files are read by DuckDB
+    natively, which is faster and honours its file-access lock-down.
     """
-    return any(split.row_groups is not None for split in scan.splits)
+
+    name: str
+    splits: tuple[FileSplit, ...]
 
 
-def parquet_scans(fragment: Operator) -> list[ParquetScan]:
-    """The distinct Parquet scans of a fragment, in the order that numbers their tables."""
-    scans: list[ParquetScan] = []
-    for node in operators(fragment):
-        if isinstance(node, ParquetScan) and node not in scans:
-            scans.append(node)
-    return scans
+TableInput = ExchangeTable | LocalTable | RowGroupTable
 
 
-def compile_fragment(fragment: Operator, output: Boundary) -> str:
-    """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition."""
-    compiler = _Compiler(parquet_scans(fragment))
+@dataclass(frozen=True)
+class CompiledFragment:
+    """The query of one task and what it needs: the tables to register under the names the
+    query uses, and every Parquet file it may read (the engine allows exactly those)."""
+
+    sql: str
+    tables: tuple[TableInput, ...]
+    files: tuple[str, ...]
+
+
+def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
+    """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
+    the fragment is walked once, collecting its tables as its leaves are compiled."""
+    compiler = _Compiler()
     query = compiler.operator(fragment)
     if output.kind == "shuffle":
         if not output.keys:
@@ -111,7 +121,11 @@ def compile_fragment(fragment: Operator, output: Boundary) -> str:
         query = exp.select(
             exp.Star(), exp.alias_(_cast(bucket, "BIGINT"), _ident(PARTITION_COLUMN))
         ).from_(compiler.derived(query))
-    return query.sql(dialect=_DIALECT, identify=True)
+    return CompiledFragment(
+        sql=query.sql(dialect=_DIALECT, identify=True),
+        tables=tuple(compiler.tables.values()),
+        files=tuple(compiler.files),
+    )
 
 
 def _unique(names: Iterable[str], where: str) -> None:
@@ -294,11 +308,13 @@ _AGGREGATES: dict[str, type[exp.AggFunc]] = {
 
 
 class _Compiler:
-    """Turns one fragment into a sqlglot tree; owns the derived-table alias counter."""
+    """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
+    collects the tables and files the query reads."""
 
-    def __init__(self, scans: list[ParquetScan]) -> None:
-        self._scans = scans
+    def __init__(self) -> None:
         self._aliases = 0
+        self.tables: dict[str, TableInput] = {}
+        self.files: dict[str, None] = {}  # ordered set
 
     def derived(self, query: exp.Select) -> exp.Subquery:
         alias = f"_t{self._aliases}"
@@ -306,40 +322,48 @@ class _Compiler:
         return query.subquery(_ident(alias))
 
     def operator(self, op: Operator) -> exp.Select:
-        if isinstance(op, Exchange):
-            _unique(op.columns, f"exchange from stage {op.stage}")
-            table = exp.Table(this=_ident(exchange_table(op.stage)))
-            return exp.select(*map(_col, op.columns)).from_(table)
-        if isinstance(op, ParquetScan):
-            _unique(op.columns, "parquet scan")
-            return exp.select(*map(_col, op.columns)).from_(self._scan_source(op))
-        if isinstance(op, LocalSource):
-            _unique(op.columns, "local source")
-            table = exp.Table(this=_ident(LOCAL_TABLE))
-            return exp.select(*map(_col, op.columns)).from_(table)
-        if isinstance(op, Filter):
-            source = self.derived(self.operator(op.input))
-            return exp.select(exp.Star()).from_(source).where(self.expr(op.predicate))
-        if isinstance(op, Project):
-            _unique((c.name for c in op.columns), "project")
-            source = self.derived(self.operator(op.input))
-            return exp.select(*map(self.named, op.columns)).from_(source)
-        if isinstance(op, Aggregate):
-            return self._aggregate(op)
-        if isinstance(op, Sort):
-            source = self.derived(self.operator(op.input))
-            query = exp.select(exp.Star()).from_(source).order_by(*map(self.sort_key, op.keys))
-            return query if op.limit is None else query.limit(op.limit)
-        if isinstance(op, Limit):
-            source = self.derived(self.operator(op.input))
-            return exp.select(exp.Star()).from_(source).limit(op.n)
-        raise CompileError(f"unsupported operator {type(op).__name__}")
+        match op:
+            case Exchange():
+                _unique(op.columns, f"exchange from stage {op.stage}")
+                table = self._table(ExchangeTable(name=f"exchange_{op.stage}", stage=op.stage))
+                return exp.select(*map(_col, op.columns)).from_(table)
+            case ParquetScan():
+                _unique(op.columns, "parquet scan")
+                return exp.select(*map(_col, op.columns)).from_(self._scan_source(op))
+            case LocalSource():
+                _unique(op.columns, "local source")
+                table = self._table(LocalTable(name=f"local_{op.source_id}", source_id=op.source_id))
+                return exp.select(*map(_col, op.columns)).from_(table)
+            case Filter():
+                source = self.derived(self.operator(op.input))
+                return exp.select(exp.Star()).from_(source).where(self.expr(op.predicate))
+            case Project():
+                _unique((c.name for c in op.columns), "project")
+                source = self.derived(self.operator(op.input))
+                return exp.select(*map(self.named, op.columns)).from_(source)
+            case Aggregate():
+                return self._aggregate(op)
+            case Sort():
+                source = self.derived(self.operator(op.input))
+                query = exp.select(exp.Star()).from_(source).order_by(*map(self.sort_key, op.keys))
+                return query if op.limit is None else query.limit(op.limit)
+            case Limit():
+                source = self.derived(self.operator(op.input))
+                return exp.select(exp.Star()).from_(source).limit(op.n)
+            case _:
+                assert_never(op)
+
+    def _table(self, table: TableInput) -> exp.Table:
+        self.tables.setdefault(table.name, table)
+        return exp.Table(this=_ident(table.name))
 
     def _scan_source(self, scan: ParquetScan) -> exp.Expression:
         if not scan.splits:
             raise CompileError("a Parquet scan with no splits; give the task no scan instead")
-        if scan_needs_dataset(scan):
-            return exp.Table(this=_ident(scan_table(self._scans.index(scan))))
+        self.files.update(dict.fromkeys(split.path for split in scan.splits))
+        if any(split.row_groups is not None for split in scan.splits):
+            count = sum(isinstance(t, RowGroupTable) for t in self.tables.values())
+            return self._table(RowGroupTable(name=f"scan_{count}", splits=scan.splits))
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
         return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[paths]))
 

@@ -16,9 +16,9 @@ Lock-down, applied before any query runs and then frozen with ``lock_configurati
 
 Row groups: DuckDB's ``read_parquet`` cannot select row groups, so a scan whose splits name
 row groups is read through a ``pyarrow.dataset`` of exactly those row groups
-(``row_group_dataset``), registered under ``compiler.scan_table``. Pyarrow opens those
-files itself, outside DuckDB's file lock-down; the paths come from the same validated task
-plan that decides ``allowed_paths``, so the set of readable files is the same.
+(``row_group_dataset``), registered under the name the compiler chose. Pyarrow opens those
+files itself, outside DuckDB's file lock-down; the paths come from the same compiled
+fragment that decides ``allowed_paths``, so the set of readable files is the same.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
 from sparkwire.coordinator.config import EngineSettings
-from sparkwire.coordinator.worker.compiler import LOCAL_TABLE, exchange_table, parquet_scans, scan_needs_dataset, scan_table
-from sparkwire.planner.plan import FileSplit, Operator
+from sparkwire.planner.plan import FileSplit
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.closing import Closeable
 
@@ -46,7 +45,6 @@ __all__ = [
     "EngineInterrupted",
     "EngineSettings",
     "TaskEngine",
-    "input_files",
     "row_group_dataset",
 ]
 
@@ -57,16 +55,6 @@ class EngineError(TaskFailed):
 
 class EngineInterrupted(EngineError):
     """The query was stopped by ``TaskEngine.interrupt`` (a cancelled task)."""
-
-
-def input_files(fragment: Operator) -> list[str]:
-    """Every Parquet file a fragment's scans read: what the engine must allow, and only that."""
-    files: list[str] = []
-    for scan in parquet_scans(fragment):
-        for split in scan.splits:
-            if split.path not in files:
-                files.append(split.path)
-    return files
 
 
 def row_group_dataset(splits: Sequence[FileSplit]) -> ds.Dataset:
@@ -132,44 +120,14 @@ class TaskEngine(Closeable):
             self.close()
             raise EngineError(f"cannot configure DuckDB: {exc}") from exc
 
-    @classmethod
-    def for_fragment(cls, settings: EngineSettings, fragment: Operator) -> TaskEngine:
-        """An engine allowed to read the fragment's files, its row-group scans registered."""
-        engine = cls(settings, input_files(fragment))
-        try:
-            engine.register_scans(fragment)
-        except BaseException:
-            engine.close()
-            raise
-        return engine
-
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The raw connection, for tests and diagnostics; the lock-down still applies."""
         return self._conn
 
-    def register_exchange(self, stage: int, reader: pa.RecordBatchReader) -> None:
-        """Expose the stream arriving from ``stage`` as ``exchange_table(stage)``.
-
-        DuckDB scans the reader without copying, once: register a fresh reader per query.
-        """
-        self._register(exchange_table(stage), reader)
-
-    def register_local(self, table: pa.Table) -> None:
-        """Expose a chunk of the driver's in-memory data as the LocalSource table."""
-        self._register(LOCAL_TABLE, table)
-
-    def register_scans(self, fragment: Operator) -> None:
-        """Register a row-group dataset for every scan of ``fragment`` that needs one."""
-        for index, scan in enumerate(parquet_scans(fragment)):
-            if scan_needs_dataset(scan):
-                try:
-                    dataset = row_group_dataset(scan.splits)
-                except (OSError, pa.ArrowException) as exc:
-                    raise EngineError(f"cannot open Parquet row groups: {exc}") from exc
-                self._register(scan_table(index), dataset)
-
-    def _register(self, name: str, source: object) -> None:
+    def register(self, name: str, source: object) -> None:
+        """Expose an Arrow source (a ``RecordBatchReader``, scanned once without copying; a
+        table; a dataset) as table ``name`` for the query."""
         try:
             self._conn.register(name, source)
         except duckdb.Error as exc:

@@ -24,16 +24,23 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import assert_never
 
 import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.worker.engine import TaskEngine
+from sparkwire.coordinator.worker.engine import EngineError, TaskEngine, row_group_dataset
 from sparkwire.coordinator.worker.partitioning import split_by_partition
-from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment
+from sparkwire.coordinator.worker.compiler import (
+    PARTITION_COLUMN,
+    CompiledFragment,
+    ExchangeTable,
+    LocalTable,
+    RowGroupTable,
+    compile_fragment,
+)
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, decode_task_plan
-from sparkwire.planner.plan import LocalSource, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.errors import (
     PlanRejected,
@@ -62,7 +69,7 @@ STATUS_SCHEMA = pa.schema(
 @dataclass(eq=False)  # identity: tasks live in sets
 class _Task:
     plan: TaskPlan
-    sql: str
+    compiled: CompiledFragment
     output: TaskOutput
     cancelled: threading.Event = field(default_factory=threading.Event)
     engine: TaskEngine | None = None
@@ -116,16 +123,22 @@ class Worker:
     def submit(self, plan: bytes) -> None:
         task_plan = decode_task_plan(plan)
         try:
-            sql = compile_fragment(task_plan.fragment, task_plan.output)
+            compiled = compile_fragment(task_plan.fragment, task_plan.output)
         except (ValueError, TypeError) as exc:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
+        read = {t.stage for t in compiled.tables if isinstance(t, ExchangeTable)}
+        named = {part.stage for part in task_plan.inputs}
+        if read != named:
+            raise PlanRejected(
+                f"the fragment reads stages {sorted(read)} but the inputs name stages {sorted(named)}"
+            )
         data = list(range(task_plan.output.partitions))
         output = self.store.create(
             task_plan.query_id, task_plan.stage, task_plan.task, [*data, STATUS_PARTITION]
         )
         output.start(STATUS_SCHEMA, [STATUS_PARTITION])
         try:
-            self._queue.put_nowait(_Task(task_plan, sql, output))
+            self._queue.put_nowait(_Task(task_plan, compiled, output))
         except queue.Full:
             error = SparkwireError(f"worker {self.worker_id} is busy: task queue is full")
             output.fail(error)
@@ -177,12 +190,12 @@ class Worker:
             engine_settings = self.settings.worker.engine
             if engine_settings.temp_directory is None:
                 engine_settings = engine_settings.model_copy(update={"temp_directory": self._own_dir})
-            with TaskEngine.for_fragment(engine_settings, plan.fragment) as engine:
+            with TaskEngine(engine_settings, task.compiled.files) as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
                 self._register_inputs(task, engine)
-                result = engine.run(task.sql)
+                result = engine.run(task.compiled.sql)
                 shuffle = plan.output.kind == "shuffle"
                 schema = result.schema
                 if shuffle:
@@ -224,19 +237,27 @@ class Worker:
         )
 
     def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
+        """Register every table the compiled query reads, under the compiler's names."""
         plan = task.plan
-        source = next((n for n in operators(plan.fragment) if isinstance(n, LocalSource)), None)
-        if source is not None:
-            with self._lock:
-                chunks = self._local.get(source.source_id)
-            if chunks is None or plan.task >= len(chunks):
-                raise TaskFailed(f"local source {source.source_id} chunk {plan.task} is not here")
-            engine.register_local(chunks[plan.task])
-        by_stage: dict[int, list[InputPartition]] = {}
-        for part in plan.inputs:
-            by_stage.setdefault(part.stage, []).append(part)
-        for stage, parts in by_stage.items():
-            engine.register_exchange(stage, self._input_reader(task, parts))
+        for table in task.compiled.tables:
+            match table:
+                case ExchangeTable():
+                    parts = [p for p in plan.inputs if p.stage == table.stage]
+                    engine.register(table.name, self._input_reader(task, parts))
+                case LocalTable():
+                    with self._lock:
+                        chunks = self._local.get(table.source_id)
+                    if chunks is None or plan.task >= len(chunks):
+                        raise TaskFailed(f"local source {table.source_id} chunk {plan.task} is not here")
+                    engine.register(table.name, chunks[plan.task])
+                case RowGroupTable():
+                    try:
+                        dataset = row_group_dataset(table.splits)
+                    except (OSError, pa.ArrowException) as exc:
+                        raise EngineError(f"cannot open Parquet row groups: {exc}") from exc
+                    engine.register(table.name, dataset)
+                case _:
+                    assert_never(table)
 
     def _input_reader(self, task: _Task, parts: list[InputPartition]) -> pa.RecordBatchReader:
         """One Arrow stream over every producer partition this task reads from a stage."""

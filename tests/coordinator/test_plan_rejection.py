@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.taskplan import MAX_PLAN_DEPTH, TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import MAX_PLAN_DEPTH, InputPartition, TaskPlan, encode_task_plan
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.expressions import Call, Column, Lit
 from sparkwire.planner.plan import Boundary, Exchange, Filter
@@ -18,7 +18,9 @@ from sparkwire.transport.memory import MemoryTransport
 def valid_plan() -> dict:
     fragment = Filter(input=Exchange(stage=0, columns=("a",)),
                       predicate=Call(fn="gt", args=(Column(name="a"), Lit(value=1))))
-    plan = TaskPlan(query_id="q1", stage=1, task=0, fragment=fragment, output=Boundary(kind="result"))
+    source = InputPartition(address="mem://elsewhere", stage=0, task=0, partition=0)
+    plan = TaskPlan(query_id="q1", stage=1, task=0, fragment=fragment, inputs=(source,),
+                    output=Boundary(kind="result"))
     return json.loads(encode_task_plan(plan))
 
 
@@ -49,6 +51,8 @@ CASES = {
     "future version": (mutate(["version"], 99), "version"),
     "not JSON": (b"\x00\x01 not json", "JSON"),
     "bad query id": (mutate(["query_id"], "../../etc"), "query_id"),
+    "a read stage without inputs": (mutate(["inputs"], []), "reads stages"),
+    "inputs from a stage not read": (mutate(["inputs", 0, "stage"], 3), "reads stages"),
 }
 
 

@@ -8,8 +8,9 @@ from decimal import Decimal
 import duckdb
 import pyarrow as pa
 
-from sparkwire.coordinator.worker.engine import TaskEngine
-from sparkwire.coordinator.worker.compiler import compile_fragment
+from sparkwire.coordinator.config import EngineSettings
+from sparkwire.coordinator.worker.engine import TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.compiler import ExchangeTable, RowGroupTable, compile_fragment
 from sparkwire.planner.plan import Boundary, Exchange, Operator
 
 
@@ -50,14 +51,27 @@ def run_fragment(
     fragment: Operator,
     inputs: dict[int, pa.Table] | None = None,
     output: Boundary | None = None,
+    local: pa.Table | None = None,
 ) -> pa.Table:
-    """Compile ``fragment``, feed each input table as a stream of small batches, collect."""
-    sql = compile_fragment(fragment, output or Boundary(kind="result"))
-    for stage, t in (inputs or {}).items():
-        batches = t.to_batches(max_chunksize=7)
-        engine.register_exchange(stage, pa.RecordBatchReader.from_batches(t.schema, batches))
-    stream = engine.run(sql)
+    """Compile ``fragment``, register what it reads (each exchange input as a stream of small
+    batches, ``local`` as every local source's chunk), run it and collect."""
+    compiled = compile_fragment(fragment, output or Boundary(kind="result"))
+    for table in compiled.tables:
+        if isinstance(table, ExchangeTable):
+            t = (inputs or {})[table.stage]
+            batches = t.to_batches(max_chunksize=7)
+            engine.register(table.name, pa.RecordBatchReader.from_batches(t.schema, batches))
+        elif isinstance(table, RowGroupTable):
+            engine.register(table.name, row_group_dataset(table.splits))
+        else:
+            engine.register(table.name, local)
+    stream = engine.run(compiled.sql)
     return pa.Table.from_batches(list(stream), schema=stream.schema)
+
+
+def engine_for(settings: EngineSettings, fragment: Operator) -> TaskEngine:
+    """An engine allowed to read exactly the fragment's files."""
+    return TaskEngine(settings, compile_fragment(fragment, Boundary(kind="result")).files)
 
 
 def oracle(t: pa.Table, sql: str) -> pa.Table:

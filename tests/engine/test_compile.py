@@ -317,9 +317,7 @@ def test_aggregate_of_cast_and_cast_of_aggregate(engine: TaskEngine, table: pa.T
 
 def test_local_source_reads_the_registered_chunk(engine: TaskEngine, table: pa.Table) -> None:
     source = LocalSource(source_id="src1", chunks=1, columns=("i",))
-    engine.register_local(table)
-    sql = compile_fragment(Filter(input=source, predicate=lit(True)), Boundary(kind="result"))
-    got = pa.Table.from_batches(list(engine.run(sql)))
+    got = run_fragment(engine, Filter(input=source, predicate=lit(True)), local=table)
     assert got.column("i").to_pylist() == table.column("i").to_pylist()
 
 

@@ -18,9 +18,8 @@ from sparkwire.coordinator.worker.engine import (
     EngineInterrupted,
     EngineSettings,
     TaskEngine,
-    input_files,
 )
-from sparkwire.coordinator.worker.compiler import compile_fragment, exchange_table
+from sparkwire.coordinator.worker.compiler import ExchangeTable, compile_fragment
 from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
     Boundary,
@@ -32,7 +31,7 @@ from sparkwire.planner.plan import (
     Sort,
     StagedPlan,
 )
-from tests.engine.engine_helpers import exchange, run_fragment
+from tests.engine.engine_helpers import engine_for, exchange, run_fragment
 
 RESULT = Boundary(kind="result")
 LONG_QUERY = "SELECT count(*) FROM range(1000000000) a, range(1000000) b"
@@ -60,7 +59,7 @@ def test_parquet_scan_whole_files(settings: EngineSettings, parquet_dir: Path) -
         splits=(FileSplit(path=str(parquet_dir / "data/part-0.parquet")), FileSplit(path=str(parquet_dir / "data/part-1.parquet"))),
         columns=("id",),
     )
-    with TaskEngine.for_fragment(settings, scan) as eng:
+    with engine_for(settings, scan) as eng:
         got = run_fragment(eng, scan)
     assert got.column_names == ["id"] and ids(got) == list(range(150))
 
@@ -74,8 +73,8 @@ def test_parquet_scan_row_groups(settings: EngineSettings, parquet_dir: Path) ->
         columns=("v", "id"),
     )
     fragment = Filter(input=scan, predicate=Call(fn="lt", args=(Column(name="id"), Lit(value=120))))
-    assert "read_parquet" not in compile_fragment(fragment, RESULT).lower()
-    with TaskEngine.for_fragment(settings, fragment) as eng:
+    assert "read_parquet" not in compile_fragment(fragment, RESULT).sql.lower()
+    with engine_for(settings, fragment) as eng:
         got = run_fragment(eng, fragment)
     assert got.column_names == ["v", "id"]
     assert ids(got) == [*range(10, 20), *range(30, 40), *range(100, 120)]
@@ -84,7 +83,7 @@ def test_parquet_scan_row_groups(settings: EngineSettings, parquet_dir: Path) ->
 def test_input_files_lists_every_split(parquet_dir: Path) -> None:
     a, b = str(parquet_dir / "data/part-0.parquet"), str(parquet_dir / "data/part-1.parquet")
     scan = ParquetScan(splits=(FileSplit(path=a), FileSplit(path=b, row_groups=(0,)), FileSplit(path=a)), columns=("id",))
-    assert input_files(Filter(input=scan, predicate=Lit(value=True))) == [a, b]
+    assert compile_fragment(Filter(input=scan, predicate=Lit(value=True)), RESULT).files == (a, b)
 
 
 @pytest.mark.parametrize("outside", ["other/secret.parquet", "data/sibling.parquet", "data/../other/secret.parquet"])
@@ -121,7 +120,7 @@ def test_configuration_is_locked(engine: TaskEngine, tmp_path: Path) -> None:
 def test_python_variables_are_not_scanned(engine: TaskEngine) -> None:
     exchange_5 = pa.table({"a": [1]})  # noqa: F841 - a replacement scan would find this
     with pytest.raises(EngineError, match="exchange_5"):
-        list(engine.run(compile_fragment(Exchange(stage=5, columns=("a",)), RESULT)))
+        list(engine.run(compile_fragment(Exchange(stage=5, columns=("a",)), RESULT).sql))
 
 
 def test_identifier_with_double_quote_is_refused_by_the_model() -> None:
@@ -258,8 +257,10 @@ def test_settings_validation() -> None:
     assert EngineSettings(memory_limit="512 MiB").memory_limit == "512 MiB"
 
 
-def test_exchange_table_names() -> None:
-    assert exchange_table(7) == "exchange_7"
+def test_compiled_fragment_names_the_tables_it_reads() -> None:
+    compiled = compile_fragment(Exchange(stage=7, columns=("a",)), RESULT)
+    assert compiled.tables == (ExchangeTable(name="exchange_7", stage=7),)
+    assert '"exchange_7"' in compiled.sql
 
 
 @pytest.mark.slow

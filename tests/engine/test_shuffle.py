@@ -15,7 +15,7 @@ from tests.engine.engine_helpers import exchange, run_fragment
 
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.coordinator.worker.partitioning import split_by_partition
-from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment, exchange_table
+from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment
 from sparkwire.planner.expressions import Column
 from sparkwire.planner.plan import Boundary
 
@@ -44,7 +44,7 @@ def test_partition_column_in_range_for_every_type(engine: TaskEngine, table: pa.
 
 def test_other_boundaries_add_nothing(table: pa.Table) -> None:
     for kind in ("coalesce", "broadcast", "result"):
-        assert PARTITION_COLUMN not in compile_fragment(exchange(table), Boundary(kind=kind))
+        assert PARTITION_COLUMN not in compile_fragment(exchange(table), Boundary(kind=kind)).sql
 
 
 # The child runs the same compiled SQL on a plain DuckDB over the same rows (Arrow IPC file):
@@ -68,8 +68,9 @@ def test_partitions_are_deterministic_across_processes(
     data, sql = tmp_path / "t.arrow", tmp_path / "q.sql"
     with pa.ipc.new_file(data, table.schema) as writer:
         writer.write_table(table)
-    sql.write_text(compile_fragment(exchange(table), boundary))
-    args = [sys.executable, "-c", _CHILD, str(data), str(sql), exchange_table(0), PARTITION_COLUMN]
+    compiled = compile_fragment(exchange(table), boundary)
+    sql.write_text(compiled.sql)
+    args = [sys.executable, "-c", _CHILD, str(data), str(sql), compiled.tables[0].name, PARTITION_COLUMN]
     runs = [subprocess.run(args, capture_output=True, text=True, check=True, timeout=120) for _ in range(2)]
     first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
     assert first == second == mine

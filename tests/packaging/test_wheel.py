@@ -9,6 +9,7 @@ files, so the editable install of the checkout stays invisible to it.
 from __future__ import annotations
 
 import json
+import shutil
 import site
 import subprocess
 import sys
@@ -38,9 +39,13 @@ print(json.dumps({
 
 @pytest.mark.slow
 def test_wheel_installs_in_a_clean_venv_and_runs_a_query(tmp_path: Path) -> None:
+    source = tmp_path / "source"  # setuptools builds in the source tree: not in the checkout
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".*", "build", "*.egg-info", "__pycache__", "results", "tests",
+    ))
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(tmp_path / "dist"), str(ROOT)],
+         "--wheel-dir", str(tmp_path / "dist"), str(source)],
         check=True, cwd=tmp_path, timeout=300,
     )
     (wheel,) = (tmp_path / "dist").glob("sparkwire-*.whl")
