@@ -10,11 +10,13 @@ from sparkwire.planner.plan import (
     Boundary,
     Exchange,
     Filter,
+    Join,
     Limit,
     LocalSource,
     Operator,
     ParquetScan,
     Project,
+    SetOperation,
     Sort,
     StagedPlan,
     children,
@@ -74,8 +76,24 @@ def _line(op: Operator) -> str:
             return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
         case Limit():
             return f"Limit {op.n}"
+        case Join():
+            return _join_line(op)
+        case SetOperation():
+            return f"{op.kind.capitalize()}{' all' if op.all else ''}"
         case _:
             assert_never(op)
+
+
+def _join_line(op: Join) -> str:
+    parts = [f"Join {op.how}"]
+    if op.left_keys:
+        pairs = zip(op.left_keys, op.right_keys, strict=True)
+        parts.append("keys=[" + ", ".join(f"{sql(a)} = {sql(b)}" for a, b in pairs) + "]")
+    if op.condition is not None:
+        parts.append(f"condition={sql(op.condition)}")
+    if op.null_aware:
+        parts.append("null-aware")
+    return " ".join(parts)
 
 
 def _scan_line(op: ParquetScan) -> str:

@@ -96,16 +96,75 @@ class Limit(Node):
     n: int = Field(ge=0)
 
 
+JoinType = Literal["inner", "left", "right", "full", "semi", "anti", "cross"]
+
+
+class Join(Node):
+    """Rows of ``left`` and ``right`` where every ``left_keys[i] = right_keys[i]`` (SQL
+    equality: a NULL key matches nothing) and the residual ``condition`` (over both sides'
+    columns) holds.
+
+    Output: the left columns then the right ones for inner, outer and cross joins; the left
+    columns alone for ``semi`` and ``anti``. Column names are unique across both sides
+    (the analyzer renames), so expressions name columns without qualifiers. ``null_aware``
+    (an anti join with one key) has ``NOT IN`` semantics: a NULL among the right keys keeps
+    no row, and a NULL left key is kept only when ``right`` is empty.
+    """
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("left", "right")
+    op: Literal["join"] = "join"
+    left: Operator
+    right: Operator
+    how: JoinType
+    left_keys: tuple[Expr, ...] = ()
+    right_keys: tuple[Expr, ...] = ()
+    condition: Expr | None = None
+    null_aware: bool = False
+
+    @model_validator(mode="after")
+    def _keys_pair_up(self) -> Join:
+        if len(self.left_keys) != len(self.right_keys):
+            raise ValueError(
+                f"{len(self.left_keys)} left keys but {len(self.right_keys)} right keys"
+            )
+        if self.how == "cross" and (self.left_keys or self.condition is not None):
+            raise ValueError("a cross join has no keys and no condition")
+        if self.null_aware and (self.how != "anti" or len(self.left_keys) != 1):
+            raise ValueError("only an anti join on one key can be null-aware")
+        return self
+
+
+class SetOperation(Node):
+    """``union``, ``intersect`` or ``except`` of two inputs with the same number of columns,
+    matched by position; the output has the left input's names. Without ``all``, the result
+    has no duplicate rows; rows compare NULL-equal, as in SQL set operations."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("left", "right")
+    op: Literal["set_operation"] = "set_operation"
+    left: Operator
+    right: Operator
+    kind: Literal["union", "intersect", "except"]
+    all: bool = False
+
+
 Operator = Annotated[
-    Union[ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit],
+    Union[
+        ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
+        SetOperation,
+    ],
     Field(discriminator="op"),
 ]
 
 
 #: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
-LOGICAL_OPERATORS: Final = (ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit)
+LOGICAL_OPERATORS: Final = (
+    ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join, SetOperation,
+)
 #: What a task's fragment may hold on the wire.
-TASK_OPERATORS: Final = (ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit)
+TASK_OPERATORS: Final = (
+    ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
+    SetOperation,
+)
 
 
 def children(op: Operator) -> tuple[Operator, ...]:
@@ -189,5 +248,5 @@ class StagedPlan(Node):
         return self.stages[-1]
 
 
-for _model in (Filter, Project, Aggregate, Sort, Limit):
+for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation):
     _model.model_rebuild()

@@ -46,11 +46,13 @@ from sparkwire.planner.plan import (
     Exchange,
     FileSplit,
     Filter,
+    Join,
     Limit,
     LocalSource,
     Operator,
     ParquetScan,
     Project,
+    SetOperation,
     Sort,
     Stage,
     StagedPlan,
@@ -82,6 +84,12 @@ def output_columns(op: Operator) -> list[str]:
             return [k.name for k in op.keys] + [a.name for a in op.aggregates]
         case Filter() | Sort() | Limit():
             return output_columns(op.input)
+        case Join(how="semi" | "anti"):
+            return output_columns(op.left)
+        case Join():
+            return output_columns(op.left) + output_columns(op.right)
+        case SetOperation():
+            return output_columns(op.left)
         case _:
             assert_never(op)
 
@@ -121,6 +129,8 @@ class _Cutter:
                 return self.sort(op)
             case Aggregate():
                 return self.aggregate(op)
+            case Join() | SetOperation():
+                raise PlanError(f"{type(op).__name__} cannot be cut into stages yet")
             case _:
                 assert_never(op)
 

@@ -31,11 +31,13 @@ from sparkwire.planner.plan import (
     Exchange,
     FileSplit,
     Filter,
+    Join,
     Limit,
     LocalSource,
     Operator,
     ParquetScan,
     Project,
+    SetOperation,
     Sort,
 )
 
@@ -350,6 +352,8 @@ class _Compiler:
             case Limit():
                 source = self.derived(self.operator(op.input))
                 return exp.select(exp.Star()).from_(source).limit(op.n)
+            case Join() | SetOperation():
+                raise CompileError(f"{type(op).__name__} is not compiled yet")
             case _:
                 assert_never(op)
 
