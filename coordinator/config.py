@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     # Where Spark DataFrames are written as Parquet for sparkwire to read; None: a temp dir.
     # On a real Spark cluster, a path every executor and worker can read (shared storage).
     spark_exchange_dir: Path | None = None
+    # A join side estimated at most this many bytes is broadcast instead of shuffled
+    # (Spark's spark.sql.autoBroadcastJoinThreshold, same default); 0 never broadcasts.
+    broadcast_threshold: int = Field(default=10 * 1024 * 1024, ge=0)
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)

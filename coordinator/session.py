@@ -78,6 +78,10 @@ class Session(Closeable):
     def workers(self) -> int:
         return len(self.cluster.addresses)
 
+    @property
+    def broadcast_threshold(self) -> int:
+        return self.settings.broadcast_threshold
+
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
         chunks = max(1, min(self.workers, wanted))
@@ -86,7 +90,8 @@ class Session(Closeable):
         source_id = f"local_{uuid.uuid4().hex[:12]}"
         self.cluster.driver.publish(source_id, pieces)
         self._sources.append(source_id)
-        return LocalSource(source_id=source_id, chunks=len(pieces), columns=tuple(table.column_names))
+        return LocalSource(source_id=source_id, chunks=len(pieces),
+                           columns=tuple(table.column_names), bytes=table.nbytes)
 
     def execute(self, plan: StagedPlan) -> QueryResult:
         result = self._coordinator.execute(plan, self.progress)

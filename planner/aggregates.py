@@ -10,6 +10,7 @@ Two-phase splitting maps each call to a partial call and a merge of the partials
     sum(x)   -> partial sum(x),              merge sum,  result as is
     count(x) -> partial count(x),            merge sum,  result cast back to int64
     min/max  -> partial min/max,             merge min/max
+    any_value -> partial any_value,          merge any_value
     avg(x)   -> partial sum(x) and count(x), merge sums, result sum / count
 
 ``count_distinct`` has no such split; an aggregate containing one runs in a single phase.
@@ -28,7 +29,9 @@ from sparkwire.planner.render import output_name
 from sparkwire.planner.tree import column_names, fresh_name, transform, walk
 
 Items = tuple[NamedExpr, ...]
-_MERGE: dict[str, AggregateFunction] = {"sum": "sum", "count": "sum", "min": "min", "max": "max"}
+_MERGE: dict[str, AggregateFunction] = {
+    "sum": "sum", "count": "sum", "min": "min", "max": "max", "any_value": "any_value",
+}
 
 
 @dataclass(frozen=True)

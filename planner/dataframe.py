@@ -1,33 +1,49 @@
 """The PySpark-style DataFrame API over logical plans.
 
-A DataFrame is an immutable logical plan plus its output column names and the executor
-that will run it; every transformation returns a new DataFrame and checks the user's
-expressions against the current columns at once, so mistakes surface where they are made
-(``AnalysisError``), not on a worker. Actions cut the plan into stages for the executor's
-cluster and hand it over.
+A DataFrame is an immutable logical plan plus its typed output attributes
+(``planner.analyzer``) and the executor that will run it; every transformation returns a new
+DataFrame and resolves the user's expressions against the current attributes at once, so
+mistakes surface where they are made (``AnalysisError``), not on a worker. Actions run the
+planning pipeline (``planner.pipeline``: optimize, then cut into stages for the executor's
+cluster) and hand the staged plan over; results carry the user's column names.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 
 from sparkwire.planner import functions as F
+from sparkwire.planner import types
+from sparkwire.planner.analyzer import (
+    Attribute,
+    JoinOn,
+    Scope,
+    analyze_join,
+    analyze_set_operation,
+    check_unique,
+    join_type,
+    new_plan_id,
+    passed_through,
+    projected,
+)
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.executor import Executor
 from sparkwire.planner.explain import explain_logical, explain_staged
-from sparkwire.planner.expressions import AggCall, Expr, NamedExpr, check_identifier
+from sparkwire.planner.expressions import AggCall, Call, Expr, NamedExpr, Ref, SortKey, check_identifier
 from sparkwire.planner.expressions import Column as ColumnRef
 from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.parquet_meta import file_info, list_parquet_files
+from sparkwire.planner.pipeline import plan_query
 from sparkwire.planner.plan import (
     Aggregate,
     FileSplit,
     Filter,
+    JoinType,
     Limit,
     Operator,
     ParquetScan,
@@ -36,48 +52,77 @@ from sparkwire.planner.plan import (
     StagedPlan,
 )
 from sparkwire.planner.render import sql
-from sparkwire.planner.stages import plan_stages
-from sparkwire.planner.tree import column_names, has_aggregate, walk
+from sparkwire.planner.rows import Row, format_table
+from sparkwire.planner.tree import has_aggregate, transform, walk
+from sparkwire.planner.types import spark_type_name
+
+SetKind = Literal["union", "intersect", "except"]
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 class DataFrame:
-    __slots__ = ("_plan", "_columns", "_executor")
+    __slots__ = ("_plan", "_attrs", "_executor", "_id")
     _plan: Operator
-    _columns: tuple[str, ...]
+    _attrs: tuple[Attribute, ...]
     _executor: Executor
+    _id: int
 
-    def __init__(self, plan: Operator, columns: Sequence[str], executor: Executor) -> None:
+    def __init__(
+        self, plan: Operator, attributes: Sequence[Attribute], executor: Executor,
+        plan_id: int | None = None,
+    ) -> None:
+        plan_id = new_plan_id() if plan_id is None else plan_id
         object.__setattr__(self, "_plan", plan)
-        object.__setattr__(self, "_columns", tuple(columns))
+        object.__setattr__(self, "_attrs", passed_through(attributes, plan_id))
         object.__setattr__(self, "_executor", executor)
+        object.__setattr__(self, "_id", plan_id)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("DataFrame is immutable; its methods return new DataFrames")
 
     @property
     def plan(self) -> Operator:
-        """The logical plan, as built (before stage cutting)."""
+        """The logical plan, as built (before optimization and stage cutting)."""
         return self._plan
 
     @property
     def columns(self) -> list[str]:
-        return list(self._columns)
+        return [a.name for a in self._attrs]
+
+    @property
+    def schema(self) -> pa.Schema:
+        """Names and Arrow types, known before anything runs (``planner.types``)."""
+        return pa.schema([pa.field(a.name, a.type) for a in self._attrs])
+
+    @property
+    def dtypes(self) -> list[tuple[str, str]]:
+        """``(name, Spark SQL type name)`` pairs, as PySpark gives them."""
+        return [(a.name, spark_type_name(a.type)) for a in self._attrs]
+
+    def printSchema(self) -> None:  # noqa: N802 - PySpark's name
+        print("root")
+        for a in self._attrs:
+            print(f" |-- {a.name}: {spark_type_name(a.type)} (nullable = true)")
 
     def __repr__(self) -> str:
-        return f"DataFrame[{', '.join(self._columns)}]"
+        return f"DataFrame[{', '.join(f'{n}: {t}' for n, t in self.dtypes)}]"
 
     def __getitem__(self, name: str) -> Column:
-        self._resolve(ColumnRef(name=name))
-        return F.col(name)
+        self._scope.lookup(name, self._id)
+        return Column(Ref(name=name, plan_id=self._id))
 
     def __getattr__(self, name: str) -> Column:
         # Only called for missing attributes: ``df.price`` as in PySpark.
-        if name.startswith("_") or name not in self._columns:
+        if name.startswith("_") or name.casefold() not in {c.casefold() for c in self.columns}:
             raise AttributeError(f"DataFrame has no attribute or column {name!r}")
-        return F.col(name)
+        return self[name]
+
+    def alias(self, alias: str) -> DataFrame:
+        """The same rows with ``alias`` as the qualifier of every column (``F.col("a.x")``)."""
+        _check_names([alias])
+        return self._derive(self._plan, [replace(a, qualifier=alias) for a in self._attrs])
 
     # -- transformations ----------------------------------------------------------------
     def filter(self, condition: Column) -> DataFrame:
@@ -88,8 +133,8 @@ class DataFrame:
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
                 "aggregate first with groupBy().agg(), then filter its result"
             )
-        self._resolve(condition.expr)
-        return self._derive(Filter(input=self._plan, predicate=condition.expr), self._columns)
+        predicate = self._scope.resolve(condition.expr)
+        return self._derive(Filter(input=self._plan, predicate=predicate), self._attrs)
 
     where = filter
 
@@ -107,49 +152,58 @@ class DataFrame:
                         "nor aggregated; use groupBy(...).agg(...)"
                     )
             return self.agg(*columns)
-        named: list[NamedExpr] = []
+        outputs: list[tuple[str, Expr]] = []
         for item in items:
             if _is_star(item):
-                named.extend(NamedExpr(name=n, expr=ColumnRef(name=n)) for n in self._columns)
+                outputs.extend((a.name, a.column) for a in self._attrs)
             else:
-                named.append(self._named(F.to_column(item)))
-        return self._project(named)
+                outputs.append(self._named(F.to_column(item)))
+        return self._project(outputs)
 
-    def withColumn(self, name: str, col: Column) -> DataFrame:
-        """Replaces a column of that name in place, or appends one."""
+    def withColumn(self, name: str, col: Column) -> DataFrame:  # noqa: N802 - PySpark's name
+        """Replaces a column of that name (in any case) in place, or appends one."""
         _check_names([name])
         if not isinstance(col, Column):
             raise AnalysisError("withColumn takes a Column; use F.lit() for a constant")
-        expr = self._named(col).expr
-        named = [
-            NamedExpr(name=n, expr=expr if n == name else ColumnRef(name=n)) for n in self._columns
+        _, expr = self._named(col, "withColumn")
+        outputs = [
+            (name, expr) if a.name.casefold() == name.casefold() else (a.name, a.column)
+            for a in self._attrs
         ]
-        if name not in self._columns:
-            named.append(NamedExpr(name=name, expr=expr))
-        return self._project(named)
+        if all(a.name.casefold() != name.casefold() for a in self._attrs):
+            outputs.append((name, expr))
+        return self._project(outputs)
 
-    def withColumnRenamed(self, existing: str, new: str) -> DataFrame:
+    def withColumnRenamed(self, existing: str, new: str) -> DataFrame:  # noqa: N802
         """A no-op when ``existing`` is not a column, as in PySpark."""
-        if existing not in self._columns:
+        if all(a.name.casefold() != existing.casefold() for a in self._attrs):
             return self
         _check_names([new])
-        return self._project(
-            [
-                NamedExpr(name=new if n == existing else n, expr=ColumnRef(name=n))
-                for n in self._columns
-            ]
-        )
+        return self._project([
+            (new if a.name.casefold() == existing.casefold() else a.name, a.column)
+            for a in self._attrs
+        ])
 
-    def drop(self, *names: str) -> DataFrame:
-        """Names that are not columns are ignored, as in PySpark."""
-        kept = [n for n in self._columns if n not in names]
+    def drop(self, *cols: ColumnOrName) -> DataFrame:
+        """Names that are not columns are ignored, as in PySpark; a Column drops exactly
+        that column (``joined.drop(right.id)``)."""
+        gone: set[str] = set()
+        for c in cols:
+            if isinstance(c, str):
+                gone |= {a.internal for a in self._attrs if a.name.casefold() == c.casefold()}
+            else:
+                ref = self._scope.reference(F.to_column(c).expr)
+                if ref is None:
+                    raise AnalysisError("drop takes column names or column references")
+                gone.add(ref.internal)
+        kept = [a for a in self._attrs if a.internal not in gone]
         if not kept:
             raise AnalysisError("drop would remove every column")
-        return self._project([NamedExpr(name=n, expr=ColumnRef(name=n)) for n in kept])
+        return self._project([(a.name, a.column) for a in kept])
 
-    def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData:
+    def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData:  # noqa: N802
         keys = [self._named(F.to_column(c), "groupBy") for c in _flatten(cols)]
-        _check_unique([k.name for k in keys])
+        check_unique(name for name, _ in keys)
         return GroupedData(self, tuple(keys))
 
     groupby = groupBy
@@ -158,7 +212,7 @@ class DataFrame:
         """A global aggregate: one row."""
         return self._aggregate((), exprs)
 
-    def orderBy(
+    def orderBy(  # noqa: N802 - PySpark's name
         self, *cols: ColumnOrName | SortOrder | Sequence[ColumnOrName | SortOrder],
         ascending: bool | list[bool] = True,
     ) -> DataFrame:
@@ -174,30 +228,140 @@ class DataFrame:
             order = item if isinstance(item, SortOrder) else F.to_column(item).asc()
             if not up:
                 order = order.column.desc()
-            self._named(order.column, "orderBy")
-            keys.append(order.key())
-        return self._derive(Sort(input=self._plan, keys=tuple(keys)), self._columns)
+            _, expr = self._named(order.column, "orderBy")
+            keys.append(SortKey(expr=expr, ascending=order.ascending, nulls_first=order.nulls_first))
+        return self._derive(Sort(input=self._plan, keys=tuple(keys)), self._attrs)
 
     sort = orderBy
 
     def limit(self, n: int) -> DataFrame:
-        """After a sort, the limit joins it as a top-k."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise AnalysisError(f"limit takes a non-negative int, got {n!r}")
-        plan = self._plan
-        limited: Operator
-        if isinstance(plan, Sort):
-            limit = n if plan.limit is None else min(plan.limit, n)
-            limited = Sort(input=plan.input, keys=plan.keys, limit=limit)
-        elif isinstance(plan, Limit):
-            limited = Limit(input=plan.input, n=min(plan.n, n))
-        else:
-            limited = Limit(input=plan, n=n)
-        return self._derive(limited, self._columns)
+        return self._derive(Limit(input=self._plan, n=n), self._attrs)
+
+    # -- joins and set operations ---------------------------------------------------------
+    def join(
+        self, other: DataFrame, on: JoinOn = None, how: str | None = None,
+    ) -> DataFrame:
+        """PySpark's ``join``: ``on`` is a column name or a list of them (the key appears
+        once in the output), a Column condition or a list of them (ANDed), or None (a cross
+        join); ``how`` takes PySpark's names (``inner``, ``left``/``left_outer``,
+        ``right``, ``full``/``outer``, ``left_semi``, ``left_anti``, ``cross`` ...)."""
+        if not isinstance(other, DataFrame):
+            raise AnalysisError(f"join takes a DataFrame, got {type(other).__name__}")
+        kind = join_type(how or "inner")
+        names = [on] if isinstance(on, str) else on
+        if isinstance(names, list | tuple) and names and all(isinstance(n, str) for n in names):
+            return self._using_join(other, list(names), kind)
+        conditions = [on] if isinstance(on, Column) else list(on or [])
+        if not all(isinstance(c, Column) for c in conditions):
+            raise AnalysisError("join's on takes column names or Column conditions, not a mix")
+        condition = None
+        for c in conditions:
+            condition = c.expr if condition is None else Call(fn="and", args=(condition, c.expr))
+        if condition is None and kind not in ("inner", "cross"):
+            raise AnalysisError(f"a {kind} join needs a join condition")
+        plan, attrs = analyze_join(self._plan, self._attrs, other._plan, other._attrs, kind,
+                                   condition)
+        return self._derive(plan, attrs)
+
+    def crossJoin(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+        return self.join(other, how="cross")
+
+    def _using_join(self, other: DataFrame, names: list[str], kind: JoinType) -> DataFrame:
+        """``join(other, ["k"])``: equality on same-named columns, each key once in the
+        output (for a full join, the non-null of the two), then the rest of each side."""
+        left_keys = [self._scope.lookup(n) for n in names]
+        right_keys = [other._scope.lookup(n) for n in names]
+        condition: Expr | None = None
+        for lk, rk in zip(left_keys, right_keys, strict=True):
+            eq = Call(fn="eq", args=(Ref(name=lk.name, plan_id=self._id),
+                                     Ref(name=rk.name, plan_id=other._id)))
+            condition = eq if condition is None else Call(fn="and", args=(condition, eq))
+        plan, attrs = analyze_join(self._plan, self._attrs, other._plan, other._attrs, kind,
+                                   condition)
+        joined = self._derive(plan, attrs)
+        if kind in ("semi", "anti"):
+            return joined
+        left_attrs = joined._attrs[: len(self._attrs)]
+        right_attrs = joined._attrs[len(self._attrs):]
+        outputs: list[tuple[str, Expr]] = []
+        for lk, rk in zip(left_keys, right_keys, strict=True):
+            left = left_attrs[self._attrs.index(lk)].column
+            right = right_attrs[other._attrs.index(rk)].column
+            key = {"right": right, "full": Call(fn="coalesce", args=(left, right))}.get(kind, left)
+            outputs.append((lk.name, key))
+        for mine, joined_side, keys in ((self._attrs, left_attrs, left_keys),
+                                        (other._attrs, right_attrs, right_keys)):
+            outputs.extend((a.name, a.column) for a, original in zip(joined_side, mine, strict=True)
+                           if original not in keys)
+        return joined._project(outputs)
+
+    def union(self, other: DataFrame) -> DataFrame:
+        """Rows of both, by position, duplicates kept (PySpark's ``union``, SQL's UNION ALL)."""
+        return self._set_operation(other, "union", all_=True)
+
+    unionAll = union  # noqa: N815 - PySpark's name
+
+    def unionByName(self, other: DataFrame, allowMissingColumns: bool = False) -> DataFrame:  # noqa: N802,N803
+        """Rows of both, matching columns by name (in any case)."""
+        if allowMissingColumns:
+            raise AnalysisError("unionByName(allowMissingColumns=True) is not supported yet")
+        if len(self._attrs) != len(other._attrs):
+            raise AnalysisError(
+                f"unionByName needs the same columns: {self.columns} and {other.columns}"
+            )
+        reordered = other.select(*[other._scope.lookup(a.name).name for a in self._attrs])
+        return self.union(reordered)
+
+    def intersect(self, other: DataFrame) -> DataFrame:
+        """Distinct rows present in both (NULLs compare equal)."""
+        return self._set_operation(other, "intersect", all_=False)
+
+    def intersectAll(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+        return self._set_operation(other, "intersect", all_=True)
+
+    def subtract(self, other: DataFrame) -> DataFrame:
+        """Distinct rows of this one not in ``other`` (SQL's EXCEPT)."""
+        return self._set_operation(other, "except", all_=False)
+
+    def exceptAll(self, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+        return self._set_operation(other, "except", all_=True)
+
+    def distinct(self) -> DataFrame:
+        keys = tuple(NamedExpr(name=a.internal, expr=a.column) for a in self._attrs)
+        return self._derive(Aggregate(input=self._plan, keys=keys, aggregates=()), self._attrs)
+
+    def dropDuplicates(self, subset: Sequence[str] | None = None) -> DataFrame:  # noqa: N802
+        """One row per distinct ``subset`` (all columns when None); which row is kept is
+        unspecified, as in Spark."""
+        if subset is None:
+            return self.distinct()
+        keyed = {self._scope.lookup(n).internal for n in subset}
+        keys = tuple(NamedExpr(name=a.internal, expr=a.column) for a in self._attrs
+                     if a.internal in keyed)
+        rest = tuple(NamedExpr(name=a.internal, expr=AggCall(fn="any_value", arg=a.column))
+                     for a in self._attrs if a.internal not in keyed)
+        grouped = self._derive(Aggregate(input=self._plan, keys=keys, aggregates=rest),
+                               [*(a for a in self._attrs if a.internal in keyed),
+                                *(a for a in self._attrs if a.internal not in keyed)])
+        return grouped._project([(a.name, a.column) for a in self._attrs])
+
+    drop_duplicates = dropDuplicates
+
+    def _set_operation(self, other: DataFrame, kind: SetKind, all_: bool) -> DataFrame:
+        if not isinstance(other, DataFrame):
+            raise AnalysisError(f"{kind} takes a DataFrame, got {type(other).__name__}")
+        plan, attrs = analyze_set_operation(self._plan, self._attrs, other._plan, other._attrs,
+                                            kind, all_)
+        return self._derive(plan, attrs)
 
     # -- actions ------------------------------------------------------------------------
     def staged_plan(self) -> StagedPlan:
-        return plan_stages(self._plan, self._columns, self._executor.workers)
+        return plan_query(
+            self._plan, [a.internal for a in self._attrs], self._executor.workers,
+            self._executor.broadcast_threshold,
+        )
 
     def explain_string(self, extended: bool = False) -> str:
         """The staged plan; ``extended`` puts the logical plan before it."""
@@ -207,18 +371,19 @@ class DataFrame:
     def explain(self, extended: bool = False) -> None:
         print(self.explain_string(extended))
 
-    def toArrow(self) -> pa.Table:
+    def toArrow(self) -> pa.Table:  # noqa: N802 - PySpark's name
         """The stream's schema is used, so an empty result still has its columns and types."""
         with self._executor.execute(self.staged_plan()) as stream:
-            return pa.Table.from_batches(list(stream), schema=stream.schema)
+            schema = self._user_schema(stream.schema)
+            return pa.Table.from_batches([self._renamed(b, schema) for b in stream], schema=schema)
 
-    def toPandas(self) -> pd.DataFrame:
+    def toPandas(self) -> pd.DataFrame:  # noqa: N802 - PySpark's name
         return self.toArrow().to_pandas()
 
-    def toBatches(self) -> Iterator[pa.RecordBatch]:
+    def toBatches(self) -> Iterator[pa.RecordBatch]:  # noqa: N802
         """Streams; closing the iterator (or dropping it) early closes the result stream,
         which cancels the query. Planning errors are raised here, not on first ``next``."""
-        return _stream(self._executor, self.staged_plan())
+        return _stream(self, self.staged_plan())
 
     def toSpark(self, spark: Any) -> Any:  # noqa: N802 - PySpark's name
         """The result as a Spark DataFrame of ``spark`` (a ``SparkSession``).
@@ -228,36 +393,101 @@ class DataFrame:
         """
         return spark.createDataFrame(self.toArrow())
 
+    def collect(self) -> list[Row]:
+        """Every row, as ``Row`` objects (field access by name or position)."""
+        table = self.toArrow()
+        return [Row(zip(table.column_names, values, strict=True))
+                for values in zip(*(c.to_pylist() for c in table.columns), strict=True)]
+
+    def take(self, n: int) -> list[Row]:
+        return self.limit(n).collect()
+
+    def head(self, n: int | None = None) -> Row | None | list[Row]:
+        """``head()`` is the first row or None; ``head(n)`` a list, as in PySpark."""
+        if n is None:
+            rows = self.take(1)
+            return rows[0] if rows else None
+        return self.take(n)
+
+    def first(self) -> Row | None:
+        return self.head()
+
+    def count(self) -> int:
+        counted = self.agg(F.count("*").alias("count")).toArrow()
+        return int(counted.column(0)[0].as_py())
+
+    def show(self, n: int = 20, truncate: bool | int = True) -> None:
+        """The first ``n`` rows as PySpark prints them."""
+        print(format_table(self.limit(n + 1).toArrow(), n, truncate))
+
     # -- helpers ------------------------------------------------------------------------
-    def _derive(self, plan: Operator, columns: Sequence[str]) -> DataFrame:
-        return DataFrame(plan, columns, self._executor)
+    @property
+    def _scope(self) -> Scope:
+        return Scope(self._attrs)
 
-    def _project(self, named: list[NamedExpr]) -> DataFrame:
-        names = [n.name for n in named]
-        _check_unique(names)
-        return self._derive(Project(input=self._plan, columns=tuple(named)), names)
+    def _user_schema(self, schema: pa.Schema) -> pa.Schema:
+        """The result schema under the user's names: the plan's columns carry internal
+        names, which differ where a join renamed a column apart."""
+        if schema.names != [a.internal for a in self._attrs]:
+            return schema
+        return pa.schema([f.with_name(a.name) for f, a in zip(schema, self._attrs, strict=True)])
 
-    def _named(self, col: Column, where: str = "select") -> NamedExpr:
-        """A per-row expression checked against the current columns."""
+    @staticmethod
+    def _renamed(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+        if batch.schema.names == schema.names:
+            return batch
+        return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+
+    def _derive(self, plan: Operator, attributes: Sequence[Attribute]) -> DataFrame:
+        return DataFrame(plan, attributes, self._executor)
+
+    def _project(self, outputs: Sequence[tuple[str, Expr]]) -> DataFrame:
+        """A projection of resolved expressions under user names. A column passed through
+        under its own name keeps its identity (internal name, qualifier), so two columns
+        that only their DataFrames tell apart (after a join) may share a user name; any
+        other name must be unique."""
+        by_internal = {a.internal: a for a in self._attrs}
+        items = []
+        for name, expr in outputs:
+            kept = by_internal.get(expr.name) if isinstance(expr, ColumnRef) else None
+            internal = kept.internal if kept is not None and kept.name == name else name
+            items.append(NamedExpr(name=internal, expr=expr))
+        check_unique(i.name for i in items)
+        folded = [name.casefold() for name, _ in outputs]
+        for (name, _), item in zip(outputs, items, strict=True):
+            computed = item.name not in by_internal or item.expr != by_internal[item.name].column
+            if computed and folded.count(name.casefold()) > 1:
+                raise AnalysisError(f"duplicate column name {name!r}; give one of them an alias")
+        attrs = projected(self._scope, items, new_plan_id())
+        attrs = tuple(replace(a, name=name) for a, (name, _) in zip(attrs, outputs, strict=True))
+        return self._derive(Project(input=self._plan, columns=tuple(items)), attrs)
+
+    def _named(self, col: Column, where: str = "select") -> tuple[str, Expr]:
+        """A per-row expression resolved against the current columns, with the name PySpark
+        gives it: the alias, a referenced column's own name, or the expression's text."""
         if has_aggregate(col.expr):
             raise AnalysisError(
                 f"aggregate {sql(col.expr)} is not allowed in {where}; use agg() or groupBy().agg()"
             )
-        self._resolve(col.expr)
-        return NamedExpr(name=col.output_name, expr=col.expr)
+        resolved = self._scope.resolve(col.expr)
+        if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
+            return ref.name, resolved
+        return col.output_name, resolved
 
-    def _resolve(self, expr: Expr) -> None:
-        for name in column_names(expr):
-            if name not in self._columns:
-                raise AnalysisError(_unknown_column(name, self._columns))
-
-    def _aggregate(self, keys: tuple[NamedExpr, ...], exprs: Iterable[object]) -> DataFrame:
+    def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:
         """Each aggregate is an expression over aggregate calls (of input columns) and
         group keys (by name), e.g. ``F.sum("a") / F.count("*")``."""
         items = _flatten(tuple(exprs))
         if not items:
             raise AnalysisError("agg needs at least one aggregate expression")
-        key_names = [k.name for k in keys]
+        scope = self._scope
+        key_items = tuple(NamedExpr(name=name, expr=expr) for name, expr in keys)
+        key_attrs = []
+        for name, expr in keys:
+            ref = scope.reference(expr) if isinstance(expr, ColumnRef) else None
+            origins = ref.origins if ref is not None and ref.name == name else frozenset()
+            key_attrs.append(Attribute(name, name, scope.type_of(expr), None, origins))
+        key_scope = Scope(key_attrs)
         aggregates = []
         for item in items:
             col = F.to_column(item)
@@ -266,22 +496,31 @@ class DataFrame:
                     f"{col.output_name!r} is not an aggregate expression; use F.sum, F.count, ..."
                 )
             for node in walk(col.expr):
-                if isinstance(node, AggCall) and node.arg is not None:
-                    if has_aggregate(node.arg):
-                        raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
-                    self._resolve(node.arg)
-            for name in column_names(col.expr, into_aggregates=False):
-                if name not in key_names:
-                    raise AnalysisError(
-                        f"column {name!r} in {col.output_name!r} is neither grouped nor "
-                        "aggregated; "
-                        f"group keys: {', '.join(key_names) or '(none)'}"
-                    )
-            aggregates.append(NamedExpr(name=col.output_name, expr=col.expr))
-        names = key_names + [a.name for a in aggregates]
-        _check_unique(names)
-        plan = Aggregate(input=self._plan, keys=keys, aggregates=tuple(aggregates))
-        return self._derive(plan, names)
+                if isinstance(node, AggCall) and node.arg is not None and has_aggregate(node.arg):
+                    raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
+
+            def resolve(node: Expr) -> Expr | None:
+                if isinstance(node, AggCall):
+                    arg = None if node.arg is None else scope.resolve(node.arg)
+                    return AggCall(fn=node.fn, arg=arg)
+                if isinstance(node, ColumnRef | Ref):
+                    try:
+                        return key_scope.resolve(node)
+                    except AnalysisError:
+                        raise AnalysisError(
+                            f"column {node.name!r} in {col.output_name!r} is neither grouped nor "
+                            f"aggregated; group keys: {', '.join(n for n, _ in keys) or '(none)'}"
+                        ) from None
+                return None
+
+            aggregates.append(NamedExpr(name=col.output_name, expr=transform(col.expr, resolve)))
+        check_unique([*(k.name for k in key_items), *(a.name for a in aggregates)])
+        agg_types = {**scope.types, **key_scope.types}
+        attrs = [*key_attrs, *(
+            Attribute(a.name, a.name, types.infer(a.expr, agg_types)) for a in aggregates
+        )]
+        plan = Aggregate(input=self._plan, keys=key_items, aggregates=tuple(aggregates))
+        return self._derive(plan, attrs)
 
 
 class GroupedData:
@@ -289,7 +528,7 @@ class GroupedData:
 
     __slots__ = ("_df", "_keys")
 
-    def __init__(self, df: DataFrame, keys: tuple[NamedExpr, ...]) -> None:
+    def __init__(self, df: DataFrame, keys: tuple[tuple[str, Expr], ...]) -> None:
         self._df = df
         self._keys = keys
 
@@ -314,7 +553,6 @@ class GroupedData:
         return self._each(F.max, cols)
 
     def _each(self, fn: Callable[[str], Column], cols: tuple[str, ...]) -> DataFrame:
-        # PySpark defaults to every numeric column; column types are not known at build time.
         if not cols:
             raise AnalysisError("name the columns to aggregate, e.g. .sum('price')")
         return self.agg(*(fn(c) for c in cols))
@@ -329,7 +567,7 @@ class DataFrameReader:
     def parquet(self, *paths: str | os.PathLike[str]) -> DataFrame:
         """Files, directories (every ``*.parquet`` inside, recursively) or globs; every
         file must have the same columns. Footers are read now, for the column names and
-        the row groups the stage cutter balances tasks by."""
+        types and the row groups the stage cutter balances tasks by."""
         if not paths:
             raise AnalysisError("parquet needs at least one path")
         files = list(dict.fromkeys(f for p in paths for f in list_parquet_files(p)))
@@ -345,7 +583,8 @@ class DataFrameReader:
         splits = tuple(
             FileSplit(path=i.path, row_groups=tuple(range(len(i.row_group_rows)))) for i in infos
         )
-        return DataFrame(ParquetScan(splits=splits, columns=columns), columns, self._executor)
+        scan = ParquetScan(splits=splits, columns=columns)
+        return DataFrame(scan, _attributes(infos[0].schema), self._executor)
 
 
 def create_dataframe(
@@ -355,14 +594,20 @@ def create_dataframe(
     table = _as_table(data)
     _check_names(table.column_names)
     source = executor.register_local(table)
-    return DataFrame(source, source.columns, executor)
+    return DataFrame(source, _attributes(table.schema), executor)
 
 
-def _stream(executor: Executor, plan: StagedPlan) -> Iterator[pa.RecordBatch]:
+def _attributes(schema: pa.Schema) -> list[Attribute]:
+    return [Attribute(f.name, f.name, f.type) for f in schema]
+
+
+def _stream(df: DataFrame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:
     # A generator starts on the first ``next``, so one that is never started runs nothing
     # and holds nothing; once started, ``close()`` or garbage collection runs the ``with``.
-    with executor.execute(plan) as stream:
-        yield from stream
+    with df._executor.execute(plan) as stream:
+        schema = df._user_schema(stream.schema)
+        for batch in stream:
+            yield df._renamed(batch, schema)
 
 
 def _as_table(data: object) -> pa.Table:
@@ -402,19 +647,4 @@ def _check_names(names: Sequence[str]) -> None:
             check_identifier(name)
         except ValueError as exc:
             raise AnalysisError(f"invalid column name: {exc}") from None
-    _check_unique(names)
-
-
-def _check_unique(names: Sequence[str]) -> None:
-    """Duplicate output names are refused: a later reference could not tell them apart."""
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise AnalysisError(f"duplicate column name {name!r}; give one of them an alias")
-        seen.add(name)
-
-
-def _unknown_column(name: str, columns: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, columns, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    return f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}"
+    check_unique(names)

@@ -44,6 +44,10 @@ class Executor(Protocol):
     def workers(self) -> int:
         """Cluster size; task and partition counts are derived from it."""
 
+    @property
+    def broadcast_threshold(self) -> int:
+        """A join side estimated at most this many bytes is broadcast."""
+
     def register_local(self, table: pa.Table) -> LocalSource:
         """Keep ``table`` for the queries that read it, choosing how it is chunked."""
 

@@ -97,7 +97,7 @@ ScalarFunction = Literal[
     "month",
     "day",
 ]
-AggregateFunction = Literal["sum", "count", "avg", "min", "max", "count_distinct"]
+AggregateFunction = Literal["sum", "count", "avg", "min", "max", "count_distinct", "any_value"]
 
 
 class Node(BaseModel):
@@ -109,6 +109,20 @@ class Node(BaseModel):
 class Column(Node):
     kind: Literal["column"] = "column"
     name: Identifier
+
+
+class Ref(Node):
+    """A column taken from a particular DataFrame (``df["x"]``, ``df.x``), before analysis.
+
+    ``F.col("x")`` names a column of whatever DataFrame it is used with; ``df.x`` names that
+    DataFrame's column even after a join puts two ``x`` side by side, which is how
+    ``df1.id == df2.id`` tells its sides apart. The analyzer replaces every Ref by a
+    ``Column``; a Ref never reaches a worker (the compiler refuses it).
+    """
+
+    kind: Literal["ref"] = "ref"
+    name: Identifier
+    plan_id: int = Field(ge=0)
 
 
 class Lit(Node):
@@ -146,7 +160,7 @@ class Cast(Node):
 
 
 Expr = Annotated[
-    Union[Column, Lit, Call, AggCall, Case, Cast],
+    Union[Column, Ref, Lit, Call, AggCall, Case, Cast],
     Field(discriminator="kind"),
 ]
 

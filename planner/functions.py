@@ -57,6 +57,10 @@ class Column:
         return self._expr
 
     @property
+    def is_aliased(self) -> bool:
+        return self._alias is not None
+
+    @property
     def output_name(self) -> str:
         """The alias, or the name PySpark would give the expression."""
         return self._alias if self._alias is not None else render.output_name(self._expr)

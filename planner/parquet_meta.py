@@ -24,8 +24,13 @@ _GLOB_CHARS = frozenset("*?[")
 @dataclass(frozen=True)
 class ParquetFileInfo:
     path: str
-    columns: tuple[str, ...]
+    schema: pa.Schema
     row_group_rows: tuple[int, ...]
+    bytes: int  # the file's size: what the planner estimates a scan of it by
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self.schema.names)
 
 
 def list_parquet_files(path: str | os.PathLike[str]) -> list[str]:
@@ -74,7 +79,8 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
         raise AnalysisError(f"{path!r} is not a readable Parquet file: {exc}") from exc
     return ParquetFileInfo(
         path=path,
-        columns=tuple(metadata.schema.to_arrow_schema().names),
+        schema=metadata.schema.to_arrow_schema(),
+        bytes=size,
         row_group_rows=tuple(
             metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)
         ),

@@ -44,6 +44,7 @@ class LocalSource(Node):
     source_id: Identifier
     chunks: int = Field(ge=1)
     columns: tuple[Identifier, ...]
+    bytes: int = Field(default=0, ge=0)  # the table's Arrow size, for the planner's estimates
 
 
 class Exchange(Node):

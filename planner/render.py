@@ -21,6 +21,7 @@ from sparkwire.planner.expressions import (
     Expr,
     Lit,
     NamedExpr,
+    Ref,
     SortKey,
 )
 
@@ -63,7 +64,7 @@ def _render(expr: Expr, naming: bool) -> str:
     def r(e: Expr) -> str:
         return _render(e, naming)
 
-    if isinstance(expr, Column):
+    if isinstance(expr, Column | Ref):
         return expr.name if naming else identifier(expr.name)
     if isinstance(expr, Lit):
         return _literal(expr, naming)

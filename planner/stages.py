@@ -35,11 +35,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import assert_never
+from typing import Literal, assert_never
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
-from sparkwire.planner.expressions import Column
+from sparkwire.planner.estimates import estimate_bytes
+from sparkwire.planner.expressions import Column, Expr
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
@@ -62,14 +63,19 @@ from sparkwire.planner.splits import group_splits
 
 TASKS_PER_WORKER = 2
 MAX_SHUFFLE_PARTITIONS = 256
+#: Spark's ``spark.sql.autoBroadcastJoinThreshold``; the session's setting overrides it.
+DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 
 
-def plan_stages(plan: Operator, columns: Sequence[str], workers: int) -> StagedPlan:
+def plan_stages(
+    plan: Operator, columns: Sequence[str], workers: int,
+    broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
+) -> StagedPlan:
     if workers < 1:
         raise PlanError(f"a cluster needs at least one worker, got {workers}")
     if list(columns) != output_columns(plan):
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
-    cutter = _Cutter(workers)
+    cutter = _Cutter(workers, broadcast_threshold)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
     return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
 
@@ -105,9 +111,10 @@ class _Open:
 
 
 class _Cutter:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD) -> None:
         self.stages: list[Stage] = []
         self.workers = workers
+        self.broadcast_threshold = broadcast_threshold
         self.scan_tasks = TASKS_PER_WORKER * workers
         self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
 
@@ -129,8 +136,10 @@ class _Cutter:
                 return self.sort(op)
             case Aggregate():
                 return self.aggregate(op)
-            case Join() | SetOperation():
-                raise PlanError(f"{type(op).__name__} cannot be cut into stages yet")
+            case Join():
+                return self.join(op)
+            case SetOperation():
+                return self.set_operation(op)
             case _:
                 assert_never(op)
 
@@ -206,3 +215,76 @@ class _Cutter:
                 child.fragment, lowered.key_columns, lowered.calls, lowered.outputs
             ),
         )
+
+    def join(self, op: Join) -> _Open:
+        """Broadcast the build side when allowed and small (``join_strategy``), else hash
+        both sides on the keys into the same partitions and join partition by partition."""
+        strategy = join_strategy(op, self.broadcast_threshold)
+        left = self.materialize(self.cut(op.left))
+        right = self.materialize(self.cut(op.right))
+        if strategy == "broadcast_right":
+            built = self.close(right, Boundary(kind="broadcast"), consumer_tasks=left.tasks)
+            return self.extend(left, lambda f: with_children(op, [f, built.fragment]))
+        if strategy == "broadcast_left":
+            built = self.close(left, Boundary(kind="broadcast"), consumer_tasks=right.tasks)
+            return self.extend(right, lambda f: with_children(op, [built.fragment, f]))
+        if strategy == "single":
+            left_in, right_in = self.single(left), self.single(right)
+            right_in = self.close(right_in, Boundary(kind="coalesce"), consumer_tasks=1)
+            return self.extend(left_in, lambda f: with_children(op, [f, right_in.fragment]))
+        left_in = self.shuffle(left, op.left_keys)
+        right_in = self.shuffle(right, op.right_keys)
+        return replace(left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]))
+
+    def set_operation(self, op: SetOperation) -> _Open:
+        """UNION ALL reads both sides as they are; the others hash both sides on every
+        column, so equal rows meet in one task."""
+        left = self.materialize(self.cut(op.left))
+        right = self.materialize(self.cut(op.right))
+        if op.kind == "union" and op.all:
+            tasks = min(left.tasks, right.tasks)
+            left_in = self.close(left, Boundary(kind="coalesce"), consumer_tasks=tasks)
+            right_in = self.close(right, Boundary(kind="coalesce"), consumer_tasks=tasks)
+        else:
+            left_in = self.shuffle(left, _all_columns(op.left))
+            right_in = self.shuffle(right, _all_columns(op.right))
+        return replace(left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]))
+
+    def shuffle(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
+        boundary = Boundary(kind="shuffle", keys=keys, partitions=self.partitions)
+        return self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
+
+
+JoinStrategy = Literal["broadcast_right", "broadcast_left", "shuffle", "single"]
+
+
+def join_strategy(op: Join, threshold: int) -> JoinStrategy:
+    """How a join is distributed (Daft's and datafusion-distributed's reasoning).
+
+    A side may be broadcast only when the join never emits its unmatched rows: every
+    consumer task sees all of it, so each task would emit them once more. That allows the
+    right side of inner, left, semi, anti and cross joins and the left side of inner,
+    right and cross joins. A null-aware anti join always broadcasts its right side (a NULL
+    anywhere in it decides every row); a join without keys broadcasts whichever side it
+    may, and a full join without keys gathers both sides into one task. Otherwise the
+    smaller side under ``threshold`` (estimated bytes) is broadcast, or both are shuffled;
+    a threshold of 0 never broadcasts by size.
+    """
+    right_ok = op.how in ("inner", "left", "semi", "anti", "cross")
+    left_ok = op.how in ("inner", "right", "cross")
+    if op.null_aware:
+        return "broadcast_right"
+    if not op.left_keys:
+        return "broadcast_right" if right_ok else "broadcast_left" if left_ok else "single"
+    if threshold <= 0:
+        return "shuffle"
+    right_bytes, left_bytes = estimate_bytes(op.right), estimate_bytes(op.left)
+    if right_ok and right_bytes <= threshold and (not left_ok or right_bytes <= left_bytes):
+        return "broadcast_right"
+    if left_ok and left_bytes <= threshold:
+        return "broadcast_left"
+    return "shuffle"
+
+
+def _all_columns(op: Operator) -> tuple[Expr, ...]:
+    return tuple(Column(name=n) for n in output_columns(op))

@@ -40,6 +40,7 @@ from sparkwire.planner.plan import (
     SetOperation,
     Sort,
 )
+from sparkwire.planner.stages import output_columns
 
 __all__ = [
     "PARTITION_COLUMN",
@@ -300,12 +301,29 @@ _CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "day": _func(exp.Day),
 }
 
+#: (side, kind) of the sqlglot ``Join`` node for each join type but ``cross``.
+_JOIN_SHAPES: dict[str, tuple[str | None, str | None]] = {
+    "inner": (None, None),
+    "left": ("LEFT", None),
+    "right": ("RIGHT", None),
+    "full": ("FULL", None),
+    "semi": (None, "SEMI"),
+    "anti": (None, "ANTI"),
+}
+
+_SET_OPERATIONS: dict[str, type[exp.SetOperation]] = {
+    "union": exp.Union,
+    "intersect": exp.Intersect,
+    "except": exp.Except,
+}
+
 _AGGREGATES: dict[str, type[exp.AggFunc]] = {
     "sum": exp.Sum,
     "avg": exp.Avg,
     "min": exp.Min,
     "max": exp.Max,
     "count": exp.Count,
+    "any_value": exp.AnyValue,
 }
 
 
@@ -318,7 +336,7 @@ class _Compiler:
         self.tables: dict[str, TableInput] = {}
         self.files: dict[str, None] = {}  # ordered set
 
-    def derived(self, query: exp.Select) -> exp.Subquery:
+    def derived(self, query: exp.Query) -> exp.Subquery:
         alias = f"_t{self._aliases}"
         self._aliases += 1
         return query.subquery(_ident(alias))
@@ -352,8 +370,10 @@ class _Compiler:
             case Limit():
                 source = self.derived(self.operator(op.input))
                 return exp.select(exp.Star()).from_(source).limit(op.n)
-            case Join() | SetOperation():
-                raise CompileError(f"{type(op).__name__} is not compiled yet")
+            case Join():
+                return self._join(op)
+            case SetOperation():
+                return self._set_operation(op)
             case _:
                 assert_never(op)
 
@@ -384,6 +404,82 @@ class _Compiler:
             positions = [exp.Literal.number(i + 1) for i in range(len(op.keys))]
             query = query.group_by(*positions)
         return query
+
+    def _join(self, op: Join) -> exp.Select:
+        """``SELECT <outputs> FROM (left) AS _tL <how> JOIN (right) AS _tR ON <keys AND
+        condition>``; output columns are named explicitly, unqualified (names are unique
+        across the sides, checked here, and a column wins over a table alias in DuckDB)."""
+        left_names, right_names = output_columns(op.left), output_columns(op.right)
+        # Checked for semi/anti too: the ON clause sees both sides' columns unqualified.
+        _unique([*left_names, *right_names], f"{op.how} join")
+        if len(op.left_keys) != len(op.right_keys):
+            raise CompileError(f"{len(op.left_keys)} left keys but {len(op.right_keys)} right keys")
+        if op.null_aware:
+            return self._null_aware_anti_join(op, left_names)
+        left = self.derived(self.operator(op.left))
+        right = self.derived(self.operator(op.right))
+        outputs = left_names if op.how in ("semi", "anti") else [*left_names, *right_names]
+        query = exp.select(*map(_col, outputs)).from_(left)
+        if op.how == "cross":
+            if op.left_keys or op.condition is not None:
+                raise CompileError("a cross join has no keys and no condition")
+            return query.join(exp.Join(this=right, kind="CROSS"))
+        # Build the join node directly: sqlglot's `Select.join(..., join_kind=...)` ignores
+        # an unknown keyword and would silently produce an inner join.
+        side, kind = _JOIN_SHAPES[op.how]
+        return query.join(exp.Join(this=right, side=side, kind=kind, on=self._join_on(op)))
+
+    def _join_on(self, op: Join) -> exp.Expression:
+        """``left_key_i = right_key_i`` (SQL equality: NULL never matches) AND the residual
+        condition; ``TRUE`` when there is neither (every pair of rows matches)."""
+        terms = [
+            exp.EQ(this=_paren(self.expr(lk)), expression=_paren(self.expr(rk)))
+            for lk, rk in zip(op.left_keys, op.right_keys, strict=True)
+        ]
+        if op.condition is not None:
+            terms.append(self.expr(op.condition))
+        if not terms:
+            return exp.Boolean(this=True)
+        on = _paren(terms[0])
+        for term in terms[1:]:
+            on = exp.And(this=on, expression=_paren(term))
+        return on
+
+    def _null_aware_anti_join(self, op: Join, left_names: list[str]) -> exp.Select:
+        """``SELECT <left> FROM (left) WHERE NOT (lk IN (SELECT rk FROM (right) [WHERE
+        condition]))``: exactly ``NOT IN`` (a NULL among the right keys keeps nothing, a NULL
+        left key is kept only when no right row qualifies). DuckDB plans the uncorrelated form
+        as a hash MARK join. A residual condition correlates the subquery: a left row is kept
+        iff no right row satisfies the condition with a key equal to, or NULL-compared with,
+        its key (Spark's rewrite of a correlated ``NOT IN``)."""
+        if op.how != "anti" or len(op.left_keys) != 1:
+            raise CompileError("only an anti join on one key can be null-aware")
+        left = self.derived(self.operator(op.left))
+        right = self.derived(self.operator(op.right))
+        keys = exp.select(self.expr(op.right_keys[0])).from_(right)
+        if op.condition is not None:
+            keys = keys.where(self.expr(op.condition))
+        member = exp.In(this=_paren(self.expr(op.left_keys[0])), query=keys.subquery())
+        return (
+            exp.select(*map(_col, left_names))
+            .from_(left)
+            .where(exp.Not(this=exp.Paren(this=member)))
+        )
+
+    def _set_operation(self, op: SetOperation) -> exp.Select:
+        """``SELECT * FROM (SELECT * FROM (left) AS _tL <KIND> [ALL] SELECT * FROM (right)
+        AS _tR) AS _tS``. Each side is a derived table so that an input's ORDER BY / LIMIT
+        stays its own; DuckDB names the result after the left side; plain UNION / INTERSECT /
+        EXCEPT are distinct, ``ALL`` keeps multiplicities (sum / min / difference)."""
+        width_left, width_right = len(output_columns(op.left)), len(output_columns(op.right))
+        if width_left != width_right:
+            raise CompileError(
+                f"{op.kind}: the left input has {width_left} columns, the right {width_right}"
+            )
+        left = exp.select(exp.Star()).from_(self.derived(self.operator(op.left)))
+        right = exp.select(exp.Star()).from_(self.derived(self.operator(op.right)))
+        combined = _SET_OPERATIONS[op.kind](this=left, expression=right, distinct=not op.all)
+        return exp.select(exp.Star()).from_(self.derived(combined))
 
     def named(self, named: NamedExpr) -> exp.Expression:
         return exp.alias_(self.expr(named.expr), _ident(named.name))

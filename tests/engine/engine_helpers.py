@@ -82,3 +82,22 @@ def oracle(t: pa.Table, sql: str) -> pa.Table:
         return con.sql(sql).to_arrow_table()
     finally:
         con.close()
+
+
+_ORACLE_CONNECTION: list[duckdb.DuckDBPyConnection] = []
+
+
+def oracle_tables(tables: dict[str, pa.Table], sql: str) -> pa.Table:
+    """Hand-written SQL over several tables (registered under the dict's names) on an
+    unrestricted DuckDB. One connection is reused (opening one costs tens of milliseconds,
+    too much for property tests); the tables are unregistered afterwards."""
+    if not _ORACLE_CONNECTION:
+        _ORACLE_CONNECTION.append(duckdb.connect())
+    con = _ORACLE_CONNECTION[0]
+    for name, t in tables.items():
+        con.register(name, t)
+    try:
+        return con.sql(sql).to_arrow_table()
+    finally:
+        for name in tables:
+            con.unregister(name)

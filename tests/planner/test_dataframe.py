@@ -11,6 +11,7 @@ import pytest
 from sparkwire.planner import AnalysisError, DataFrameReader, PlanError, create_dataframe
 from sparkwire.planner import functions as F
 from sparkwire.planner.expressions import Column, NamedExpr
+from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
 
 if TYPE_CHECKING:
@@ -126,11 +127,11 @@ def test_order_by_ascending_forms(df) -> None:
 
 
 def test_limit_after_sort_becomes_top_k(df) -> None:
-    top = df.orderBy("x").limit(10).limit(20).limit(5)
-    assert isinstance(top.plan, Sort) and top.plan.limit == 5
-    plain = df.limit(7).limit(3)
-    assert isinstance(plain.plan, Limit) and plain.plan.n == 3
-    assert isinstance(plain.plan.input, LocalSource)
+    top = optimize(df.orderBy("x").limit(10).limit(20).limit(5).plan)
+    assert isinstance(top, Sort) and top.limit == 5
+    plain = optimize(df.limit(7).limit(3).plan)
+    assert isinstance(plain, Limit) and plain.n == 3
+    assert isinstance(plain.input, LocalSource)
     with pytest.raises(AnalysisError):
         df.limit(-1)
 

@@ -1,0 +1,326 @@
+"""Name resolution and typing: the one place user names become plan columns.
+
+Every relation (a DataFrame, a SQL table or subquery) has *attributes*: the name the user
+sees, the name its column carries inside the plan (``internal``), its Arrow type, an
+optional qualifier (``df.alias("o")``, a SQL table alias) and the ids of the DataFrames it
+passed through unchanged (``origins``). Internal names are unique within a relation,
+case-insensitively, because DuckDB resolves identifiers ignoring case; they equal the
+user's name except where a join puts two columns of one name side by side, when the right
+one is renamed ``name#2``. Users never see internal names: results carry user names.
+
+Resolution follows Spark with ``spark.sql.caseSensitive=false``:
+
+- ``F.col("x")`` (a ``Column`` before analysis) matches attributes named ``x`` in any case;
+  ``F.col("o.x")`` first tries qualifier ``o``;
+- ``df["x"]`` (a ``Ref``) matches only attributes that came through ``df``, so after
+  ``df1.join(df2, ...)`` ``df1.id`` and ``df2.id`` are told apart;
+- no match is an ``AnalysisError`` with a "did you mean", several are an ambiguity error
+  that says how to qualify.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal, Union
+
+import pyarrow as pa
+
+from sparkwire.planner import types
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.expressions import Call, Cast, Column, Expr, NamedExpr, Ref
+from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperation
+from sparkwire.planner.render import sql
+from sparkwire.planner.tree import column_names, transform
+
+if TYPE_CHECKING:
+    from sparkwire.planner.functions import Column as UserColumn
+
+_plan_ids = itertools.count(1)
+
+
+def new_plan_id() -> int:
+    """A process-unique id for a new DataFrame, recorded in its attributes' origins."""
+    return next(_plan_ids)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    internal: str
+    type: pa.DataType
+    qualifier: str | None = None
+    origins: frozenset[int] = field(default_factory=frozenset)
+
+    @property
+    def column(self) -> Column:
+        return Column(name=self.internal)
+
+
+class Scope:
+    """The attributes an expression may name, and the resolver over them."""
+
+    def __init__(self, attributes: Sequence[Attribute]) -> None:
+        self.attributes = tuple(attributes)
+        self.types = {a.internal: a.type for a in self.attributes}
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.attributes]
+
+    def lookup(self, name: str, plan_id: int | None = None) -> Attribute:
+        candidates = self._candidates(name)
+        if plan_id is not None:
+            candidates = [a for a in candidates if plan_id in a.origins]
+            if not candidates:
+                raise AnalysisError(
+                    f"column {name!r} of another DataFrame cannot be resolved here; "
+                    f"available columns: {', '.join(self.names)}"
+                )
+        if len(candidates) == 1:
+            return candidates[0]
+        if not candidates:
+            raise AnalysisError(unknown_column(name, self.names))
+        raise AnalysisError(
+            f"column {name!r} is ambiguous: {len(candidates)} columns have that name; take it "
+            f"from its DataFrame (df[{name!r}]) or alias the DataFrames and qualify it "
+            f"(df.alias('a') ... F.col('a.{name}'))"
+        )
+
+    def _candidates(self, name: str) -> list[Attribute]:
+        if "." in name:
+            qualifier, rest = name.split(".", 1)
+            qualified = [
+                a for a in self.attributes
+                if a.qualifier is not None and a.qualifier.casefold() == qualifier.casefold()
+                and a.name.casefold() == rest.casefold()
+            ]
+            if qualified:
+                return qualified
+        return [a for a in self.attributes if a.name.casefold() == name.casefold()]
+
+    def resolve(self, expr: Expr) -> Expr:
+        """``expr`` with every user reference replaced by the plan column it means."""
+
+        def replace_ref(node: Expr) -> Expr | None:
+            if isinstance(node, Column):
+                return self.lookup(node.name).column
+            if isinstance(node, Ref):
+                return self.lookup(node.name, node.plan_id).column
+            return None
+
+        return transform(expr, replace_ref)
+
+    def reference(self, expr: Expr) -> Attribute | None:
+        """The attribute a bare column reference means, else None."""
+        if isinstance(expr, Column):
+            return self.lookup(expr.name)
+        if isinstance(expr, Ref):
+            return self.lookup(expr.name, expr.plan_id)
+        return None
+
+    def type_of(self, resolved: Expr) -> pa.DataType:
+        return types.infer(resolved, self.types)
+
+
+def passed_through(attributes: Iterable[Attribute], plan_id: int) -> tuple[Attribute, ...]:
+    """The same attributes, now also reachable as columns of DataFrame ``plan_id``."""
+    return tuple(replace(a, origins=a.origins | {plan_id}) for a in attributes)
+
+
+def projected(scope: Scope, items: Sequence[NamedExpr], plan_id: int) -> tuple[Attribute, ...]:
+    """Attributes of a projection of resolved ``items``: a column passed through keeps its
+    identity (qualifier, origins); anything computed is new."""
+    by_internal = {a.internal: a for a in scope.attributes}
+    out = []
+    for item in items:
+        kept = by_internal.get(item.expr.name) if isinstance(item.expr, Column) else None
+        if kept is not None and kept.name == item.name:
+            out.append(replace(kept, internal=item.name, origins=kept.origins | {plan_id}))
+        else:
+            out.append(Attribute(item.name, item.name, scope.type_of(item.expr), None,
+                                 frozenset({plan_id})))
+    check_unique(a.internal for a in out)
+    return tuple(out)
+
+
+def renamed_apart(
+    left: Sequence[Attribute], right: Sequence[Attribute]
+) -> tuple[tuple[Attribute, ...], tuple[NamedExpr, ...] | None]:
+    """``right``'s attributes with internal names clashing with ``left``'s renamed, and the
+    projection that renames them (None when nothing clashes)."""
+    taken = {a.internal.casefold() for a in left}
+    if not any(a.internal.casefold() in taken for a in right):
+        return tuple(right), None
+    taken |= {a.internal.casefold() for a in right}
+    out, items = [], []
+    for a in right:
+        internal = a.internal
+        if internal.casefold() in {x.internal.casefold() for x in left}:
+            internal = fresh(a.name, taken)
+        out.append(replace(a, internal=internal))
+        items.append(NamedExpr(name=internal, expr=a.column))
+    return tuple(out), tuple(items)
+
+
+def fresh(base: str, taken: set[str]) -> str:
+    """``base#2``, ``base#3`` ...: the first not in ``taken`` (case-insensitively); added."""
+    n = 2
+    while f"{base}#{n}".casefold() in taken:
+        n += 1
+    name = f"{base}#{n}"
+    taken.add(name.casefold())
+    return name
+
+
+def coerced(expr: Expr, have: pa.DataType, want: pa.DataType) -> Expr:
+    """``expr`` cast to ``want`` when its type differs (so equal values hash alike)."""
+    if have == want:
+        return expr
+    name = types.to_name(want)
+    if name is None:
+        raise AnalysisError(f"cannot coerce {have} to {want}")
+    return Cast(expr=expr, to=name)
+
+
+def check_unique(names: Iterable[str]) -> None:
+    """Refuse names equal but for case: a later reference could not tell them apart, and
+    DuckDB, which ignores case, neither."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name.casefold()
+        if key in seen:
+            same = "" if seen[key] == name else f" and {seen[key]!r}"
+            raise AnalysisError(f"duplicate column name {name!r}{same}; give one of them an alias")
+        seen[key] = name
+
+
+def unknown_column(name: str, columns: Sequence[str]) -> str:
+    folded = {c.casefold(): c for c in columns}
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=1)
+    hint = f" Did you mean {folded[close[0]]!r}?" if close else ""
+    return f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}"
+
+
+JoinOn = Union[str, Sequence[str], "UserColumn", Sequence["UserColumn"], None]
+
+_JOIN_NAMES: dict[str, JoinType] = {
+    "inner": "inner", "cross": "cross",
+    "outer": "full", "full": "full", "fullouter": "full", "full_outer": "full",
+    "left": "left", "leftouter": "left", "left_outer": "left",
+    "right": "right", "rightouter": "right", "right_outer": "right",
+    "semi": "semi", "leftsemi": "semi", "left_semi": "semi",
+    "anti": "anti", "leftanti": "anti", "left_anti": "anti",
+}
+
+
+def join_type(how: str) -> JoinType:
+    """PySpark's join type names (any case, with or without ``_``)."""
+    kind = _JOIN_NAMES.get(how.casefold())
+    if kind is None:
+        raise AnalysisError(
+            f"unsupported join type {how!r}; supported: {', '.join(sorted(_JOIN_NAMES))}"
+        )
+    return kind
+
+
+def analyze_join(
+    left: Operator, left_attrs: Sequence[Attribute], right: Operator,
+    right_attrs: Sequence[Attribute], how: JoinType, condition: Expr | None,
+) -> tuple[Join, tuple[Attribute, ...]]:
+    """A typed join: the right side renamed apart from the left, the condition resolved
+    over both, its equalities between one side and the other taken as keys (coerced to one
+    type, so equal keys hash alike), the rest kept as the residual condition."""
+    right_attrs, renames = renamed_apart(left_attrs, right_attrs)
+    if renames is not None:
+        right = Project(input=right, columns=renames)
+    scope = Scope([*left_attrs, *right_attrs])
+    resolved = None if condition is None else scope.resolve(condition)
+    if resolved is not None and not pa.types.is_boolean(scope.type_of(resolved)):
+        raise AnalysisError(f"join condition {sql(resolved)} is not a boolean")
+    left_names = {a.internal for a in left_attrs}
+    right_names = {a.internal for a in right_attrs}
+    left_keys: list[Expr] = []
+    right_keys: list[Expr] = []
+    residual: list[Expr] = []
+    for part in conjuncts(resolved):
+        pair = _key_pair(part, left_names, right_names)
+        if pair is None:
+            residual.append(part)
+            continue
+        lk, rk = pair
+        lt, rt = scope.type_of(lk), scope.type_of(rk)
+        want = types.common(lt, rt)
+        left_keys.append(coerced(lk, lt, want))
+        right_keys.append(coerced(rk, rt, want))
+    if how == "cross" and (left_keys or residual):
+        how = "inner"
+    join = Join(
+        left=left, right=right, how=how, left_keys=tuple(left_keys), right_keys=tuple(right_keys),
+        condition=conjunction(residual),
+    )
+    out = tuple(left_attrs) if how in ("semi", "anti") else (*left_attrs, *right_attrs)
+    return join, out
+
+
+def analyze_set_operation(
+    left: Operator, left_attrs: Sequence[Attribute], right: Operator,
+    right_attrs: Sequence[Attribute], kind: Literal["union", "intersect", "except"], all_: bool,
+) -> tuple[SetOperation, tuple[Attribute, ...]]:
+    """Columns matched by position, each pair coerced to its common type on both sides;
+    the result has the left side's names."""
+    if len(left_attrs) != len(right_attrs):
+        raise AnalysisError(
+            f"{kind} needs the same number of columns on both sides: "
+            f"{len(left_attrs)} and {len(right_attrs)}"
+        )
+    wanted = [types.common(a.type, b.type) for a, b in zip(left_attrs, right_attrs, strict=True)]
+    left = _cast_to(left, left_attrs, wanted)
+    right = _cast_to(right, right_attrs, wanted)
+    out = tuple(replace(a, type=w) for a, w in zip(left_attrs, wanted, strict=True))
+    return SetOperation(left=left, right=right, kind=kind, all=all_), out
+
+
+def _cast_to(op: Operator, attrs: Sequence[Attribute], wanted: Sequence[pa.DataType]) -> Operator:
+    """``op`` with each column cast to its wanted type, where it differs."""
+    if all(a.type == w for a, w in zip(attrs, wanted, strict=True)):
+        return op
+    columns = tuple(
+        NamedExpr(name=a.internal, expr=coerced(a.column, a.type, w))
+        for a, w in zip(attrs, wanted, strict=True)
+    )
+    return Project(input=op, columns=columns)
+
+
+def conjuncts(expr: Expr | None) -> list[Expr]:
+    """The ANDed parts of a condition, flattened."""
+    if expr is None:
+        return []
+    if isinstance(expr, Call) and expr.fn == "and":
+        return [part for arg in expr.args for part in conjuncts(arg)]
+    return [expr]
+
+
+def conjunction(parts: Sequence[Expr]) -> Expr | None:
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return Call(fn="and", args=tuple(parts))
+
+
+def _key_pair(
+    expr: Expr, left: set[str], right: set[str]
+) -> tuple[Expr, Expr] | None:
+    """``(left side, right side)`` of an equality between the two inputs, else None."""
+    if not (isinstance(expr, Call) and expr.fn == "eq" and len(expr.args) == 2):
+        return None
+    a, b = expr.args
+    ca, cb = set(column_names(a)), set(column_names(b))
+    if ca and cb and ca <= left and cb <= right:
+        return a, b
+    if ca and cb and ca <= right and cb <= left:
+        return b, a
+    return None

@@ -1,0 +1,27 @@
+"""Logical rewrites: one pure function per module, applied in the order of ``RULES``.
+
+Each rule takes a logical plan and returns an equivalent one; the order lives here and
+nowhere else (sqlglot's optimizer is the model). Rules run after analysis, so names are
+resolved and unique; they must keep every operator's output columns as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sparkwire.planner.plan import Operator
+from sparkwire.planner.rules.filters import merge_filters
+from sparkwire.planner.rules.limits import merge_limits
+
+Rule = Callable[[Operator], Operator]
+
+RULES: tuple[Rule, ...] = (
+    merge_filters,
+    merge_limits,
+)
+
+
+def optimize(plan: Operator, rules: tuple[Rule, ...] = RULES) -> Operator:
+    for rule in rules:
+        plan = rule(plan)
+    return plan

@@ -1,0 +1,253 @@
+"""Arrow types of expressions, inferred the way Spark SQL types them.
+
+The planner knows every column's Arrow type from the start (Parquet footers, local tables)
+and infers the type of each expression from its inputs, so a DataFrame has a ``schema``
+before anything runs and the planner can coerce join and set-operation keys to one type
+before hashing: DuckDB's ``hash`` of 1 as INTEGER, DOUBLE and DECIMAL differ, so rows that
+compare equal would land in different partitions.
+
+Rules (Spark's, where they are simple; each one written down):
+
+- integer arithmetic widens to the wider operand; any floating operand makes ``float64``;
+  decimal with integer is decimal; ``/`` is always ``float64`` (PySpark's true division);
+- comparisons, logic, ``in``, ``between``, null tests are ``bool``;
+- ``length``/``year``/``month``/``day`` are ``int32``; ``lower``/``upper`` keep strings;
+- ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
+  ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
+  ``decimal(min(38,p+4),min(38,s+4))``); ``min``/``max`` keep their input's type;
+- ``case``/``coalesce`` take the common type of their branches.
+
+Where the engine would produce another type the planner still reports this one; making the
+engine agree everywhere (casting its results) is tracked with the relational core's result
+types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pyarrow as pa
+
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit
+
+_INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
+_INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
+_BOOL_RESULT = frozenset(
+    {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "in",
+     "between"}
+)
+_INT32_RESULT = frozenset({"length", "year", "month", "day"})
+_NAMED = {
+    "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
+    "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
+    "string": pa.string(), "binary": pa.binary(), "date": pa.date32(),
+    "timestamp": pa.timestamp("us"),
+}
+
+
+def from_name(name: str) -> pa.DataType:
+    """The Arrow type of a planner type name (``int64``, ``decimal(12,2)`` ...)."""
+    if name in _NAMED:
+        return _NAMED[name]
+    precision, scale = name[len("decimal("):-1].split(",")
+    return pa.decimal128(int(precision), int(scale))
+
+
+def to_name(t: pa.DataType) -> str | None:
+    """The planner type name of an Arrow type, or None where casts cannot name it."""
+    t = _plain(t)
+    for name, known in _NAMED.items():
+        if t == known:
+            return name
+    if pa.types.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    if pa.types.is_timestamp(t):
+        return "timestamp"
+    return None
+
+
+def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
+    """The type of ``expr`` over columns of the given (plan-internal) names."""
+    match expr:
+        case Column():
+            try:
+                return columns[expr.name]
+            except KeyError:
+                raise AnalysisError(f"cannot resolve column {expr.name!r}") from None
+        case Lit():
+            return _literal(expr)
+        case Cast():
+            return from_name(expr.to)
+        case Case():
+            values = [v for _, v in expr.branches]
+            if expr.otherwise is not None:
+                values.append(expr.otherwise)
+            return common_all([infer(v, columns) for v in values])
+        case AggCall():
+            return _aggregate(expr, columns)
+        case Call():
+            return _call(expr, columns)
+    raise AnalysisError(f"cannot type expression {type(expr).__name__}")
+
+
+def common(a: pa.DataType, b: pa.DataType) -> pa.DataType:
+    """The type both ``a`` and ``b`` widen to, as Spark's type coercion finds it."""
+    a, b = _plain(a), _plain(b)
+    if a == b:
+        return a
+    if pa.types.is_null(a):
+        return b
+    if pa.types.is_null(b):
+        return a
+    if _numeric(a) and _numeric(b):
+        if pa.types.is_floating(a) or pa.types.is_floating(b):
+            return pa.float64()
+        if a in _INT_RANK and b in _INT_RANK:
+            return a if _INT_RANK[a] >= _INT_RANK[b] else b
+        return _decimal_union(_as_decimal(a), _as_decimal(b))
+    if pa.types.is_string(a) and pa.types.is_string(b):
+        return pa.string()
+    if {_kind(a), _kind(b)} == {"date", "timestamp"}:
+        return pa.timestamp("us")
+    raise AnalysisError(f"no common type for {a} and {b}")
+
+
+def common_all(types: list[pa.DataType]) -> pa.DataType:
+    result = pa.null()
+    for t in types:
+        result = common(result, t)
+    return result
+
+
+def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
+    if expr.fn in _BOOL_RESULT:
+        return pa.bool_()
+    if expr.fn in _INT32_RESULT:
+        return pa.int32()
+    args = [infer(a, columns) for a in expr.args]
+    if expr.fn == "div":
+        return pa.float64()
+    if expr.fn in ("add", "sub", "mul", "mod"):
+        return _arithmetic(expr.fn, args[0], args[1])
+    if expr.fn == "coalesce":
+        return common_all(args)
+    if expr.fn in ("lower", "upper"):
+        return pa.string()
+    # neg, abs
+    return _plain(args[0])
+
+
+def _arithmetic(fn: str, a: pa.DataType, b: pa.DataType) -> pa.DataType:
+    a, b = _plain(a), _plain(b)
+    if _kind(a) == "date" and fn in ("add", "sub") and b in _INT_RANK:
+        return pa.date32()
+    if not (pa.types.is_decimal(a) or pa.types.is_decimal(b)) or pa.types.is_floating(
+        a
+    ) or pa.types.is_floating(b):
+        return common(a, b)
+    da, db = _as_decimal(a), _as_decimal(b)
+    p1, s1, p2, s2 = da.precision, da.scale, db.precision, db.scale
+    if fn == "mul":
+        return _bounded(p1 + p2 + 1, s1 + s2)
+    if fn == "mod":
+        scale = max(s1, s2)
+        return _bounded(min(p1 - s1, p2 - s2) + scale, scale)
+    scale = max(s1, s2)
+    return _bounded(max(p1 - s1, p2 - s2) + scale + 1, scale)
+
+
+def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType:
+    if expr.fn in ("count", "count_distinct"):
+        return pa.int64()
+    assert expr.arg is not None
+    arg = _plain(infer(expr.arg, columns))
+    if expr.fn in ("min", "max", "any_value"):
+        return arg
+    if expr.fn == "sum":
+        if pa.types.is_decimal(arg):
+            return _bounded(arg.precision + 10, arg.scale)
+        return pa.float64() if pa.types.is_floating(arg) else pa.int64()
+    # avg
+    if pa.types.is_decimal(arg):
+        return _bounded(arg.precision + 4, arg.scale + 4)
+    return pa.float64()
+
+
+def _literal(lit: Lit) -> pa.DataType:
+    if lit.type is not None:
+        return from_name(lit.type)
+    value = lit.value
+    if value is None:
+        return pa.null()
+    if isinstance(value, bool):
+        return pa.bool_()
+    if isinstance(value, int):
+        return pa.int32() if -(2**31) <= value < 2**31 else pa.int64()
+    if isinstance(value, float):
+        return pa.float64()
+    return pa.string()
+
+
+def _bounded(precision: int, scale: int) -> pa.DataType:
+    """Spark caps precision at 38, giving up scale (down to 6) to keep the integer digits."""
+    if precision <= 38:
+        return pa.decimal128(precision, scale)
+    digits = precision - scale
+    return pa.decimal128(38, max(38 - digits, min(scale, 6)))
+
+
+def _decimal_union(a: pa.Decimal128Type, b: pa.Decimal128Type) -> pa.DataType:
+    scale = max(a.scale, b.scale)
+    return _bounded(max(a.precision - a.scale, b.precision - b.scale) + scale, scale)
+
+
+def _as_decimal(t: pa.DataType) -> pa.Decimal128Type:
+    if pa.types.is_decimal(t):
+        return t
+    return pa.decimal128(_INT_DIGITS[t], 0)
+
+
+def _numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def _plain(t: pa.DataType) -> pa.DataType:
+    """Large and dictionary variants as their plain type, for comparing kinds."""
+    if pa.types.is_dictionary(t):
+        return _plain(t.value_type)
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_large_binary(t):
+        return pa.binary()
+    if pa.types.is_unsigned_integer(t):
+        widened: dict[int, pa.DataType] = {8: pa.int16(), 16: pa.int32(), 32: pa.int64()}
+        return widened.get(t.bit_width, pa.decimal128(20, 0))
+    return t
+
+
+_KINDS: tuple[tuple[str, Callable[[pa.DataType], bool]], ...] = (
+    ("date", pa.types.is_date),
+    ("timestamp", pa.types.is_timestamp),
+)
+
+
+def _kind(t: pa.DataType) -> str:
+    return next((name for name, test in _KINDS if test(t)), str(t))
+
+
+_SPARK_NAMES = {
+    "bool": "boolean", "int8": "tinyint", "int16": "smallint", "int32": "int",
+    "int64": "bigint", "float32": "float", "float64": "double", "string": "string",
+    "binary": "binary", "date": "date", "timestamp": "timestamp",
+}
+
+
+def spark_type_name(t: pa.DataType) -> str:
+    """The name Spark SQL gives the type (``df.dtypes``, ``printSchema``)."""
+    name = to_name(t)
+    if name is None:
+        return str(t)
+    if name.startswith("decimal"):
+        return name
+    return _SPARK_NAMES[name]
