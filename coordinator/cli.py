@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -20,7 +21,8 @@ from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.execution import QueryMetrics
 from sparkwire.coordinator.clusters.hosting import HostedWorker
 from sparkwire.coordinator.session import Session
-from sparkwire.coordinator.tpch import QUERIES, ensure_tpch
+from sparkwire.coordinator.tpch import QUERIES, TPCH_TABLES, ensure_tpch
+from sparkwire.planner.errors import PlanError
 from sparkwire.transport.errors import SparkwireError
 
 
@@ -35,12 +37,17 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="run TPC-H Q1 and Q6 on generated data")
     demo.add_argument("--scale", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
-    run = commands.add_parser("run", help="run one TPC-H query on generated data")
-    run.add_argument("query", choices=sorted(QUERIES))
-    run.add_argument("--scale", type=float, default=0.1)
-    explain = commands.add_parser("explain", help="print a query's stages")
-    explain.add_argument("query", choices=sorted(QUERIES))
-    explain.add_argument("--scale", type=float, default=0.1)
+    for name, text in (("run", "run a query"), ("explain", "print a query's stages")):
+        command = commands.add_parser(name, help=text)
+        command.add_argument(
+            "query", help=f"a .sql file, or a built-in DataFrame query: {', '.join(sorted(QUERIES))}"
+        )
+        command.add_argument(
+            "--data", type=Path,
+            help="for a .sql file: a directory whose Parquet folders and files are the tables "
+            "(named after them); default: generated TPC-H data at --scale",
+        )
+        command.add_argument("--scale", type=float, default=0.1)
     worker = commands.add_parser(
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
@@ -54,30 +61,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console()
     if args.command == "worker":
         return _serve_worker(args)
+    sql_file = Path(args.query) if args.command != "demo" and args.query.endswith(".sql") else None
+    if args.command != "demo" and sql_file is None and args.query not in QUERIES:
+        console.print(f"[red]error:[/red] {args.query!r} is neither a .sql file nor one of "
+                      f"{', '.join(sorted(QUERIES))}")
+        return 2
     spark = _spark_session(args.master) if args.cluster == "spark" else None
     try:
-        with console.status(f"TPC-H data at scale {args.scale:g}…"):
-            data = ensure_tpch(args.scale)
+        data = getattr(args, "data", None)
+        if data is None:
+            tables = TPCH_TABLES if sql_file is not None else ("lineitem",)
+            with console.status(f"TPC-H data at scale {args.scale:g}…"):
+                data = ensure_tpch(args.scale, tables=tables)
         with Session(workers=args.workers, transport=args.transport, config_file=args.config,
                      cluster=args.cluster, spark=spark) as session:
-            lineitem = session.read.parquet(str(data / "lineitem"))
+            if sql_file is not None:
+                for name, path in _tables(data):
+                    session.read.parquet(str(path)).createOrReplaceTempView(name)
+                queries = {sql_file.name: session.sql(sql_file.read_text())}
+            else:
+                lineitem = session.read.parquet(str(data / "lineitem"))
+                names = list(QUERIES) if args.command == "demo" else [args.query]
+                queries = {name: QUERIES[name](lineitem) for name in names}
             if args.command == "explain":
-                console.print(QUERIES[args.query](lineitem).explain_string())
+                for df in queries.values():
+                    console.print(df.explain_string())
                 return 0
             console.print(
-                f"sparkwire {args.command}: TPC-H SF{args.scale:g}, {session.workers} workers "
+                f"sparkwire {args.command}: {data}, {session.workers} workers "
                 f"({type(session.cluster).__name__}), transport {session.settings.transport.kind}"
             )
-            names = [args.query] if args.command == "run" else list(QUERIES)
-            for name in names:
-                _run(console, session, name, QUERIES[name](lineitem))
-    except SparkwireError as exc:
+            for name, df in queries.items():
+                _run(console, session, name, df)
+    except (SparkwireError, PlanError, OSError) as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 1
     finally:
         if spark is not None:
             spark.stop()
     return 0
+
+
+def _tables(data: Path) -> list[tuple[str, Path]]:
+    """``(name, path)`` of every Parquet folder or file directly in ``data``."""
+    found = [
+        (entry.stem if entry.is_file() else entry.name, entry)
+        for entry in sorted(data.iterdir())
+        if not entry.name.startswith((".", "_"))
+        and (entry.suffix == ".parquet" or (entry.is_dir() and any(entry.rglob("*.parquet"))))
+    ]
+    if not found:
+        raise OSError(f"no Parquet folders or files in {data}")
+    return found
 
 
 def _spark_session(master: str | None) -> Any:

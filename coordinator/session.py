@@ -29,7 +29,7 @@ from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMet
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
-from sparkwire.planner.dataframe import DataFrame, DataFrameReader, create_dataframe
+from sparkwire.planner.dataframe import DataFrame, DataFrameReader, create_dataframe, sql_dataframe
 from sparkwire.planner.plan import LocalSource, StagedPlan
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError
@@ -69,6 +69,7 @@ class Session(Closeable):
         self.progress = progress
         self.last_metrics: QueryMetrics | None = None
         self._sources: list[str] = []
+        self._views: dict[str, DataFrame] = {}
         self._exchange: Path | None = None
         self._closed = False
         self.read = DataFrameReader(self)
@@ -93,6 +94,9 @@ class Session(Closeable):
         return LocalSource(source_id=source_id, chunks=len(pieces),
                            columns=tuple(table.column_names), bytes=table.nbytes)
 
+    def register_view(self, name: str, df: DataFrame) -> None:
+        self._views[name.casefold()] = df
+
     def execute(self, plan: StagedPlan) -> QueryResult:
         result = self._coordinator.execute(plan, self.progress)
         self.last_metrics = result.metrics
@@ -112,6 +116,12 @@ class Session(Closeable):
             path = export_spark_dataframe(data, self._exchange, self.settings.timeouts.partition_wait)
             return self.read.parquet(str(path))
         return create_dataframe(self, data)
+
+    def sql(self, text: str) -> DataFrame:
+        """A DataFrame for one SQL query over the session's temporary views
+        (``df.createOrReplaceTempView(name)``). Parsed and planned here; workers receive
+        plans, never SQL text."""
+        return sql_dataframe(self, text, self._views)
 
     def close(self) -> None:
         if self._closed:

@@ -22,6 +22,9 @@ from sparkwire.planner.dataframe import DataFrame
 from sparkwire.transport.errors import ConfigError
 
 
+TPCH_TABLES = ("lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region")
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "sparkwire"

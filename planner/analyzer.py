@@ -124,6 +124,30 @@ class Scope:
     def type_of(self, resolved: Expr) -> pa.DataType:
         return types.infer(resolved, self.types)
 
+    def attribute_of(self, resolved: Expr) -> Attribute | None:
+        """The attribute a resolved bare column is, else None."""
+        if isinstance(resolved, Column):
+            return next((a for a in self.attributes if a.internal == resolved.name), None)
+        return None
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A logical plan and its attributes: what a SQL FROM item, subquery or view is."""
+
+    plan: Operator
+    attrs: tuple[Attribute, ...]
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.attrs)
+
+    def qualified(self, qualifier: str | None) -> Relation:
+        """The relation under a new table alias (every column's qualifier)."""
+        if qualifier is None:
+            return self
+        return Relation(self.plan, tuple(replace(a, qualifier=qualifier) for a in self.attrs))
+
 
 def passed_through(attributes: Iterable[Attribute], plan_id: int) -> tuple[Attribute, ...]:
     """The same attributes, now also reachable as columns of DataFrame ``plan_id``."""
@@ -324,3 +348,26 @@ def _key_pair(
     if ca and cb and ca <= right and cb <= left:
         return b, a
     return None
+
+
+def with_result_types(plan: Operator, attrs: Sequence[Attribute]) -> Operator:
+    """``plan`` with its numeric outputs cast to the types the planner gives them.
+
+    The planner types results as Spark SQL does (``planner.types``); DuckDB, computing
+    them, sometimes picks another type: ``sum`` of BIGINT is HUGEINT, ``year`` is BIGINT,
+    BIGINT widens to DECIMAL(19,0) where Spark's bigint is decimal(20,0). Results flow
+    back into Spark, so the final projection casts every numeric column whose type the
+    engine might choose differently; DuckDB drops a cast to the type a column already has.
+    """
+    items, cast = [], False
+    for a in attrs:
+        name = types.to_name(a.type) if _engine_may_differ(a.type) else None
+        expr: Expr = a.column if name is None else Cast(expr=a.column, to=name)
+        cast = cast or name is not None
+        items.append(NamedExpr(name=a.internal, expr=expr))
+    return Project(input=plan, columns=tuple(items)) if cast else plan
+
+
+def _engine_may_differ(t: pa.DataType) -> bool:
+    """Integers and decimals: DuckDB's floating results are doubles, as Spark's are."""
+    return pa.types.is_integer(t) or pa.types.is_decimal(t)

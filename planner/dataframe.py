@@ -11,7 +11,7 @@ cluster) and hand the staged plan over; results carry the user's column names.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,6 +22,7 @@ from sparkwire.planner import types
 from sparkwire.planner.analyzer import (
     Attribute,
     JoinOn,
+    Relation,
     Scope,
     analyze_join,
     analyze_set_operation,
@@ -30,6 +31,7 @@ from sparkwire.planner.analyzer import (
     new_plan_id,
     passed_through,
     projected,
+    with_result_types,
 )
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.executor import Executor
@@ -53,6 +55,7 @@ from sparkwire.planner.plan import (
 )
 from sparkwire.planner.render import sql
 from sparkwire.planner.rows import Row, format_table
+from sparkwire.planner.sql import sql_relation
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
 
@@ -359,8 +362,8 @@ class DataFrame:
     # -- actions ------------------------------------------------------------------------
     def staged_plan(self) -> StagedPlan:
         return plan_query(
-            self._plan, [a.internal for a in self._attrs], self._executor.workers,
-            self._executor.broadcast_threshold,
+            with_result_types(self._plan, self._attrs), [a.internal for a in self._attrs],
+            self._executor.workers, self._executor.broadcast_threshold,
         )
 
     def explain_string(self, extended: bool = False) -> str:
@@ -419,6 +422,16 @@ class DataFrame:
     def show(self, n: int = 20, truncate: bool | int = True) -> None:
         """The first ``n`` rows as PySpark prints them."""
         print(format_table(self.limit(n + 1).toArrow(), n, truncate))
+
+    def createOrReplaceTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """Name this DataFrame for ``session.sql`` (names match ignoring case)."""
+        _check_names([name])
+        self._executor.register_view(name, self)
+
+    @property
+    def relation(self) -> Relation:
+        """The logical plan with its attributes, as SQL sees a view."""
+        return Relation(self._plan, self._attrs)
 
     # -- helpers ------------------------------------------------------------------------
     @property
@@ -484,7 +497,7 @@ class DataFrame:
         key_items = tuple(NamedExpr(name=name, expr=expr) for name, expr in keys)
         key_attrs = []
         for name, expr in keys:
-            ref = scope.reference(expr) if isinstance(expr, ColumnRef) else None
+            ref = scope.attribute_of(expr)
             origins = ref.origins if ref is not None and ref.name == name else frozenset()
             key_attrs.append(Attribute(name, name, scope.type_of(expr), None, origins))
         key_scope = Scope(key_attrs)
@@ -595,6 +608,12 @@ def create_dataframe(
     _check_names(table.column_names)
     source = executor.register_local(table)
     return DataFrame(source, _attributes(table.schema), executor)
+
+
+def sql_dataframe(executor: Executor, text: str, views: Mapping[str, DataFrame]) -> DataFrame:
+    """``session.sql``: the query's plan, built by the SQL front end over the views."""
+    relation = sql_relation(text, {name: df.relation for name, df in views.items()})
+    return DataFrame(relation.plan, relation.attrs, executor)
 
 
 def _attributes(schema: pa.Schema) -> list[Attribute]:

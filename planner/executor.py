@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
 from sparkwire.planner.plan import LocalSource, StagedPlan
+
+if TYPE_CHECKING:
+    from sparkwire.planner.dataframe import DataFrame
 
 
 class ResultStream(Protocol):
@@ -47,6 +50,9 @@ class Executor(Protocol):
     @property
     def broadcast_threshold(self) -> int:
         """A join side estimated at most this many bytes is broadcast."""
+
+    def register_view(self, name: str, df: DataFrame) -> None:
+        """Keep ``df`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
 
     def register_local(self, table: pa.Table) -> LocalSource:
         """Keep ``table`` for the queries that read it, choosing how it is chunked."""

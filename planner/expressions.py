@@ -88,6 +88,9 @@ ScalarFunction = Literal[
     "in",
     "between",
     "coalesce",
+    # strings
+    "like",
+    "substring",
     # a few scalar helpers users reach for in filters
     "abs",
     "lower",

@@ -161,6 +161,22 @@ class Column:
         items = tuple(first) if isinstance(first, list | tuple | set) else values
         return self._call("in", *items)  # type: ignore[arg-type]
 
+    def like(self, pattern: str) -> Column:
+        """SQL LIKE: ``%`` any run of characters, ``_`` one character."""
+        return self._call("like", pattern)
+
+    def startswith(self, prefix: str) -> Column:
+        return self.like(_escape_like(prefix) + "%")
+
+    def endswith(self, suffix: str) -> Column:
+        return self.like("%" + _escape_like(suffix))
+
+    def contains(self, infix: str) -> Column:
+        return self.like("%" + _escape_like(infix) + "%")
+
+    def substr(self, start: int, length: int) -> Column:
+        return self._call("substring", start, length)
+
     def between(self, lower: Value, upper: Value) -> Column:
         return self._call("between", lower, upper)
 
@@ -319,6 +335,11 @@ def dayofmonth(c: ColumnOrName) -> Column:
     return _scalar("day", c)
 
 
+def substring(c: ColumnOrName, pos: int, len: int) -> Column:  # noqa: A002 - PySpark's name
+    """1-based, as in Spark."""
+    return to_column(c).substr(pos, len)
+
+
 def coalesce(*cols: ColumnOrName) -> Column:
     if not cols:
         raise AnalysisError("coalesce needs at least one column")
@@ -385,3 +406,9 @@ def _type_name(name: str) -> str:
         return ex.check_type_name(normal)
     except ValueError as exc:
         raise AnalysisError(f"cannot cast to {name!r}: {exc}") from None
+
+
+def _escape_like(text: str) -> str:
+    if "%" in text or "_" in text or "\\" in text:
+        raise AnalysisError(f"{text!r} holds a LIKE wildcard; use like() with an explicit pattern")
+    return text

@@ -84,6 +84,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} IS NOT NULL)"
         if expr.fn == "in":
             return f"({args[0]} IN ({', '.join(args[1:])}))"
+        if expr.fn == "like":
+            return f"({args[0]} LIKE {args[1]})"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"

@@ -35,7 +35,7 @@ _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
 _BOOL_RESULT = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "in",
-     "between"}
+     "between", "like"}
 )
 _INT32_RESULT = frozenset({"length", "year", "month", "day"})
 _NAMED = {
@@ -129,10 +129,14 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     if expr.fn == "div":
         return pa.float64()
     if expr.fn in ("add", "sub", "mul", "mod"):
+        if any(pa.types.is_decimal(_plain(a)) for a in args):
+            # Spark types an integer literal beside a decimal with the fewest digits it
+            # needs (spark.sql.legacy.literal.pickMinimumPrecision): 2 is decimal(1,0).
+            args = [_literal_decimal(e) or a for e, a in zip(expr.args, args, strict=True)]
         return _arithmetic(expr.fn, args[0], args[1])
     if expr.fn == "coalesce":
         return common_all(args)
-    if expr.fn in ("lower", "upper"):
+    if expr.fn in ("lower", "upper", "substring"):
         return pa.string()
     # neg, abs
     return _plain(args[0])
@@ -187,6 +191,13 @@ def _literal(lit: Lit) -> pa.DataType:
     if isinstance(value, float):
         return pa.float64()
     return pa.string()
+
+
+def _literal_decimal(expr: Expr) -> pa.DataType | None:
+    if isinstance(expr, Lit) and expr.type is None and isinstance(expr.value, int) \
+            and not isinstance(expr.value, bool):
+        return pa.decimal128(max(1, len(str(abs(expr.value)))), 0)
+    return None
 
 
 def _bounded(precision: int, scale: int) -> pa.DataType:

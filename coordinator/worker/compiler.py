@@ -184,7 +184,13 @@ def duckdb_type(name: str) -> exp.DataType:
 
 
 def _paren(node: exp.Expression) -> exp.Expression:
-    """Parenthesise compound operands: sqlglot renders a built tree without precedence."""
+    """Parenthesise compound operands: sqlglot renders a built tree without precedence.
+
+    ``AND``/``OR`` are ``exp.Func`` subclasses in sqlglot, so connectives are checked first:
+    left bare, ``(a OR b) AND c`` would print as ``a OR b AND c``.
+    """
+    if isinstance(node, exp.Connector):
+        return exp.Paren(this=node)
     if isinstance(node, (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.Paren, exp.Func)):
         return node
     if isinstance(node, exp.Cast):
@@ -257,6 +263,14 @@ def _between(args: list[exp.Expression]) -> exp.Expression:
     return exp.Between(this=_paren(args[0]), low=_paren(args[1]), high=_paren(args[2]))
 
 
+def _substring(args: list[exp.Expression]) -> exp.Expression:
+    """SQL's 1-based ``substring(s, start, length)``; without a length, to the end."""
+    if len(args) not in (2, 3):
+        raise CompileError(f"substring takes 2 or 3 arguments, got {len(args)}")
+    length = args[2] if len(args) == 3 else None
+    return exp.Substring(this=args[0], start=args[1], length=length)
+
+
 def _coalesce(args: list[exp.Expression]) -> exp.Expression:
     if not args:
         raise CompileError("coalesce takes at least 1 argument")
@@ -292,6 +306,8 @@ _CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "in": _in,
     "between": _between,
     "coalesce": _coalesce,
+    "like": _binary(exp.Like),
+    "substring": _substring,
     "abs": _func(exp.Abs),
     "lower": _func(exp.Lower),
     "upper": _func(exp.Upper),
@@ -323,7 +339,10 @@ _AGGREGATES: dict[str, type[exp.AggFunc]] = {
     "min": exp.Min,
     "max": exp.Max,
     "count": exp.Count,
-    "any_value": exp.AnyValue,
+    # Spark's any_value keeps NULLs (isIgnoreNull=false): that is DuckDB's first(), not its
+    # any_value(), which skips them. Every first() of one aggregate reads the same row, so
+    # dropDuplicates keeps whole input rows.
+    "any_value": exp.First,
 }
 
 

@@ -184,6 +184,10 @@ CALLS = [
     (call("year", col("d")), "year(d)"),
     (call("month", col("ts")), "month(ts)"),
     (call("day", col("d")), "day(d)"),
+    (call("like", col("s"), lit("%b%")), "s LIKE '%b%'"),
+    (call("like", col("g"), lit("a_")), "g LIKE 'a_'"),
+    (call("substring", col("s"), lit(2), lit(3)), "substring(s, 2, 3)"),
+    (call("substring", col("s"), lit(2)), "substring(s, 2)"),
     # precedence: sqlglot does not parenthesise built trees, the compiler must
     (call("mul", call("add", col("i"), lit(1)), lit(2)), "(i + 1) * 2"),
     (call("sub", lit(10), call("sub", col("i"), lit(3))), "10 - (i - 3)"),
@@ -339,3 +343,14 @@ def test_engine_error_from_duckdb(engine: TaskEngine, table: pa.Table) -> None:
     fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
     with pytest.raises(EngineError, match="[Dd]ivision by zero"):
         run_fragment(engine, fragment, {0: table})
+
+
+def test_or_inside_and_keeps_its_parentheses(engine: TaskEngine) -> None:
+    """sqlglot's AND/OR are Func subclasses; unparenthesised, (a OR b) AND c would be
+    compiled as a OR (b AND c)."""
+    t = pa.table({"a": [True, True, False, False], "b": [False, False, True, False],
+                  "c": [False, True, False, True]})
+    predicate = call("and", call("or", col("a"), col("b")), col("c"))
+    got = run_fragment(engine, Filter(input=exchange(t), predicate=predicate), {0: t})
+    want = oracle(t, "SELECT * FROM t WHERE (a OR b) AND c")
+    assert got.to_pylist() == want.to_pylist() == [{"a": True, "b": False, "c": True}]

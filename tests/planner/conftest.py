@@ -43,9 +43,13 @@ class FakeExecutor:
         self.broadcast_threshold = 10 * 1024 * 1024
         self.chunks = chunks
         self.registered: list[pa.Table] = []
+        self.views: dict[str, object] = {}
         self.executed: list[StagedPlan] = []
         self.streams: list[FakeStream] = []
         self.result = pa.table({"x": pa.array([], pa.int64())})
+
+    def register_view(self, name: str, df: object) -> None:
+        self.views[name.casefold()] = df
 
     def register_local(self, table: pa.Table) -> LocalSource:
         self.registered.append(table)

@@ -27,6 +27,7 @@ from sparkwire.planner.plan import (
 )
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.splits import group_splits
+from sparkwire.planner.rules import optimize
 from sparkwire.planner.stages import MAX_SHUFFLE_PARTITIONS, output_columns
 
 if TYPE_CHECKING:
@@ -47,7 +48,9 @@ def local(executor: FakeExecutor, sample: pa.Table):
 
 
 def stages_of(df) -> StagedPlan:
-    plan = df.staged_plan()
+    """The cutter's work on the optimized plan, without the result-type projection that
+    ``df.staged_plan()`` adds on top (tested in test_analyzer)."""
+    plan = plan_stages(optimize(df.plan), output_columns(df.plan), df._executor.workers)
     assert StagedPlan.model_validate_json(plan.model_dump_json()) == plan
     for stage in plan.stages:
         assert stage.id == plan.stages.index(stage)

@@ -1,0 +1,197 @@
+"""sqlglot expressions to planner expressions, for the SQL front end.
+
+Only what the planner's allow-list can carry is translated; anything else is an
+``SqlError`` naming the construct and where it stands in the query. Column references come
+out as ``Column("alias.name")`` (``qualify`` has qualified every one), which the analyzer
+resolves against the relation in scope. Subqueries are not expressions here: the
+translator takes them out of predicates before this module sees them.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from sparkwire.planner import expressions as ex
+from sparkwire.planner import functions as F
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.functions import _type_name
+from sparkwire.planner.sql.errors import SqlError
+
+_BINARY: dict[type[exp.Expression], ex.ScalarFunction] = {
+    exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div", exp.Mod: "mod",
+    exp.EQ: "eq", exp.NEQ: "ne", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge",
+    exp.And: "and", exp.Or: "or", exp.Like: "like",
+}
+_UNARY: dict[type[exp.Expression], ex.ScalarFunction] = {
+    exp.Abs: "abs", exp.Lower: "lower", exp.Upper: "upper", exp.Length: "length",
+    exp.Year: "year", exp.Month: "month", exp.Day: "day",
+}
+_AGGREGATES: dict[type[exp.Expression], ex.AggregateFunction] = {
+    exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max", exp.AnyValue: "any_value",
+}
+_EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
+_SQL_TYPES = {
+    "VARCHAR": "string", "TEXT": "string", "CHAR": "string", "DATE": "date",
+    "TIMESTAMP": "timestamp", "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
+    "BIGINT": "int64", "SMALLINT": "int16", "TINYINT": "int8", "BOOLEAN": "bool",
+}
+
+
+def expression(node: exp.Expression) -> ex.Expr:
+    """The planner expression for ``node``."""
+    match node:
+        case exp.Paren():
+            return expression(node.this)
+        case exp.Column():
+            return _column(node)
+        case exp.Literal():
+            return _literal(node)
+        case exp.Boolean():
+            return ex.Lit(value=bool(node.this))
+        case exp.Null():
+            return ex.Lit(value=None)
+        case exp.Neg():
+            return ex.Call(fn="neg", args=(expression(node.this),))
+        case exp.Not():
+            return _not(node)
+        case exp.Is():
+            if not isinstance(node.expression, exp.Null):
+                raise unsupported(node, "IS other than IS NULL")
+            return ex.Call(fn="is_null", args=(expression(node.this),))
+        case exp.In():
+            if node.args.get("query") is not None:
+                raise unsupported(node, "IN with a subquery outside a WHERE condition")
+            items = [expression(e) for e in node.expressions]
+            return ex.Call(fn="in", args=(expression(node.this), *items))
+        case exp.Between():
+            parts = (node.this, node.args["low"], node.args["high"])
+            return ex.Call(fn="between", args=tuple(expression(p) for p in parts))
+        case exp.Case():
+            return _case(node)
+        case exp.If():
+            otherwise = node.args.get("false")
+            return ex.Case(
+                branches=((expression(node.this), expression(node.args["true"])),),
+                otherwise=None if otherwise is None else expression(otherwise),
+            )
+        case exp.Cast() | exp.TryCast():
+            return _cast(node)
+        case exp.Coalesce():
+            args = [node.this, *node.expressions]
+            return ex.Call(fn="coalesce", args=tuple(expression(a) for a in args))
+        case exp.Substring():
+            args = [node.this, node.args["start"]]
+            if node.args.get("length") is not None:
+                args.append(node.args["length"])
+            return ex.Call(fn="substring", args=tuple(expression(a) for a in args))
+        case exp.Extract():
+            unit = node.this.name.upper()
+            if unit not in _EXTRACT:
+                raise unsupported(node, f"EXTRACT of {unit}")
+            return ex.Call(fn=_EXTRACT[unit], args=(expression(node.expression),))
+        case exp.Count():
+            return _count(node)
+        case exp.Subquery() | exp.Select() | exp.Exists():
+            raise unsupported(node, "a subquery here")
+    for kinds, build in _TABLES:
+        if type(node) in kinds:
+            return build(node)
+    raise unsupported(node, type(node).__name__.upper())
+
+
+def _binary(node: exp.Expression) -> ex.Expr:
+    fn = _BINARY[type(node)]
+    call = ex.Call(fn=fn, args=(expression(node.this), expression(node.expression)))
+    return ex.Call(fn="not", args=(call,)) if node.args.get("negate") else call
+
+
+def _unary(node: exp.Expression) -> ex.Expr:
+    return ex.Call(fn=_UNARY[type(node)], args=(expression(node.this),))
+
+
+def _aggregate(node: exp.Expression) -> ex.Expr:
+    arg = node.this
+    if isinstance(arg, exp.Distinct):
+        raise unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
+    return ex.AggCall(fn=_AGGREGATES[type(node)], arg=expression(arg))
+
+
+_TABLES: tuple[tuple[tuple[type[exp.Expression], ...], Callable[[exp.Expression], ex.Expr]], ...] = (
+    (tuple(_BINARY), _binary),
+    (tuple(_UNARY), _unary),
+    (tuple(_AGGREGATES), _aggregate),
+)
+
+
+def _column(node: exp.Column) -> ex.Expr:
+    if isinstance(node.this, exp.Star):
+        raise unsupported(node, "* outside a SELECT list")
+    name = node.name if not node.table else f"{node.table}.{node.name}"
+    return ex.Column(name=name)
+
+
+def _literal(node: exp.Literal) -> ex.Expr:
+    if node.is_string:
+        return ex.Lit(value=node.this)
+    text = node.this
+    try:
+        return ex.Lit(value=int(text))
+    except ValueError:
+        pass
+    if "e" in text.lower():
+        return ex.Lit(value=float(text))
+    # A decimal literal is exact in Spark SQL (0.06 is decimal(2,2)), not a double.
+    return F.lit(decimal.Decimal(text)).expr
+
+
+def _not(node: exp.Not) -> ex.Expr:
+    inner = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
+    if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
+        return ex.Call(fn="is_not_null", args=(expression(inner.this),))
+    return ex.Call(fn="not", args=(expression(node.this),))
+
+
+def _case(node: exp.Case) -> ex.Expr:
+    if node.this is not None:
+        raise unsupported(node, "CASE <value> WHEN (write CASE WHEN <condition>)")
+    branches = tuple(
+        (expression(branch.this), expression(branch.args["true"])) for branch in node.args["ifs"]
+    )
+    default = node.args.get("default")
+    return ex.Case(branches=branches, otherwise=None if default is None else expression(default))
+
+
+def _cast(node: exp.Cast) -> ex.Expr:
+    to = node.to
+    name = to.this.name if hasattr(to.this, "name") else str(to.this)
+    if to.is_type(exp.DataType.Type.DECIMAL):
+        params = [p.this.name for p in to.expressions]
+        type_name = f"decimal({params[0]},{params[1] if len(params) > 1 else 0})" if params else "decimal(10,0)"
+    else:
+        type_name = _SQL_TYPES.get(name.upper(), name.lower())
+    try:
+        type_name = _type_name(type_name)
+    except AnalysisError:
+        raise unsupported(node, f"CAST to {to.sql()}") from None
+    value = node.this
+    if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp"):
+        return ex.Lit(value=value.this, type=type_name)
+    return ex.Cast(expr=expression(value), to=type_name)
+
+
+def _count(node: exp.Count) -> ex.Expr:
+    arg = node.this
+    if arg is None or isinstance(arg, exp.Star):
+        return ex.AggCall(fn="count")
+    if isinstance(arg, exp.Distinct):
+        if len(arg.expressions) != 1:
+            raise unsupported(node, "COUNT(DISTINCT ...) of several columns")
+        return ex.AggCall(fn="count_distinct", arg=expression(arg.expressions[0]))
+    return ex.AggCall(fn="count", arg=expression(arg))
+
+
+def unsupported(node: exp.Expression, what: str) -> SqlError:
+    return SqlError.at(node, f"{what} is not supported")

@@ -1,0 +1,654 @@
+"""SQL statements to logical plans, through the same analyzer the DataFrame API uses.
+
+sqlglot parses the text and normalises it (``planner.sql.normalize``): every column
+qualified by its table alias, predicates pushed into joins, constant date arithmetic folded.
+This module then walks the SELECT the way a query runs, FROM and its joins, WHERE,
+GROUP BY and HAVING, the SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
+with ``planner.analyzer``, so a SQL query and the equivalent DataFrame program give the
+same plan.
+
+Subqueries in WHERE (and in an inner join's ON) are decorrelated here, as joins:
+
+- ``EXISTS (q)`` / ``NOT EXISTS (q)`` become a semi / anti join of the outer relation with
+  ``q``'s FROM and local conditions, on ``q``'s correlated conditions (equalities become
+  keys, anything else the residual: Q21's ``l2.l_suppkey <> l1.l_suppkey``);
+- ``x IN (q)`` a semi join on ``x = q's column``; ``NOT x IN (q)`` a null-aware anti join
+  (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
+- a scalar subquery in a comparison: uncorrelated, a cross join with its one row (which
+  the cutter broadcasts); correlated by equalities, ``q`` grouped by its correlated columns
+  and inner-joined on them (a comparison with a missing group is never true, so no row is
+  lost by the inner join).
+
+sqlglot's own ``unnest_subqueries`` is not used: its output for correlated non-equality
+conditions (arrays of keys filtered by lambdas, Q21) has no distributed plan, and its
+``LEFT JOIN ... IS NULL`` form would need rewriting back into the anti join built here
+directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from sqlglot import exp
+
+from sparkwire.planner import expressions as ex
+from sparkwire.planner.analyzer import (
+    Attribute,
+    Relation,
+    analyze_join,
+    analyze_set_operation,
+    conjunction,
+    fresh,
+)
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.estimates import estimate_bytes
+from sparkwire.planner.plan import Aggregate, Filter, JoinType, Limit, Project, Sort
+from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.expressions import expression, unsupported
+from sparkwire.planner.tree import has_aggregate, transform
+from sparkwire.planner import types
+
+Catalog = Mapping[str, Relation]
+
+
+@dataclass(frozen=True)
+class _Context:
+    catalog: Catalog
+    ctes: Mapping[str, Relation]
+
+    def table(self, node: exp.Table) -> Relation:
+        name = node.name.casefold()
+        if node.args.get("db") is not None:
+            raise unsupported(node, "a table with a schema or catalog name")
+        found = self.ctes.get(name) or self.catalog.get(name)
+        if found is None:
+            known = ", ".join(sorted({*self.ctes, *self.catalog})) or "(none)"
+            raise SqlError.at(node, f"unknown table {node.name!r}; known tables: {known}")
+        return found
+
+
+def translate(node: exp.Expression, catalog: Catalog) -> Relation:
+    return _query(node, _Context(catalog, {}))
+
+
+def _query(node: exp.Expression, ctx: _Context) -> Relation:
+    with_ = node.args.get("with_") or node.args.get("with")
+    if with_ is not None:
+        ctes = dict(ctx.ctes)
+        for cte in with_.expressions:
+            relation = _query(cte.this, _Context(ctx.catalog, ctes))
+            ctes[cte.alias.casefold()] = _renamed_columns(relation, cte.args.get("alias"))
+        ctx = _Context(ctx.catalog, ctes)
+    match node:
+        case exp.Select():
+            return _select(node, ctx)
+        case exp.Union() | exp.Intersect() | exp.Except():
+            return _set_operation(node, ctx)
+        case exp.Subquery():
+            return _query(node.this, ctx)
+    raise unsupported(node, type(node).__name__.upper())
+
+
+def _set_operation(node: exp.SetOperation, ctx: _Context) -> Relation:
+    left, right = _query(node.left, ctx), _query(node.right, ctx)
+    kind = {exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except"}[type(node)]
+    plan, attrs = analyze_set_operation(
+        left.plan, left.attrs, right.plan, right.attrs, kind, not node.args.get("distinct")
+    )
+    return _order_limit(node, Relation(plan, attrs))
+
+
+# -- SELECT ------------------------------------------------------------------------------
+def _select(node: exp.Select, ctx: _Context) -> Relation:
+    relation, correlated = _source(node, ctx)
+    if correlated:
+        raise unsupported(correlated[0], "a reference to a column of no table in scope")
+    relation = _project_or_aggregate(node, relation, ctx)
+    if node.args.get("distinct") is not None:
+        keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
+        relation = Relation(Aggregate(input=relation.plan, keys=keys, aggregates=()), relation.attrs)
+    return _order_limit(node, relation)
+
+
+def _from_item(node: exp.Expression, ctx: _Context) -> Relation:
+    alias = node.alias_or_name if isinstance(node, exp.Table) else node.alias
+    match node:
+        case exp.Table():
+            relation = ctx.table(node)
+        case exp.Subquery():
+            relation = _renamed_columns(_query(node.this, ctx), node.args.get("alias"))
+        case _:
+            raise unsupported(node, f"{type(node).__name__.upper()} in FROM")
+    return relation.qualified(alias or None)
+
+
+def _renamed_columns(relation: Relation, alias: exp.TableAlias | None) -> Relation:
+    """``AS t (a, b)``: the relation's columns under the listed names."""
+    columns = alias.columns if alias is not None else []
+    if not columns:
+        return relation
+    if len(columns) != len(relation.attrs):
+        raise SqlError.at(alias, f"{len(columns)} column names for {len(relation.attrs)} columns")
+    names = [c.name for c in columns]
+    items = tuple(ex.NamedExpr(name=n, expr=a.column) for n, a in zip(names, relation.attrs, strict=True))
+    attrs = tuple(Attribute(n, n, a.type) for n, a in zip(names, relation.attrs, strict=True))
+    return Relation(Project(input=relation.plan, columns=items), attrs)
+
+
+_SIDES: dict[str, JoinType] = {"LEFT": "left", "RIGHT": "right", "FULL": "full"}
+
+
+def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list[exp.Expression]]:
+    """The join, and the ON conditions holding subqueries, which an inner join may apply
+    after it as WHERE conditions."""
+    right = _from_item(node.this, ctx)
+    side, kind = (node.args.get("side") or "").upper(), (node.args.get("kind") or "").upper()
+    if node.args.get("using"):
+        raise unsupported(node, "JOIN ... USING")
+    how: JoinType = _SIDES.get(side, "inner")
+    if kind in ("SEMI", "ANTI"):
+        how = kind.lower()  # type: ignore[assignment]
+    on = node.args.get("on")
+    parts = _conjuncts(on) if on is not None else []
+    if kind == "CROSS" or (not parts and how == "inner"):
+        how = "cross" if not parts else how
+    moved = [p for p in parts if _has_subquery(p)]
+    if moved and how != "inner":
+        raise unsupported(node, "a subquery in the ON condition of an outer join")
+    condition = conjunction([expression(p) for p in parts if p not in moved])
+    if condition is None and how not in ("inner", "cross"):
+        raise unsupported(node, f"{how.upper()} JOIN without a condition")
+    plan, attrs = analyze_join(left.plan, left.attrs, right.plan, right.attrs,
+                               "cross" if condition is None else how, condition)
+    return Relation(plan, attrs), moved
+
+
+# -- WHERE and its subqueries --------------------------------------------------------------
+def _where(relation: Relation, conditions: Sequence[exp.Expression], ctx: _Context | None) -> Relation:
+    plain = [c for c in conditions if not _has_subquery(c)]
+    if plain:
+        predicate = relation.scope.resolve(conjunction([expression(c) for c in plain]))
+        relation = Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
+    for condition in conditions:
+        if _has_subquery(condition):
+            assert ctx is not None
+            relation = _subquery_condition(relation, condition, ctx)
+    return relation
+
+
+def _subquery_condition(relation: Relation, node: exp.Expression, ctx: _Context) -> Relation:
+    negated = isinstance(node, exp.Not)
+    inner = node.this.unnest() if negated else node
+    if isinstance(inner, exp.Exists):
+        return _exists(relation, inner.this, "anti" if negated else "semi", ctx)
+    if isinstance(inner, exp.In) and inner.args.get("query") is not None:
+        return _in_subquery(relation, inner, negated, ctx)
+    if negated:
+        raise unsupported(node, "NOT of a condition with a subquery")
+    return _scalar_comparison(relation, node, ctx)
+
+
+def _exists(relation: Relation, query: exp.Expression, how: JoinType, ctx: _Context) -> Relation:
+    select = _plain_select(query)
+    inner, correlated = _correlated_source(select, relation, ctx)
+    local, _ = _source_tables(select, ctx)
+    inner, correlated = _isolated(inner, correlated, local)
+    condition = conjunction([expression(c) for c in correlated])
+    if condition is None:
+        # Uncorrelated: every outer row is kept (semi) or dropped (anti) alike, decided by
+        # whether the subquery has a row; a keyless semi/anti join says exactly that.
+        condition = ex.Lit(value=True)
+    plan, attrs = analyze_join(relation.plan, relation.attrs, inner.plan, inner.attrs, how, condition)
+    return Relation(plan, attrs)
+
+
+def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: _Context) -> Relation:
+    """``x IN (q)``: an uncorrelated ``q`` is translated whole (GROUP BY, HAVING ...) and
+    joined on its one column; a correlated one by its FROM and conditions."""
+    query = node.args["query"]
+    select = _plain_select(query.this if isinstance(query, exp.Subquery) else query)
+    if len(select.expressions) != 1:
+        raise SqlError.at(node, "IN (subquery) needs a subquery of one column")
+    local, correlated = _source_tables(select, ctx)
+    if correlated:
+        inner, correlated = _correlated_source(select, relation, ctx)
+        if select.args.get("group") is not None or select.args.get("having") is not None:
+            raise unsupported(node, "a correlated IN subquery with GROUP BY or HAVING")
+        inner, value = _with_value(inner, select.expressions[0])
+    else:
+        inner = _query(select, ctx)
+        value = inner.attrs[0]
+    inner, correlated = _isolated(inner, correlated, local)
+    tagged = next(a for a in inner.attrs if a.internal == value.internal)
+    key_eq = ex.Call(fn="eq", args=(expression(node.this), ex.Column(name=f"{tagged.qualifier}.{tagged.name}")))
+    parts = [key_eq, *(expression(c) for c in correlated)]
+    if negated and len(parts) > 1:
+        raise unsupported(node, "NOT IN with a correlated subquery")
+    plan, attrs = analyze_join(relation.plan, relation.attrs, inner.plan, inner.attrs,
+                               "anti" if negated else "semi", conjunction(parts))
+    if negated:
+        plan = plan.model_copy(update={"null_aware": True})
+    return Relation(plan, attrs)
+
+
+_isolation = iter(range(1, 1 << 62))
+
+
+def _isolated(
+    inner: Relation, correlated: list[exp.Expression], local: set[str]
+) -> tuple[Relation, list[exp.Expression]]:
+    """``inner`` under a table alias of its own, its columns named by their (unique)
+    internal names, and the correlated conditions rewritten to name them so: an alias
+    the subquery shares with the outer query (Q17's ``lineitem``) cannot make a
+    condition ambiguous."""
+    tag = f"_sq{next(_isolation)}"
+    scope = inner.scope
+    renamed = []
+    for condition in correlated:
+        copy = condition.copy()
+        for column in list(copy.find_all(exp.Column)):
+            if column.table not in local:
+                continue  # the outer query's: SQL resolves the subquery's own aliases first
+            attr = scope.lookup(f"{column.table}.{column.name}")
+            column.replace(exp.column(attr.internal, table=tag))
+        renamed.append(copy)
+    attrs = tuple(replace(a, name=a.internal, qualifier=tag) for a in inner.attrs)
+    return Relation(inner.plan, attrs), renamed
+
+
+def _source_tables(select: exp.Select, ctx: _Context) -> tuple[set[str], list[exp.Expression]]:
+    """The aliases a SELECT's FROM defines and its conditions naming other tables."""
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None:
+        raise unsupported(select, "a subquery without FROM")
+    aliases = {_alias(source.this), *(_alias(j.this) for j in select.args.get("joins") or [])}
+    conditions = [
+        *(p for j in select.args.get("joins") or [] if j.args.get("on") is not None
+          for p in _conjuncts(j.args["on"])),
+        *(_conjuncts(select.args["where"].this) if select.args.get("where") is not None else []),
+    ]
+    return aliases, [c for c in conditions if not _tables(c) <= aliases]
+
+
+def _scalar_comparison(relation: Relation, node: exp.Expression, ctx: _Context) -> Relation:
+    """A condition holding scalar subqueries: each one joined in as a column, then the
+    condition is a plain filter over it."""
+    replaced = node.copy()
+    for sub in list(replaced.find_all(exp.Subquery)):
+        select = _plain_select(sub.this)
+        if len(select.expressions) != 1:
+            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+        inner, correlated = _correlated_source(select, relation, ctx)
+        keys: list[tuple[ex.Expr, ex.Expr]] = []
+        for condition in correlated:
+            pair = _correlation_key(condition, inner, relation)
+            if pair is None:
+                raise unsupported(condition, "a correlated scalar subquery condition other than equality")
+            keys.append(pair)
+        if select.args.get("group") is not None or select.args.get("having") is not None:
+            raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
+        value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0])
+        value_attr = value_rel.attrs[-1]
+        condition = conjunction([
+            ex.Call(fn="eq", args=(outer, key_attr.column))
+            for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
+        ])
+        plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs,
+                                   "inner" if keys else "cross", condition)
+        relation = Relation(plan, attrs)
+        internal = next(a for a in relation.attrs if a.origins == value_attr.origins
+                        and a.name == value_attr.name)
+        sub.replace(exp.column(internal.internal))
+    predicate = _resolve_internal(relation, expression(replaced))
+    return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
+
+
+def _grouped_value(inner: Relation, keys: Sequence[ex.Expr], item: exp.Expression) -> Relation:
+    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row)."""
+    scope = inner.scope
+    value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
+    if not has_aggregate(value):
+        raise unsupported(item, "a scalar subquery that is not an aggregate")
+    taken = {a.internal.casefold() for a in inner.attrs}
+    key_items = tuple(ex.NamedExpr(name=fresh("_key", taken), expr=k) for k in keys)
+    name = fresh("_value", taken)
+    aggregate = Aggregate(input=inner.plan, keys=key_items,
+                          aggregates=(ex.NamedExpr(name=name, expr=value),))
+    key_types = {k.name: scope.type_of(k.expr) for k in key_items}
+    attrs = (
+        *(Attribute(k.name, k.name, key_types[k.name], origins=frozenset({id(aggregate)}))
+          for k in key_items),
+        Attribute(name, name, types.infer(value, {**scope.types, **key_types}),
+                  origins=frozenset({id(aggregate)})),
+    )
+    return Relation(aggregate, attrs)
+
+
+def _correlated_source(
+    select: exp.Select, outer: Relation, ctx: _Context
+) -> tuple[Relation, list[exp.Expression]]:
+    """A subquery's FROM with its local conditions applied, and its correlated conditions
+    (naming a table of the outer query), left for the join that decorrelates it."""
+    inner, correlated = _source(select, ctx)
+    for condition in correlated:
+        if _has_subquery(condition):
+            raise unsupported(condition, "a correlated condition holding another subquery")
+    return inner, correlated
+
+
+def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expression]]:
+    """FROM, its joins and WHERE as one relation, and the conditions naming tables not in
+    this FROM (correlated, for an enclosing query to join on).
+
+    Inner and comma joins are ordered here (sqlglot's ``optimize_joins`` gives up on
+    correlated subqueries, and keeps a cross join where a later condition connects the
+    tables): each table's own conditions are applied to it first; the join starts from
+    the largest table and adds, each step, the smallest table a condition connects to
+    what is joined so far (a cross join only when none is connected), with every
+    condition whose tables are then all present. Dimension tables so join the fact table
+    one by one, small enough to be broadcast. Outer, semi and anti joins keep the
+    written order.
+    """
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None:
+        raise unsupported(select, "SELECT without FROM")
+    joins = select.args.get("joins") or []
+    items = {_alias(source.this): _from_item(source.this, ctx)}
+    conditions: list[exp.Expression] = []
+    ordered = all(_plain_inner(j) for j in joins)
+    relation = items[_alias(source.this)]
+    for join in joins:
+        alias = _alias(join.this)
+        if alias in items:
+            raise SqlError.at(join, f"table alias {alias!r} is used twice")
+        on = join.args.get("on")
+        if ordered:
+            items[alias] = _from_item(join.this, ctx)
+            conditions.extend(_conjuncts(on) if on is not None else [])
+        else:
+            relation, moved = _join(relation, join, ctx)
+            items[alias] = relation
+            conditions.extend(moved)
+    where = select.args.get("where")
+    conditions.extend(_conjuncts(where.this) if where is not None else [])
+    local = set(items)
+    correlated = [c for c in conditions if not _tables(c) <= local]
+    conditions = [c for c in conditions if _tables(c) <= local]
+    if ordered and len(items) > 1:
+        relation, conditions = _ordered_joins(items, conditions)
+    return _where(relation, conditions, ctx), correlated
+
+
+def _ordered_joins(
+    items: dict[str, Relation], conditions: list[exp.Expression]
+) -> tuple[Relation, list[exp.Expression]]:
+    """The greedy join order of ``_source``; returns the joined relation and the
+    conditions still to apply (those holding subqueries)."""
+    plain = [c for c in conditions if not _has_subquery(c)]
+    rest = [c for c in conditions if _has_subquery(c)]
+    filtered = {}
+    for alias, relation in items.items():
+        own = [c for c in plain if _tables(c) == {alias}]
+        filtered[alias] = _where(relation, own, None) if own else relation
+    pending = [c for c in plain if len(_tables(c)) != 1]
+    rest.extend(c for c in plain if not _tables(c))
+    pending = [c for c in pending if _tables(c)]
+    size = {alias: estimate_bytes(r.plan) for alias, r in filtered.items()}
+    start = max(filtered, key=lambda a: (size[a], -list(filtered).index(a)))
+    present, relation = {start}, filtered[start]
+    while len(present) < len(filtered):
+        remaining = [a for a in filtered if a not in present]
+        connected = [
+            a for a in remaining
+            if any(a in _tables(c) and _tables(c) <= present | {a} for c in pending)
+        ]
+        pick = min(connected or remaining, key=lambda a: (size[a], remaining.index(a)))
+        now = [c for c in pending if _tables(c) <= present | {pick}]
+        pending = [c for c in pending if c not in now]
+        right = filtered[pick]
+        condition = conjunction([expression(c) for c in now])
+        plan, attrs = analyze_join(relation.plan, relation.attrs, right.plan, right.attrs,
+                                   "inner" if condition is not None else "cross", condition)
+        relation = Relation(plan, attrs)
+        present.add(pick)
+    return relation, [*pending, *rest]
+
+
+def _plain_inner(join: exp.Join) -> bool:
+    side, kind = (join.args.get("side") or "").upper(), (join.args.get("kind") or "").upper()
+    return not side and kind in ("", "INNER", "CROSS") and not join.args.get("using")
+
+
+def _alias(node: exp.Expression) -> str:
+    return node.alias_or_name if isinstance(node, exp.Table) else node.alias
+
+
+def _tables(condition: exp.Expression) -> set[str]:
+    """The table aliases a condition names, outside any subquery it holds."""
+    return {
+        c.table for c in condition.find_all(exp.Column)
+        if c.table and not _in_nested_query(c, condition)
+    }
+
+
+def _in_nested_query(node: exp.Expression, top: exp.Expression) -> bool:
+    parent = node.parent
+    while parent is not None and parent is not top:
+        if isinstance(parent, exp.Select | exp.Subquery):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _correlation_key(
+    condition: exp.Expression, inner: Relation, outer: Relation
+) -> tuple[ex.Expr, ex.Expr] | None:
+    """``(inner side, outer side)`` of a correlated equality, resolved in their scopes."""
+    if not isinstance(condition, exp.EQ):
+        return None
+    a, b = expression(condition.this), expression(condition.expression)
+    for first, second in ((a, b), (b, a)):
+        try:
+            return inner.scope.resolve(first), outer.scope.resolve(second)
+        except AnalysisError:
+            continue
+    return None
+
+
+def _with_value(inner: Relation, item: exp.Expression) -> tuple[Relation, Attribute]:
+    """The relation with an IN subquery's value as a column (appended unless it is one)."""
+    value = inner.scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
+    ref = inner.scope.attribute_of(value)
+    if ref is not None:
+        return inner, ref
+    name = fresh("_in", {a.internal.casefold() for a in inner.attrs})
+    attr = Attribute(name, name, inner.scope.type_of(value))
+    items = (*(ex.NamedExpr(name=a.internal, expr=a.column) for a in inner.attrs),
+             ex.NamedExpr(name=name, expr=value))
+    return Relation(Project(input=inner.plan, columns=items), (*inner.attrs, attr)), attr
+
+
+def _resolve_internal(relation: Relation, expr: ex.Expr) -> ex.Expr:
+    """Resolve user references; names already internal (planner-made) pass as they are."""
+    internals = {a.internal for a in relation.attrs}
+
+    def replace_ref(node: ex.Expr) -> ex.Expr | None:
+        if isinstance(node, ex.Column):
+            if node.name in internals:
+                return node
+            return relation.scope.resolve(node)
+        return None
+
+    return transform(expr, replace_ref)
+
+
+def _plain_select(node: exp.Expression) -> exp.Select:
+    if isinstance(node, exp.Subquery):
+        node = node.this
+    if not isinstance(node, exp.Select):
+        raise unsupported(node, "a set operation inside a subquery predicate")
+    return node
+
+
+# -- SELECT list, GROUP BY, HAVING ---------------------------------------------------------
+def _project_or_aggregate(node: exp.Select, relation: Relation, ctx: _Context) -> Relation:
+    scope = relation.scope
+    items: list[tuple[str, ex.Expr]] = []
+    for item in node.expressions:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+            items.extend((a.name, a.column) for a in relation.attrs)
+            continue
+        if _has_subquery(item):
+            raise unsupported(item, "a subquery in the SELECT list")
+        name = item.alias_or_name
+        value = item.unalias() if isinstance(item, exp.Alias) else item
+        items.append((name, scope.resolve(expression(value))))
+    group = node.args.get("group")
+    having = node.args.get("having")
+    grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
+    if not grouped:
+        return _projected(relation, items)
+    keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
+    return _aggregate(relation, items, keys, having, ctx)
+
+
+def _aggregate(
+    relation: Relation, items: list[tuple[str, ex.Expr]], keys: list[ex.Expr],
+    having: exp.Having | None, ctx: _Context,
+) -> Relation:
+    """Aggregate by the group keys computing every aggregate call once, filter by HAVING,
+    then project the SELECT list over keys and calls. A key that is a column keeps its
+    name and qualifier, so ORDER BY can still name it as ``t.c``. An uncorrelated scalar
+    subquery in HAVING (Q11) is cross-joined to the aggregate as a column first."""
+    scope = relation.scope
+    taken = {a.internal.casefold() for a in relation.attrs} | {n.casefold() for n, _ in items}
+    key_items = [ex.NamedExpr(name=fresh("_group", taken), expr=k) for k in keys]
+    calls: dict[ex.AggCall, str] = {}
+    joined: set[str] = set()  # columns of HAVING's subqueries, joined in after aggregating
+
+    def over_keys(expr: ex.Expr, what: str) -> ex.Expr:
+        def replace_node(node: ex.Expr) -> ex.Expr | None:
+            if isinstance(node, ex.Column) and node.name in joined:
+                return node
+            for key in key_items:
+                if node == key.expr:
+                    return ex.Column(name=key.name)
+            if isinstance(node, ex.AggCall):
+                if node not in calls:
+                    calls[node] = fresh("_agg", taken)
+                return ex.Column(name=calls[node])
+            if isinstance(node, ex.Column):
+                raise AnalysisError(
+                    f"column {node.name!r} in {what} is neither grouped nor aggregated"
+                )
+            return None
+
+        return transform(expr, replace_node)
+
+    finals = [(name, over_keys(expr, repr(name))) for name, expr in items]
+    having_expr = None
+    values: list[Relation] = []
+    if having is not None:
+        condition = having.this.copy()
+        placeholders: dict[str, ex.Expr] = {}
+        for sub in list(condition.find_all(exp.Subquery)):
+            value = _query(sub.this, ctx)
+            if len(value.attrs) != 1:
+                raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+            placeholder = fresh("_having", taken)
+            placeholders[placeholder] = ex.Column(name=value.attrs[0].internal)
+            values.append(value)
+            sub.replace(exp.column(placeholder))
+        if _has_subquery(condition):
+            raise unsupported(having, "this subquery in HAVING")
+
+        def resolve(node: ex.Expr) -> ex.Expr | None:
+            if isinstance(node, ex.Column):
+                return placeholders.get(node.name) or scope.resolve(node)
+            return None
+
+        joined.update(p.name for p in placeholders.values())
+        having_expr = over_keys(transform(expression(condition), resolve), "HAVING")
+    aggregate = Aggregate(
+        input=relation.plan, keys=tuple(key_items),
+        aggregates=tuple(ex.NamedExpr(name=n, expr=c) for c, n in calls.items()),
+    )
+    mid_attrs = []
+    for key in key_items:
+        source = scope.attribute_of(key.expr)
+        name = source.name if source is not None else key.name
+        qualifier = source.qualifier if source is not None else None
+        mid_attrs.append(Attribute(name, key.name, scope.type_of(key.expr), qualifier))
+    mid_attrs.extend(Attribute(n, n, types.infer(c, scope.types)) for c, n in calls.items())
+    mid = Relation(aggregate, tuple(mid_attrs))
+    for value in values:
+        plan, attrs = analyze_join(mid.plan, mid.attrs, value.plan, value.attrs, "cross", None)
+        mid = Relation(plan, attrs)
+    if having_expr is not None:
+        mid = Relation(Filter(input=mid.plan, predicate=having_expr), mid.attrs)
+    return _projected(mid, finals)
+
+
+def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:
+    """SELECT list under its names; a column passed through keeps its identity."""
+    by_internal = {a.internal: a for a in relation.attrs}
+    taken: set[str] = set()
+    named, attrs = [], []
+    scope = relation.scope
+    for name, expr in items:
+        internal = name if name.casefold() not in taken else fresh(name, taken)
+        taken.add(internal.casefold())
+        named.append(ex.NamedExpr(name=internal, expr=expr))
+        kept = by_internal.get(expr.name) if isinstance(expr, ex.Column) else None
+        if kept is not None:
+            attrs.append(replace(kept, name=name, internal=internal))
+        else:
+            attrs.append(Attribute(name, internal, scope.type_of(expr)))
+    return Relation(Project(input=relation.plan, columns=tuple(named)), tuple(attrs))
+
+
+# -- ORDER BY, LIMIT ---------------------------------------------------------------------
+def _order_limit(node: exp.Expression, relation: Relation) -> Relation:
+    order = node.args.get("order")
+    if order is not None:
+        keys = [_sort_key(o, relation) for o in order.expressions]
+        relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
+    limit = node.args.get("limit")
+    if limit is not None:
+        value = limit.expression
+        if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
+            raise unsupported(limit, "LIMIT other than a non-negative integer")
+        relation = Relation(Limit(input=relation.plan, n=int(value.this)), relation.attrs)
+    if node.args.get("offset") is not None:
+        raise unsupported(node.args["offset"], "OFFSET")
+    return relation
+
+
+def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
+    """A SELECT output by name, or by its source column (``qualify`` writes ``t.c`` for an
+    output that passes ``t.c`` through, and grouped outputs keep their qualifier)."""
+    descending = bool(node.args.get("desc"))
+    nulls_first = node.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = not descending  # Spark: NULLS FIRST ascending, NULLS LAST descending
+    try:
+        key = relation.scope.resolve(expression(node.this))
+    except AnalysisError:
+        raise unsupported(node, "ORDER BY an expression that is not in the SELECT list") from None
+    return ex.SortKey(expr=key, ascending=not descending, nulls_first=bool(nulls_first))
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
+    node = node.unnest() if isinstance(node, exp.Paren) else node
+    if isinstance(node, exp.And):
+        return [*_conjuncts(node.this), *_conjuncts(node.expression)]
+    return [node]
+
+
+def _has_subquery(node: exp.Expression) -> bool:
+    return any(True for _ in node.find_all(exp.Subquery, exp.Exists)) or any(
+        isinstance(n, exp.In) and n.args.get("query") is not None for n in node.find_all(exp.In)
+    )
+
