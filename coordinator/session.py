@@ -92,7 +92,8 @@ class Session(Closeable):
         self.cluster.driver.publish(source_id, pieces)
         self._sources.append(source_id)
         return LocalSource(source_id=source_id, chunks=len(pieces),
-                           columns=tuple(table.column_names), bytes=table.nbytes)
+                           columns=tuple(table.column_names), bytes=table.nbytes,
+                           rows=table.num_rows)
 
     def register_view(self, name: str, df: DataFrame) -> None:
         self._views[name.casefold()] = df

@@ -366,13 +366,23 @@ class DataFrame:
             self._executor.workers, self._executor.broadcast_threshold,
         )
 
-    def explain_string(self, extended: bool = False) -> str:
-        """The staged plan; ``extended`` puts the logical plan before it."""
-        staged = explain_staged(self.staged_plan())
+    def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
+        """The staged plan (with each join's strategy and why, and estimated rows);
+        ``extended`` puts the logical plan before it; ``analyze`` runs the query first and
+        adds the rows each stage actually produced."""
+        plan = self.staged_plan()
+        actual = None
+        if analyze:
+            with self._executor.execute(plan) as stream:
+                for _ in stream:
+                    pass
+            metrics = getattr(stream, "metrics", None)
+            actual = {s: m.rows for s, m in metrics.stages.items()} if metrics is not None else None
+        staged = explain_staged(plan, actual)
         return f"{explain_logical(self._plan)}\n{staged}" if extended else staged
 
-    def explain(self, extended: bool = False) -> None:
-        print(self.explain_string(extended))
+    def explain(self, extended: bool = False, analyze: bool = False) -> None:
+        print(self.explain_string(extended, analyze))
 
     def toArrow(self) -> pa.Table:  # noqa: N802 - PySpark's name
         """The stream's schema is used, so an empty result still has its columns and types."""

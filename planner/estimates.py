@@ -1,15 +1,18 @@
-"""Size estimates for choosing join strategies, from what is known before anything runs.
+"""Size and row estimates, for choosing join strategies and for ``explain``, from what is
+known before anything runs.
 
-A scan is as big as its files on disk (Parquet footers give the sizes and row counts, so
-a scan of some row groups counts their share); an in-memory source as its Arrow buffers.
-Above the leaves the estimates are rough on purpose, and each guess is written here: a
-filter keeps half its input, an aggregate with keys half, a global aggregate one row, a
-limit at most ``n`` rows of 100 bytes, a join or union both inputs. They decide between a
-broadcast and a shuffle, never correctness.
+A scan is as big as its files on disk and has the rows its footers count (a scan of some
+row groups counts their share); an in-memory source has its Arrow size and rows. Above the
+leaves the estimates are rough on purpose, and each guess is written here: a filter keeps
+half its input, an aggregate with keys half, a global aggregate one row, a limit at most
+``n`` rows (of 100 bytes), a join or union both inputs (a semi or anti join its left, a
+cross join the product of rows). An ``Exchange`` is as big as the producer stage the
+caller says. Estimates decide between a broadcast and a shuffle, never correctness.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import assert_never
 
 from sparkwire.planner.parquet_meta import file_info
@@ -28,6 +31,39 @@ from sparkwire.planner.plan import (
 )
 
 _ROW_BYTES = 100
+
+
+def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> int:
+    """Rows ``op`` is expected to produce; ``exchanges`` gives producer stages' estimates."""
+
+    def rows(node: Operator) -> int:
+        match node:
+            case ParquetScan():
+                return sum(_split_rows(s.path, s.row_groups) for s in node.splits)
+            case LocalSource():
+                return node.rows
+            case Exchange():
+                return (exchanges or {}).get(node.stage, 0)
+            case Filter():
+                return rows(node.input) // 2
+            case Project() | Sort():
+                return rows(node.input)
+            case Aggregate():
+                below = rows(node.input)
+                return (max(1, below // 2) if below else 0) if node.keys else 1
+            case Limit():
+                return min(rows(node.input), node.n)
+            case Join(how="semi" | "anti"):
+                return rows(node.left)
+            case Join(how="cross"):
+                return rows(node.left) * rows(node.right)
+            case Join() | SetOperation():
+                return max(rows(node.left), rows(node.right)) if isinstance(node, Join) \
+                    else rows(node.left) + rows(node.right)
+            case _:
+                assert_never(node)
+
+    return rows(op)
 
 
 def estimate_bytes(op: Operator) -> int:
@@ -50,6 +86,11 @@ def estimate_bytes(op: Operator) -> int:
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:
             assert_never(op)
+
+
+def _split_rows(path: str, row_groups: tuple[int, ...] | None) -> int:
+    counts = file_info(path).row_group_rows
+    return sum(counts) if row_groups is None else sum(counts[i] for i in row_groups)
 
 
 def _split_bytes(path: str, row_groups: tuple[int, ...] | None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import PurePath
 from typing import assert_never
 
@@ -26,11 +27,17 @@ from sparkwire.planner.render import identifier, named, sort_key, sql
 _SHOWN_FILES = 3
 
 
-def explain_staged(plan: StagedPlan) -> str:
+def explain_staged(plan: StagedPlan, actual_rows: Mapping[int, int] | None = None) -> str:
+    """Stages with their operators, estimated rows, the planner's notes (join strategies
+    and why) and, after a run, the rows each stage actually produced."""
     header = f"{len(plan.stages)} stage(s), result columns [{_names(plan.columns)}]"
     lines = [f"== Staged plan: {header} =="]
     for stage in plan.stages:
-        lines.append(f"Stage {stage.id}: tasks={stage.tasks} output={boundary(stage.output)}")
+        rows = f" rows≈{stage.estimated_rows}"
+        if actual_rows is not None and stage.id in actual_rows:
+            rows += f" actual={actual_rows[stage.id]}"
+        lines.append(f"Stage {stage.id}: tasks={stage.tasks} output={boundary(stage.output)}{rows}")
+        lines.extend(f"  -- {note}" for note in stage.notes)
         lines.extend(_tree(stage.fragment, depth=1))
     return "\n".join(lines)
 

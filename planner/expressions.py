@@ -93,6 +93,7 @@ ScalarFunction = Literal[
     "substring",
     # a few scalar helpers users reach for in filters
     "abs",
+    "trunc",
     "lower",
     "upper",
     "length",

@@ -44,7 +44,9 @@ class LocalSource(Node):
     source_id: Identifier
     chunks: int = Field(ge=1)
     columns: tuple[Identifier, ...]
-    bytes: int = Field(default=0, ge=0)  # the table's Arrow size, for the planner's estimates
+    # The table's Arrow size and rows, for the planner's estimates.
+    bytes: int = Field(default=0, ge=0)
+    rows: int = Field(default=0, ge=0)
 
 
 class Exchange(Node):
@@ -227,6 +229,9 @@ class Stage(Node):
     tasks: int = Field(ge=1)
     splits: tuple[tuple[FileSplit, ...], ...] = ()
     output: Boundary
+    # For explain: the planner's row estimate and why it chose what it did (join strategies).
+    estimated_rows: int = Field(default=0, ge=0)
+    notes: tuple[str, ...] = ()
 
 
 class StagedPlan(Node):

@@ -39,8 +39,9 @@ from typing import Literal, assert_never
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
-from sparkwire.planner.estimates import estimate_bytes
+from sparkwire.planner.estimates import estimate_bytes, estimate_rows
 from sparkwire.planner.expressions import Column, Expr
+from sparkwire.planner.tree import column_names
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
@@ -57,6 +58,8 @@ from sparkwire.planner.plan import (
     Sort,
     Stage,
     StagedPlan,
+    children,
+    operators,
     with_children,
 )
 from sparkwire.planner.splits import group_splits
@@ -108,6 +111,10 @@ class _Open:
     tasks: int
     splits: tuple[tuple[FileSplit, ...], ...] = ()
     published: bool = False
+    notes: tuple[str, ...] = ()
+    # The keys its rows are hash-partitioned by, task p holding partition p (after a
+    # shuffle, while the columns they read pass through unchanged); None: not known.
+    partitioning: tuple[Expr, ...] | None = None
 
 
 class _Cutter:
@@ -146,10 +153,12 @@ class _Cutter:
     def close(self, open_: _Open, output: Boundary, consumer_tasks: int) -> _Open:
         """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange."""
         stage_id = len(self.stages)
+        produced = {s.id: s.estimated_rows for s in self.stages}
         self.stages.append(
             Stage(
                 id=stage_id, fragment=open_.fragment, tasks=open_.tasks, splits=open_.splits,
-                output=output,
+                output=output, estimated_rows=estimate_rows(open_.fragment, produced),
+                notes=open_.notes,
             )
         )
         exchange = Exchange(stage=stage_id, columns=tuple(output_columns(open_.fragment)))
@@ -164,7 +173,11 @@ class _Cutter:
     def extend(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
         """Run ``build`` on the open stage's output, task by task."""
         open_ = self.materialize(open_)
-        return replace(open_, fragment=build(open_.fragment))
+        fragment = build(open_.fragment)
+        kept = open_.partitioning
+        if kept is not None and not _passes_through(fragment, open_.fragment, kept):
+            kept = None
+        return replace(open_, fragment=fragment, partitioning=kept)
 
     def gather(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
         """``build`` per task, then once more over all of it in one task; for operators
@@ -181,10 +194,7 @@ class _Cutter:
     def repartition(self, open_: _Open, keys: tuple[str, ...]) -> _Open:
         if not keys:
             return self.single(open_)
-        boundary = Boundary(
-            kind="shuffle", keys=tuple(Column(name=k) for k in keys), partitions=self.partitions
-        )
-        return self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
+        return self.shuffle(open_, tuple(Column(name=k) for k in keys))
 
     def sort(self, op: Sort) -> _Open:
         child = self.cut(op.input)
@@ -206,35 +216,49 @@ class _Cutter:
             keys = lowered.key_columns
             child = self.extend(child, lambda f: Aggregate(input=f, keys=keys, aggregates=partials))
             child = self.repartition(child, lowered.keys)
-            return replace(child, fragment=aggregates.finish(child.fragment, keys, merges, outputs))
+            return self.extend(child, lambda f: aggregates.finish(f, keys, merges, outputs))
         if distributed:
             child = self.repartition(child, lowered.keys)
-        return replace(
+        return self.extend(
             child,
-            fragment=aggregates.finish(
-                child.fragment, lowered.key_columns, lowered.calls, lowered.outputs
-            ),
+            lambda f: aggregates.finish(f, lowered.key_columns, lowered.calls, lowered.outputs),
         )
 
     def join(self, op: Join) -> _Open:
         """Broadcast the build side when allowed and small (``join_strategy``), else hash
         both sides on the keys into the same partitions and join partition by partition."""
-        strategy = join_strategy(op, self.broadcast_threshold)
+        strategy, why = join_strategy(op, self.broadcast_threshold)
+        note = f"{op.how} join: {why}"
         left = self.materialize(self.cut(op.left))
         right = self.materialize(self.cut(op.right))
         if strategy == "broadcast_right":
             built = self.close(right, Boundary(kind="broadcast"), consumer_tasks=left.tasks)
-            return self.extend(left, lambda f: with_children(op, [f, built.fragment]))
-        if strategy == "broadcast_left":
+            joined = self.extend(left, lambda f: with_children(op, [f, built.fragment]))
+        elif strategy == "broadcast_left":
             built = self.close(left, Boundary(kind="broadcast"), consumer_tasks=right.tasks)
-            return self.extend(right, lambda f: with_children(op, [built.fragment, f]))
-        if strategy == "single":
+            joined = self.extend(right, lambda f: with_children(op, [built.fragment, f]))
+        elif strategy == "single":
             left_in, right_in = self.single(left), self.single(right)
             right_in = self.close(right_in, Boundary(kind="coalesce"), consumer_tasks=1)
-            return self.extend(left_in, lambda f: with_children(op, [f, right_in.fragment]))
-        left_in = self.shuffle(left, op.left_keys)
-        right_in = self.shuffle(right, op.right_keys)
-        return replace(left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]))
+            joined = self.extend(left_in, lambda f: with_children(op, [f, right_in.fragment]))
+        else:
+            left_in, right_in = self.partitioned(left, op.left_keys), self.partitioned(right, op.right_keys)
+            reused = [side for side, (before, after) in
+                      (("left", (left, left_in)), ("right", (right, right_in))) if before is after]
+            if reused:
+                note += f"; the {' and '.join(reused)} side already hash-partitioned on the keys"
+            by = {"right": op.right_keys, "full": None}.get(op.how, op.left_keys)
+            joined = replace(
+                left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]),
+                partitioning=by, notes=(*left_in.notes, *right_in.notes),
+            )
+        return replace(joined, notes=(*joined.notes, note))
+
+    def partitioned(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
+        """``open_`` hash-partitioned on ``keys``: as it is when it already is, else shuffled."""
+        if open_.partitioning == keys and open_.tasks == self.partitions and not open_.published:
+            return open_
+        return self.shuffle(open_, keys)
 
     def set_operation(self, op: SetOperation) -> _Open:
         """UNION ALL reads both sides as they are; the others hash both sides on every
@@ -252,13 +276,14 @@ class _Cutter:
 
     def shuffle(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
         boundary = Boundary(kind="shuffle", keys=keys, partitions=self.partitions)
-        return self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
+        consumer = self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
+        return replace(consumer, partitioning=keys)
 
 
 JoinStrategy = Literal["broadcast_right", "broadcast_left", "shuffle", "single"]
 
 
-def join_strategy(op: Join, threshold: int) -> JoinStrategy:
+def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
     """How a join is distributed (Daft's and datafusion-distributed's reasoning).
 
     A side may be broadcast only when the join never emits its unmatched rows: every
@@ -273,17 +298,62 @@ def join_strategy(op: Join, threshold: int) -> JoinStrategy:
     right_ok = op.how in ("inner", "left", "semi", "anti", "cross")
     left_ok = op.how in ("inner", "right", "cross")
     if op.null_aware:
-        return "broadcast_right"
+        return "broadcast_right", "broadcast right (NOT IN: a NULL anywhere on the right decides every row)"
     if not op.left_keys:
-        return "broadcast_right" if right_ok else "broadcast_left" if left_ok else "single"
+        if right_ok:
+            return "broadcast_right", "broadcast right (no equality keys to hash on)"
+        if left_ok:
+            return "broadcast_left", "broadcast left (no equality keys to hash on)"
+        return "single", "both sides in one task (a full join without equality keys)"
     if threshold <= 0:
-        return "shuffle"
+        return "shuffle", "shuffle both sides (broadcast_threshold is 0)"
     right_bytes, left_bytes = estimate_bytes(op.right), estimate_bytes(op.left)
+    sizes = f"left ≈{_size(left_bytes)}, right ≈{_size(right_bytes)}, threshold {_size(threshold)}"
     if right_ok and right_bytes <= threshold and (not left_ok or right_bytes <= left_bytes):
-        return "broadcast_right"
+        return "broadcast_right", f"broadcast right ({sizes})"
     if left_ok and left_bytes <= threshold:
-        return "broadcast_left"
-    return "shuffle"
+        return "broadcast_left", f"broadcast left ({sizes})"
+    if not (left_ok or right_ok):
+        return "shuffle", f"shuffle both sides (a {op.how} join emits both sides' unmatched rows)"
+    return "shuffle", f"shuffle both sides ({sizes})"
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) -> bool:
+    """Whether every column ``keys`` read reaches the top of ``fragment`` unchanged from
+    ``below`` (the fragment it was built on), so rows stay partitioned by ``keys``."""
+    names = {n for key in keys for n in column_names(key)}
+    node = fragment
+    while node is not below:
+        match node:
+            case Filter() | Sort() | Limit():
+                pass
+            case Project():
+                kept = {c.name for c in node.columns if c.expr == Column(name=c.name)}
+                if not names <= kept:
+                    return False
+            case Aggregate():
+                kept = {k.name for k in node.keys if k.expr == Column(name=k.name)}
+                if not names <= kept:
+                    return False
+            case Join(how="left" | "inner" | "semi" | "anti" | "right" | "cross"):
+                if not names <= set(output_columns(node)):
+                    return False
+            case _:
+                return False
+        node = next(c for c in children(node) if below is c or _contains(c, below))
+    return True
+
+
+def _contains(root: Operator, node: Operator) -> bool:
+    return any(n is node for n in operators(root))
 
 
 def _all_columns(op: Operator) -> tuple[Expr, ...]:

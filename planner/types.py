@@ -138,7 +138,7 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return common_all(args)
     if expr.fn in ("lower", "upper", "substring"):
         return pa.string()
-    # neg, abs
+    # neg, abs, trunc
     return _plain(args[0])
 
 

@@ -309,6 +309,7 @@ _CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "like": _binary(exp.Like),
     "substring": _substring,
     "abs": _func(exp.Abs),
+    "trunc": lambda args: exp.Anonymous(this="trunc", expressions=args),
     "lower": _func(exp.Lower),
     "upper": _func(exp.Upper),
     "length": _func(exp.Length),

@@ -178,6 +178,7 @@ CALLS = [
     (call("between", col("x"), lit(-1), lit(2.5)), "x BETWEEN -1 AND 2.5"),
     (call("coalesce", col("g"), col("s"), lit("none")), "coalesce(g, s, 'none')"),
     (call("abs", col("i")), "abs(i)"),
+    (call("trunc", col("x")), "trunc(x)"),
     (call("lower", col("s")), "lower(s)"),
     (call("upper", col("s")), "upper(s)"),
     (call("length", col("s")), "length(s)"),

@@ -54,7 +54,8 @@ class FakeExecutor:
     def register_local(self, table: pa.Table) -> LocalSource:
         self.registered.append(table)
         return LocalSource(
-            source_id=f"local{len(self.registered)}", chunks=self.chunks, columns=tuple(table.column_names)
+            source_id=f"local{len(self.registered)}", chunks=self.chunks,
+            columns=tuple(table.column_names), bytes=table.nbytes, rows=table.num_rows,
         )
 
     def execute(self, plan: StagedPlan) -> FakeStream:

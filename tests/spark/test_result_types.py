@@ -31,6 +31,8 @@ def program(df, F):  # noqa: N803 - the functions module, PySpark's or ours
         F.max(F.year("day")).alias("year"), F.sum(F.length("k")).alias("len"),
         F.sum(F.col("d") * 2).alias("d2"), F.sum(F.col("i") / F.col("b")).alias("ratio"),
         F.max(F.coalesce(F.col("b"), F.col("d"))).alias("co"),
+        F.sum((F.col("x") * -3).cast("int")).alias("trunc_x"),
+        F.min(F.col("d").cast("bigint")).alias("trunc_d"),
     )
 
 
