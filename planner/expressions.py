@@ -91,6 +91,13 @@ ScalarFunction = Literal[
     # strings
     "like",
     "substring",
+    "concat",
+    "trim",
+    "ltrim",
+    "rtrim",
+    # dates
+    "date_add",
+    "add_months",
     # a few scalar helpers users reach for in filters
     "abs",
     "trunc",

@@ -340,6 +340,37 @@ def substring(c: ColumnOrName, pos: int, len: int) -> Column:  # noqa: A002 - Py
     return to_column(c).substr(pos, len)
 
 
+def concat(*cols: ColumnOrName) -> Column:
+    """NULL when any part is NULL, as in Spark."""
+    if not cols:
+        raise AnalysisError("concat needs at least one column")
+    return Column(ex.Call(fn="concat", args=tuple(to_column(c).expr for c in cols)))
+
+
+def trim(c: ColumnOrName) -> Column:
+    return _scalar("trim", c)
+
+
+def ltrim(c: ColumnOrName) -> Column:
+    return _scalar("ltrim", c)
+
+
+def rtrim(c: ColumnOrName) -> Column:
+    return _scalar("rtrim", c)
+
+
+def date_add(start: ColumnOrName, days: int | Column) -> Column:
+    return Column(ex.Call(fn="date_add", args=(to_column(start).expr, _value(days))))
+
+
+def date_sub(start: ColumnOrName, days: int | Column) -> Column:
+    return date_add(start, -days)
+
+
+def add_months(start: ColumnOrName, months: int | Column) -> Column:
+    return Column(ex.Call(fn="add_months", args=(to_column(start).expr, _value(months))))
+
+
 def coalesce(*cols: ColumnOrName) -> Column:
     if not cols:
         raise AnalysisError("coalesce needs at least one column")

@@ -11,7 +11,8 @@ Rules (Spark's, where they are simple; each one written down):
 - integer arithmetic widens to the wider operand; any floating operand makes ``float64``;
   decimal with integer is decimal; ``/`` is always ``float64`` (PySpark's true division);
 - comparisons, logic, ``in``, ``between``, null tests are ``bool``;
-- ``length``/``year``/``month``/``day`` are ``int32``; ``lower``/``upper`` keep strings;
+- ``length``/``year``/``month``/``day`` are ``int32``; string functions give strings;
+  ``date_add``/``add_months`` give dates;
 - ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
   ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
   ``decimal(min(38,p+4),min(38,s+4))``); ``min``/``max`` keep their input's type;
@@ -136,8 +137,10 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return _arithmetic(expr.fn, args[0], args[1])
     if expr.fn == "coalesce":
         return common_all(args)
-    if expr.fn in ("lower", "upper", "substring"):
+    if expr.fn in ("lower", "upper", "substring", "concat", "trim", "ltrim", "rtrim"):
         return pa.string()
+    if expr.fn in ("date_add", "add_months"):
+        return pa.date32()
     # neg, abs, trunc
     return _plain(args[0])
 

@@ -271,6 +271,38 @@ def _substring(args: list[exp.Expression]) -> exp.Expression:
     return exp.Substring(this=args[0], start=args[1], length=length)
 
 
+def _date_shift(unit: str) -> Callable[[list[exp.Expression]], exp.Expression]:
+    """``date_add(d, n)`` / ``add_months(d, n)`` as Spark has them: a DATE moved by ``n``
+    days or months (DuckDB's date + interval is a TIMESTAMP, so it is cast back); a month
+    past the end of the next is its last day, in both engines."""
+
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        _arity(f"date shift by {unit}", args, 2)
+        amount = exp.Anonymous(this=f"to_{unit}", expressions=[_cast(args[1], "INTEGER")])
+        return _cast(exp.Add(this=_paren(args[0]), expression=amount), "DATE")
+
+    return build
+
+
+def _concat(args: list[exp.Expression]) -> exp.Expression:
+    """``a || b || ...``: NULL when any part is NULL, as Spark's ``concat``; DuckDB's
+    ``concat()`` would skip NULL parts."""
+    if not args:
+        raise CompileError("concat takes at least 1 argument")
+    result = _cast(args[0], "VARCHAR")
+    for arg in args[1:]:
+        result = exp.DPipe(this=result, expression=_cast(arg, "VARCHAR"), safe=False)
+    return result
+
+
+def _named_function(name: str) -> Callable[[list[exp.Expression]], exp.Expression]:
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        _arity(name, args, 1)
+        return exp.Anonymous(this=name, expressions=args)
+
+    return build
+
+
 def _coalesce(args: list[exp.Expression]) -> exp.Expression:
     if not args:
         raise CompileError("coalesce takes at least 1 argument")
@@ -308,6 +340,12 @@ _CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "coalesce": _coalesce,
     "like": _binary(exp.Like),
     "substring": _substring,
+    "concat": _concat,
+    "trim": _named_function("trim"),
+    "ltrim": _named_function("ltrim"),
+    "rtrim": _named_function("rtrim"),
+    "date_add": _date_shift("days"),
+    "add_months": _date_shift("months"),
     "abs": _func(exp.Abs),
     "trunc": lambda args: exp.Anonymous(this="trunc", expressions=args),
     "lower": _func(exp.Lower),

@@ -79,6 +79,19 @@ def expression(node: exp.Expression) -> ex.Expr:
             )
         case exp.Cast() | exp.TryCast():
             return _cast(node)
+        case exp.Add() | exp.Sub() if isinstance(node.expression, exp.Interval):
+            return _interval(node)
+        case exp.DateAdd():
+            return ex.Call(fn="date_add", args=(expression(node.this), expression(node.expression)))
+        case exp.DPipe():
+            return ex.Call(fn="concat", args=(expression(node.this), expression(node.expression)))
+        case exp.Concat():
+            return ex.Call(fn="concat", args=tuple(expression(e) for e in node.expressions))
+        case exp.Trim():
+            if node.expression is not None:
+                raise unsupported(node, "TRIM of characters other than spaces")
+            fn = {"LEADING": "ltrim", "TRAILING": "rtrim"}.get((node.args.get("position") or "").upper(), "trim")
+            return ex.Call(fn=fn, args=(expression(node.this),))
         case exp.Coalesce():
             args = [node.this, *node.expressions]
             return ex.Call(fn="coalesce", args=tuple(expression(a) for a in args))
@@ -124,6 +137,28 @@ _TABLES: tuple[tuple[tuple[type[exp.Expression], ...], Callable[[exp.Expression]
     (tuple(_UNARY), _unary),
     (tuple(_AGGREGATES), _aggregate),
 )
+
+
+_INTERVAL_UNITS = {"DAY": ("date_add", 1), "WEEK": ("date_add", 7), "MONTH": ("add_months", 1),
+                   "YEAR": ("add_months", 12)}
+
+
+def _interval(node: exp.Add | exp.Sub) -> ex.Expr:
+    """``date ± INTERVAL 'n' unit`` on a column (constant dates are folded by sqlglot)."""
+    interval = node.expression
+    unit = interval.unit.name.upper() if interval.unit is not None else ""
+    if unit.endswith("S"):
+        unit = unit[:-1]
+    amount = interval.this
+    if unit not in _INTERVAL_UNITS or not isinstance(amount, exp.Literal):
+        raise unsupported(node, f"interval arithmetic in {unit or 'this unit'}")
+    try:
+        n = int(amount.this)
+    except ValueError:
+        raise unsupported(node, "a fractional interval") from None
+    fn, scale = _INTERVAL_UNITS[unit]
+    n *= scale * (-1 if isinstance(node, exp.Sub) else 1)
+    return ex.Call(fn=fn, args=(expression(node.this), ex.Lit(value=n)))
 
 
 def _column(node: exp.Column) -> ex.Expr:

@@ -189,6 +189,12 @@ CALLS = [
     (call("like", col("g"), lit("a_")), "g LIKE 'a_'"),
     (call("substring", col("s"), lit(2), lit(3)), "substring(s, 2, 3)"),
     (call("substring", col("s"), lit(2)), "substring(s, 2)"),
+    (call("concat", col("s"), lit("-"), col("g")), "s || '-' || g"),
+    (call("trim", col("s")), "trim(s)"),
+    (call("ltrim", col("s")), "ltrim(s)"),
+    (call("rtrim", col("s")), "rtrim(s)"),
+    (call("date_add", col("d"), lit(-40)), "CAST(d + INTERVAL (-40) DAY AS DATE)"),
+    (call("add_months", col("d"), lit(1)), "CAST(d + INTERVAL 1 MONTH AS DATE)"),
     # precedence: sqlglot does not parenthesise built trees, the compiler must
     (call("mul", call("add", col("i"), lit(1)), lit(2)), "(i + 1) * 2"),
     (call("sub", lit(10), call("sub", col("i"), lit(3))), "10 - (i - 3)"),
