@@ -33,6 +33,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import Call, Cast, Column, Expr, NamedExpr, Ref
 from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperation
 from sparkwire.planner.render import sql
+from sparkwire.planner.rules.predicates import conjunction, conjuncts
 from sparkwire.planner.tree import column_names, transform
 
 if TYPE_CHECKING:
@@ -335,23 +336,6 @@ def _cast_to(op: Operator, attrs: Sequence[Attribute], wanted: Sequence[pa.DataT
         for a, w in zip(attrs, wanted, strict=True)
     )
     return Project(input=op, columns=columns)
-
-
-def conjuncts(expr: Expr | None) -> list[Expr]:
-    """The ANDed parts of a condition, flattened."""
-    if expr is None:
-        return []
-    if isinstance(expr, Call) and expr.fn == "and":
-        return [part for arg in expr.args for part in conjuncts(arg)]
-    return [expr]
-
-
-def conjunction(parts: Sequence[Expr]) -> Expr | None:
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-    return Call(fn="and", args=tuple(parts))
 
 
 def _key_pair(

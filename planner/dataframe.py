@@ -41,6 +41,7 @@ from sparkwire.planner.expressions import Column as ColumnRef
 from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.parquet_meta import file_info, list_parquet_files
 from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import (
     Aggregate,
     FileSplit,
@@ -368,8 +369,8 @@ class DataFrame:
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
         """The staged plan (with each join's strategy and why, and estimated rows);
-        ``extended`` puts the logical plan before it; ``analyze`` runs the query first and
-        adds the rows each stage actually produced."""
+        ``extended`` puts the logical plan as built and as optimized before it; ``analyze``
+        runs the query first and adds the rows each stage actually produced."""
         plan = self.staged_plan()
         actual = None
         if analyze:
@@ -379,7 +380,10 @@ class DataFrame:
             metrics = getattr(stream, "metrics", None)
             actual = {s: m.rows for s, m in metrics.stages.items()} if metrics is not None else None
         staged = explain_staged(plan, actual)
-        return f"{explain_logical(self._plan)}\n{staged}" if extended else staged
+        if not extended:
+            return staged
+        optimized = explain_logical(optimize(self._plan), "Optimized logical plan")
+        return f"{explain_logical(self._plan)}\n{optimized}\n{staged}"
 
     def explain(self, extended: bool = False, analyze: bool = False) -> None:
         print(self.explain_string(extended, analyze))

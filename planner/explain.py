@@ -42,8 +42,8 @@ def explain_staged(plan: StagedPlan, actual_rows: Mapping[int, int] | None = Non
     return "\n".join(lines)
 
 
-def explain_logical(plan: Operator) -> str:
-    return "\n".join(["== Logical plan ==", *_tree(plan, depth=0)])
+def explain_logical(plan: Operator, title: str = "Logical plan") -> str:
+    return "\n".join([f"== {title} ==", *_tree(plan, depth=0)])
 
 
 def boundary(b: Boundary) -> str:

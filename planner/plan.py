@@ -13,7 +13,7 @@ so an operator with two inputs is handled wherever one with one input is.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Annotated, ClassVar, Final, Literal, Union
+from typing import Annotated, ClassVar, Final, Literal, Union, assert_never
 
 from pydantic import Field, model_validator
 
@@ -192,6 +192,27 @@ def operators(root: Operator) -> Iterator[Operator]:
         node = stack.pop()
         yield node
         stack.extend(reversed(children(node)))
+
+
+def output_columns(op: Operator) -> list[str]:
+    """The names of ``op``'s output columns, in order."""
+    match op:
+        case ParquetScan() | LocalSource() | Exchange():
+            return list(op.columns)
+        case Project():
+            return [c.name for c in op.columns]
+        case Aggregate():
+            return [k.name for k in op.keys] + [a.name for a in op.aggregates]
+        case Filter() | Sort() | Limit():
+            return output_columns(op.input)
+        case Join(how="semi" | "anti"):
+            return output_columns(op.left)
+        case Join():
+            return output_columns(op.left) + output_columns(op.right)
+        case SetOperation():
+            return output_columns(op.left)
+        case _:
+            assert_never(op)
 
 
 def transform_up(root: Operator, rewrite: Callable[[Operator], Operator]) -> Operator:

@@ -60,6 +60,7 @@ from sparkwire.planner.plan import (
     StagedPlan,
     children,
     operators,
+    output_columns,
     with_children,
 )
 from sparkwire.planner.splits import group_splits
@@ -81,26 +82,6 @@ def plan_stages(
     cutter = _Cutter(workers, broadcast_threshold)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
     return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
-
-
-def output_columns(op: Operator) -> list[str]:
-    match op:
-        case ParquetScan() | LocalSource() | Exchange():
-            return list(op.columns)
-        case Project():
-            return [c.name for c in op.columns]
-        case Aggregate():
-            return [k.name for k in op.keys] + [a.name for a in op.aggregates]
-        case Filter() | Sort() | Limit():
-            return output_columns(op.input)
-        case Join(how="semi" | "anti"):
-            return output_columns(op.left)
-        case Join():
-            return output_columns(op.left) + output_columns(op.right)
-        case SetOperation():
-            return output_columns(op.left)
-        case _:
-            assert_never(op)
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from sparkwire.planner.plan import (
     Project,
     SetOperation,
     Sort,
+    output_columns,
 )
-from sparkwire.planner.stages import output_columns
 
 __all__ = [
     "PARTITION_COLUMN",

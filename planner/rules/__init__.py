@@ -11,12 +11,16 @@ from collections.abc import Callable
 
 from sparkwire.planner.plan import Operator
 from sparkwire.planner.rules.filters import merge_filters
+from sparkwire.planner.rules.joins import outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
+from sparkwire.planner.rules.pushdown import push_filters
 
 Rule = Callable[[Operator], Operator]
 
 RULES: tuple[Rule, ...] = (
     merge_filters,
+    outer_to_inner,
+    push_filters,
     merge_limits,
 )
 

@@ -38,9 +38,9 @@ from sparkwire.planner.analyzer import (
     Relation,
     analyze_join,
     analyze_set_operation,
-    conjunction,
     fresh,
 )
+from sparkwire.planner.rules.predicates import conjunction
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.estimates import estimate_bytes
 from sparkwire.planner.plan import Aggregate, Filter, JoinType, Limit, Project, Sort

@@ -28,7 +28,8 @@ from sparkwire.planner.plan import (
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.splits import group_splits
 from sparkwire.planner.rules import optimize
-from sparkwire.planner.stages import MAX_SHUFFLE_PARTITIONS, output_columns
+from sparkwire.planner.plan import output_columns
+from sparkwire.planner.stages import MAX_SHUFFLE_PARTITIONS
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor

@@ -1,0 +1,67 @@
+"""Filters move below projections and joins, toward the scans, so fewer rows are computed
+and fewer cross the network: a condition on one side of a join is applied to that side
+before it is shuffled or broadcast. A condition moves below a join only to a side whose
+rows the join does not pad with NULLs (the left of a left join, either of an inner one),
+and below a projection only when every column it reads passes through by name."""
+
+from __future__ import annotations
+
+from sparkwire.planner.expressions import Column, Expr
+from sparkwire.planner.plan import (
+    Filter,
+    Join,
+    Operator,
+    Project,
+    children,
+    output_columns,
+    with_children,
+)
+from sparkwire.planner.rules.predicates import conjunction, conjuncts
+from sparkwire.planner.tree import column_names
+
+_LEFT_OK = ("inner", "left", "semi", "anti", "cross")
+_RIGHT_OK = ("inner", "right", "cross")
+
+
+def push_filters(plan: Operator) -> Operator:
+    """Top-down: each filter sinks as far as it can, then its inputs are visited."""
+    if isinstance(plan, Filter):
+        plan = _sink(plan)
+    return with_children(plan, [push_filters(c) for c in children(plan)])
+
+
+def _sink(op: Filter) -> Operator:
+    """The filter's conditions placed as low as one step allows; what cannot move stays."""
+    below = op.input
+    parts = conjuncts(op.predicate)
+    if isinstance(below, Join):
+        left_cols, right_cols = set(output_columns(below.left)), set(output_columns(below.right))
+        to_left = [p for p in parts if _reads(p) and _reads(p) <= left_cols and below.how in _LEFT_OK]
+        to_right = [p for p in parts if _reads(p) and _reads(p) <= right_cols and below.how in _RIGHT_OK]
+        kept = [p for p in parts if p not in to_left and p not in to_right]
+        if not to_left and not to_right:
+            return op
+        join = with_children(below, [_filtered(below.left, to_left), _filtered(below.right, to_right)])
+        return _filtered(join, kept)
+    if isinstance(below, Project):
+        passing = {c.name for c in below.columns if c.expr == Column(name=c.name)}
+        moved = [p for p in parts if _reads(p) and _reads(p) <= passing]
+        if not moved:
+            return op
+        kept = [p for p in parts if p not in moved]
+        return _filtered(with_children(below, [_filtered(below.input, moved)]), kept)
+    return op
+
+
+def _reads(predicate: Expr) -> set[str]:
+    return set(column_names(predicate))
+
+
+def _filtered(op: Operator, parts: list[Expr]) -> Operator:
+    """``op`` under a filter of ``parts`` (merged into a filter already there), sunk."""
+    predicate = conjunction(parts)
+    if predicate is None:
+        return op
+    if isinstance(op, Filter):
+        return Filter(input=op.input, predicate=conjunction([*conjuncts(op.predicate), *parts]))
+    return _sink(Filter(input=op, predicate=predicate))

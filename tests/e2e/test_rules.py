@@ -1,0 +1,48 @@
+"""The optimizer's rewrites keep answers: filters over outer joins (which may turn the join
+inner or one-sided, or move below it) give DuckDB's answer for the same SQL."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sparkwire.coordinator import Session
+from tests.e2e.conftest import canonical
+
+PREDICATES = [
+    "a.v > 0", "b.w > 0", "b.w is null", "a.v is null or b.w > 1", "coalesce(b.w, 0) > 0",
+    "not (b.w > 1)", "b.w in (1, 2)", "a.v + b.w > 1", "a.v > 0 and b.w < 3",
+    "(a.v > 0 or b.w > 0) and a.k is not null", "b.k is not null", "a.k is null",
+]
+values = st.one_of(st.none(), st.integers(-2, 3))
+
+
+@st.composite
+def tables(draw: st.DrawFn, value: str) -> pa.Table:
+    n = draw(st.integers(0, 12))
+    return pa.table({
+        "k": pa.array(draw(st.lists(values, min_size=n, max_size=n)), pa.int64()),
+        value: pa.array(draw(st.lists(values, min_size=n, max_size=n)), pa.int64()),
+    })
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session(workers=2, local_chunk_rows=4) as s:
+        yield s
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=tables("v"), b=tables("w"), how=st.sampled_from(["left", "right", "full", "inner"]),
+       predicate=st.sampled_from(PREDICATES))
+def test_filters_over_joins_keep_their_answer(session, a, b, how, predicate) -> None:
+    session.createDataFrame(a).createOrReplaceTempView("a")
+    session.createDataFrame(b).createOrReplaceTempView("b")
+    query = f"select a.k, a.v, b.k as bk, b.w from a {how} join b on a.k = b.k where {predicate}"
+    con = duckdb.connect()
+    con.register("a", a)
+    con.register("b", b)
+    assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
