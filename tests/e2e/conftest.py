@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import decimal
+import math
 import os
 import signal
 import threading
@@ -21,9 +23,28 @@ def oracle(table: pa.Table, sql: str) -> pa.Table:
     return con.sql(sql).to_arrow_table()
 
 
+def rows_close(got: pa.Table, expected: pa.Table) -> bool:
+    """Same rows in any order, numbers within 1e-6: sparkwire's results carry Spark's
+    types (``avg`` of a decimal(12,2) is a decimal(16,6), rounded; ``sum`` of integers a
+    bigint) where DuckDB, the oracle, gives a double or a HUGEINT decimal."""
+    mine, theirs = canonical(got), canonical(expected)
+    if len(mine) != len(theirs):
+        return False
+    for a, b in zip(mine, theirs, strict=True):
+        for x, y in zip(a, b, strict=True):
+            if isinstance(x, int | float) and isinstance(y, int | float) and not isinstance(x, bool):
+                if not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-6):
+                    return False
+            elif x != y:
+                return False
+    return True
+
+
 def canonical(table: pa.Table) -> list[tuple]:
     """Rows as a sorted list with floats rounded, for order-insensitive comparison."""
     def norm(value: object) -> object:
+        if isinstance(value, decimal.Decimal):
+            value = float(value)
         if isinstance(value, float):
             return round(value, 6)
         return value

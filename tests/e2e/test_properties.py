@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sparkwire.coordinator import Session
 from sparkwire.transport.registry import available_transports
 from sparkwire.planner import functions as F
-from tests.e2e.conftest import canonical, oracle
+from tests.e2e.conftest import canonical, oracle, rows_close
 
 SCHEMA = pa.schema([
     ("id", pa.int64()),
@@ -82,7 +82,7 @@ def session_for(sessions, n):
 
 def assert_same(got: pa.Table, expected: pa.Table) -> None:
     assert got.column_names == expected.column_names
-    assert canonical(got) == canonical(expected)
+    assert rows_close(got, expected), (canonical(got), canonical(expected))
 
 
 @COMMON
