@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/sparkwire demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
