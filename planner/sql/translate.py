@@ -151,8 +151,6 @@ def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list
         how = kind.lower()  # type: ignore[assignment]
     on = node.args.get("on")
     parts = _conjuncts(on) if on is not None else []
-    if kind == "CROSS" or (not parts and how == "inner"):
-        how = "cross" if not parts else how
     moved = [p for p in parts if _has_subquery(p)]
     if moved and how != "inner":
         raise unsupported(node, "a subquery in the ON condition of an outer join")
@@ -288,39 +286,38 @@ def _scalar_comparison(relation: Relation, node: exp.Expression, ctx: _Context) 
             keys.append(pair)
         if select.args.get("group") is not None or select.args.get("having") is not None:
             raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
-        value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0])
-        value_attr = value_rel.attrs[-1]
+        tag = f"_sq{next(_isolation)}"
+        value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0], tag)
         condition = conjunction([
-            ex.Call(fn="eq", args=(outer, key_attr.column))
+            ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
             for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
         ])
         plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs,
                                    "inner" if keys else "cross", condition)
         relation = Relation(plan, attrs)
-        internal = next(a for a in relation.attrs if a.origins == value_attr.origins
-                        and a.name == value_attr.name)
-        sub.replace(exp.column(internal.internal))
+        # an inner or cross join lists the right side's columns last: the value is the last
+        sub.replace(exp.column(relation.attrs[-1].internal))
     predicate = _resolve_internal(relation, expression(replaced))
     return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
 
 
-def _grouped_value(inner: Relation, keys: Sequence[ex.Expr], item: exp.Expression) -> Relation:
-    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row)."""
+def _grouped_value(
+    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expression, tag: str
+) -> Relation:
+    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row), its
+    columns named after ``tag`` (unique in the query) and qualified by it."""
     scope = inner.scope
     value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     if not has_aggregate(value):
         raise unsupported(item, "a scalar subquery that is not an aggregate")
-    taken = {a.internal.casefold() for a in inner.attrs}
-    key_items = tuple(ex.NamedExpr(name=fresh("_key", taken), expr=k) for k in keys)
-    name = fresh("_value", taken)
+    key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
+    name = f"{tag}_value"
     aggregate = Aggregate(input=inner.plan, keys=key_items,
                           aggregates=(ex.NamedExpr(name=name, expr=value),))
     key_types = {k.name: scope.type_of(k.expr) for k in key_items}
     attrs = (
-        *(Attribute(k.name, k.name, key_types[k.name], origins=frozenset({id(aggregate)}))
-          for k in key_items),
-        Attribute(name, name, types.infer(value, {**scope.types, **key_types}),
-                  origins=frozenset({id(aggregate)})),
+        *(Attribute(k.name, k.name, key_types[k.name], tag) for k in key_items),
+        Attribute(name, name, types.infer(value, {**scope.types, **key_types}), tag),
     )
     return Relation(aggregate, attrs)
 
@@ -444,15 +441,18 @@ def _in_nested_query(node: exp.Expression, top: exp.Expression) -> bool:
 def _correlation_key(
     condition: exp.Expression, inner: Relation, outer: Relation
 ) -> tuple[ex.Expr, ex.Expr] | None:
-    """``(inner side, outer side)`` of a correlated equality, resolved in their scopes."""
+    """``(inner side resolved, outer side as written)`` of a correlated equality; the
+    outer side is resolved again, with the subquery's value, by the join."""
     if not isinstance(condition, exp.EQ):
         return None
     a, b = expression(condition.this), expression(condition.expression)
     for first, second in ((a, b), (b, a)):
         try:
-            return inner.scope.resolve(first), outer.scope.resolve(second)
+            resolved = inner.scope.resolve(first)
+            outer.scope.resolve(second)
         except AnalysisError:
             continue
+        return resolved, second
     return None
 
 
