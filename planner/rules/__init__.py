@@ -13,6 +13,7 @@ from sparkwire.planner.plan import Operator
 from sparkwire.planner.rules.filters import merge_filters
 from sparkwire.planner.rules.joins import outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
+from sparkwire.planner.rules.projects import merge_projects
 from sparkwire.planner.rules.pushdown import push_filters
 
 Rule = Callable[[Operator], Operator]
@@ -21,6 +22,7 @@ RULES: tuple[Rule, ...] = (
     merge_filters,
     outer_to_inner,
     push_filters,
+    merge_projects,
     merge_limits,
 )
 

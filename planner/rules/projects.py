@@ -1,0 +1,31 @@
+"""A ``Project`` over a ``Project`` becomes one, the outer expressions written over the
+inner's inputs, when that computes nothing twice: every computed inner column is read at
+most once above (a column passed through may be read any number of times)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sparkwire.planner.expressions import Column, Expr, NamedExpr
+from sparkwire.planner.plan import Operator, Project, transform_up
+from sparkwire.planner.tree import transform, walk
+
+
+def merge_projects(plan: Operator) -> Operator:
+    def rewrite(op: Operator) -> Operator:
+        if not (isinstance(op, Project) and isinstance(op.input, Project)):
+            return op
+        inner = {c.name: c.expr for c in op.input.columns}
+        reads = Counter(
+            node.name for c in op.columns for node in walk(c.expr) if isinstance(node, Column)
+        )
+        if any(reads[name] > 1 and not isinstance(expr, Column) for name, expr in inner.items()):
+            return op
+
+        def substitute(node: Expr) -> Expr | None:
+            return inner.get(node.name) if isinstance(node, Column) else None
+
+        columns = tuple(NamedExpr(name=c.name, expr=transform(c.expr, substitute)) for c in op.columns)
+        return Project(input=op.input.input, columns=columns)
+
+    return transform_up(plan, rewrite)
