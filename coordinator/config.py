@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # A join side estimated at most this many bytes is broadcast instead of shuffled
     # (Spark's spark.sql.autoBroadcastJoinThreshold, same default); 0 never broadcasts.
     broadcast_threshold: int = Field(default=10 * 1024 * 1024, ge=0)
+    # A full sort of at least this many estimated rows is range-partitioned over the
+    # workers instead of sorted in one task; 0 never (see benchmarks/sort.py).
+    range_sort_rows: int = Field(default=0, ge=0)
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)

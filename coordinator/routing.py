@@ -1,7 +1,7 @@
 """Partition routing: which producer partitions one consumer task reads. One formula, here.
 
-- shuffle (P partitions, M producer tasks, P consumer tasks): consumer ``p`` reads
-  partition ``p`` of every producer task;
+- shuffle and range (P partitions, M producer tasks, P consumer tasks): consumer ``p``
+  reads partition ``p`` of every producer task;
 - coalesce (M producer tasks → C consumer tasks): consumer ``c`` reads partition 0 of
   producer tasks ``[c*M//C, (c+1)*M//C)``;
 - broadcast: every consumer reads partition 0 of every producer task (stored once);
@@ -17,7 +17,7 @@ def route(boundary: Boundary, producers: int, consumers: int, consumer: int) -> 
     """``(producer task, partition)`` pairs that consumer task ``consumer`` reads, in order."""
     if not 0 <= consumer < consumers:
         raise ValueError(f"consumer {consumer} outside [0, {consumers})")
-    if boundary.kind == "shuffle":
+    if boundary.kind in ("shuffle", "range"):
         if consumers != boundary.partitions:
             raise ValueError(
                 f"shuffle into {boundary.partitions} partitions read by {consumers} tasks"

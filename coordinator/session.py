@@ -83,6 +83,10 @@ class Session(Closeable):
     def broadcast_threshold(self) -> int:
         return self.settings.broadcast_threshold
 
+    @property
+    def range_sort_rows(self) -> int:
+        return self.settings.range_sort_rows
+
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
         chunks = max(1, min(self.workers, wanted))

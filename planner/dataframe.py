@@ -365,6 +365,7 @@ class DataFrame:
         return plan_query(
             with_result_types(self._plan, self._attrs), [a.internal for a in self._attrs],
             self._executor.workers, self._executor.broadcast_threshold,
+            self._executor.range_sort_rows,
         )
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
@@ -529,7 +530,7 @@ class DataFrame:
             def resolve(node: Expr) -> Expr | None:
                 if isinstance(node, AggCall):
                     arg = None if node.arg is None else scope.resolve(node.arg)
-                    return AggCall(fn=node.fn, arg=arg)
+                    return node.model_copy(update={"arg": arg})
                 if isinstance(node, ColumnRef | Ref):
                     try:
                         return key_scope.resolve(node)

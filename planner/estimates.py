@@ -26,6 +26,7 @@ from sparkwire.planner.plan import (
     Operator,
     ParquetScan,
     Project,
+    Sample,
     SetOperation,
     Sort,
 )
@@ -53,6 +54,8 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return (max(1, below // 2) if below else 0) if node.keys else 1
             case Limit():
                 return min(rows(node.input), node.n)
+            case Sample():
+                return min(rows(node.input), node.rows)
             case Join(how="semi" | "anti"):
                 return rows(node.left)
             case Join(how="cross"):
@@ -82,6 +85,8 @@ def estimate_bytes(op: Operator) -> int:
             return estimate_bytes(op.input) // 2 if op.keys else _ROW_BYTES
         case Limit():
             return min(estimate_bytes(op.input), op.n * _ROW_BYTES)
+        case Sample():
+            return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:

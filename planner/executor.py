@@ -51,6 +51,10 @@ class Executor(Protocol):
     def broadcast_threshold(self) -> int:
         """A join side estimated at most this many bytes is broadcast."""
 
+    @property
+    def range_sort_rows(self) -> int:
+        """A full sort of at least this many (estimated) rows is range-partitioned; 0 never."""
+
     def register_view(self, name: str, df: DataFrame) -> None:
         """Keep ``df`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
 

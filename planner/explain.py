@@ -17,6 +17,7 @@ from sparkwire.planner.plan import (
     Operator,
     ParquetScan,
     Project,
+    Sample,
     SetOperation,
     Sort,
     StagedPlan,
@@ -47,9 +48,9 @@ def explain_logical(plan: Operator, title: str = "Logical plan") -> str:
 
 
 def boundary(b: Boundary) -> str:
-    if b.kind == "shuffle":
+    if b.kind in ("shuffle", "range"):
         keys = ", ".join(sql(k) for k in b.keys)
-        return f"shuffle(keys=[{keys}], partitions={b.partitions})"
+        return f"{b.kind}(keys=[{keys}], partitions={b.partitions})"
     if b.kind == "result":
         return "result"
     return f"{b.kind}(partitions={b.partitions})"
@@ -83,6 +84,8 @@ def _line(op: Operator) -> str:
             return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
         case Limit():
             return f"Limit {op.n}"
+        case Sample():
+            return f"Sample {op.rows} rows"
         case Join():
             return _join_line(op)
         case SetOperation():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 MAX_IDENTIFIER_LENGTH = 255
 
@@ -108,7 +108,9 @@ ScalarFunction = Literal[
     "month",
     "day",
 ]
-AggregateFunction = Literal["sum", "count", "avg", "min", "max", "count_distinct", "any_value"]
+AggregateFunction = Literal[
+    "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile",
+]
 
 
 class Node(BaseModel):
@@ -151,11 +153,19 @@ class Call(Node):
 
 
 class AggCall(Node):
-    """An aggregate call; ``arg=None`` is ``count(*)``."""
+    """An aggregate call; ``arg=None`` is ``count(*)``; ``quantile`` takes ``fraction``
+    (the value at that fraction of the sorted input, one of its values)."""
 
     kind: Literal["aggregate"] = "aggregate"
     fn: AggregateFunction
     arg: Expr | None = None
+    fraction: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _fraction_for_quantile(self) -> AggCall:
+        if (self.fn == "quantile") != (self.fraction is not None):
+            raise ValueError("quantile takes a fraction, and only quantile does")
+        return self
 
 
 class Case(Node):

@@ -99,6 +99,16 @@ class Limit(Node):
     n: int = Field(ge=0)
 
 
+class Sample(Node):
+    """About ``rows`` rows of the input, drawn at random (a reservoir per task): the stage
+    cutter samples sort keys with it to choose range bounds."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["sample"] = "sample"
+    input: Operator
+    rows: int = Field(ge=1, le=1_000_000)
+
+
 JoinType = Literal["inner", "left", "right", "full", "semi", "anti", "cross"]
 
 
@@ -153,7 +163,7 @@ class SetOperation(Node):
 Operator = Annotated[
     Union[
         ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-        SetOperation,
+        SetOperation, Sample,
     ],
     Field(discriminator="op"),
 ]
@@ -166,7 +176,7 @@ LOGICAL_OPERATORS: Final = (
 #: What a task's fragment may hold on the wire.
 TASK_OPERATORS: Final = (
     ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-    SetOperation,
+    SetOperation, Sample,
 )
 
 
@@ -203,7 +213,7 @@ def output_columns(op: Operator) -> list[str]:
             return [c.name for c in op.columns]
         case Aggregate():
             return [k.name for k in op.keys] + [a.name for a in op.aggregates]
-        case Filter() | Sort() | Limit():
+        case Filter() | Sort() | Limit() | Sample():
             return output_columns(op.input)
         case Join(how="semi" | "anti"):
             return output_columns(op.left)
@@ -228,12 +238,13 @@ def disallowed(root: Operator, allowed: tuple[type, ...]) -> list[str]:
 class Boundary(Node):
     """How a stage's output reaches its consumer (routing formula: ``coordinator.routing``).
 
-    ``shuffle`` hashes ``keys`` into ``partitions`` partitions; ``coalesce`` and ``broadcast``
-    write one partition per task; ``result`` is the final stage's output, read by the
-    coordinator task by task in order.
+    ``shuffle`` hashes ``keys`` into ``partitions`` partitions; ``range`` has one key whose
+    value is the partition (a range of sort keys, computed by the plan); ``coalesce`` and
+    ``broadcast`` write one partition per task; ``result`` is the final stage's output,
+    read by the coordinator task by task in order.
     """
 
-    kind: Literal["shuffle", "coalesce", "broadcast", "result"]
+    kind: Literal["shuffle", "range", "coalesce", "broadcast", "result"]
     keys: tuple[Expr, ...] = ()
     partitions: int = Field(default=1, ge=1)
 
@@ -275,5 +286,5 @@ class StagedPlan(Node):
         return self.stages[-1]
 
 
-for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation):
+for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample):
     _model.model_rebuild()

@@ -94,6 +94,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return "count(1)" if naming else "count(*)"
         if expr.fn == "count_distinct":
             return f"count(DISTINCT {r(expr.arg)})"
+        if expr.fn == "quantile":
+            return f"quantile({r(expr.arg)}, {expr.fraction:g})"
         return f"{expr.fn}({r(expr.arg)})"
     if isinstance(expr, Case):
         parts = [f"WHEN {r(c)} THEN {r(v)}" for c, v in expr.branches]

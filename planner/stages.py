@@ -40,7 +40,8 @@ from typing import Literal, assert_never
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.estimates import estimate_bytes, estimate_rows
-from sparkwire.planner.expressions import Column, Expr
+from sparkwire.planner.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, SortKey
+from sparkwire.planner.render import sql
 from sparkwire.planner.tree import column_names
 from sparkwire.planner.plan import (
     Aggregate,
@@ -54,6 +55,7 @@ from sparkwire.planner.plan import (
     Operator,
     ParquetScan,
     Project,
+    Sample,
     SetOperation,
     Sort,
     Stage,
@@ -65,6 +67,10 @@ from sparkwire.planner.plan import (
 )
 from sparkwire.planner.splits import group_splits
 
+#: The column a range-partitioned sort carries its range in, between two stages.
+RANGE_COLUMN = "__sparkwire_range"
+#: Rows sampled per task to choose a range-partitioned sort's bounds.
+RANGE_SAMPLE_ROWS = 1000
 TASKS_PER_WORKER = 2
 MAX_SHUFFLE_PARTITIONS = 256
 #: Spark's ``spark.sql.autoBroadcastJoinThreshold``; the session's setting overrides it.
@@ -73,13 +79,13 @@ DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 
 def plan_stages(
     plan: Operator, columns: Sequence[str], workers: int,
-    broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
+    broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD, range_sort_rows: int = 0,
 ) -> StagedPlan:
     if workers < 1:
         raise PlanError(f"a cluster needs at least one worker, got {workers}")
     if list(columns) != output_columns(plan):
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
-    cutter = _Cutter(workers, broadcast_threshold)
+    cutter = _Cutter(workers, broadcast_threshold, range_sort_rows)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
     return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
 
@@ -99,10 +105,14 @@ class _Open:
 
 
 class _Cutter:
-    def __init__(self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD) -> None:
+    def __init__(
+        self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
+        range_sort_rows: int = 0,
+    ) -> None:
         self.stages: list[Stage] = []
         self.workers = workers
         self.broadcast_threshold = broadcast_threshold
+        self.range_sort_rows = range_sort_rows
         self.scan_tasks = TASKS_PER_WORKER * workers
         self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
 
@@ -114,8 +124,8 @@ class _Cutter:
                 return _Open(scan, tasks=len(groups), splits=groups)
             case LocalSource():
                 return _Open(op, tasks=op.chunks, published=True)
-            case Exchange():
-                raise PlanError("a logical plan cannot read an Exchange; the stage cutter adds them")
+            case Exchange() | Sample():
+                raise PlanError(f"a logical plan cannot hold {type(op).__name__}; the stage cutter adds it")
             case Filter() | Project():
                 return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
             case Limit():
@@ -179,9 +189,40 @@ class _Cutter:
 
     def sort(self, op: Sort) -> _Open:
         child = self.cut(op.input)
-        if op.limit is None:
-            return self.extend(self.single(child), lambda f: with_children(op, [f]))
-        return self.gather(child, lambda f: with_children(op, [f]))
+        if op.limit is not None:
+            return self.gather(child, lambda f: with_children(op, [f]))
+        if 0 < self.range_sort_rows <= estimate_rows(op.input) and child.tasks > 1:
+            return self.range_sort(op, child)
+        return self.extend(self.single(child), lambda f: with_children(op, [f]))
+
+    def range_sort(self, op: Sort, child: _Open) -> _Open:
+        """A full sort over ``partitions`` tasks: rows are split into ranges of the first
+        sort key, bounded by quantiles of a random sample, and each task sorts one range;
+        the result reads the tasks in order. Rows with equal first keys share a range, so
+        the order holds for every sort key. Stages: the input (read twice), a sample per
+        task, the bounds in one task (broadcast), each row's range, the sorts."""
+        source = self.close(self.materialize(child), Boundary(kind="coalesce"), child.tasks)
+        columns = output_columns(source.fragment)
+        first = op.keys[0]
+        sampled = replace(source, fragment=Sample(input=source.fragment, rows=RANGE_SAMPLE_ROWS))
+        p = self.partitions
+        bounds = tuple(
+            NamedExpr(name=f"_bound{i}", expr=AggCall(fn="quantile", arg=first.expr, fraction=i / p))
+            for i in range(1, p)
+        )
+        bounded = self.extend(self.single(sampled),
+                              lambda f: Aggregate(input=f, keys=(), aggregates=bounds))
+        shared = self.close(bounded, Boundary(kind="broadcast"), consumer_tasks=source.tasks)
+        ranged = replace(source, fragment=Project(
+            input=Join(left=source.fragment, right=shared.fragment, how="cross"),
+            columns=(*(NamedExpr(name=c, expr=Column(name=c)) for c in columns),
+                     NamedExpr(name=RANGE_COLUMN, expr=_range_of(first, p))),
+        ))
+        boundary = Boundary(kind="range", keys=(Column(name=RANGE_COLUMN),), partitions=p)
+        consumer = self.close(ranged, boundary, consumer_tasks=p)
+        keep = tuple(NamedExpr(name=c, expr=Column(name=c)) for c in columns)
+        return replace(consumer, fragment=with_children(op, [Project(input=consumer.fragment, columns=keep)]),
+                       notes=(f"sort: {p} ranges of {sql(first.expr)} from a {RANGE_SAMPLE_ROWS}-row sample per task",))
 
     def aggregate(self, op: Aggregate) -> _Open:
         child = self.materialize(self.cut(op.input))
@@ -305,6 +346,20 @@ def _size(n: int) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024  # type: ignore[assignment]
     return f"{n} B"
+
+
+def _range_of(key: SortKey, partitions: int) -> Expr:
+    """The range (0 first in sort order) a row's first sort key falls in, given the bounds
+    ``_bound1`` ... ``_bound{P-1}``; NULLs go first or last as the key sorts them, and NULL
+    bounds (an empty sample) put every row in the last range."""
+    below = "lt" if key.ascending else "gt"
+    ordered = range(1, partitions) if key.ascending else range(partitions - 1, 0, -1)
+    branches = [
+        (Call(fn="is_null", args=(key.expr,)), Lit(value=0 if key.nulls_first else partitions - 1)),
+        *((Call(fn=below, args=(key.expr, Column(name=f"_bound{b}"))), Lit(value=i))
+          for i, b in enumerate(ordered)),
+    ]
+    return Case(branches=tuple(branches), otherwise=Lit(value=partitions - 1))
 
 
 def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) -> bool:

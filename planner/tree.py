@@ -38,7 +38,7 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
         return Call(fn=expr.fn, args=tuple(transform(a, replace) for a in expr.args))
     if isinstance(expr, AggCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
-        return AggCall(fn=expr.fn, arg=arg)
+        return expr.model_copy(update={"arg": arg})
     if isinstance(expr, Case):
         branches = tuple((transform(c, replace), transform(v, replace)) for c, v in expr.branches)
         otherwise = None if expr.otherwise is None else transform(expr.otherwise, replace)

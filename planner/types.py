@@ -169,7 +169,7 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         return pa.int64()
     assert expr.arg is not None
     arg = _plain(infer(expr.arg, columns))
-    if expr.fn in ("min", "max", "any_value"):
+    if expr.fn in ("min", "max", "any_value", "quantile"):
         return arg
     if expr.fn == "sum":
         if pa.types.is_decimal(arg):

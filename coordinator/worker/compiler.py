@@ -37,6 +37,7 @@ from sparkwire.planner.plan import (
     Operator,
     ParquetScan,
     Project,
+    Sample,
     SetOperation,
     Sort,
     output_columns,
@@ -53,6 +54,9 @@ __all__ = [
     "compile_fragment",
     "duckdb_type",
 ]
+
+#: Reservoir samples are repeatable: the same input gives the same range bounds.
+_SAMPLE_SEED = 42
 
 #: The column a shuffle stage appends: the output partition of each row, in ``[0, P)``.
 PARTITION_COLUMN = "__sparkwire_partition"
@@ -112,15 +116,29 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
     the fragment is walked once, collecting its tables as its leaves are compiled."""
     compiler = _Compiler()
     query = compiler.operator(fragment)
-    if output.kind == "shuffle":
+    if output.kind in ("shuffle", "range"):
         if not output.keys:
-            raise CompileError("a shuffle boundary needs at least one key")
+            raise CompileError(f"a {output.kind} boundary needs at least one key")
         keys = [compiler.expr(key) for key in output.keys]
-        # HASH returns UBIGINT (never negative), so the modulo by an unsigned P lies in [0, P).
-        bucket = exp.Mod(
-            this=exp.Anonymous(this="hash", expressions=keys),
-            expression=_cast(exp.Literal.number(output.partitions), "UBIGINT"),
-        )
+        if output.kind == "range":
+            if len(keys) != 1:
+                raise CompileError("a range boundary has one key: the partition")
+            # the plan computed each row's partition; clamped, so a bad plan cannot
+            # name a partition that does not exist
+            bucket: exp.Expression = exp.Greatest(
+                this=exp.Literal.number(0),
+                expressions=[exp.Least(
+                    this=_cast(keys[0], "BIGINT"),
+                    expressions=[exp.Literal.number(output.partitions - 1)],
+                )],
+            )
+        else:
+            # HASH returns UBIGINT (never negative), so the modulo by an unsigned P lies in
+            # [0, P).
+            bucket = exp.Mod(
+                this=exp.Anonymous(this="hash", expressions=keys),
+                expression=_cast(exp.Literal.number(output.partitions), "UBIGINT"),
+            )
         query = exp.select(
             exp.Star(), exp.alias_(_cast(bucket, "BIGINT"), _ident(PARTITION_COLUMN))
         ).from_(compiler.derived(query))
@@ -428,6 +446,15 @@ class _Compiler:
             case Limit():
                 source = self.derived(self.operator(op.input))
                 return exp.select(exp.Star()).from_(source).limit(op.n)
+            case Sample():
+                source = self.derived(self.operator(op.input))
+                sample = exp.TableSample(
+                    method=exp.var("RESERVOIR"), size=exp.Literal.number(op.rows),
+                    seed=exp.Literal.number(_SAMPLE_SEED),
+                )
+                query = exp.select(exp.Star()).from_(source)
+                query.set("sample", sample)
+                return query
             case Join():
                 return self._join(op)
             case SetOperation():
@@ -575,6 +602,9 @@ class _Compiler:
         arg = self.expr(node.arg)
         if node.fn == "count_distinct":
             return exp.Count(this=exp.Distinct(expressions=[arg]))
+        if node.fn == "quantile":
+            fraction = _cast(exp.Literal.string(repr(node.fraction)), "DOUBLE")
+            return exp.Anonymous(this="quantile_disc", expressions=[arg, fraction])
         return _AGGREGATES[node.fn](this=arg)
 
 

@@ -196,7 +196,7 @@ class Worker:
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
                 self._register_inputs(task, engine)
                 result = engine.run(task.compiled.sql)
-                shuffle = plan.output.kind == "shuffle"
+                shuffle = plan.output.kind in ("shuffle", "range")
                 schema = result.schema
                 if shuffle:
                     schema = schema.remove(schema.get_field_index(PARTITION_COLUMN))

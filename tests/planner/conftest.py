@@ -41,6 +41,7 @@ class FakeExecutor:
     def __init__(self, workers: int = 2, chunks: int = 3) -> None:
         self.workers = workers
         self.broadcast_threshold = 10 * 1024 * 1024
+        self.range_sort_rows = 0
         self.chunks = chunks
         self.registered: list[pa.Table] = []
         self.views: dict[str, object] = {}
