@@ -52,6 +52,7 @@ def run_fragment(
     inputs: dict[int, pa.Table] | None = None,
     output: Boundary | None = None,
     local: pa.Table | None = None,
+    chunk: int = 7,
 ) -> pa.Table:
     """Compile ``fragment``, register what it reads (each exchange input as a stream of small
     batches, ``local`` as every local source's chunk), run it and collect."""
@@ -59,7 +60,7 @@ def run_fragment(
     for table in compiled.tables:
         if isinstance(table, ExchangeTable):
             t = (inputs or {})[table.stage]
-            batches = t.to_batches(max_chunksize=7)
+            batches = t.to_batches(max_chunksize=chunk)
             engine.register(table.name, pa.RecordBatchReader.from_batches(t.schema, batches))
         elif isinstance(table, RowGroupTable):
             engine.register(table.name, row_group_dataset(table.splits))

@@ -361,3 +361,15 @@ def test_or_inside_and_keeps_its_parentheses(engine: TaskEngine) -> None:
     got = run_fragment(engine, Filter(input=exchange(t), predicate=predicate), {0: t})
     want = oracle(t, "SELECT * FROM t WHERE (a OR b) AND c")
     assert got.to_pylist() == want.to_pylist() == [{"a": True, "b": False, "c": True}]
+
+
+def test_quantile_is_one_of_the_input_values(engine: TaskEngine, table: pa.Table) -> None:
+    fragment = Aggregate(
+        input=exchange(table), keys=(),
+        aggregates=(named("q", AggCall(fn="quantile", arg=col("i"), fraction=0.5)),),
+    )
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(table, "select quantile_disc(i, 0.5) q from t")
+    assert got.to_pylist() == want.to_pylist()
+    with pytest.raises(ValueError, match="fraction"):
+        AggCall(fn="quantile", arg=col("i"))
