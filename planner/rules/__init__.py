@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from sparkwire.planner.plan import Operator
 from sparkwire.planner.rules.filters import merge_filters
-from sparkwire.planner.rules.joins import outer_to_inner
+from sparkwire.planner.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
 from sparkwire.planner.rules.projects import merge_projects
 from sparkwire.planner.rules.pushdown import push_filters
@@ -21,6 +21,7 @@ Rule = Callable[[Operator], Operator]
 RULES: tuple[Rule, ...] = (
     merge_filters,
     outer_to_inner,
+    left_join_to_anti,
     push_filters,
     merge_projects,
     merge_limits,

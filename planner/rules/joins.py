@@ -1,13 +1,29 @@
-"""An outer join under a filter that rejects the rows it pads with NULLs becomes the join
-that does not pad them (Spark's ``EliminateOuterJoin``): a LEFT JOIN filtered on a right
-column is an inner join, a FULL JOIN filtered on one side a one-sided outer join. Inner
-joins can be broadcast and let filters move below them (``push_filters``)."""
+"""Outer joins that a filter makes into other joins.
+
+``outer_to_inner``: an outer join under a filter that rejects the rows it pads with NULLs
+becomes the join that does not pad them (Spark's ``EliminateOuterJoin``): a LEFT JOIN
+filtered on a right column is an inner join, a FULL JOIN filtered on one side a one-sided
+outer join. Inner joins can be broadcast and let filters move below them.
+
+``left_join_to_anti``: ``SELECT <left columns> FROM l LEFT JOIN r ON l.k = r.k WHERE r.k IS
+NULL`` keeps exactly the left rows without a match (a matched row's key equals a non-NULL
+left key), which is an anti join; it needs no right rows and never duplicates left ones.
+"""
 
 from __future__ import annotations
 
 from sparkwire.planner.expressions import Call, Cast, Column, Expr
-from sparkwire.planner.plan import Filter, Join, JoinType, Operator, output_columns, transform_up
-from sparkwire.planner.rules.predicates import conjuncts
+from sparkwire.planner.plan import (
+    Filter,
+    Join,
+    JoinType,
+    Operator,
+    Project,
+    output_columns,
+    transform_up,
+)
+from sparkwire.planner.rules.predicates import conjunction, conjuncts
+from sparkwire.planner.tree import column_names
 
 # Functions that return NULL whenever one of their arguments is NULL.
 _STRICT = frozenset({
@@ -67,3 +83,39 @@ def null_when_null(expr: Expr, columns: set[str]) -> bool:
     if isinstance(expr, Call) and expr.fn in _STRICT:
         return any(null_when_null(a, columns) for a in expr.args)
     return False
+
+
+def left_join_to_anti(plan: Operator) -> Operator:
+    def rewrite(op: Operator) -> Operator:
+        if not (isinstance(op, Project) and isinstance(op.input, Filter)
+                and isinstance(op.input.input, Join)):
+            return op
+        condition, join = op.input, op.input.input
+        if join.how != "left" or not join.right_keys:
+            return op
+        left = set(output_columns(join.left))
+        if not all(set(column_names(c.expr)) <= left for c in op.columns):
+            return op
+        parts = conjuncts(condition.predicate)
+        unmatched = [p for p in parts if _null_test_of_key(p, join)]
+        if not unmatched:
+            return op
+        rest = [p for p in parts if p not in unmatched]
+        if any(not set(column_names(p)) <= left for p in rest):
+            return op
+        anti: Operator = join.model_copy(update={"how": "anti"})
+        if rest:
+            anti = Filter(input=anti, predicate=conjunction(rest))
+        return op.model_copy(update={"input": anti})
+
+    return transform_up(plan, rewrite)
+
+
+def _null_test_of_key(predicate: Expr, join: Join) -> bool:
+    """``<right key column> IS NULL``: true exactly for the rows the left join padded."""
+    if not (isinstance(predicate, Call) and predicate.fn == "is_null"):
+        return False
+    (arg,) = predicate.args
+    keys = {k.expr.name if isinstance(k, Cast) and isinstance(k.expr, Column) else
+            k.name if isinstance(k, Column) else None for k in join.right_keys}
+    return isinstance(arg, Column) and arg.name in keys

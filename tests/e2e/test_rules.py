@@ -46,3 +46,18 @@ def test_filters_over_joins_keep_their_answer(session, a, b, how, predicate) -> 
     con.register("a", a)
     con.register("b", b)
     assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=tables("v"), b=tables("w"), extra=st.sampled_from(["", " and a.v > 0", " or a.v > 0"]))
+def test_left_join_where_right_key_is_null_is_an_anti_join(session, a, b, extra) -> None:
+    session.createDataFrame(a).createOrReplaceTempView("a")
+    session.createDataFrame(b).createOrReplaceTempView("b")
+    query = f"select a.k, a.v from a left join b on a.k = b.k where b.k is null{extra}"
+    df = session.sql(query)
+    if not extra.startswith(" or"):
+        assert "Join anti" in df.explain_string()
+    con = duckdb.connect()
+    con.register("a", a)
+    con.register("b", b)
+    assert canonical(df.toArrow()) == canonical(con.sql(query).to_arrow_table())
