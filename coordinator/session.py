@@ -29,7 +29,8 @@ from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMet
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
-from sparkwire.planner.dataframe import DataFrame, DataFrameReader, create_dataframe, sql_dataframe
+from sparkwire.planner.dataframe import DataFrame
+from sparkwire.planner.sources import DataFrameReader, create_dataframe, sql_dataframe
 from sparkwire.planner.plan import LocalSource, StagedPlan
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError

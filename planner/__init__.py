@@ -6,7 +6,9 @@ protocol, which the coordinator's Session implements.
 """
 
 from sparkwire.planner import functions
-from sparkwire.planner.dataframe import DataFrame, DataFrameReader, GroupedData, create_dataframe
+from sparkwire.planner.dataframe import DataFrame
+from sparkwire.planner.grouped import GroupedData
+from sparkwire.planner.sources import DataFrameReader, create_dataframe, sql_dataframe
 from sparkwire.planner.errors import AnalysisError, PlanError
 from sparkwire.planner.executor import Executor, ResultStream
 from sparkwire.planner.explain import explain_logical, explain_staged
@@ -28,4 +30,5 @@ __all__ = [
     "explain_staged",
     "functions",
     "plan_stages",
+    "sql_dataframe",
 ]

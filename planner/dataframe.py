@@ -10,8 +10,7 @@ cluster) and hand the staged plan over; results carry the user's column names.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,24 +38,21 @@ from sparkwire.planner.explain import explain_logical, explain_staged
 from sparkwire.planner.expressions import AggCall, Call, Expr, NamedExpr, Ref, SortKey, check_identifier
 from sparkwire.planner.expressions import Column as ColumnRef
 from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
-from sparkwire.planner.parquet_meta import file_info, list_parquet_files
 from sparkwire.planner.pipeline import plan_query
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import (
     Aggregate,
-    FileSplit,
     Filter,
     JoinType,
     Limit,
     Operator,
-    ParquetScan,
     Project,
     Sort,
     StagedPlan,
 )
 from sparkwire.planner.render import sql
+from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.rows import Row, format_table
-from sparkwire.planner.sql import sql_relation
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
 
@@ -125,7 +121,7 @@ class DataFrame:
 
     def alias(self, alias: str) -> DataFrame:
         """The same rows with ``alias`` as the qualifier of every column (``F.col("a.x")``)."""
-        _check_names([alias])
+        check_names([alias])
         return self._derive(self._plan, [replace(a, qualifier=alias) for a in self._attrs])
 
     # -- transformations ----------------------------------------------------------------
@@ -166,7 +162,7 @@ class DataFrame:
 
     def withColumn(self, name: str, col: Column) -> DataFrame:  # noqa: N802 - PySpark's name
         """Replaces a column of that name (in any case) in place, or appends one."""
-        _check_names([name])
+        check_names([name])
         if not isinstance(col, Column):
             raise AnalysisError("withColumn takes a Column; use F.lit() for a constant")
         _, expr = self._named(col, "withColumn")
@@ -182,7 +178,7 @@ class DataFrame:
         """A no-op when ``existing`` is not a column, as in PySpark."""
         if all(a.name.casefold() != existing.casefold() for a in self._attrs):
             return self
-        _check_names([new])
+        check_names([new])
         return self._project([
             (new if a.name.casefold() == existing.casefold() else a.name, a.column)
             for a in self._attrs
@@ -440,7 +436,7 @@ class DataFrame:
 
     def createOrReplaceTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
         """Name this DataFrame for ``session.sql`` (names match ignoring case)."""
-        _check_names([name])
+        check_names([name])
         self._executor.register_view(name, self)
 
     @property
@@ -551,90 +547,6 @@ class DataFrame:
         return self._derive(plan, attrs)
 
 
-class GroupedData:
-    """``df.groupBy(...)``: finish with ``agg`` or a shortcut."""
-
-    __slots__ = ("_df", "_keys")
-
-    def __init__(self, df: DataFrame, keys: tuple[tuple[str, Expr], ...]) -> None:
-        self._df = df
-        self._keys = keys
-
-    def agg(self, *exprs: Column | Sequence[Column]) -> DataFrame:
-        return self._df._aggregate(self._keys, exprs)
-
-    def count(self) -> DataFrame:
-        return self.agg(F.count("*").alias("count"))
-
-    def sum(self, *cols: str) -> DataFrame:
-        return self._each(F.sum, cols)
-
-    def avg(self, *cols: str) -> DataFrame:
-        return self._each(F.avg, cols)
-
-    mean = avg
-
-    def min(self, *cols: str) -> DataFrame:
-        return self._each(F.min, cols)
-
-    def max(self, *cols: str) -> DataFrame:
-        return self._each(F.max, cols)
-
-    def _each(self, fn: Callable[[str], Column], cols: tuple[str, ...]) -> DataFrame:
-        if not cols:
-            raise AnalysisError("name the columns to aggregate, e.g. .sum('price')")
-        return self.agg(*(fn(c) for c in cols))
-
-
-class DataFrameReader:
-    """``session.read``."""
-
-    def __init__(self, executor: Executor) -> None:
-        self._executor = executor
-
-    def parquet(self, *paths: str | os.PathLike[str]) -> DataFrame:
-        """Files, directories (every ``*.parquet`` inside, recursively) or globs; every
-        file must have the same columns. Footers are read now, for the column names and
-        types and the row groups the stage cutter balances tasks by."""
-        if not paths:
-            raise AnalysisError("parquet needs at least one path")
-        files = list(dict.fromkeys(f for p in paths for f in list_parquet_files(p)))
-        infos = [file_info(f) for f in files]
-        columns = infos[0].columns
-        for info in infos[1:]:
-            if info.columns != columns:
-                raise AnalysisError(
-                    f"{info.path} has columns [{', '.join(info.columns)}] but {infos[0].path} has "
-                    f"[{', '.join(columns)}]; all files of one read need the same columns"
-                )
-        _check_names(columns)
-        splits = tuple(
-            FileSplit(path=i.path, row_groups=tuple(range(len(i.row_group_rows)))) for i in infos
-        )
-        scan = ParquetScan(splits=splits, columns=columns)
-        return DataFrame(scan, _attributes(infos[0].schema), self._executor)
-
-
-def create_dataframe(
-    executor: Executor, data: pa.Table | pa.RecordBatch | pd.DataFrame
-) -> DataFrame:
-    """``session.createDataFrame``: the executor keeps the rows and chooses the chunks."""
-    table = _as_table(data)
-    _check_names(table.column_names)
-    source = executor.register_local(table)
-    return DataFrame(source, _attributes(table.schema), executor)
-
-
-def sql_dataframe(executor: Executor, text: str, views: Mapping[str, DataFrame]) -> DataFrame:
-    """``session.sql``: the query's plan, built by the SQL front end over the views."""
-    relation = sql_relation(text, {name: df.relation for name, df in views.items()})
-    return DataFrame(relation.plan, relation.attrs, executor)
-
-
-def _attributes(schema: pa.Schema) -> list[Attribute]:
-    return [Attribute(f.name, f.name, f.type) for f in schema]
-
-
 def _stream(df: DataFrame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:
     # A generator starts on the first ``next``, so one that is never started runs nothing
     # and holds nothing; once started, ``close()`` or garbage collection runs the ``with``.
@@ -642,23 +554,6 @@ def _stream(df: DataFrame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:
         schema = df._user_schema(stream.schema)
         for batch in stream:
             yield df._renamed(batch, schema)
-
-
-def _as_table(data: object) -> pa.Table:
-    if isinstance(data, pa.Table):
-        return data
-    if isinstance(data, pa.RecordBatch):
-        return pa.Table.from_batches([data])
-    try:
-        import pandas as pd
-    except ImportError:
-        pass
-    else:
-        if isinstance(data, pd.DataFrame):
-            return pa.Table.from_pandas(data, preserve_index=False)
-    raise AnalysisError(
-        f"createDataFrame takes a pyarrow Table or a pandas DataFrame, got {type(data).__name__}"
-    )
 
 
 def _is_star(item: object) -> bool:
@@ -675,7 +570,8 @@ def _flatten(items: tuple[Any, ...]) -> list[Any]:
     return list(items)
 
 
-def _check_names(names: Sequence[str]) -> None:
+def check_names(names: Sequence[str]) -> None:
+    """Valid identifiers, unique ignoring case."""
     for name in names:
         try:
             check_identifier(name)

@@ -16,14 +16,24 @@ names this module chooses and returns with the SQL (``CompiledFragment.tables``)
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import assert_never
 
 from sqlglot import exp
 
+from sparkwire.coordinator.worker.expressions import (
+    AGGREGATES,
+    CALLS,
+    DIALECT,
+    CompileError,
+    cast,
+    col,
+    duckdb_type,
+    ident,
+    literal,
+    paren,
+)
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
     Aggregate,
@@ -61,11 +71,7 @@ _SAMPLE_SEED = 42
 #: The column a shuffle stage appends: the output partition of each row, in ``[0, P)``.
 PARTITION_COLUMN = "__sparkwire_partition"
 
-_DIALECT = "duckdb"
 
-
-class CompileError(ValueError):
-    """A fragment that validated as a model but cannot be compiled (a planner bug)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,7 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
             bucket: exp.Expression = exp.Greatest(
                 this=exp.Literal.number(0),
                 expressions=[exp.Least(
-                    this=_cast(keys[0], "BIGINT"),
+                    this=cast(keys[0], "BIGINT"),
                     expressions=[exp.Literal.number(output.partitions - 1)],
                 )],
             )
@@ -137,13 +143,13 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
             # [0, P).
             bucket = exp.Mod(
                 this=exp.Anonymous(this="hash", expressions=keys),
-                expression=_cast(exp.Literal.number(output.partitions), "UBIGINT"),
+                expression=cast(exp.Literal.number(output.partitions), "UBIGINT"),
             )
         query = exp.select(
-            exp.Star(), exp.alias_(_cast(bucket, "BIGINT"), _ident(PARTITION_COLUMN))
+            exp.Star(), exp.alias_(cast(bucket, "BIGINT"), ident(PARTITION_COLUMN))
         ).from_(compiler.derived(query))
     return CompiledFragment(
-        sql=query.sql(dialect=_DIALECT, identify=True),
+        sql=query.sql(dialect=DIALECT, identify=True),
         tables=tuple(compiler.tables.values()),
         files=tuple(compiler.files),
     )
@@ -162,218 +168,6 @@ def _unique(names: Iterable[str], where: str) -> None:
         seen[key] = name
 
 
-def _ident(name: str) -> exp.Identifier:
-    return exp.to_identifier(name, quoted=True)
-
-
-def _col(name: str) -> exp.Column:
-    return exp.Column(this=_ident(name))
-
-
-def _cast(value: exp.Expression, type_sql: str) -> exp.Cast:
-    return exp.Cast(this=value, to=exp.DataType.build(type_sql, dialect=_DIALECT))
-
-
-_SIMPLE_TYPES = {
-    "bool": "BOOLEAN",
-    "int8": "TINYINT",
-    "int16": "SMALLINT",
-    "int32": "INTEGER",
-    "int64": "BIGINT",
-    "float32": "FLOAT",
-    "float64": "DOUBLE",
-    "string": "VARCHAR",
-    "binary": "BLOB",
-    "date": "DATE",
-    "timestamp": "TIMESTAMP",
-}
-_DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")
-
-
-def duckdb_type(name: str) -> exp.DataType:
-    """The DuckDB type for a sparkwire type name (already validated by ``TypeName``)."""
-    if name in _SIMPLE_TYPES:
-        return exp.DataType.build(_SIMPLE_TYPES[name], dialect=_DIALECT)
-    match = _DECIMAL.fullmatch(name)
-    if match is None:
-        raise CompileError(f"unknown type {name!r}")
-    params = [exp.DataTypeParam(this=exp.Literal.number(int(g))) for g in match.groups()]
-    return exp.DataType(this=exp.DataType.Type.DECIMAL, expressions=params)
-
-
-def _paren(node: exp.Expression) -> exp.Expression:
-    """Parenthesise compound operands: sqlglot renders a built tree without precedence.
-
-    ``AND``/``OR`` are ``exp.Func`` subclasses in sqlglot, so connectives are checked first:
-    left bare, ``(a OR b) AND c`` would print as ``a OR b AND c``.
-    """
-    if isinstance(node, exp.Connector):
-        return exp.Paren(this=node)
-    if isinstance(node, (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.Paren, exp.Func)):
-        return node
-    if isinstance(node, exp.Cast):
-        return node
-    return exp.Paren(this=node)
-
-
-def _binary(cls: type[exp.Expression]) -> Callable[[list[exp.Expression]], exp.Expression]:
-    def build(args: list[exp.Expression]) -> exp.Expression:
-        _arity(cls.__name__, args, 2)
-        return cls(this=_paren(args[0]), expression=_paren(args[1]))
-
-    return build
-
-
-def _unary(cls: type[exp.Expression]) -> Callable[[list[exp.Expression]], exp.Expression]:
-    def build(args: list[exp.Expression]) -> exp.Expression:
-        _arity(cls.__name__, args, 1)
-        return cls(this=_paren(args[0]))
-
-    return build
-
-
-def _arity(fn: str, args: list[exp.Expression], n: int) -> None:
-    if len(args) != n:
-        raise CompileError(f"{fn} takes {n} argument(s), got {len(args)}")
-
-
-def _chain(cls: type[exp.Expression]) -> Callable[[list[exp.Expression]], exp.Expression]:
-    """``and`` / ``or`` of two or more operands, folded left."""
-
-    def build(args: list[exp.Expression]) -> exp.Expression:
-        if len(args) < 2:
-            raise CompileError(f"{cls.__name__} takes at least 2 arguments, got {len(args)}")
-        result = _paren(args[0])
-        for arg in args[1:]:
-            result = cls(this=result, expression=_paren(arg))
-        return result
-
-    return build
-
-
-def _div(args: list[exp.Expression]) -> exp.Expression:
-    # PySpark's `/` always yields a double; DuckDB's `/` does too for integers (verified), but
-    # casting both operands says so explicitly and also covers decimal operands.
-    _arity("div", args, 2)
-    return exp.Div(this=_cast(args[0], "DOUBLE"), expression=_cast(args[1], "DOUBLE"))
-
-
-def _is_null(args: list[exp.Expression]) -> exp.Expression:
-    _arity("is_null", args, 1)
-    return exp.Is(this=_paren(args[0]), expression=exp.Null())
-
-
-def _is_not_null(args: list[exp.Expression]) -> exp.Expression:
-    return exp.Not(this=exp.Paren(this=_is_null(args)))
-
-
-def _in(args: list[exp.Expression]) -> exp.Expression:
-    if not args:
-        raise CompileError("in takes a value and a list")
-    if len(args) == 1:
-        # `x IN ()` is not SQL; an empty list matches nothing (Spark 4 semantics, even for NULL).
-        return exp.Boolean(this=False)
-    return exp.In(this=_paren(args[0]), expressions=args[1:])
-
-
-def _between(args: list[exp.Expression]) -> exp.Expression:
-    _arity("between", args, 3)
-    return exp.Between(this=_paren(args[0]), low=_paren(args[1]), high=_paren(args[2]))
-
-
-def _substring(args: list[exp.Expression]) -> exp.Expression:
-    """SQL's 1-based ``substring(s, start, length)``; without a length, to the end."""
-    if len(args) not in (2, 3):
-        raise CompileError(f"substring takes 2 or 3 arguments, got {len(args)}")
-    length = args[2] if len(args) == 3 else None
-    return exp.Substring(this=args[0], start=args[1], length=length)
-
-
-def _date_shift(unit: str) -> Callable[[list[exp.Expression]], exp.Expression]:
-    """``date_add(d, n)`` / ``add_months(d, n)`` as Spark has them: a DATE moved by ``n``
-    days or months (DuckDB's date + interval is a TIMESTAMP, so it is cast back); a month
-    past the end of the next is its last day, in both engines."""
-
-    def build(args: list[exp.Expression]) -> exp.Expression:
-        _arity(f"date shift by {unit}", args, 2)
-        amount = exp.Anonymous(this=f"to_{unit}", expressions=[_cast(args[1], "INTEGER")])
-        return _cast(exp.Add(this=_paren(args[0]), expression=amount), "DATE")
-
-    return build
-
-
-def _concat(args: list[exp.Expression]) -> exp.Expression:
-    """``a || b || ...``: NULL when any part is NULL, as Spark's ``concat``; DuckDB's
-    ``concat()`` would skip NULL parts."""
-    if not args:
-        raise CompileError("concat takes at least 1 argument")
-    result = _cast(args[0], "VARCHAR")
-    for arg in args[1:]:
-        result = exp.DPipe(this=result, expression=_cast(arg, "VARCHAR"), safe=False)
-    return result
-
-
-def _named_function(name: str) -> Callable[[list[exp.Expression]], exp.Expression]:
-    def build(args: list[exp.Expression]) -> exp.Expression:
-        _arity(name, args, 1)
-        return exp.Anonymous(this=name, expressions=args)
-
-    return build
-
-
-def _coalesce(args: list[exp.Expression]) -> exp.Expression:
-    if not args:
-        raise CompileError("coalesce takes at least 1 argument")
-    return exp.Coalesce(this=args[0], expressions=args[1:])
-
-
-def _func(cls: type[exp.Func]) -> Callable[[list[exp.Expression]], exp.Expression]:
-    def build(args: list[exp.Expression]) -> exp.Expression:
-        _arity(cls.__name__.lower(), args, 1)
-        return cls(this=args[0])
-
-    return build
-
-
-_CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
-    "add": _binary(exp.Add),
-    "sub": _binary(exp.Sub),
-    "mul": _binary(exp.Mul),
-    "div": _div,
-    "mod": _binary(exp.Mod),
-    "neg": _unary(exp.Neg),
-    "eq": _binary(exp.EQ),
-    "ne": _binary(exp.NEQ),
-    "lt": _binary(exp.LT),
-    "le": _binary(exp.LTE),
-    "gt": _binary(exp.GT),
-    "ge": _binary(exp.GTE),
-    "and": _chain(exp.And),
-    "or": _chain(exp.Or),
-    "not": _unary(exp.Not),
-    "is_null": _is_null,
-    "is_not_null": _is_not_null,
-    "in": _in,
-    "between": _between,
-    "coalesce": _coalesce,
-    "like": _binary(exp.Like),
-    "substring": _substring,
-    "concat": _concat,
-    "trim": _named_function("trim"),
-    "ltrim": _named_function("ltrim"),
-    "rtrim": _named_function("rtrim"),
-    "date_add": _date_shift("days"),
-    "add_months": _date_shift("months"),
-    "abs": _func(exp.Abs),
-    "trunc": lambda args: exp.Anonymous(this="trunc", expressions=args),
-    "lower": _func(exp.Lower),
-    "upper": _func(exp.Upper),
-    "length": _func(exp.Length),
-    "year": _func(exp.Year),
-    "month": _func(exp.Month),
-    "day": _func(exp.Day),
-}
-
 #: (side, kind) of the sqlglot ``Join`` node for each join type but ``cross``.
 _JOIN_SHAPES: dict[str, tuple[str | None, str | None]] = {
     "inner": (None, None),
@@ -390,19 +184,6 @@ _SET_OPERATIONS: dict[str, type[exp.SetOperation]] = {
     "except": exp.Except,
 }
 
-_AGGREGATES: dict[str, type[exp.AggFunc]] = {
-    "sum": exp.Sum,
-    "avg": exp.Avg,
-    "min": exp.Min,
-    "max": exp.Max,
-    "count": exp.Count,
-    # Spark's any_value keeps NULLs (isIgnoreNull=false): that is DuckDB's first(), not its
-    # any_value(), which skips them. Every first() of one aggregate reads the same row, so
-    # dropDuplicates keeps whole input rows.
-    "any_value": exp.First,
-}
-
-
 class _Compiler:
     """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
     collects the tables and files the query reads."""
@@ -415,21 +196,21 @@ class _Compiler:
     def derived(self, query: exp.Query) -> exp.Subquery:
         alias = f"_t{self._aliases}"
         self._aliases += 1
-        return query.subquery(_ident(alias))
+        return query.subquery(ident(alias))
 
     def operator(self, op: Operator) -> exp.Select:
         match op:
             case Exchange():
                 _unique(op.columns, f"exchange from stage {op.stage}")
                 table = self._table(ExchangeTable(name=f"exchange_{op.stage}", stage=op.stage))
-                return exp.select(*map(_col, op.columns)).from_(table)
+                return exp.select(*map(col, op.columns)).from_(table)
             case ParquetScan():
                 _unique(op.columns, "parquet scan")
-                return exp.select(*map(_col, op.columns)).from_(self._scan_source(op))
+                return exp.select(*map(col, op.columns)).from_(self._scan_source(op))
             case LocalSource():
                 _unique(op.columns, "local source")
                 table = self._table(LocalTable(name=f"local_{op.source_id}", source_id=op.source_id))
-                return exp.select(*map(_col, op.columns)).from_(table)
+                return exp.select(*map(col, op.columns)).from_(table)
             case Filter():
                 source = self.derived(self.operator(op.input))
                 return exp.select(exp.Star()).from_(source).where(self.expr(op.predicate))
@@ -464,7 +245,7 @@ class _Compiler:
 
     def _table(self, table: TableInput) -> exp.Table:
         self.tables.setdefault(table.name, table)
-        return exp.Table(this=_ident(table.name))
+        return exp.Table(this=ident(table.name))
 
     def _scan_source(self, scan: ParquetScan) -> exp.Expression:
         if not scan.splits:
@@ -504,7 +285,7 @@ class _Compiler:
         left = self.derived(self.operator(op.left))
         right = self.derived(self.operator(op.right))
         outputs = left_names if op.how in ("semi", "anti") else [*left_names, *right_names]
-        query = exp.select(*map(_col, outputs)).from_(left)
+        query = exp.select(*map(col, outputs)).from_(left)
         if op.how == "cross":
             if op.left_keys or op.condition is not None:
                 raise CompileError("a cross join has no keys and no condition")
@@ -518,16 +299,16 @@ class _Compiler:
         """``left_key_i = right_key_i`` (SQL equality: NULL never matches) AND the residual
         condition; ``TRUE`` when there is neither (every pair of rows matches)."""
         terms = [
-            exp.EQ(this=_paren(self.expr(lk)), expression=_paren(self.expr(rk)))
+            exp.EQ(this=paren(self.expr(lk)), expression=paren(self.expr(rk)))
             for lk, rk in zip(op.left_keys, op.right_keys, strict=True)
         ]
         if op.condition is not None:
             terms.append(self.expr(op.condition))
         if not terms:
             return exp.Boolean(this=True)
-        on = _paren(terms[0])
+        on = paren(terms[0])
         for term in terms[1:]:
-            on = exp.And(this=on, expression=_paren(term))
+            on = exp.And(this=on, expression=paren(term))
         return on
 
     def _null_aware_anti_join(self, op: Join, left_names: list[str]) -> exp.Select:
@@ -544,9 +325,9 @@ class _Compiler:
         keys = exp.select(self.expr(op.right_keys[0])).from_(right)
         if op.condition is not None:
             keys = keys.where(self.expr(op.condition))
-        member = exp.In(this=_paren(self.expr(op.left_keys[0])), query=keys.subquery())
+        member = exp.In(this=paren(self.expr(op.left_keys[0])), query=keys.subquery())
         return (
-            exp.select(*map(_col, left_names))
+            exp.select(*map(col, left_names))
             .from_(left)
             .where(exp.Not(this=exp.Paren(this=member)))
         )
@@ -567,7 +348,7 @@ class _Compiler:
         return exp.select(exp.Star()).from_(self.derived(combined))
 
     def named(self, named: NamedExpr) -> exp.Expression:
-        return exp.alias_(self.expr(named.expr), _ident(named.name))
+        return exp.alias_(self.expr(named.expr), ident(named.name))
 
     def sort_key(self, key: SortKey) -> exp.Ordered:
         return exp.Ordered(
@@ -576,11 +357,11 @@ class _Compiler:
 
     def expr(self, node: Expr) -> exp.Expression:
         if isinstance(node, Column):
-            return _col(node.name)
+            return col(node.name)
         if isinstance(node, Lit):
-            return _literal(node)
+            return literal(node)
         if isinstance(node, Call):
-            return _CALLS[node.fn]([self.expr(arg) for arg in node.args])
+            return CALLS[node.fn]([self.expr(arg) for arg in node.args])
         if isinstance(node, AggCall):
             return self._agg(node)
         if isinstance(node, Case):
@@ -603,32 +384,8 @@ class _Compiler:
         if node.fn == "count_distinct":
             return exp.Count(this=exp.Distinct(expressions=[arg]))
         if node.fn == "quantile":
-            fraction = _cast(exp.Literal.string(repr(node.fraction)), "DOUBLE")
+            fraction = cast(exp.Literal.string(repr(node.fraction)), "DOUBLE")
             return exp.Anonymous(this="quantile_disc", expressions=[arg, fraction])
-        return _AGGREGATES[node.fn](this=arg)
+        return AGGREGATES[node.fn](this=arg)
 
 
-def _literal(lit: Lit) -> exp.Expression:
-    """A literal; typed literals are a cast of their text, so precision is never lost."""
-    value = lit.value
-    node: exp.Expression
-    if value is None:
-        node = exp.Null()
-    elif isinstance(value, bool):
-        node = exp.Boolean(this=value)
-    elif isinstance(value, int):
-        node = exp.Literal.number(value)
-    elif isinstance(value, float):
-        # DuckDB reads `0.1` as DECIMAL(1,1); PySpark's float literal is a double. Casting
-        # the shortest round-trip text keeps every bit and also spells nan and +-inf.
-        text = repr(value) if math.isfinite(value) else str(value)
-        node = _cast(exp.Literal.string(text), "DOUBLE")
-    else:
-        node = exp.Literal.string(value)
-    if lit.type is None:
-        return node
-    if lit.type == "binary" and isinstance(value, str):
-        # CAST(text AS BLOB) reads `\xNN` escapes and refuses non-ASCII; a binary literal
-        # given as text means its UTF-8 bytes, which is what encode() returns.
-        return exp.Anonymous(this="encode", expressions=[node])
-    return exp.Cast(this=node, to=duckdb_type(lit.type))

@@ -42,10 +42,12 @@ from sparkwire.planner.analyzer import (
 )
 from sparkwire.planner.rules.predicates import conjunction
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.estimates import estimate_bytes
-from sparkwire.planner.plan import Aggregate, Filter, JoinType, Limit, Project, Sort
+from sparkwire.planner.plan import Aggregate, Filter, JoinType, Project
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
+from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
+from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery
 from sparkwire.planner.tree import has_aggregate, transform
 from sparkwire.planner import types
 
@@ -96,7 +98,7 @@ def _set_operation(node: exp.SetOperation, ctx: _Context) -> Relation:
     plan, attrs = analyze_set_operation(
         left.plan, left.attrs, right.plan, right.attrs, kind, not node.args.get("distinct")
     )
-    return _order_limit(node, Relation(plan, attrs))
+    return order_limit(node, Relation(plan, attrs))
 
 
 # -- SELECT ------------------------------------------------------------------------------
@@ -104,11 +106,11 @@ def _select(node: exp.Select, ctx: _Context) -> Relation:
     relation, correlated = _source(node, ctx)
     if correlated:
         raise unsupported(correlated[0], "a reference to a column of no table in scope")
-    relation = _project_or_aggregate(node, relation, ctx)
+    relation = project_or_aggregate(node, relation, lambda sub: _query(sub, ctx))
     if node.args.get("distinct") is not None:
         keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
         relation = Relation(Aggregate(input=relation.plan, keys=keys, aggregates=()), relation.attrs)
-    return _order_limit(node, relation)
+    return order_limit(node, relation)
 
 
 def _from_item(node: exp.Expression, ctx: _Context) -> Relation:
@@ -150,8 +152,8 @@ def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list
     if kind in ("SEMI", "ANTI"):
         how = kind.lower()  # type: ignore[assignment]
     on = node.args.get("on")
-    parts = _conjuncts(on) if on is not None else []
-    moved = [p for p in parts if _has_subquery(p)]
+    parts = conjuncts(on) if on is not None else []
+    moved = [p for p in parts if has_subquery(p)]
     if moved and how != "inner":
         raise unsupported(node, "a subquery in the ON condition of an outer join")
     condition = conjunction([expression(p) for p in parts if p not in moved])
@@ -163,14 +165,10 @@ def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list
 
 
 # -- WHERE and its subqueries --------------------------------------------------------------
-def _where(relation: Relation, conditions: Sequence[exp.Expression], ctx: _Context | None) -> Relation:
-    plain = [c for c in conditions if not _has_subquery(c)]
-    if plain:
-        predicate = relation.scope.resolve(conjunction([expression(c) for c in plain]))
-        relation = Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
+def _where(relation: Relation, conditions: Sequence[exp.Expression], ctx: _Context) -> Relation:
+    relation = plain_filter(relation, [c for c in conditions if not has_subquery(c)])
     for condition in conditions:
-        if _has_subquery(condition):
-            assert ctx is not None
+        if has_subquery(condition):
             relation = _subquery_condition(relation, condition, ctx)
     return relation
 
@@ -190,7 +188,7 @@ def _subquery_condition(relation: Relation, node: exp.Expression, ctx: _Context)
 def _exists(relation: Relation, query: exp.Expression, how: JoinType, ctx: _Context) -> Relation:
     select = _plain_select(query)
     inner, correlated = _correlated_source(select, relation, ctx)
-    local, _ = _source_tables(select, ctx)
+    local, _ = _sourcetables_of(select, ctx)
     inner, correlated = _isolated(inner, correlated, local)
     condition = conjunction([expression(c) for c in correlated])
     if condition is None:
@@ -208,7 +206,7 @@ def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: _Context)
     select = _plain_select(query.this if isinstance(query, exp.Subquery) else query)
     if len(select.expressions) != 1:
         raise SqlError.at(node, "IN (subquery) needs a subquery of one column")
-    local, correlated = _source_tables(select, ctx)
+    local, correlated = _sourcetables_of(select, ctx)
     if correlated:
         inner, correlated = _correlated_source(select, relation, ctx)
         if select.args.get("group") is not None or select.args.get("having") is not None:
@@ -255,18 +253,18 @@ def _isolated(
     return Relation(inner.plan, attrs), renamed
 
 
-def _source_tables(select: exp.Select, ctx: _Context) -> tuple[set[str], list[exp.Expression]]:
+def _sourcetables_of(select: exp.Select, ctx: _Context) -> tuple[set[str], list[exp.Expression]]:
     """The aliases a SELECT's FROM defines and its conditions naming other tables."""
     source = select.args.get("from_") or select.args.get("from")
     if source is None:
         raise unsupported(select, "a subquery without FROM")
-    aliases = {_alias(source.this), *(_alias(j.this) for j in select.args.get("joins") or [])}
+    aliases = {alias_of(source.this), *(alias_of(j.this) for j in select.args.get("joins") or [])}
     conditions = [
         *(p for j in select.args.get("joins") or [] if j.args.get("on") is not None
-          for p in _conjuncts(j.args["on"])),
-        *(_conjuncts(select.args["where"].this) if select.args.get("where") is not None else []),
+          for p in conjuncts(j.args["on"])),
+        *(conjuncts(select.args["where"].this) if select.args.get("where") is not None else []),
     ]
-    return aliases, [c for c in conditions if not _tables(c) <= aliases]
+    return aliases, [c for c in conditions if not tables_of(c) <= aliases]
 
 
 def _scalar_comparison(relation: Relation, node: exp.Expression, ctx: _Context) -> Relation:
@@ -329,7 +327,7 @@ def _correlated_source(
     (naming a table of the outer query), left for the join that decorrelates it."""
     inner, correlated = _source(select, ctx)
     for condition in correlated:
-        if _has_subquery(condition):
+        if has_subquery(condition):
             raise unsupported(condition, "a correlated condition holding another subquery")
     return inner, correlated
 
@@ -338,104 +336,37 @@ def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expre
     """FROM, its joins and WHERE as one relation, and the conditions naming tables not in
     this FROM (correlated, for an enclosing query to join on).
 
-    Inner and comma joins are ordered here (sqlglot's ``optimize_joins`` gives up on
-    correlated subqueries, and keeps a cross join where a later condition connects the
-    tables): each table's own conditions are applied to it first; the join starts from
-    the largest table and adds, each step, the smallest table a condition connects to
-    what is joined so far (a cross join only when none is connected), with every
-    condition whose tables are then all present. Dimension tables so join the fact table
-    one by one, small enough to be broadcast. Outer, semi and anti joins keep the
-    written order.
+    Inner and comma joins are ordered by ``planner.sql.joins``; outer, semi and anti
+    joins keep the written order.
     """
     source = select.args.get("from_") or select.args.get("from")
     if source is None:
         raise unsupported(select, "SELECT without FROM")
     joins = select.args.get("joins") or []
-    items = {_alias(source.this): _from_item(source.this, ctx)}
+    items = {alias_of(source.this): _from_item(source.this, ctx)}
     conditions: list[exp.Expression] = []
-    ordered = all(_plain_inner(j) for j in joins)
-    relation = items[_alias(source.this)]
+    ordered = all(plain_inner(j) for j in joins)
+    relation = items[alias_of(source.this)]
     for join in joins:
-        alias = _alias(join.this)
+        alias = alias_of(join.this)
         if alias in items:
             raise SqlError.at(join, f"table alias {alias!r} is used twice")
         on = join.args.get("on")
         if ordered:
             items[alias] = _from_item(join.this, ctx)
-            conditions.extend(_conjuncts(on) if on is not None else [])
+            conditions.extend(conjuncts(on) if on is not None else [])
         else:
             relation, moved = _join(relation, join, ctx)
             items[alias] = relation
             conditions.extend(moved)
     where = select.args.get("where")
-    conditions.extend(_conjuncts(where.this) if where is not None else [])
+    conditions.extend(conjuncts(where.this) if where is not None else [])
     local = set(items)
-    correlated = [c for c in conditions if not _tables(c) <= local]
-    conditions = [c for c in conditions if _tables(c) <= local]
+    correlated = [c for c in conditions if not tables_of(c) <= local]
+    conditions = [c for c in conditions if tables_of(c) <= local]
     if ordered and len(items) > 1:
-        relation, conditions = _ordered_joins(items, conditions)
+        relation, conditions = ordered_joins(items, conditions)
     return _where(relation, conditions, ctx), correlated
-
-
-def _ordered_joins(
-    items: dict[str, Relation], conditions: list[exp.Expression]
-) -> tuple[Relation, list[exp.Expression]]:
-    """The greedy join order of ``_source``; returns the joined relation and the
-    conditions still to apply (those holding subqueries)."""
-    plain = [c for c in conditions if not _has_subquery(c)]
-    rest = [c for c in conditions if _has_subquery(c)]
-    filtered = {}
-    for alias, relation in items.items():
-        own = [c for c in plain if _tables(c) == {alias}]
-        filtered[alias] = _where(relation, own, None) if own else relation
-    pending = [c for c in plain if len(_tables(c)) != 1]
-    rest.extend(c for c in plain if not _tables(c))
-    pending = [c for c in pending if _tables(c)]
-    size = {alias: estimate_bytes(r.plan) for alias, r in filtered.items()}
-    start = max(filtered, key=lambda a: (size[a], -list(filtered).index(a)))
-    present, relation = {start}, filtered[start]
-    while len(present) < len(filtered):
-        remaining = [a for a in filtered if a not in present]
-        connected = [
-            a for a in remaining
-            if any(a in _tables(c) and _tables(c) <= present | {a} for c in pending)
-        ]
-        pick = min(connected or remaining, key=lambda a: (size[a], remaining.index(a)))
-        now = [c for c in pending if _tables(c) <= present | {pick}]
-        pending = [c for c in pending if c not in now]
-        right = filtered[pick]
-        condition = conjunction([expression(c) for c in now])
-        plan, attrs = analyze_join(relation.plan, relation.attrs, right.plan, right.attrs,
-                                   "inner" if condition is not None else "cross", condition)
-        relation = Relation(plan, attrs)
-        present.add(pick)
-    return relation, [*pending, *rest]
-
-
-def _plain_inner(join: exp.Join) -> bool:
-    side, kind = (join.args.get("side") or "").upper(), (join.args.get("kind") or "").upper()
-    return not side and kind in ("", "INNER", "CROSS") and not join.args.get("using")
-
-
-def _alias(node: exp.Expression) -> str:
-    return node.alias_or_name if isinstance(node, exp.Table) else node.alias
-
-
-def _tables(condition: exp.Expression) -> set[str]:
-    """The table aliases a condition names, outside any subquery it holds."""
-    return {
-        c.table for c in condition.find_all(exp.Column)
-        if c.table and not _in_nested_query(c, condition)
-    }
-
-
-def _in_nested_query(node: exp.Expression, top: exp.Expression) -> bool:
-    parent = node.parent
-    while parent is not None and parent is not top:
-        if isinstance(parent, exp.Select | exp.Subquery):
-            return True
-        parent = parent.parent
-    return False
 
 
 def _correlation_key(
@@ -490,165 +421,4 @@ def _plain_select(node: exp.Expression) -> exp.Select:
         raise unsupported(node, "a set operation inside a subquery predicate")
     return node
 
-
-# -- SELECT list, GROUP BY, HAVING ---------------------------------------------------------
-def _project_or_aggregate(node: exp.Select, relation: Relation, ctx: _Context) -> Relation:
-    scope = relation.scope
-    items: list[tuple[str, ex.Expr]] = []
-    for item in node.expressions:
-        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-            items.extend((a.name, a.column) for a in relation.attrs)
-            continue
-        if _has_subquery(item):
-            raise unsupported(item, "a subquery in the SELECT list")
-        name = item.alias_or_name
-        value = item.unalias() if isinstance(item, exp.Alias) else item
-        items.append((name, scope.resolve(expression(value))))
-    group = node.args.get("group")
-    having = node.args.get("having")
-    grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
-    if not grouped:
-        return _projected(relation, items)
-    keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
-    return _aggregate(relation, items, keys, having, ctx)
-
-
-def _aggregate(
-    relation: Relation, items: list[tuple[str, ex.Expr]], keys: list[ex.Expr],
-    having: exp.Having | None, ctx: _Context,
-) -> Relation:
-    """Aggregate by the group keys computing every aggregate call once, filter by HAVING,
-    then project the SELECT list over keys and calls. A key that is a column keeps its
-    name and qualifier, so ORDER BY can still name it as ``t.c``. An uncorrelated scalar
-    subquery in HAVING (Q11) is cross-joined to the aggregate as a column first."""
-    scope = relation.scope
-    taken = {a.internal.casefold() for a in relation.attrs} | {n.casefold() for n, _ in items}
-    key_items = [ex.NamedExpr(name=fresh("_group", taken), expr=k) for k in keys]
-    calls: dict[ex.AggCall, str] = {}
-    joined: set[str] = set()  # columns of HAVING's subqueries, joined in after aggregating
-
-    def over_keys(expr: ex.Expr, what: str) -> ex.Expr:
-        def replace_node(node: ex.Expr) -> ex.Expr | None:
-            if isinstance(node, ex.Column) and node.name in joined:
-                return node
-            for key in key_items:
-                if node == key.expr:
-                    return ex.Column(name=key.name)
-            if isinstance(node, ex.AggCall):
-                if node not in calls:
-                    calls[node] = fresh("_agg", taken)
-                return ex.Column(name=calls[node])
-            if isinstance(node, ex.Column):
-                raise AnalysisError(
-                    f"column {node.name!r} in {what} is neither grouped nor aggregated"
-                )
-            return None
-
-        return transform(expr, replace_node)
-
-    finals = [(name, over_keys(expr, repr(name))) for name, expr in items]
-    having_expr = None
-    values: list[Relation] = []
-    if having is not None:
-        condition = having.this.copy()
-        placeholders: dict[str, ex.Expr] = {}
-        for sub in list(condition.find_all(exp.Subquery)):
-            value = _query(sub.this, ctx)
-            if len(value.attrs) != 1:
-                raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-            placeholder = fresh("_having", taken)
-            placeholders[placeholder] = ex.Column(name=value.attrs[0].internal)
-            values.append(value)
-            sub.replace(exp.column(placeholder))
-        if _has_subquery(condition):
-            raise unsupported(having, "this subquery in HAVING")
-
-        def resolve(node: ex.Expr) -> ex.Expr | None:
-            if isinstance(node, ex.Column):
-                return placeholders.get(node.name) or scope.resolve(node)
-            return None
-
-        joined.update(p.name for p in placeholders.values())
-        having_expr = over_keys(transform(expression(condition), resolve), "HAVING")
-    aggregate = Aggregate(
-        input=relation.plan, keys=tuple(key_items),
-        aggregates=tuple(ex.NamedExpr(name=n, expr=c) for c, n in calls.items()),
-    )
-    mid_attrs = []
-    for key in key_items:
-        source = scope.attribute_of(key.expr)
-        name = source.name if source is not None else key.name
-        qualifier = source.qualifier if source is not None else None
-        mid_attrs.append(Attribute(name, key.name, scope.type_of(key.expr), qualifier))
-    mid_attrs.extend(Attribute(n, n, types.infer(c, scope.types)) for c, n in calls.items())
-    mid = Relation(aggregate, tuple(mid_attrs))
-    for value in values:
-        plan, attrs = analyze_join(mid.plan, mid.attrs, value.plan, value.attrs, "cross", None)
-        mid = Relation(plan, attrs)
-    if having_expr is not None:
-        mid = Relation(Filter(input=mid.plan, predicate=having_expr), mid.attrs)
-    return _projected(mid, finals)
-
-
-def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:
-    """SELECT list under its names; a column passed through keeps its identity."""
-    by_internal = {a.internal: a for a in relation.attrs}
-    taken: set[str] = set()
-    named, attrs = [], []
-    scope = relation.scope
-    for name, expr in items:
-        internal = name if name.casefold() not in taken else fresh(name, taken)
-        taken.add(internal.casefold())
-        named.append(ex.NamedExpr(name=internal, expr=expr))
-        kept = by_internal.get(expr.name) if isinstance(expr, ex.Column) else None
-        if kept is not None:
-            attrs.append(replace(kept, name=name, internal=internal))
-        else:
-            attrs.append(Attribute(name, internal, scope.type_of(expr)))
-    return Relation(Project(input=relation.plan, columns=tuple(named)), tuple(attrs))
-
-
-# -- ORDER BY, LIMIT ---------------------------------------------------------------------
-def _order_limit(node: exp.Expression, relation: Relation) -> Relation:
-    order = node.args.get("order")
-    if order is not None:
-        keys = [_sort_key(o, relation) for o in order.expressions]
-        relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
-    limit = node.args.get("limit")
-    if limit is not None:
-        value = limit.expression
-        if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
-            raise unsupported(limit, "LIMIT other than a non-negative integer")
-        relation = Relation(Limit(input=relation.plan, n=int(value.this)), relation.attrs)
-    if node.args.get("offset") is not None:
-        raise unsupported(node.args["offset"], "OFFSET")
-    return relation
-
-
-def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
-    """A SELECT output by name, or by its source column (``qualify`` writes ``t.c`` for an
-    output that passes ``t.c`` through, and grouped outputs keep their qualifier)."""
-    descending = bool(node.args.get("desc"))
-    nulls_first = node.args.get("nulls_first")
-    if nulls_first is None:
-        nulls_first = not descending  # Spark: NULLS FIRST ascending, NULLS LAST descending
-    try:
-        key = relation.scope.resolve(expression(node.this))
-    except AnalysisError:
-        raise unsupported(node, "ORDER BY an expression that is not in the SELECT list") from None
-    return ex.SortKey(expr=key, ascending=not descending, nulls_first=bool(nulls_first))
-
-
-# -- helpers --------------------------------------------------------------------------------
-def _conjuncts(node: exp.Expression) -> list[exp.Expression]:
-    node = node.unnest() if isinstance(node, exp.Paren) else node
-    if isinstance(node, exp.And):
-        return [*_conjuncts(node.this), *_conjuncts(node.expression)]
-    return [node]
-
-
-def _has_subquery(node: exp.Expression) -> bool:
-    return any(True for _ in node.find_all(exp.Subquery, exp.Exists)) or any(
-        isinstance(n, exp.In) and n.args.get("query") is not None for n in node.find_all(exp.In)
-    )
 

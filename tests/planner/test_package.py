@@ -17,6 +17,7 @@ def test_public_names_are_pinned() -> None:
         "explain_staged",
         "functions",
         "plan_stages",
+        "sql_dataframe",
     ]
     for name in planner.__all__:
         assert getattr(planner, name) is not None

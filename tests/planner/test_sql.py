@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.planner import AnalysisError, create_dataframe
-from sparkwire.planner.dataframe import sql_dataframe
+from sparkwire.planner.sources import sql_dataframe
 from sparkwire.planner.plan import Join, operators
 from tests.planner.conftest import FakeExecutor
 

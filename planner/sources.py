@@ -1,0 +1,87 @@
+"""Where DataFrames come from: Parquet files (``session.read``), in-memory tables
+(``createDataFrame``) and SQL text (``session.sql``), each typed from the start."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from sparkwire.planner.analyzer import Attribute
+from sparkwire.planner.dataframe import DataFrame, check_names
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.executor import Executor
+from sparkwire.planner.parquet_meta import file_info, list_parquet_files
+from sparkwire.planner.plan import FileSplit, ParquetScan
+from sparkwire.planner.sql import sql_relation
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class DataFrameReader:
+    """``session.read``."""
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+
+    def parquet(self, *paths: str | os.PathLike[str]) -> DataFrame:
+        """Files, directories (every ``*.parquet`` inside, recursively) or globs; every
+        file must have the same columns. Footers are read now, for the column names and
+        types and the row groups the stage cutter balances tasks by."""
+        if not paths:
+            raise AnalysisError("parquet needs at least one path")
+        files = list(dict.fromkeys(f for p in paths for f in list_parquet_files(p)))
+        infos = [file_info(f) for f in files]
+        columns = infos[0].columns
+        for info in infos[1:]:
+            if info.columns != columns:
+                raise AnalysisError(
+                    f"{info.path} has columns [{', '.join(info.columns)}] but {infos[0].path} has "
+                    f"[{', '.join(columns)}]; all files of one read need the same columns"
+                )
+        check_names(columns)
+        splits = tuple(
+            FileSplit(path=i.path, row_groups=tuple(range(len(i.row_group_rows)))) for i in infos
+        )
+        scan = ParquetScan(splits=splits, columns=columns)
+        return DataFrame(scan, _attributes(infos[0].schema), self._executor)
+
+
+def create_dataframe(
+    executor: Executor, data: pa.Table | pa.RecordBatch | pd.DataFrame
+) -> DataFrame:
+    """``session.createDataFrame``: the executor keeps the rows and chooses the chunks."""
+    table = _as_table(data)
+    check_names(table.column_names)
+    source = executor.register_local(table)
+    return DataFrame(source, _attributes(table.schema), executor)
+
+
+def sql_dataframe(executor: Executor, text: str, views: Mapping[str, DataFrame]) -> DataFrame:
+    """``session.sql``: the query's plan, built by the SQL front end over the views."""
+    relation = sql_relation(text, {name: df.relation for name, df in views.items()})
+    return DataFrame(relation.plan, relation.attrs, executor)
+
+
+def _attributes(schema: pa.Schema) -> list[Attribute]:
+    return [Attribute(f.name, f.name, f.type) for f in schema]
+
+
+def _as_table(data: object) -> pa.Table:
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    try:
+        import pandas as pd
+    except ImportError:
+        pass
+    else:
+        if isinstance(data, pd.DataFrame):
+            return pa.Table.from_pandas(data, preserve_index=False)
+    raise AnalysisError(
+        f"createDataFrame takes a pyarrow Table or a pandas DataFrame, got {type(data).__name__}"
+    )

@@ -1,0 +1,83 @@
+"""Ordering inner and comma joins, for the SQL front end.
+
+sqlglot's ``optimize_joins`` gives up on correlated subqueries (a cycle on TPC-H Q2) and
+keeps a cross join where a later condition connects the tables, so the translator orders
+them here: each table's own conditions are applied to it first; the join starts from the
+largest table and adds, each step, the smallest table a condition connects to what is
+joined so far (a cross join only when none is connected), with every condition whose
+tables are then all present. Dimension tables so join the fact table one by one, small
+enough to be broadcast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlglot import exp
+
+from sparkwire.planner.analyzer import Relation, analyze_join
+from sparkwire.planner.estimates import estimate_bytes
+from sparkwire.planner.plan import Filter
+from sparkwire.planner.rules.predicates import conjunction
+from sparkwire.planner.sql.expressions import expression
+from sparkwire.planner.sql.syntax import has_subquery, in_nested_query
+
+
+def plain_filter(relation: Relation, conditions: Sequence[exp.Expression]) -> Relation:
+    """``relation`` filtered by conditions without subqueries."""
+    if not conditions:
+        return relation
+    predicate = relation.scope.resolve(conjunction([expression(c) for c in conditions]))
+    return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
+
+
+def ordered_joins(
+    items: dict[str, Relation], conditions: list[exp.Expression]
+) -> tuple[Relation, list[exp.Expression]]:
+    """Inner and comma joins of the FROM items, ordered; returns the joined relation and
+    the conditions still to apply (those holding subqueries)."""
+    plain = [c for c in conditions if not has_subquery(c)]
+    rest = [c for c in conditions if has_subquery(c)]
+    filtered = {}
+    for alias, relation in items.items():
+        own = [c for c in plain if tables_of(c) == {alias}]
+        filtered[alias] = plain_filter(relation, own)
+    pending = [c for c in plain if len(tables_of(c)) != 1]
+    rest.extend(c for c in plain if not tables_of(c))
+    pending = [c for c in pending if tables_of(c)]
+    size = {alias: estimate_bytes(r.plan) for alias, r in filtered.items()}
+    start = max(filtered, key=lambda a: (size[a], -list(filtered).index(a)))
+    present, relation = {start}, filtered[start]
+    while len(present) < len(filtered):
+        remaining = [a for a in filtered if a not in present]
+        connected = [
+            a for a in remaining
+            if any(a in tables_of(c) and tables_of(c) <= present | {a} for c in pending)
+        ]
+        pick = min(connected or remaining, key=lambda a: (size[a], remaining.index(a)))
+        now = [c for c in pending if tables_of(c) <= present | {pick}]
+        pending = [c for c in pending if c not in now]
+        right = filtered[pick]
+        condition = conjunction([expression(c) for c in now])
+        plan, attrs = analyze_join(relation.plan, relation.attrs, right.plan, right.attrs,
+                                   "inner" if condition is not None else "cross", condition)
+        relation = Relation(plan, attrs)
+        present.add(pick)
+    return relation, [*pending, *rest]
+
+
+def plain_inner(join: exp.Join) -> bool:
+    side, kind = (join.args.get("side") or "").upper(), (join.args.get("kind") or "").upper()
+    return not side and kind in ("", "INNER", "CROSS") and not join.args.get("using")
+
+
+def alias_of(node: exp.Expression) -> str:
+    return node.alias_or_name if isinstance(node, exp.Table) else node.alias
+
+
+def tables_of(condition: exp.Expression) -> set[str]:
+    """The table aliases a condition names, outside any subquery it holds."""
+    return {
+        c.table for c in condition.find_all(exp.Column)
+        if c.table and not in_nested_query(c, condition)
+    }

@@ -1,0 +1,176 @@
+"""The last steps of a SELECT: its output list, GROUP BY and HAVING, ORDER BY and LIMIT.
+
+Aggregation computes each distinct aggregate call once, under the group keys, then the
+SELECT list is a projection over keys and calls; a key that is a column keeps its name and
+table alias, so ORDER BY ``t.c`` still finds it. Unnamed outputs were named as Spark names
+them before normalisation (``planner.sql.normalize``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from sqlglot import exp
+
+from sparkwire.planner import expressions as ex
+from sparkwire.planner import types
+from sparkwire.planner.analyzer import Attribute, Relation, analyze_join, fresh
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.plan import Aggregate, Filter, Limit, Project, Sort
+from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.expressions import expression, unsupported
+from sparkwire.planner.sql.syntax import has_subquery
+from sparkwire.planner.tree import has_aggregate, transform
+
+#: Translates a (scalar) subquery into its relation, in the enclosing query's scope.
+Subquery = Callable[[exp.Expression], Relation]
+
+
+def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquery) -> Relation:
+    """The SELECT list, grouped and aggregated when GROUP BY, HAVING or an aggregate
+    asks for it; ``subquery`` translates a scalar subquery in HAVING."""
+    scope = relation.scope
+    items: list[tuple[str, ex.Expr]] = []
+    for item in node.expressions:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+            items.extend((a.name, a.column) for a in relation.attrs)
+            continue
+        if has_subquery(item):
+            raise unsupported(item, "a subquery in the SELECT list")
+        name = item.alias_or_name
+        value = item.unalias() if isinstance(item, exp.Alias) else item
+        items.append((name, scope.resolve(expression(value))))
+    group = node.args.get("group")
+    having = node.args.get("having")
+    grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
+    if not grouped:
+        return _projected(relation, items)
+    keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
+    return _aggregate(relation, items, keys, having, subquery)
+
+
+def _aggregate(
+    relation: Relation, items: list[tuple[str, ex.Expr]], keys: list[ex.Expr],
+    having: exp.Having | None, subquery: Subquery,
+) -> Relation:
+    """Aggregate by the group keys computing every aggregate call once, filter by HAVING,
+    then project the SELECT list over keys and calls. A key that is a column keeps its
+    name and qualifier, so ORDER BY can still name it as ``t.c``. An uncorrelated scalar
+    subquery in HAVING (Q11) is cross-joined to the aggregate as a column first."""
+    scope = relation.scope
+    taken = {a.internal.casefold() for a in relation.attrs} | {n.casefold() for n, _ in items}
+    key_items = [ex.NamedExpr(name=fresh("_group", taken), expr=k) for k in keys]
+    calls: dict[ex.AggCall, str] = {}
+    joined: set[str] = set()  # columns of HAVING's subqueries, joined in after aggregating
+
+    def over_keys(expr: ex.Expr, what: str) -> ex.Expr:
+        def replace_node(node: ex.Expr) -> ex.Expr | None:
+            if isinstance(node, ex.Column) and node.name in joined:
+                return node
+            for key in key_items:
+                if node == key.expr:
+                    return ex.Column(name=key.name)
+            if isinstance(node, ex.AggCall):
+                if node not in calls:
+                    calls[node] = fresh("_agg", taken)
+                return ex.Column(name=calls[node])
+            if isinstance(node, ex.Column):
+                raise AnalysisError(
+                    f"column {node.name!r} in {what} is neither grouped nor aggregated"
+                )
+            return None
+
+        return transform(expr, replace_node)
+
+    finals = [(name, over_keys(expr, repr(name))) for name, expr in items]
+    having_expr = None
+    values: list[Relation] = []
+    if having is not None:
+        condition = having.this.copy()
+        placeholders: dict[str, ex.Expr] = {}
+        for sub in list(condition.find_all(exp.Subquery)):
+            value = subquery(sub.this)
+            if len(value.attrs) != 1:
+                raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+            placeholder = fresh("_having", taken)
+            placeholders[placeholder] = ex.Column(name=value.attrs[0].internal)
+            values.append(value)
+            sub.replace(exp.column(placeholder))
+        if has_subquery(condition):
+            raise unsupported(having, "this subquery in HAVING")
+
+        def resolve(node: ex.Expr) -> ex.Expr | None:
+            if isinstance(node, ex.Column):
+                return placeholders.get(node.name) or scope.resolve(node)
+            return None
+
+        joined.update(p.name for p in placeholders.values())
+        having_expr = over_keys(transform(expression(condition), resolve), "HAVING")
+    aggregate = Aggregate(
+        input=relation.plan, keys=tuple(key_items),
+        aggregates=tuple(ex.NamedExpr(name=n, expr=c) for c, n in calls.items()),
+    )
+    mid_attrs = []
+    for key in key_items:
+        source = scope.attribute_of(key.expr)
+        name = source.name if source is not None else key.name
+        qualifier = source.qualifier if source is not None else None
+        mid_attrs.append(Attribute(name, key.name, scope.type_of(key.expr), qualifier))
+    mid_attrs.extend(Attribute(n, n, types.infer(c, scope.types)) for c, n in calls.items())
+    mid = Relation(aggregate, tuple(mid_attrs))
+    for value in values:
+        plan, attrs = analyze_join(mid.plan, mid.attrs, value.plan, value.attrs, "cross", None)
+        mid = Relation(plan, attrs)
+    if having_expr is not None:
+        mid = Relation(Filter(input=mid.plan, predicate=having_expr), mid.attrs)
+    return _projected(mid, finals)
+
+
+def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:
+    """SELECT list under its names; a column passed through keeps its identity."""
+    by_internal = {a.internal: a for a in relation.attrs}
+    taken: set[str] = set()
+    named, attrs = [], []
+    scope = relation.scope
+    for name, expr in items:
+        internal = name if name.casefold() not in taken else fresh(name, taken)
+        taken.add(internal.casefold())
+        named.append(ex.NamedExpr(name=internal, expr=expr))
+        kept = by_internal.get(expr.name) if isinstance(expr, ex.Column) else None
+        if kept is not None:
+            attrs.append(replace(kept, name=name, internal=internal))
+        else:
+            attrs.append(Attribute(name, internal, scope.type_of(expr)))
+    return Relation(Project(input=relation.plan, columns=tuple(named)), tuple(attrs))
+
+
+def order_limit(node: exp.Expression, relation: Relation) -> Relation:
+    """ORDER BY (output names, or the columns outputs pass through) and LIMIT."""
+    order = node.args.get("order")
+    if order is not None:
+        keys = [_sort_key(o, relation) for o in order.expressions]
+        relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
+    limit = node.args.get("limit")
+    if limit is not None:
+        value = limit.expression
+        if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
+            raise unsupported(limit, "LIMIT other than a non-negative integer")
+        relation = Relation(Limit(input=relation.plan, n=int(value.this)), relation.attrs)
+    if node.args.get("offset") is not None:
+        raise unsupported(node.args["offset"], "OFFSET")
+    return relation
+
+
+def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
+    """A SELECT output by name, or by its source column (``qualify`` writes ``t.c`` for an
+    output that passes ``t.c`` through, and grouped outputs keep their qualifier)."""
+    descending = bool(node.args.get("desc"))
+    nulls_first = node.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = not descending  # Spark: NULLS FIRST ascending, NULLS LAST descending
+    try:
+        key = relation.scope.resolve(expression(node.this))
+    except AnalysisError:
+        raise unsupported(node, "ORDER BY an expression that is not in the SELECT list") from None
+    return ex.SortKey(expr=key, ascending=not descending, nulls_first=bool(nulls_first))
