@@ -24,16 +24,17 @@ def oracle(table: pa.Table, sql: str) -> pa.Table:
 
 
 def rows_close(got: pa.Table, expected: pa.Table) -> bool:
-    """Same rows in any order, numbers within 1e-6: sparkwire's results carry Spark's
-    types (``avg`` of a decimal(12,2) is a decimal(16,6), rounded; ``sum`` of integers a
-    bigint) where DuckDB, the oracle, gives a double or a HUGEINT decimal."""
+    """Same rows in any order, numbers within 1e-6 (relative, or absolute near zero):
+    sparkwire's results carry Spark's types (``avg`` of a decimal(12,2) is a decimal(16,6),
+    rounded; ``sum`` of integers a bigint; ``/`` a double) where DuckDB, the oracle, gives
+    a double, a HUGEINT or an exact decimal."""
     mine, theirs = canonical(got), canonical(expected)
     if len(mine) != len(theirs):
         return False
     for a, b in zip(mine, theirs, strict=True):
         for x, y in zip(a, b, strict=True):
             if isinstance(x, int | float) and isinstance(y, int | float) and not isinstance(x, bool):
-                if not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-6):
+                if not math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-6):
                     return False
             elif x != y:
                 return False
