@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,35 @@ def test_cli_explain_and_demo(tmp_path):
     bad = subprocess.run([sparkwire, "--transport", "nope", "demo", "--scale", "0.01"], env=env,
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 1 and "unknown transport 'nope'" in bad.stdout
+
+
+def test_cli_runs_a_sql_file_over_a_data_directory(tmp_path):
+    """``sparkwire run FILE.sql --data DIR``: one table per Parquet folder or file in DIR;
+    the answer is DuckDB's for the same query, and bad SQL is a one-line error."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    data = tmp_path / "data"
+    (data / "orders").mkdir(parents=True)
+    orders = pa.table({"o_id": list(range(40)), "c_id": [i % 7 for i in range(40)]})
+    customers = pa.table({"c_id": list(range(7)), "name": [f"c{i}" for i in range(7)]})
+    pq.write_table(orders.slice(0, 20), data / "orders" / "part-0.parquet")
+    pq.write_table(orders.slice(20), data / "orders" / "part-1.parquet")
+    pq.write_table(customers, data / "customers.parquet")
+    query = tmp_path / "q.sql"
+    query.write_text("select name, count(*) as n from orders o join customers c on o.c_id = c.c_id "
+                     "group by name order by n desc, name limit 3")
+    sparkwire = Path(sys.executable).with_name("sparkwire")
+    run = subprocess.run([sparkwire, "--workers", "2", "run", str(query), "--data", str(data)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    con = duckdb.connect()
+    con.register("orders", orders)
+    con.register("customers", customers)
+    for name, n in con.sql(query.read_text()).fetchall():
+        assert re.search(rf"{name}\s+{n}\b", run.stdout), run.stdout
+    assert "3 rows" in run.stdout
+    query.write_text("select nope from orders")
+    bad = subprocess.run([sparkwire, "run", str(query), "--data", str(data)],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "error:" in bad.stdout and "Traceback" not in bad.stderr
