@@ -24,12 +24,15 @@ def best_of(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, float]:
     return min(times), statistics.median(times)
 
 
-def write(name: str, rows: list[dict[str, Any]], plot: Callable[[Path], None]) -> Path:
-    """Write ``<name>.json`` (with machine facts) and ``<name>.png``; return the JSON path."""
+def write(name: str, rows: Any, plot: Callable[[Path], None],
+          meta: dict[str, Any] | None = None) -> Path:
+    """Write ``<name>.json`` (with machine facts, plus ``meta``: what was measured and how)
+    and ``<name>.png``; return the JSON path."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     meta = {"python": platform.python_version(), "machine": platform.machine(),
-            "cpus": __import__("os").cpu_count(), "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            "cpus": __import__("os").cpu_count(), "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            **(meta or {})}
     path.write_text(json.dumps({"meta": meta, "results": rows}, indent=2))
     plot(RESULTS / f"{name}.png")
     return path

@@ -1,5 +1,5 @@
-"""The TPC-H queries written with the DataFrame API (``benchmarks.tpch.dataframes``) equal
-DuckDB running the standard SQL text (``benchmarks.tpch.sql_query``) on the same files.
+"""The TPC-H queries written with the DataFrame API (``benchmarks.queries.dataframes``) equal
+DuckDB running the standard SQL text (``benchmarks.queries.sql_query``) on the same files.
 
 Scale factor 0.1 (tpchgen-cli, four files per table), generated once for the module, on a
 two-worker in-process cluster. Column names must match exactly; rows are compared sorted,
@@ -20,8 +20,8 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from benchmarks.tpch import QUERY_NAMES, sql_query
-from benchmarks.tpch.dataframes import QUERIES
+from benchmarks.queries import QUERY_NAMES, sql_query
+from benchmarks.queries.dataframes import QUERIES
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import ensure_tpch
 from sparkwire.planner.dataframe import DataFrame

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from benchmarks.tpch import QUERY_NAMES
+from benchmarks.queries import QUERY_NAMES
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
 from tests.e2e.tpch import expected_answers, run_all

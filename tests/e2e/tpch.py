@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from benchmarks.tpch import QUERY_NAMES, sql_query
+from benchmarks.queries import QUERY_NAMES, sql_query
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES
 from tests.e2e.conftest import rows_close

@@ -1,17 +1,17 @@
-"""TPC-H for sparkwire: the 22 standard queries as SQL text (``queries/qNN.sql``, with the
-specification's validation parameters) and a subset written with the DataFrame API
-(``benchmarks.tpch.dataframes``).
+"""TPC-H for sparkwire: the 22 standard queries as SQL text (``qNN.sql`` in this package,
+with the specification's validation parameters) and a subset written with the DataFrame API
+(``benchmarks.queries.dataframes``). Shared by the end-to-end tests and ``benchmarks.tpch``.
 
-    from benchmarks.tpch import QUERY_NAMES, sql_query
+    from benchmarks.queries import QUERY_NAMES, sql_query
 
-    sql_query("q01")  # the text of queries/q01.sql
+    sql_query("q01")  # the text of benchmarks/queries/q01.sql
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-QUERY_DIR = Path(__file__).with_name("queries")
+QUERY_DIR = Path(__file__).resolve().parent
 
 #: ``q01`` ... ``q22``, in order.
 QUERY_NAMES: tuple[str, ...] = tuple(f"q{n:02d}" for n in range(1, 23))

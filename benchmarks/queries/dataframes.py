@@ -1,7 +1,7 @@
 """TPC-H queries written with the PySpark-style DataFrame API.
 
 Each ``qNN(t)`` takes the tables by name (``t["lineitem"]`` ...) and mirrors
-``queries/qNN.sql``: the same validation parameters, output columns (names and order),
+``qNN.sql`` beside it: the same validation parameters, output columns (names and order),
 ORDER BY and LIMIT. They are written the way a PySpark user would write them: filters on
 each table before the joins, joins with column conditions, ``F.when`` for CASE.
 
