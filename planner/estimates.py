@@ -1,8 +1,8 @@
 """Size and row estimates, for choosing join strategies and for ``explain``, from what is
 known before anything runs.
 
-A scan is as big as its files on disk and has the rows its footers count (a scan of some
-row groups counts their share); an in-memory source has its Arrow size and rows. Above the
+A scan is as big as its columns' share of its files on disk and has the rows its footers
+count (a scan of some row groups counts their share); an in-memory source has its Arrow size and rows. Above the
 leaves the estimates are rough on purpose, and each guess is written here: a filter keeps
 half its input, an aggregate with keys half, a global aggregate one row, a limit at most
 ``n`` rows (of 100 bytes), a join or union both inputs (a semi or anti join its left, a
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import assert_never
 
+from sparkwire.planner.expressions import Column
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.plan import (
     Aggregate,
@@ -29,6 +30,7 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
+    output_columns,
 )
 
 _ROW_BYTES = 100
@@ -72,7 +74,7 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
 def estimate_bytes(op: Operator) -> int:
     match op:
         case ParquetScan():
-            return sum(_split_bytes(s.path, s.row_groups) for s in op.splits)
+            return sum(_split_bytes(s.path, s.row_groups, op.columns) for s in op.splits)
         case LocalSource():
             return op.bytes
         case Exchange():
@@ -98,9 +100,41 @@ def _split_rows(path: str, row_groups: tuple[int, ...] | None) -> int:
     return sum(counts) if row_groups is None else sum(counts[i] for i in row_groups)
 
 
-def _split_bytes(path: str, row_groups: tuple[int, ...] | None) -> int:
+def distinct_values(op: Operator, column: str) -> int:
+    """How many distinct values ``column`` of ``op`` holds: at most ``op``'s rows, and for
+    an integer column of a scan at most its ``max - min + 1`` (from the footers), followed
+    down through filters and renaming-free projections; unknown means as many as rows."""
+    rows = estimate_rows(op)
+    node, name = op, column
+    while True:
+        match node:
+            case Filter() | Sort() | Limit() | Sample():
+                node = node.input
+            case Project():
+                source = next((c.expr for c in node.columns if c.name == name), None)
+                if not isinstance(source, Column):
+                    return rows
+                node, name = node.input, source.name
+            case Join():
+                node = node.left if name in output_columns(node.left) else node.right
+            case ParquetScan():
+                ranges = [file_info(s.path).int_ranges.get(name) for s in node.splits]
+                if not ranges or None in ranges:
+                    return rows
+                span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
+                return max(1, min(rows, span))
+            case _:
+                return rows
+
+
+def _split_bytes(path: str, row_groups: tuple[int, ...] | None, columns: tuple[str, ...]) -> int:
+    """The split's share of its file, and of that the read columns' share."""
     info = file_info(path)
+    size = info.bytes
+    total_columns = sum(info.column_bytes.values())
+    if total_columns:
+        size = size * sum(info.column_bytes.get(c, 0) for c in columns) // total_columns
     total = sum(info.row_group_rows)
     if row_groups is None or not total:
-        return info.bytes
-    return info.bytes * sum(info.row_group_rows[i] for i in row_groups) // total
+        return size
+    return size * sum(info.row_group_rows[i] for i in row_groups) // total

@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import glob
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,6 +28,12 @@ class ParquetFileInfo:
     schema: pa.Schema
     row_group_rows: tuple[int, ...]
     bytes: int  # the file's size: what the planner estimates a scan of it by
+    #: Compressed bytes of each top-level column, so a scan of a few columns is estimated
+    #: at their share of ``bytes``.
+    column_bytes: Mapping[str, int] = field(default_factory=dict)
+    #: ``(min, max)`` of each integer column over the file, from the footer's statistics:
+    #: ``max - min + 1`` bounds how many distinct keys a join can match.
+    int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -77,11 +84,27 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
         metadata = pq.read_metadata(path)
     except (OSError, pa.ArrowException) as exc:
         raise AnalysisError(f"{path!r} is not a readable Parquet file: {exc}") from exc
+    groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
+    column_bytes: dict[str, int] = {}
+    ranges: dict[str, tuple[int, int]] = {}
+    spoiled: set[str] = set()
+    for group in groups:
+        for j in range(group.num_columns):
+            chunk = group.column(j)
+            name = chunk.path_in_schema.split(".", 1)[0]
+            column_bytes[name] = column_bytes.get(name, 0) + chunk.total_compressed_size
+            stats = chunk.statistics
+            if (stats is None or not stats.has_min_max or chunk.physical_type not in ("INT32", "INT64")
+                    or stats.logical_type.type not in ("NONE", "INT")):
+                spoiled.add(name)
+                continue
+            low, high = ranges.get(name, (stats.min, stats.max))
+            ranges[name] = (min(low, stats.min), max(high, stats.max))
     return ParquetFileInfo(
         path=path,
         schema=metadata.schema.to_arrow_schema(),
         bytes=size,
-        row_group_rows=tuple(
-            metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)
-        ),
+        row_group_rows=tuple(group.num_rows for group in groups),
+        column_bytes=column_bytes,
+        int_ranges={k: v for k, v in ranges.items() if k not in spoiled},
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sparkwire.planner.plan import Operator
+from sparkwire.planner.rules.columns import prune_columns
 from sparkwire.planner.rules.filters import merge_filters
 from sparkwire.planner.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
@@ -23,6 +24,7 @@ RULES: tuple[Rule, ...] = (
     outer_to_inner,
     left_join_to_anti,
     push_filters,
+    prune_columns,
     merge_projects,
     merge_limits,
 )

@@ -161,9 +161,8 @@ def test_count_distinct_is_single_phase_over_a_raw_shuffle(scan) -> None:
     producer, final = plan.stages
     assert producer.output.kind == "shuffle" and producer.output.keys == (Column(name="k"),)
     # no partial aggregate; only the columns the aggregate reads cross the network
-    assert isinstance(producer.fragment, Project)
-    assert [c.name for c in producer.fragment.columns] == ["k", "x"]
-    assert isinstance(producer.fragment.input, ParquetScan)
+    assert isinstance(producer.fragment, ParquetScan)
+    assert output_columns(producer.fragment) == ["k", "x"]
     assert isinstance(final.fragment, Aggregate)
     assert [a.expr.fn for a in final.fragment.aggregates] == ["count_distinct", "sum"]
     assert isinstance(final.fragment.input, Exchange)
