@@ -33,14 +33,16 @@ class _Section(BaseModel):
 
 
 class EngineSettings(_Section):
-    """Resources of the DuckDB connection each task runs in."""
+    """Resources of a worker's DuckDB database, shared by the tasks it runs."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    threads: int = Field(default=1, ge=1, le=256)
-    memory_limit: str = Field(default="1GB", pattern=r"^\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*$")
-    #: Parent of each task's private spill directory; None: the worker's own temp dir.
+    threads: int = Field(default=2, ge=1, le=256)
+    memory_limit: str = Field(default="2GB", pattern=r"^\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*$")
+    #: Parent of the database's private spill directory; None: the worker's own temp dir.
     temp_directory: Path | None = None
+    #: Directories tasks may read files under; empty: each task's own input directories.
+    data_roots: tuple[Path, ...] = ()
     batch_rows: int = Field(default=65536, ge=1, le=16_777_216)
 
 

@@ -29,7 +29,7 @@ from typing import assert_never
 import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.worker.engine import EngineError, TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.engine import Databases, EngineError, TaskEngine, row_group_dataset
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import (
     PARTITION_COLUMN,
@@ -62,6 +62,7 @@ STATUS_SCHEMA = pa.schema(
         ("rows_out", pa.int64()),
         ("bytes_out", pa.int64()),
         ("seconds", pa.float64()),
+        ("setup_seconds", pa.float64()),  # a cursor and the inputs registered
     ]
 )
 
@@ -105,6 +106,8 @@ class Worker:
         self.store = PartitionStore(
             settings.worker.memory_budget_bytes, self._own_dir, settings.timeouts.idle
         )
+        engine = settings.worker.engine
+        self._engines = Databases(engine, engine.temp_directory or self._own_dir)
         self._queue: queue.Queue[_Task | None] = queue.Queue(settings.worker.max_queued_tasks)
         self._lock = threading.Lock()
         self._running: dict[str, set[_Task]] = {}
@@ -187,14 +190,12 @@ class Worker:
         rows_out = bytes_out = 0
         data = list(range(plan.output.partitions))
         try:
-            engine_settings = self.settings.worker.engine
-            if engine_settings.temp_directory is None:
-                engine_settings = engine_settings.model_copy(update={"temp_directory": self._own_dir})
-            with TaskEngine(engine_settings, task.compiled.files) as engine:
+            with self._engines.task(task.compiled.files) as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
                 self._register_inputs(task, engine)
+                setup = time.perf_counter() - started
                 result = engine.run(task.compiled.sql)
                 shuffle = plan.output.kind in ("shuffle", "range")
                 schema = result.schema
@@ -213,7 +214,7 @@ class Worker:
                 seconds = time.perf_counter() - started
                 # Status before end of stream: a consumer that saw the end can rely on it.
                 output.write(STATUS_PARTITION, pa.record_batch(
-                    [[self.worker_id], [task.rows_in], [rows_out], [bytes_out], [seconds]],
+                    [[self.worker_id], [task.rows_in], [rows_out], [bytes_out], [seconds], [setup]],
                     schema=STATUS_SCHEMA,
                 ))
                 output.finish([STATUS_PARTITION])
@@ -320,6 +321,7 @@ class Worker:
         for thread in self._slots:
             thread.join(self.settings.timeouts.shutdown)
         self.store.close()
+        self._engines.close()
         for client in clients:
             client.close()
         shutil.rmtree(self._own_dir, ignore_errors=True)

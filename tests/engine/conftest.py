@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from tests.engine.engine_helpers import make_table
+from tests.engine.engine_helpers import engine_for, make_table
 
 from sparkwire.coordinator.worker.engine import EngineSettings, TaskEngine
 
@@ -30,5 +30,5 @@ def table() -> pa.Table:
 
 @pytest.fixture
 def engine(settings: EngineSettings) -> Iterator[TaskEngine]:
-    with TaskEngine(settings) as eng:
+    with engine_for(settings) as eng:
         yield eng

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from decimal import Decimal
 
 import duckdb
 import pyarrow as pa
 
 from sparkwire.coordinator.config import EngineSettings
-from sparkwire.coordinator.worker.engine import TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.engine import Databases, TaskEngine, row_group_dataset
 from sparkwire.coordinator.worker.compiler import ExchangeTable, RowGroupTable, compile_fragment
 from sparkwire.planner.plan import Boundary, Exchange, Operator
 
@@ -70,9 +72,18 @@ def run_fragment(
     return pa.Table.from_batches(list(stream), schema=stream.schema)
 
 
-def engine_for(settings: EngineSettings, fragment: Operator) -> TaskEngine:
-    """An engine allowed to read exactly the fragment's files."""
-    return TaskEngine(settings, compile_fragment(fragment, Boundary(kind="result")).files)
+@contextmanager
+def engine_for(settings: EngineSettings, files: Iterable[str] = ()) -> Iterator[TaskEngine]:
+    """A task's engine on a worker's databases of its own, allowed ``files``' directories
+    (or the configured data roots); the databases close with it."""
+    assert settings.temp_directory is not None
+    with Databases(settings, settings.temp_directory) as databases, databases.task(files) as engine:
+        yield engine
+
+
+def engine_reading(settings: EngineSettings, fragment: Operator) -> AbstractContextManager[TaskEngine]:
+    """An engine allowed to read the fragment's files."""
+    return engine_for(settings, compile_fragment(fragment, Boundary(kind="result")).files)
 
 
 def oracle(t: pa.Table, sql: str) -> pa.Table:

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
-from tests.engine.engine_helpers import exchange, oracle, run_fragment
+from tests.engine.engine_helpers import engine_for, exchange, oracle, run_fragment
 
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
@@ -148,7 +148,7 @@ def test_order_survives_project_filter_limit_on_many_threads(settings) -> None: 
         ),
         n=50_000,
     )
-    with TaskEngine(settings.model_copy(update={"threads": 4})) as eng:
+    with engine_for(settings.model_copy(update={"threads": 4})) as eng:
         got = run_fragment(eng, fragment, {0: big}).column("k2").to_pylist()
     assert len(got) == 50_000
     assert got == sorted(got, reverse=True)

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from pydantic import ValidationError
 
 from sparkwire.coordinator.worker.engine import (
+    Databases,
     EngineError,
     EngineInterrupted,
     EngineSettings,
@@ -31,7 +32,7 @@ from sparkwire.planner.plan import (
     Sort,
     StagedPlan,
 )
-from tests.engine.engine_helpers import engine_for, exchange, run_fragment
+from tests.engine.engine_helpers import engine_for, engine_reading, exchange, run_fragment
 
 RESULT = Boundary(kind="result")
 LONG_QUERY = "SELECT count(*) FROM range(1000000000) a, range(1000000) b"
@@ -59,7 +60,7 @@ def test_parquet_scan_whole_files(settings: EngineSettings, parquet_dir: Path) -
         splits=(FileSplit(path=str(parquet_dir / "data/part-0.parquet")), FileSplit(path=str(parquet_dir / "data/part-1.parquet"))),
         columns=("id",),
     )
-    with engine_for(settings, scan) as eng:
+    with engine_reading(settings, scan) as eng:
         got = run_fragment(eng, scan)
     assert got.column_names == ["id"] and ids(got) == list(range(150))
 
@@ -74,7 +75,7 @@ def test_parquet_scan_row_groups(settings: EngineSettings, parquet_dir: Path) ->
     )
     fragment = Filter(input=scan, predicate=Call(fn="lt", args=(Column(name="id"), Lit(value=120))))
     assert "read_parquet" not in compile_fragment(fragment, RESULT).sql.lower()
-    with engine_for(settings, fragment) as eng:
+    with engine_reading(settings, fragment) as eng:
         got = run_fragment(eng, fragment)
     assert got.column_names == ["v", "id"]
     assert ids(got) == [*range(10, 20), *range(30, 40), *range(100, 120)]
@@ -86,13 +87,38 @@ def test_input_files_lists_every_split(parquet_dir: Path) -> None:
     assert compile_fragment(Filter(input=scan, predicate=Lit(value=True)), RESULT).files == (a, b)
 
 
-@pytest.mark.parametrize("outside", ["other/secret.parquet", "data/sibling.parquet", "data/../other/secret.parquet"])
-def test_files_outside_the_task_inputs_are_refused(settings: EngineSettings, parquet_dir: Path, outside: str) -> None:
+@pytest.mark.parametrize("outside", ["other/secret.parquet", "data/../other/secret.parquet", "../x.parquet"])
+@pytest.mark.parametrize("configured", [False, True])
+def test_files_outside_the_data_roots_are_refused(
+    settings: EngineSettings, parquet_dir: Path, outside: str, configured: bool
+) -> None:
+    """Configured roots, or else the directories of the task's own inputs."""
     allowed = str(parquet_dir / "data/part-0.parquet")
+    if configured:
+        settings = settings.model_copy(update={"data_roots": (parquet_dir / "data",)})
     scan = ParquetScan(splits=(FileSplit(path=str(parquet_dir / outside)),), columns=("v",))
-    with TaskEngine(settings, [allowed]) as eng:
+    with engine_for(settings, [] if configured else [allowed]) as eng:
         with pytest.raises(EngineError, match="Permission|access"):
             run_fragment(eng, scan)
+        sibling = ParquetScan(splits=(FileSplit(path=str(parquet_dir / "data/sibling.parquet")),), columns=("v",))
+        assert run_fragment(eng, sibling).column("v").to_pylist() == ["secret"]
+
+
+def test_tasks_share_a_database_per_set_of_roots(settings: EngineSettings, parquet_dir: Path) -> None:
+    """A cursor per task on one open database: what one task registers another cannot
+    see, and closing a task leaves the database (and its spill directory) open."""
+    data = str(parquet_dir / "data/part-0.parquet")
+    with Databases(settings, settings.temp_directory) as databases:
+        with databases.task([data]) as first, databases.task([data]) as second:
+            first.register("t", pa.table({"x": [1]}))
+            with pytest.raises(EngineError, match="t"):
+                list(second.run("SELECT * FROM t"))
+            assert first.connection.execute("SELECT current_setting('temp_directory')").fetchone() == \
+                second.connection.execute("SELECT current_setting('temp_directory')").fetchone()
+        assert len(list(settings.temp_directory.iterdir())) == 1
+        with databases.task([str(parquet_dir / "other/secret.parquet")]):
+            assert len(list(settings.temp_directory.iterdir())) == 2
+    assert list(settings.temp_directory.iterdir()) == []
 
 
 def test_configuration_is_locked(engine: TaskEngine, tmp_path: Path) -> None:
@@ -199,7 +225,7 @@ def _interrupt_later(engine: TaskEngine, delay: float) -> threading.Thread:
 
 
 def test_interrupt_stops_a_long_query_quickly(settings: EngineSettings) -> None:
-    with TaskEngine(settings.model_copy(update={"threads": 2})) as eng:
+    with engine_for(settings.model_copy(update={"threads": 2})) as eng:
         thread = _interrupt_later(eng, 0.3)
         start = time.perf_counter()
         with pytest.raises(EngineInterrupted):
@@ -227,14 +253,20 @@ def test_interrupt_before_run_fails_at_once(engine: TaskEngine) -> None:
 
 
 def test_close_is_idempotent_and_removes_spill_dir(settings: EngineSettings) -> None:
-    eng = TaskEngine(settings)
     assert settings.temp_directory is not None
+    databases = Databases(settings, settings.temp_directory)
+    eng = databases.task()
     spill = list(settings.temp_directory.iterdir())
-    assert len(spill) == 1 and spill[0].name.startswith("sparkwire-task-")
+    assert len(spill) == 1 and spill[0].name.startswith("sparkwire-duckdb-")
+    databases.close()
+    assert spill[0].exists()  # a running task keeps its database until it ends
     eng.close()
     eng.close()
     eng.interrupt()  # harmless after close
+    databases.close()
     assert list(settings.temp_directory.iterdir()) == []
+    with pytest.raises(EngineError, match="closed"):
+        databases.task()
 
 
 def test_empty_result_keeps_its_schema(engine: TaskEngine) -> None:
@@ -244,7 +276,7 @@ def test_empty_result_keeps_its_schema(engine: TaskEngine) -> None:
 
 
 def test_batches_are_bounded_by_batch_rows(settings: EngineSettings) -> None:
-    with TaskEngine(settings.model_copy(update={"batch_rows": 5000})) as eng:
+    with engine_for(settings.model_copy(update={"batch_rows": 5000})) as eng:
         sizes = [b.num_rows for b in eng.run("SELECT * FROM range(123456)")]
     assert sum(sizes) == 123456 and max(sizes) <= 5000 * 2
 
@@ -268,7 +300,7 @@ def test_spills_to_its_private_directory_under_lock_down(settings: EngineSetting
     # DuckDB adds temp_directory to the allow-list itself; a sort larger than the memory
     # limit must still complete by spilling there.
     small = settings.model_copy(update={"memory_limit": "48MB", "threads": 2})
-    with TaskEngine(small) as eng:
+    with engine_for(small) as eng:
         con = eng.connection
         assert con.execute("SELECT current_setting('temp_directory')").fetchall()[0][0].startswith(
             str(settings.temp_directory)
