@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     # A full sort of at least this many estimated rows is range-partitioned over the
     # workers instead of sorted in one task; 0 never (see benchmarks/sort.py).
     range_sort_rows: int = Field(default=0, ge=0)
+    # A scan gets a task per this many bytes of the Parquet columns it reads (up to two per
+    # worker), and a query reading at most this many in all runs as one task; 0: always two
+    # scan tasks per worker, never one stage (tests of distribution use 0).
+    task_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)

@@ -52,13 +52,21 @@ class StageMetrics:
 
 @dataclass
 class QueryMetrics:
-    """What a query did: per stage, rows and bytes crossing its output boundary."""
+    """What a query did: per stage, rows and bytes crossing its output boundary; and where
+    its time went (``phases``, seconds): ``dispatch`` (task plans encoded and delivered),
+    ``first_batch`` (from then to the first result batch), ``stream`` (the rest of the
+    result), and summed over tasks, ``task_setup`` (a cursor and inputs registered) and
+    ``task_run`` (the query, reading inputs and writing partitions)."""
 
     query_id: str
     stages: dict[int, StageMetrics]
     tasks_per_worker: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)
+
+    def add(self, phase: str, seconds: float) -> None:
+        self.phases[phase] = self.phases.get(phase, 0.0) + seconds
 
 
 Progress = Callable[[QueryMetrics], None]
@@ -93,6 +101,7 @@ class QueryCoordinator:
                             f"cannot deliver stage {stage.id} task {task} to worker {name} "
                             f"({address}): {exc}"
                         ) from exc
+            metrics.add("dispatch", time.perf_counter() - metrics.started)
             result.start()
         except BaseException:
             result.close()
@@ -174,11 +183,12 @@ class QueryResult(Closeable):
             )
             thread.start()
             self._watchers.append(thread)
+        waiting = time.perf_counter()
         try:
             first = self._result_partition(0)
         except SparkwireError as exc:
             raise self._cause(exc) from exc
-        self._reader = PartitionReader(first.schema, self._batches(first))
+        self._reader = PartitionReader(first.schema, self._batches(first, waiting))
 
     @property
     def schema(self) -> pa.Schema:
@@ -202,16 +212,23 @@ class QueryResult(Closeable):
         except (TransportError, Timeout) as exc:
             raise self._lost(stage, task, exc) from exc
 
-    def _batches(self, first: PartitionReader) -> Iterator[pa.RecordBatch]:
+    def _batches(self, first: PartitionReader, waiting: float) -> Iterator[pa.RecordBatch]:
+        streaming = None
         try:
             for task in range(self._plan.final.tasks):
                 reader = first if task == 0 else self._result_partition(task)
                 try:
                     with reader:
-                        yield from reader
+                        for batch in reader:
+                            if streaming is None:
+                                streaming = time.perf_counter()
+                                self.metrics.add("first_batch", streaming - waiting)
+                            yield batch
                 except (TransportError, Timeout) as exc:
                     raise self._lost(self._plan.final.id, task, exc) from exc
             self._wait_for_status()
+            if streaming is not None:
+                self.metrics.add("stream", time.perf_counter() - streaming)
         except SparkwireError as exc:
             raise self._cause(exc) from exc
         finally:
@@ -250,6 +267,8 @@ class QueryResult(Closeable):
                         row = table.to_pylist()[0]
                         stats.rows += row["rows_out"]
                         stats.bytes += row["bytes_out"]
+                        self.metrics.add("task_setup", row["setup_seconds"])
+                        self.metrics.add("task_run", row["seconds"] - row["setup_seconds"])
                         self.metrics.tasks_per_worker[row["worker"]] += 1
                 if self._progress is not None:
                     self._progress(self.metrics)

@@ -88,6 +88,10 @@ class Session(Closeable):
     def range_sort_rows(self) -> int:
         return self.settings.range_sort_rows
 
+    @property
+    def task_bytes(self) -> int:
+        return self.settings.task_bytes
+
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
         chunks = max(1, min(self.workers, wanted))

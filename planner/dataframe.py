@@ -361,7 +361,7 @@ class DataFrame:
         return plan_query(
             with_result_types(self._plan, self._attrs), [a.internal for a in self._attrs],
             self._executor.workers, self._executor.broadcast_threshold,
-            self._executor.range_sort_rows,
+            self._executor.range_sort_rows, self._executor.task_bytes,
         )
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:

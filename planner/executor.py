@@ -55,6 +55,11 @@ class Executor(Protocol):
     def range_sort_rows(self) -> int:
         """A full sort of at least this many (estimated) rows is range-partitioned; 0 never."""
 
+    @property
+    def task_bytes(self) -> int:
+        """Bytes of scanned columns per scan task; a query reading at most this is one
+        stage; 0: two scan tasks per worker and never one stage."""
+
     def register_view(self, name: str, df: DataFrame) -> None:
         """Keep ``df`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
 

@@ -16,6 +16,7 @@ from sparkwire.planner.stages import plan_stages
 
 def plan_query(
     plan: Operator, columns: Sequence[str], workers: int, broadcast_threshold: int,
-    range_sort_rows: int = 0,
+    range_sort_rows: int = 0, task_bytes: int = 0,
 ) -> StagedPlan:
-    return plan_stages(optimize(plan), columns, workers, broadcast_threshold, range_sort_rows)
+    return plan_stages(optimize(plan), columns, workers, broadcast_threshold, range_sort_rows,
+                       task_bytes)

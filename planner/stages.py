@@ -9,8 +9,11 @@ subtrees the same way and close both (shuffle) or one (broadcast) before opening
 
 Counts (``workers`` is the cluster size):
 
-- scan tasks: up to ``TASKS_PER_WORKER * workers`` (see ``planner.splits``), so every worker
-  has a second task queued while one waits on I/O, and a slow task holds up less work;
+- scan tasks: one per ``task_bytes`` of the columns read (compressed, from the footers; 16
+  MiB by default, as datafusion-distributed sizes partitions), up to ``TASKS_PER_WORKER *
+  workers`` (see ``planner.splits``), so every worker has a second task queued while one
+  waits on I/O, and small inputs do not fan out into tasks that cost more than they do;
+- a plan whose scans together read at most ``task_bytes`` is one stage of one task;
 - shuffle partitions: ``TASKS_PER_WORKER * workers``, at most ``MAX_SHUFFLE_PARTITIONS``;
   the consumer stage runs one task per partition;
 - coalesce and broadcast write one partition per task; gathering (global aggregate, Limit,
@@ -80,14 +83,36 @@ DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 def plan_stages(
     plan: Operator, columns: Sequence[str], workers: int,
     broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD, range_sort_rows: int = 0,
+    task_bytes: int = 0,
 ) -> StagedPlan:
     if workers < 1:
         raise PlanError(f"a cluster needs at least one worker, got {workers}")
     if list(columns) != output_columns(plan):
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
-    cutter = _Cutter(workers, broadcast_threshold, range_sort_rows)
+    single = _single_stage(plan, task_bytes)
+    if single is not None:
+        return StagedPlan(stages=(single,), columns=tuple(columns))
+    cutter = _Cutter(workers, broadcast_threshold, range_sort_rows, task_bytes)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
     return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
+
+
+def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
+    """The whole plan as one task, when everything it scans is at most ``task_bytes``:
+    distributing a small query only adds stages, hand-offs and a network hop per boundary
+    to work one DuckDB does in milliseconds. Rows held by the driver are published as a
+    stage of their own, so a plan reading them is always cut."""
+    nodes = list(operators(plan))
+    if not task_bytes or any(isinstance(n, LocalSource) for n in nodes):
+        return None
+    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, ParquetScan))
+    if total > task_bytes:
+        return None
+    return Stage(
+        id=0, fragment=plan, tasks=1, output=Boundary(kind="result"),
+        estimated_rows=estimate_rows(plan),
+        notes=(f"one stage: all input ≈{_size(total)}, at most task_bytes {_size(task_bytes)}",),
+    )
 
 
 @dataclass(frozen=True)
@@ -107,19 +132,23 @@ class _Open:
 class _Cutter:
     def __init__(
         self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
-        range_sort_rows: int = 0,
+        range_sort_rows: int = 0, task_bytes: int = 0,
     ) -> None:
         self.stages: list[Stage] = []
         self.workers = workers
         self.broadcast_threshold = broadcast_threshold
         self.range_sort_rows = range_sort_rows
+        self.task_bytes = task_bytes
         self.scan_tasks = TASKS_PER_WORKER * workers
         self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
 
     def cut(self, op: Operator) -> _Open:
         match op:
             case ParquetScan():
-                groups = group_splits(op.splits, self.scan_tasks, split_below=self.workers)
+                wanted = self.scan_tasks
+                if self.task_bytes:
+                    wanted = min(wanted, max(1, -(-estimate_bytes(op) // self.task_bytes)))
+                groups = group_splits(op.splits, wanted, split_below=self.workers)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
                 return _Open(scan, tasks=len(groups), splits=groups)
             case LocalSource():

@@ -18,6 +18,12 @@ import pytest
 
 from sparkwire.coordinator.worker.service import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
 
+# The suite's data is tiny, and most tests are about distribution: by default every query
+# fans out over the workers, as ``task_bytes=0`` asks. Tests of sizing by bytes and of the
+# one-stage plan set ``task_bytes`` themselves (tests/e2e/test_task_sizing.py). Set here,
+# before any Session, so worker processes and the CLI inherit it.
+os.environ.setdefault("SPARKWIRE_TASK_BYTES", "0")
+
 _OURS = ("sparkwire.coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
 
 

@@ -1,0 +1,80 @@
+"""Task counts sized by input bytes (``task_bytes``), and the one-stage plan for queries
+whose whole input is small: the 22 TPC-H queries still equal DuckDB's answers, small ones
+run as one task, and a scan gets one task per ``task_bytes`` of the columns it reads.
+
+(The rest of the suite runs with ``task_bytes=0``, every query fanned out: tests/conftest.py.)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+
+from benchmarks.queries import QUERY_NAMES, sql_query
+from sparkwire.coordinator import Session
+from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
+from sparkwire.planner.estimates import estimate_bytes
+from sparkwire.planner.plan import ParquetScan, operators
+from tests.e2e.tpch import expected_answers, same
+
+MIB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def tpch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return ensure_tpch(0.1, tables=TPCH_TABLES, parts=4, root=tmp_path_factory.mktemp("tpch"))
+
+
+def test_default_is_16_mib_as_datafusion_distributed_sizes_partitions(monkeypatch) -> None:
+    monkeypatch.delenv("SPARKWIRE_TASK_BYTES", raising=False)
+    assert Settings().task_bytes == 16 * MIB
+
+
+@pytest.mark.slow
+def test_every_query_sized_by_bytes_matches_duckdb(tpch: Path) -> None:
+    expected = expected_answers(tpch)
+    task_bytes = 2 * MIB  # at SF0.1: some queries in one task, others cut into stages
+    single, cut = [], []
+    with Session(workers=2, task_bytes=task_bytes) as session:
+        for table in TPCH_TABLES:
+            session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
+        for name in QUERY_NAMES:
+            df = session.sql(sql_query(name))
+            plan = df.staged_plan()
+            scans = [n for s in plan.stages for n in operators(s.fragment) if isinstance(n, ParquetScan)]
+            if len(plan.stages) == 1:
+                assert plan.stages[0].tasks == 1
+                assert sum(estimate_bytes(s) for s in scans) <= task_bytes
+                single.append(name)
+            else:
+                cut.append(name)
+                for stage in plan.stages:
+                    for scan in (n for n in operators(stage.fragment) if isinstance(n, ParquetScan)):
+                        assert stage.tasks <= max(1, math.ceil(estimate_bytes(scan) / task_bytes))
+            got = df.toArrow()
+            assert same(got, expected[name]), name
+            assert len(session.last_metrics.stages) == len(plan.stages)
+    assert single and cut  # both paths were taken
+
+
+def test_a_scan_gets_a_task_per_task_bytes_up_to_two_per_worker(tpch: Path) -> None:
+    lineitem = str(tpch / "lineitem")
+    with Session(workers=2, task_bytes=1) as session:
+        df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
+        total = estimate_bytes(df.staged_plan().stages[0].fragment)
+        assert df.staged_plan().stages[0].tasks == 4  # capped: two per worker
+    half = total // 2 + 1
+    with Session(workers=2, task_bytes=half) as session:
+        df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
+        plan = df.staged_plan()
+        assert [s.tasks for s in plan.stages][0] == 2
+        assert df.toArrow().num_rows == ds.dataset(lineitem).count_rows()
+    with Session(workers=2, task_bytes=total) as session:
+        df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
+        plan = df.staged_plan()
+        assert len(plan.stages) == 1 and plan.stages[0].tasks == 1
+        assert "one stage" in df.explain_string()
