@@ -103,8 +103,10 @@ class Worker:
         self._own_dir = Path(
             tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-{worker_id}-", dir=parent)
         )
+        # Partitions spill beside, not among, the DuckDB databases' spill directories.
+        (self._own_dir / "partitions").mkdir()
         self.store = PartitionStore(
-            settings.worker.memory_budget_bytes, self._own_dir, settings.timeouts.idle
+            settings.worker.memory_budget_bytes, self._own_dir / "partitions", settings.timeouts.idle
         )
         engine = settings.worker.engine
         self._engines = Databases(engine, engine.temp_directory or self._own_dir)
