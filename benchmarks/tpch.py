@@ -228,9 +228,10 @@ def save(meta: dict[str, Any], results: dict[str, Any]) -> Path:
     return path
 
 
-def run_scaling(plan: Plan, main: dict[str, Any]) -> bool:
-    """SCALING_SYSTEMS at SF 0.1, 10 and the main run's scale (reusing what the main run
-    measured); writes ``tpch-scaling``. True if every answer was right."""
+def run_scaling(plan: Plan, main: dict[str, Any], runs: int) -> bool:
+    """SCALING_SYSTEMS at SF 0.1, 10 (``runs`` timed runs each) and the main run's scale
+    (reusing what the main run measured); writes ``tpch-scaling``. True if every answer
+    was right."""
     per_scale: dict[float, dict[str, dict[str, Any]]] = {}
     right = True
     for scale in sorted({plan.scale, *SCALING_SCALES}):
@@ -238,13 +239,13 @@ def run_scaling(plan: Plan, main: dict[str, Any]) -> bool:
         cells = {q: {s: main["queries"][q][s] for s in reuse} for q in plan.queries}
         missing = tuple(s for s in SCALING_SYSTEMS if s not in reuse)
         if missing:
-            _, results = bench(replace(plan, scale=scale, systems=missing))
+            _, results = bench(replace(plan, scale=scale, systems=missing, runs=runs))
             right = right and not results["wrong"]
             for q in plan.queries:
                 cells[q].update(results["queries"][q])
         per_scale[scale] = cells
     summary = scaling(per_scale, list(SCALING_SYSTEMS))
-    meta = {"workers": plan.workers, "runs": plan.runs, "timeout_s": plan.timeout,
+    meta = {"workers": plan.workers, "runs": plan.runs, "scaling_runs": runs, "timeout_s": plan.timeout,
             "queries": list(plan.queries), "versions": _versions()}
     path = write("tpch-scaling", summary, lambda png: plot_scaling(meta, summary, png), meta)
     print("\n" + scaling_markdown(summary) + f"\n\nwrote {path} and {path.with_suffix('.png')}",
@@ -261,7 +262,7 @@ def _names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
     return names
 
 
-def parse(argv: list[str] | None) -> tuple[Plan, bool]:
+def parse(argv: list[str] | None) -> tuple[Plan, int | None]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tpch",
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="TPC-H scale factor (default 1)")
@@ -274,11 +275,13 @@ def parse(argv: list[str] | None) -> tuple[Plan, bool]:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per query")
     parser.add_argument("--scaling", action="store_true",
                         help=f"also {', '.join(SCALING_SYSTEMS)} at SF 0.1 and 10")
+    parser.add_argument("--scaling-runs", type=int, default=None,
+                        help="timed runs at the extra scales (default --runs)")
     args = parser.parse_args(argv)
     if args.workers < 1 or args.runs < 1 or args.timeout <= 0:
         parser.error("--workers and --runs must be at least 1, --timeout positive")
     plan = Plan(args.scale, args.queries, args.systems, args.workers, args.runs, args.timeout)
-    return plan, args.scaling
+    return plan, (args.scaling_runs or args.runs) if args.scaling else None
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> NoReturn:
@@ -287,14 +290,14 @@ def _interrupt(signum: int, frame: FrameType | None) -> NoReturn:
 
 def main(argv: list[str] | None = None) -> int:
     """Run, write, print; 1 if any answer was wrong, else 0."""
-    plan, with_scaling = parse(argv)
+    plan, scaling_runs = parse(argv)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         meta, results = bench(plan)
         save(meta, results)
         right = not results["wrong"]
-        if with_scaling:
-            right = run_scaling(plan, results) and right
+        if scaling_runs is not None:
+            right = run_scaling(plan, results, scaling_runs) and right
     except KeyboardInterrupt:
         print("\ninterrupted: every driver killed, scratch removed", flush=True)
         return 130

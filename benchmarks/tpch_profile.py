@@ -10,7 +10,9 @@ for the first result batch, the rest of the stream; and summed over all tasks (t
 so these add up to more than the wall time): task set-up (a DuckDB cursor, inputs
 registered) and task run (the query, reading exchange inputs, writing partitions); with the
 stage and task counts and the bytes crossing boundaries. Writes
-``benchmarks/results/tpch-profile-sf{N}.json``.
+``benchmarks/results/tpch-profile-sf{N}.json``, with the latency of a one-stage query on a
+tiny table (``nation``, 25 rows; the whole call, SQL text to Arrow table) on every transport
+and on DuckDB.
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ from benchmarks.queries import QUERY_NAMES, sql_query
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
 
+TRANSPORTS = ("memory", "shm", "zmq", "flight")
+TINY = "SELECT n_name, n_regionkey FROM nation WHERE n_regionkey = 1"
 PHASES = ("planning", "dispatch", "first_batch", "stream", "task_setup", "task_run")
 
 
 def _median(fn: Callable[[], Any], runs: int = 3) -> float:
+    """Median wall seconds of ``runs`` calls after one warm-up."""
     fn()
     times = []
     for _ in range(runs):
@@ -77,6 +82,19 @@ def run(scale: float, workers: int, queries: tuple[str, ...], top: int) -> list[
     return rows[:top]
 
 
+def tiny_latency(scale: float, workers: int) -> dict[str, float]:
+    """Milliseconds (median of 30) of ``TINY`` per transport and on DuckDB."""
+    nation = ensure_tpch(scale, TPCH_TABLES) / "nation"
+    con = duckdb.connect(config={"threads": workers})
+    con.execute(f"CREATE VIEW nation AS SELECT * FROM read_parquet('{nation}/*.parquet')")
+    latency = {"duckdb": 1000 * _median(lambda: con.sql(TINY).to_arrow_table(), runs=30)}
+    for transport in TRANSPORTS:
+        with Session(workers=workers, transport=transport) as session:
+            session.read.parquet(str(nation)).createOrReplaceTempView("nation")
+            latency[transport] = 1000 * _median(lambda: session.sql(TINY).toArrow(), runs=30)
+    return latency
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     head = ("| query | DuckDB s | sparkwire s | ratio | " + " | ".join(PHASES)
             + " | stages | tasks | boundary MiB |")
@@ -99,7 +117,11 @@ def main(argv: list[str] | None = None) -> None:
     queries = tuple(q.strip() for q in args.queries.split(",") if q.strip())
     rows = run(args.scale, args.workers, queries, args.top)
     print(markdown(rows))
-    write(f"tpch-profile-sf{args.scale:g}", rows, lambda path: None, meta={"workers": args.workers})
+    tiny = tiny_latency(args.scale, args.workers)
+    print("\none-stage query on a 25-row table, ms: "
+          + ", ".join(f"{name} {ms:.1f}" for name, ms in tiny.items()))
+    write(f"tpch-profile-sf{args.scale:g}", {"top": rows, "tiny_ms": tiny}, lambda path: None,
+          meta={"workers": args.workers})
 
 
 if __name__ == "__main__":
