@@ -22,4 +22,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info benchmarks/results/*.json benchmarks/results/*.png
+	rm -rf $(VENV) build *.egg-info benchmarks/results/*.json benchmarks/results/*.png benchmarks/results/*.md

@@ -18,8 +18,9 @@ against DuckDB's answer computed here once, untimed; a wrong answer makes the ex
 after the results are written.
 
 Writes ``benchmarks/results/tpch-sf{N}.json``, ``.png`` and ``.md`` (``benchmarks.tpch_report``).
-``--scaling`` then runs sparkwire-memory, sparkwire-zmq and duckdb at SF 0.1 and 10 as well
-(SF10 is ~3.5 GB of Parquet, generated on first use) and writes ``tpch-scaling.json``/``.png``.
+``--scaling`` then runs sparkwire-memory, sparkwire-zmq and duckdb at SF 0.1, 1 and 10 (the
+main run's scale reused; SF10 is ~3.5 GB of Parquet, generated on first use) and writes
+``tpch-scaling.json``/``.png``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
 from tests.e2e.conftest import rows_close
 
 SCALING_SYSTEMS = ("sparkwire-memory", "sparkwire-zmq", "duckdb")
-SCALING_SCALES = (0.1, 10.0)
+SCALING_SCALES = (0.1, 1.0, 10.0)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 RSS_NOTE = ("VmHWM of each process of the system (driver, workers, JVM, PySpark workers), "
             "reset before each query, so a query's peak; a process that exits during the query "
@@ -229,9 +230,8 @@ def save(meta: dict[str, Any], results: dict[str, Any]) -> Path:
 
 
 def run_scaling(plan: Plan, main: dict[str, Any], runs: int) -> bool:
-    """SCALING_SYSTEMS at SF 0.1, 10 (``runs`` timed runs each) and the main run's scale
-    (reusing what the main run measured); writes ``tpch-scaling``. True if every answer
-    was right."""
+    """SCALING_SYSTEMS at SF 0.1, 1 and 10 (``runs`` timed runs each), reusing what the
+    main run measured at its scale; writes ``tpch-scaling``. True if every answer was right."""
     per_scale: dict[float, dict[str, dict[str, Any]]] = {}
     right = True
     for scale in sorted({plan.scale, *SCALING_SCALES}):
@@ -274,7 +274,7 @@ def parse(argv: list[str] | None) -> tuple[Plan, int | None]:
     parser.add_argument("--runs", type=int, default=3, help="timed runs after one warm-up")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per query")
     parser.add_argument("--scaling", action="store_true",
-                        help=f"also {', '.join(SCALING_SYSTEMS)} at SF 0.1 and 10")
+                        help=f"also {', '.join(SCALING_SYSTEMS)} at SF 0.1, 1 and 10")
     parser.add_argument("--scaling-runs", type=int, default=None,
                         help="timed runs at the extra scales (default --runs)")
     args = parser.parse_args(argv)
