@@ -91,7 +91,7 @@ def _join_rows(left: Relation, right: Relation, alias: str, conditions: list[exp
             right_column = right.scope.lookup(theirs.name).internal
         except AnalysisError:
             continue  # ambiguous or computed: no estimate from this condition
-        divisor *= max(distinct_values(left.plan, left_column), distinct_values(right.plan, right_column))
+        divisor *= max(distinct_values(left.plan, left_column), distinct_values(right.plan, right_column), 1)
     divisor = min(divisor, max(left_rows, right_rows, 1))
     return left_rows * right_rows // divisor
 

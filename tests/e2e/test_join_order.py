@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.queries import sql_query
@@ -32,3 +35,19 @@ def test_q5_joins_customer_by_its_key(tpch: Path) -> None:
     # lineitem meets orders before customer: the first join lineitem takes part in is on the order key
     first = next(k for k in reversed(keys) if any(name.startswith("l_") for name in k))
     assert {"l_orderkey", "o_orderkey"} <= first, keys
+
+
+def test_empty_tables_join_with_an_answer(tmp_path: Path) -> None:
+    """Empty inputs have no distinct values: the join-row estimate must not divide by zero."""
+    empty = pa.table({"k": pa.array([], pa.int64()), "v": pa.array([], pa.int64())})
+    for name in ("a", "b", "c"):
+        pq.write_table(empty, tmp_path / f"{name}.parquet")
+    query = "SELECT a.k, b.v FROM a, b, c WHERE a.k = b.k AND b.k = c.k AND a.v > 0"
+    with Session(workers=2) as session:
+        for name in ("a", "b", "c"):
+            session.read.parquet(str(tmp_path / f"{name}.parquet")).createOrReplaceTempView(name)
+        result = session.sql(query).toArrow()
+    oracle = duckdb.connect()
+    for name in ("a", "b", "c"):
+        oracle.execute(f"CREATE VIEW {name} AS SELECT * FROM '{tmp_path / name}.parquet'")
+    assert result.num_rows == len(oracle.execute(query).fetchall()) == 0
