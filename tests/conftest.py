@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
 
 from sparkwire.coordinator.worker.service import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
 
@@ -23,6 +25,13 @@ from sparkwire.coordinator.worker.service import SPILL_PREFIX, spill_dir_owner, 
 # one-stage plan set ``task_bytes`` themselves (tests/e2e/test_task_sizing.py). Set here,
 # before any Session, so worker processes and the CLI inherit it.
 os.environ.setdefault("SPARKWIRE_TASK_BYTES", "0")
+
+# ``make test`` is CI's gate, so its property tests draw the same examples every run: a red
+# run is reproducible and never luck. ``HYPOTHESIS_PROFILE=explore`` draws fresh examples to
+# hunt for new counterexamples (each one found becomes a plain regression test).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 _OURS = ("sparkwire.coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
 
