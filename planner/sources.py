@@ -43,9 +43,7 @@ class DataFrameReader:
                     f"[{', '.join(columns)}]; all files of one read need the same columns"
                 )
         check_names(columns)
-        splits = tuple(
-            FileSplit(path=i.path, row_groups=tuple(range(len(i.row_group_rows)))) for i in infos
-        )
+        splits = tuple(FileSplit(path=i.path) for i in infos)  # whole files: DuckDB's native reader
         scan = ParquetScan(splits=splits, columns=columns)
         return DataFrame(scan, _attributes(infos[0].schema), self._executor)
 

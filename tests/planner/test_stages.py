@@ -237,22 +237,29 @@ def test_local_source_is_only_ever_coalesced(local) -> None:
     assert top.final.tasks == 1
 
 
+def row_groups_of(split: FileSplit) -> tuple[int, ...]:
+    """The row groups a split reads; a whole-file split (``None``) reads them all."""
+    if split.row_groups is None:
+        return tuple(range(len(file_info(split.path).row_group_rows)))
+    return split.row_groups
+
+
 def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
     big = write_parquet("big.parquet", row_group_size=10)  # 10 row groups of 10 rows
     small = write_parquet("small.parquet", row_group_size=50, table=pa.table({"x": list(range(50))}))
-    splits = (FileSplit(path=str(big), row_groups=tuple(range(10))), FileSplit(path=str(small), row_groups=(0,)))
+    splits = (FileSplit(path=str(big)), FileSplit(path=str(small)))
     groups = group_splits(splits, wanted=3, split_below=3)
     assert len(groups) == 3
-    rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in s.row_groups) for g in groups]
+    rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in row_groups_of(s)) for g in groups]
     assert rows == [50, 50, 50]
-    read = [(s.path, rg) for g in groups for s in g for rg in s.row_groups]
+    read = [(s.path, rg) for g in groups for s in g for rg in row_groups_of(s)]
     assert read == [(str(big), i) for i in range(10)] + [(str(small), 0)]
     assert all(len(g) == 1 for g in groups[:2])  # adjacent row groups of a file merge
 
 
 def test_many_files_are_whole_file_splits(write_parquet) -> None:
     paths = [write_parquet(f"f{i}.parquet", row_group_size=10) for i in range(6)]
-    splits = tuple(FileSplit(path=str(p), row_groups=tuple(range(10))) for p in paths)
+    splits = tuple(FileSplit(path=str(p)) for p in paths)
     groups = group_splits(splits, wanted=4, split_below=4)
     assert len(groups) == 4
     assert [s for g in groups for s in g] == list(splits)  # whole files, in order
@@ -261,7 +268,7 @@ def test_many_files_are_whole_file_splits(write_parquet) -> None:
 
 def test_whole_files_once_there_are_as_many_files_as_workers(write_parquet) -> None:
     paths = [write_parquet(f"w{i}.parquet", row_group_size=10) for i in range(4)]
-    splits = tuple(FileSplit(path=str(p), row_groups=tuple(range(10))) for p in paths)
+    splits = tuple(FileSplit(path=str(p)) for p in paths)
     assert group_splits(splits, wanted=8, split_below=4) == tuple((s,) for s in splits)
     assert len(group_splits(splits, wanted=8, split_below=8)) == 8  # row groups, fewer files
 
@@ -273,7 +280,7 @@ def test_scan_stage_carries_every_split_in_task_order(scan) -> None:
     fragment_scan = stage.fragment.input
     assert isinstance(fragment_scan, ParquetScan)
     assert fragment_scan.splits == tuple(s for task in stage.splits for s in task)
-    covered = sorted((Path(s.path).name, rg) for s in fragment_scan.splits for rg in s.row_groups)
+    covered = sorted((Path(s.path).name, rg) for s in fragment_scan.splits for rg in row_groups_of(s))
     assert covered == sorted((n, rg) for n in ("a.parquet", "b.parquet") for rg in range(10))
 
 
@@ -309,8 +316,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> list[FileSplit]:
     for i, (rows, size) in enumerate([(5, 5), (30, 10), (70, 11), (120, 10), (0, 10)]):
         path = root / f"f{i}.parquet"
         pq.write_table(pa.table({"x": pa.array(range(rows), pa.int64())}), path, row_group_size=size)
-        groups = pq.ParquetFile(path).metadata.num_row_groups
-        splits.append(FileSplit(path=str(path), row_groups=tuple(range(groups))))
+        splits.append(FileSplit(path=str(path)))
     return splits
 
 
@@ -323,12 +329,12 @@ def test_grouping_reads_every_row_group_once_in_order(
     groups = group_splits(splits, wanted, split_below=wanted)
     assert 1 <= len(groups) <= wanted
     assert all(groups), "no task without splits"
-    read = [(s.path, rg) for g in groups for s in g for rg in (s.row_groups or ())]
-    expected = [(s.path, rg) for s in splits for rg in s.row_groups or ()]
-    if len(splits) < wanted and any(s.row_groups for s in splits):
+    read = [(s.path, rg) for g in groups for s in g for rg in row_groups_of(s)]
+    expected = [(s.path, rg) for s in splits for rg in row_groups_of(s)]
+    if len(splits) < wanted and expected:
         assert read == expected  # row-group units, order kept
         sizes = {(p, rg): file_info(p).row_group_rows[rg] for p, rg in read}
-        loads = [sum(sizes[(s.path, rg)] for s in g for rg in s.row_groups or ()) for g in groups]
+        loads = [sum(sizes[(s.path, rg)] for s in g for rg in row_groups_of(s)) for g in groups]
         ideal = sum(loads) / min(wanted, len(read))
         assert max(loads) <= ideal + max(sizes.values())  # balanced within one unit
     else:
