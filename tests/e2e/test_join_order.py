@@ -37,6 +37,20 @@ def test_q5_joins_customer_by_its_key(tpch: Path) -> None:
     assert {"l_orderkey", "o_orderkey"} <= first, keys
 
 
+def test_q9_joins_the_filtered_part_before_orders(tpch: Path) -> None:
+    """A fact table meets a filtered dimension by its primary key first: the join keeps
+    only the share of rows the filter keeps, before anything is shuffled."""
+    with Session(workers=2) as session:
+        for table in TPCH_TABLES:
+            session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
+        plan = session.sql(sql_query("q09")).staged_plan()
+    joins = [n for s in plan.stages for n in operators(s.fragment) if isinstance(n, Join)]
+    keys = [{sql(k) for k in (*j.left_keys, *j.right_keys)} for j in joins]
+    order = [k for k in reversed(keys) if any(name.startswith("l_") for name in k)]
+    assert {"l_partkey", "p_partkey"} == order[0], keys
+    assert {"l_orderkey", "o_orderkey"} == order[-1], keys
+
+
 def test_empty_tables_join_with_an_answer(tmp_path: Path) -> None:
     """Empty inputs have no distinct values: the join-row estimate must not divide by zero."""
     empty = pa.table({"k": pa.array([], pa.int64()), "v": pa.array([], pa.int64())})
