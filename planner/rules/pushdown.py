@@ -1,8 +1,11 @@
 """Filters move below projections and joins, toward the scans, so fewer rows are computed
 and fewer cross the network: a condition on one side of a join is applied to that side
-before it is shuffled or broadcast. A condition moves below a join only to a side whose
-rows the join does not pad with NULLs (the left of a left join, either of an inner one),
-and below a projection only when every column it reads passes through by name."""
+before it is shuffled or broadcast. A filter's condition moves below a join only to a side
+whose rows the join does not pad with NULLs (the left of a left join, either of an inner
+one), and below a projection only when every column it reads passes through by name. A
+join's own condition is the mirror image: a part reading one side moves into that side
+when the join does not keep that side's unmatched rows (the right of a left join, where
+``o_comment NOT LIKE ...`` in TPC-H Q13's ``ON`` drops orders before they are shuffled)."""
 
 from __future__ import annotations
 
@@ -27,7 +30,23 @@ def push_filters(plan: Operator) -> Operator:
     """Top-down: each filter sinks as far as it can, then its inputs are visited."""
     if isinstance(plan, Filter):
         plan = _sink(plan)
+    elif isinstance(plan, Join) and plan.condition is not None and not plan.null_aware:
+        plan = _sink_condition(plan)
     return with_children(plan, [push_filters(c) for c in children(plan)])
+
+
+def _sink_condition(join: Join) -> Join:
+    """The parts of the join's condition that read one side only, moved into that side
+    when the join drops that side's unmatched rows."""
+    parts = conjuncts(join.condition)
+    left_cols, right_cols = set(output_columns(join.left)), set(output_columns(join.right))
+    to_left = [p for p in parts if _reads(p) and _reads(p) <= left_cols and join.how in _RIGHT_OK]
+    to_right = [p for p in parts if _reads(p) and _reads(p) <= right_cols and join.how in _LEFT_OK]
+    if not to_left and not to_right:
+        return join
+    kept = [p for p in parts if p not in to_left and p not in to_right]
+    moved = with_children(join, [_filtered(join.left, to_left), _filtered(join.right, to_right)])
+    return moved.model_copy(update={"condition": conjunction(kept)})
 
 
 def _sink(op: Filter) -> Operator:

@@ -61,3 +61,21 @@ def test_left_join_where_right_key_is_null_is_an_anti_join(session, a, b, extra)
     con.register("a", a)
     con.register("b", b)
     assert canonical(df.toArrow()) == canonical(con.sql(query).to_arrow_table())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=tables("v"), b=tables("w"),
+       how=st.sampled_from(["left", "right", "full", "inner", "semi", "anti"]),
+       condition=st.sampled_from(["b.w > 0", "a.v > 0", "a.v > 0 and b.w is null",
+                                  "b.w in (1, 2) and a.v is not null", "a.v + b.w > 1"]))
+def test_join_conditions_on_one_side_keep_their_answer(session, a, b, how, condition) -> None:
+    """An ``ON`` condition reading one side moves into that side only where the join drops
+    that side's unmatched rows; everywhere the answer is DuckDB's."""
+    session.createDataFrame(a).createOrReplaceTempView("a")
+    session.createDataFrame(b).createOrReplaceTempView("b")
+    columns = "a.k, a.v" if how in ("semi", "anti") else "a.k, a.v, b.k as bk, b.w"
+    query = f"select {columns} from a {how} join b on a.k = b.k and {condition}"
+    con = duckdb.connect()
+    con.register("a", a)
+    con.register("b", b)
+    assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
