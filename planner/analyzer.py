@@ -33,7 +33,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import Call, Cast, Column, Expr, NamedExpr, Ref
 from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperation
 from sparkwire.planner.render import sql
-from sparkwire.planner.rules.predicates import conjunction, conjuncts
+from sparkwire.planner.rules.predicates import conjunction, conjuncts, factor_common
 from sparkwire.planner.tree import column_names, transform
 
 if TYPE_CHECKING:
@@ -289,7 +289,7 @@ def analyze_join(
     left_keys: list[Expr] = []
     right_keys: list[Expr] = []
     residual: list[Expr] = []
-    for part in conjuncts(resolved):
+    for part in (p for c in conjuncts(resolved) for p in conjuncts(factor_common(c))):
         pair = _key_pair(part, left_names, right_names)
         if pair is None:
             residual.append(part)

@@ -67,10 +67,13 @@ def test_left_join_where_right_key_is_null_is_an_anti_join(session, a, b, extra)
 @given(a=tables("v"), b=tables("w"),
        how=st.sampled_from(["left", "right", "full", "inner", "semi", "anti"]),
        condition=st.sampled_from(["b.w > 0", "a.v > 0", "a.v > 0 and b.w is null",
-                                  "b.w in (1, 2) and a.v is not null", "a.v + b.w > 1"]))
+                                  "b.w in (1, 2) and a.v is not null", "a.v + b.w > 1",
+                                  "(a.v > 0 and b.w > 0) or (a.v > 0 and b.w is null)",
+                                  "(b.w > 0 and a.v = b.w) or (b.w > 0 and a.v is null) or b.w > 0"]))
 def test_join_conditions_on_one_side_keep_their_answer(session, a, b, how, condition) -> None:
     """An ``ON`` condition reading one side moves into that side only where the join drops
-    that side's unmatched rows; everywhere the answer is DuckDB's."""
+    that side's unmatched rows, also when it is common to every branch of an OR; everywhere
+    the answer is DuckDB's."""
     session.createDataFrame(a).createOrReplaceTempView("a")
     session.createDataFrame(b).createOrReplaceTempView("b")
     columns = "a.k, a.v" if how in ("semi", "anti") else "a.k, a.v, b.k as bk, b.w"
