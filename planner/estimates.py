@@ -34,6 +34,8 @@ from sparkwire.planner.plan import (
 )
 
 _ROW_BYTES = 100
+# A side at most this big (estimated bytes) is broadcast to a join; the executor may set another.
+DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 
 
 def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> int:

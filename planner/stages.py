@@ -42,7 +42,7 @@ from typing import Literal, assert_never
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
-from sparkwire.planner.estimates import estimate_bytes, estimate_rows
+from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes, estimate_rows
 from sparkwire.planner.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.render import sql
 from sparkwire.planner.tree import column_names
@@ -77,7 +77,6 @@ RANGE_SAMPLE_ROWS = 1000
 TASKS_PER_WORKER = 2
 MAX_SHUFFLE_PARTITIONS = 256
 #: Spark's ``spark.sql.autoBroadcastJoinThreshold``; the session's setting overrides it.
-DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 
 
 def plan_stages(

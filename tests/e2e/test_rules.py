@@ -82,3 +82,22 @@ def test_join_conditions_on_one_side_keep_their_answer(session, a, b, how, condi
     con.register("a", a)
     con.register("b", b)
     assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=tables("v"), b=tables("w"), how=st.sampled_from(["left", "right", "full", "inner"]),
+       subquery=st.sampled_from([
+           "a.v in (select w from b)", "a.v not in (select w from b)", "b.w in (select v from a)",
+           "exists (select 1 from b as c where c.w = a.v)",
+           "not exists (select 1 from b as c where c.w = a.v and c.k > a.k)",
+       ]))
+def test_semi_joins_over_joins_keep_their_answer(session, a, b, how, subquery) -> None:
+    """A semi or anti join moves below a join to the side whose rows it filters, only where
+    that join does not pad the side with NULLs; everywhere the answer is DuckDB's."""
+    session.createDataFrame(a).createOrReplaceTempView("a")
+    session.createDataFrame(b).createOrReplaceTempView("b")
+    query = f"select a.k, a.v, b.k as bk, b.w from a {how} join b on a.k = b.k where {subquery}"
+    con = duckdb.connect()
+    con.register("a", a)
+    con.register("b", b)
+    assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
