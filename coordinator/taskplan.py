@@ -13,29 +13,29 @@ from typing import Literal
 from pydantic import Field, ValidationError, model_validator
 
 from sparkwire.planner.expressions import Node
+from sparkwire.planner.limits import MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS
 from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, Boundary, Operator, disallowed
 from sparkwire.transport.errors import PlanRejected
+from sparkwire.transport.limits import MAX_PLAN_BYTES
 
-MAX_PLAN_BYTES = 16 * 1024 * 1024
-MAX_PLAN_DEPTH = 256
 
 
 class InputPartition(Node):
     """One producer partition a task reads, and the worker that serves it."""
 
     address: str = Field(min_length=1, max_length=512)
-    stage: int = Field(ge=0)
-    task: int = Field(ge=0)
-    partition: int = Field(ge=0)
+    stage: int = Field(ge=0, lt=MAX_STAGES)
+    task: int = Field(ge=0, lt=MAX_TASKS)
+    partition: int = Field(ge=0, lt=MAX_PARTITIONS)
 
 
 class TaskPlan(Node):
     version: Literal[1] = PLAN_VERSION
     query_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
-    stage: int = Field(ge=0)
-    task: int = Field(ge=0)
+    stage: int = Field(ge=0, lt=MAX_STAGES)
+    task: int = Field(ge=0, lt=MAX_TASKS)
     fragment: Operator
-    inputs: tuple[InputPartition, ...] = ()
+    inputs: tuple[InputPartition, ...] = Field(default=(), max_length=MAX_INPUTS)
     output: Boundary
 
     @model_validator(mode="after")
@@ -52,22 +52,28 @@ def encode_task_plan(plan: TaskPlan) -> bytes:
 
 
 def decode_task_plan(data: bytes) -> TaskPlan:
-    """Validate untrusted bytes into a ``TaskPlan`` or raise ``PlanRejected``."""
+    """Validate untrusted bytes into a ``TaskPlan`` or raise ``PlanRejected``.
+
+    Bounds first (bytes, nesting, nodes: ``planner.limits``), on the JSON alone and without
+    recursion; then the models in strict mode, so a value of the wrong JSON type is refused
+    rather than converted (``"version": true`` is not version 1, ``"stage": 1.0`` no stage).
+    """
     if len(data) > MAX_PLAN_BYTES:
         raise PlanRejected(f"task plan of {len(data)} bytes exceeds {MAX_PLAN_BYTES}")
     try:
         raw = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise PlanRejected(f"task plan is not valid JSON: {exc}") from None
-    depth = _depth(raw)
+    depth, nodes = _shape(raw)
     if depth > MAX_PLAN_DEPTH:
         raise PlanRejected(f"task plan nesting depth {depth} exceeds {MAX_PLAN_DEPTH}")
-    if isinstance(raw, dict) and raw.get("version") != PLAN_VERSION:
-        raise PlanRejected(
-            f"task plan version {raw.get('version')!r} is not supported (expected {PLAN_VERSION})"
-        )
+    if nodes > MAX_PLAN_NODES:
+        raise PlanRejected(f"task plan of {nodes} nodes exceeds {MAX_PLAN_NODES}")
+    version = raw.get("version") if isinstance(raw, dict) else None
+    if type(version) is not int or version != PLAN_VERSION:
+        raise PlanRejected(f"task plan version {version!r} is not supported (expected {PLAN_VERSION})")
     try:
-        return TaskPlan.model_validate(raw)
+        return TaskPlan.model_validate_json(data, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -76,14 +82,15 @@ def decode_task_plan(data: bytes) -> TaskPlan:
         ) from None
 
 
-def _depth(value: object) -> int:
-    """Nesting depth of decoded JSON, computed without recursion."""
-    deepest, stack = 0, [(value, 1)]
+def _shape(value: object) -> tuple[int, int]:
+    """Nesting depth and number of objects of decoded JSON, computed without recursion."""
+    deepest, objects, stack = 0, 0, [(value, 1)]
     while stack:
         item, level = stack.pop()
         deepest = max(deepest, level)
         if isinstance(item, dict):
+            objects += 1
             stack.extend((child, level + 1) for child in item.values())
         elif isinstance(item, list):
             stack.extend((child, level + 1) for child in item)
-    return deepest
+    return deepest, objects

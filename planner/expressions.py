@@ -14,6 +14,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from sparkwire.planner.limits import MAX_IN_LIST
+
 MAX_IDENTIFIER_LENGTH = 255
 
 _TYPE_NAMES = frozenset(
@@ -149,7 +151,7 @@ class Lit(Node):
 class Call(Node):
     kind: Literal["call"] = "call"
     fn: ScalarFunction
-    args: tuple[Expr, ...]
+    args: tuple[Expr, ...] = Field(max_length=MAX_IN_LIST + 1)  # the longest: x IN (v1, ...)
 
 
 class AggCall(Node):

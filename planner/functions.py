@@ -21,6 +21,7 @@ from typing import Union
 
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import render
+from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.errors import AnalysisError
 
 ColumnOrName = Union["Column", str]
@@ -159,6 +160,7 @@ class Column:
         """``isin(1, 2)`` or ``isin([1, 2])``."""
         first = values[0] if len(values) == 1 else None
         items = tuple(first) if isinstance(first, list | tuple | set) else values
+        check_in_list(len(items))
         return self._call("in", *items)  # type: ignore[arg-type]
 
     def like(self, pattern: str) -> Column:

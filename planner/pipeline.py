@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sparkwire.planner.errors import PlanError
+from sparkwire.planner.limits import MAX_PLAN_DEPTH
 from sparkwire.planner.plan import Operator, StagedPlan
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.stages import plan_stages
@@ -18,5 +20,11 @@ def plan_query(
     plan: Operator, columns: Sequence[str], workers: int, broadcast_threshold: int,
     range_sort_rows: int = 0, task_bytes: int = 0,
 ) -> StagedPlan:
-    return plan_stages(optimize(plan), columns, workers, broadcast_threshold, range_sort_rows,
-                       task_bytes)
+    try:
+        return plan_stages(optimize(plan), columns, workers, broadcast_threshold, range_sort_rows,
+                           task_bytes)
+    except RecursionError:
+        raise PlanError(
+            f"the query nests too deep to plan (at most {MAX_PLAN_DEPTH} levels); break it into "
+            f"steps, e.g. write an intermediate result"
+        ) from None

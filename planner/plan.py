@@ -18,6 +18,7 @@ from typing import Annotated, ClassVar, Final, Literal, Union, assert_never
 from pydantic import Field, model_validator
 
 from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey
+from sparkwire.planner.limits import MAX_PARTITIONS, MAX_STAGES, MAX_TASKS
 
 PLAN_VERSION: Final = 1
 
@@ -246,7 +247,7 @@ class Boundary(Node):
 
     kind: Literal["shuffle", "range", "coalesce", "broadcast", "result"]
     keys: tuple[Expr, ...] = ()
-    partitions: int = Field(default=1, ge=1)
+    partitions: int = Field(default=1, ge=1, le=MAX_PARTITIONS)
 
 
 class Stage(Node):
@@ -258,7 +259,7 @@ class Stage(Node):
 
     id: int = Field(ge=0)
     fragment: Operator
-    tasks: int = Field(ge=1)
+    tasks: int = Field(ge=1, le=MAX_TASKS)
     splits: tuple[tuple[FileSplit, ...], ...] = ()
     output: Boundary
     # For explain: the planner's row estimate and why it chose what it did (join strategies).
@@ -270,7 +271,7 @@ class StagedPlan(Node):
     """Stages in dependency order: every stage comes after the stages it reads."""
 
     version: Literal[1] = PLAN_VERSION
-    stages: tuple[Stage, ...] = Field(min_length=1)
+    stages: tuple[Stage, ...] = Field(min_length=1, max_length=MAX_STAGES)
     columns: tuple[Identifier, ...]
 
     @model_validator(mode="after")

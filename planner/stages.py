@@ -42,6 +42,7 @@ from typing import Literal, assert_never
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
+from sparkwire.planner.limits import MAX_PLAN_DEPTH, MAX_STAGES, plan_depth
 from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes, estimate_rows
 from sparkwire.planner.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.render import sql
@@ -90,10 +91,26 @@ def plan_stages(
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
     single = _single_stage(plan, task_bytes)
     if single is not None:
+        _check_depth(single)
         return StagedPlan(stages=(single,), columns=tuple(columns))
     cutter = _Cutter(workers, broadcast_threshold, range_sort_rows, task_bytes)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
+    if len(cutter.stages) > MAX_STAGES:
+        raise PlanError(f"the query needs {len(cutter.stages)} stages; the limit is {MAX_STAGES}")
+    for stage in cutter.stages:
+        _check_depth(stage)
     return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
+
+
+def _check_depth(stage: Stage) -> None:
+    """A stage a worker would refuse for its nesting is refused here, with the cause."""
+    depth = plan_depth(stage)
+    if depth > MAX_PLAN_DEPTH:
+        raise PlanError(
+            f"stage {stage.id} nests {depth} levels deep (operators over operators, expressions "
+            f"inside expressions); the limit is {MAX_PLAN_DEPTH}: break the query into steps, "
+            f"e.g. write an intermediate result"
+        )
 
 
 def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:

@@ -62,6 +62,7 @@ from sparkwire.transport.errors import (
     as_library_error,
     error_from_code,
 )
+from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ class FlightOptions(BaseModel):
 
     host: str = Field(default="127.0.0.1", min_length=1)
     max_message_bytes: int = Field(default=_DEFAULT_MESSAGE_BYTES, ge=64 << 10, le=1 << 30)
-    max_plan_bytes: int = Field(default=16 << 20, ge=1024, le=1 << 30)
+    max_plan_bytes: int = Field(default=MAX_PLAN_BYTES, ge=1024, le=MAX_PLAN_BYTES)
     call_timeout: float = Field(default=30.0, gt=0, le=3600)
     keepalive_seconds: float = Field(default=360.0, ge=1, le=7200)
     keepalive_timeout_seconds: float = Field(default=20.0, ge=1, le=600)

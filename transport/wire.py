@@ -51,11 +51,12 @@ from pydantic import (
 )
 from pydantic_core import from_json
 
+from sparkwire.transport import limits
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import ProtocolError, as_library_error
 
 MAX_HEADER_BYTES = 64 * 1024
-MAX_PLAN_BYTES = 64 * 1024 * 1024
+MAX_PLAN_BYTES = limits.MAX_PLAN_BYTES
 MAX_PAYLOAD_FRAMES = 16
 MAX_MESSAGE_CHARS = 8 * 1024
 MIN_CHARGE = 4096

@@ -14,6 +14,8 @@ protocol.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import queue
 import shutil
@@ -50,6 +52,8 @@ from sparkwire.transport.errors import (
     as_library_error,
 )
 from sparkwire.transport.stream import PartitionReader
+
+_log = logging.getLogger(__name__)
 
 # A worker's private spill directory is named SPILL_PREFIX + "<pid>-<worker id>-<random>",
 # so one left by a killed process can be recognised and removed by the next worker.
@@ -131,6 +135,8 @@ class Worker:
             compiled = compile_fragment(task_plan.fragment, task_plan.output)
         except (ValueError, TypeError) as exc:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
+        except RecursionError:
+            raise PlanRejected("cannot compile task plan: it nests too deep") from None
         read = {t.stage for t in compiled.tables if isinstance(t, ExchangeTable)}
         named = {part.stage for part in task_plan.inputs}
         if read != named:
@@ -171,6 +177,8 @@ class Worker:
 
     # -- running tasks ------------------------------------------------------------------
     def _slot(self) -> None:
+        """Run queued tasks until the worker closes. Whatever one task raises fails that
+        task, never the slot: a slot that died would leave its queue unserved."""
         while (task := self._queue.get()) is not None:
             if task.output.dropped:
                 continue
@@ -178,6 +186,11 @@ class Worker:
                 self._running.setdefault(task.plan.query_id, set()).add(task)
             try:
                 self._run(task)
+            except BaseException as exc:  # noqa: BLE001 - the slot must outlive any task
+                _log.exception("worker %s: task %s/%s/%s failed outside its run",
+                               self.worker_id, task.plan.query_id, task.plan.stage, task.plan.task)
+                with contextlib.suppress(Exception):
+                    task.output.fail(TaskFailed(f"worker {self.worker_id}: {type(exc).__name__}: {exc}"))
             finally:
                 with self._lock:
                     peers = self._running.get(task.plan.query_id)

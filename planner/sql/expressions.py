@@ -18,6 +18,7 @@ from sparkwire.planner import expressions as ex
 from sparkwire.planner import functions as F
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.functions import _type_name
+from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 
 _BINARY: dict[type[exp.Expression], ex.ScalarFunction] = {
@@ -64,6 +65,7 @@ def expression(node: exp.Expression) -> ex.Expr:
         case exp.In():
             if node.args.get("query") is not None:
                 raise unsupported(node, "IN with a subquery outside a WHERE condition")
+            check_in_list(len(node.expressions))
             items = [expression(e) for e in node.expressions]
             return ex.Call(fn="in", args=(expression(node.this), *items))
         case exp.Between():

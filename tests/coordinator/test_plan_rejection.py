@@ -7,9 +7,12 @@ import json
 import pytest
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.taskplan import MAX_PLAN_DEPTH, InputPartition, TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.expressions import Call, Column, Lit
+from sparkwire.planner.limits import (
+    MAX_IN_LIST, MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS,
+)
 from sparkwire.planner.plan import Boundary, Exchange, Filter
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.memory import MemoryTransport
@@ -52,6 +55,20 @@ CASES = {
     "not JSON": (b"\x00\x01 not json", "JSON"),
     "bad query id": (mutate(["query_id"], "../../etc"), "query_id"),
     "a read stage without inputs": (mutate(["inputs"], []), "reads stages"),
+    "a boolean for the version": (mutate(["version"], True), "version"),
+    "a float for an integer": (mutate(["stage"], 1.0), "stage"),
+    "a string for a number": (mutate(["fragment", "input", "stage"], "0"), "stage"),
+    "partitions past the limit": (mutate(["output", "partitions"], MAX_PARTITIONS + 1), "partitions"),
+    "a task index past the limit": (mutate(["task"], MAX_TASKS), "task"),
+    "a stage id past the limit": (mutate(["stage"], MAX_STAGES), "stage"),
+    "too many inputs": (mutate(["inputs"], [valid_plan()["inputs"][0]] * (MAX_INPUTS + 1)), "inputs"),
+    "an IN list past the limit": (mutate(["fragment", "predicate"], {
+        "kind": "call", "fn": "in",
+        "args": [{"kind": "column", "name": "a"}, *([{"kind": "literal", "value": 1}] * (MAX_IN_LIST + 1))],
+    }), "args"),
+    "more nodes than the limit, each shallow": (mutate(["fragment", "predicate"], {
+        "kind": "call", "fn": "and", "args": [{"kind": "column", "name": "a"}] * MAX_PLAN_NODES,
+    }), "nodes"),
     "inputs from a stage not read": (mutate(["inputs", 0, "stage"], 3), "reads stages"),
 }
 

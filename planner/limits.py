@@ -1,0 +1,53 @@
+"""Hard bounds on a plan, in one place: the models that validate a task plan on a worker
+and the planner that builds one on the driver read them from here.
+
+A plan beyond any bound is refused before it runs: ``PlanRejected`` on a worker (the plan
+may come from anyone who can reach it), an ``AnalysisError`` or ``PlanError`` naming the
+limit on the driver. The bounds are far above what a real query needs (TPC-H at SF10 on 64
+workers uses 256 partitions, 40 stages and a few hundred nodes) and far below what
+exhausts a worker: 5,000,000 output partitions cost 1.2 GiB before this bound.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pydantic import BaseModel
+
+from sparkwire.planner.errors import AnalysisError
+
+#: Output partitions of one task (a shuffle's fan-out).
+MAX_PARTITIONS: Final = 4096
+#: Tasks of one stage, and the largest task index a task plan may name.
+MAX_TASKS: Final = 4096
+#: Stages of one query, and the largest stage id a task plan may name.
+MAX_STAGES: Final = 1024
+#: Producer partitions one task reads.
+MAX_INPUTS: Final = 65536
+#: Values of one ``IN`` list.
+MAX_IN_LIST: Final = 65536
+#: Operators and expressions of one plan (JSON objects of a task plan).
+MAX_PLAN_NODES: Final = 200_000
+#: Nesting depth of a plan: operators over operators, expressions inside expressions.
+MAX_PLAN_DEPTH: Final = 192  # below the 200 levels pydantic's JSON parser allows
+
+
+def check_in_list(values: int) -> None:
+    """Refuse an ``IN`` list longer than ``MAX_IN_LIST``, naming the limit."""
+    if values > MAX_IN_LIST:
+        raise AnalysisError(f"an IN list of {values} values exceeds the limit of {MAX_IN_LIST}")
+
+
+def plan_depth(node: BaseModel) -> int:
+    """How deep ``node`` nests as JSON (a model or a tuple of them is one level), computed
+    without recursion: the depth a worker measures before it parses a task plan."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, BaseModel):
+            stack.extend((value, level + 1) for value in item.__dict__.values()
+                         if isinstance(value, BaseModel | tuple))
+        elif isinstance(item, tuple):
+            stack.extend((value, level + 1) for value in item if isinstance(value, BaseModel | tuple))
+    return deepest
