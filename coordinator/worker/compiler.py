@@ -161,7 +161,7 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
             compiler.derived(query),
         )
     return CompiledFragment(
-        sql=query.sql(dialect=DIALECT, identify=True),
+        sql=query.sql(dialect=DIALECT, identify=True, copy=False),
         tables=tuple(compiler.tables.values()),
         files=tuple(compiler.files),
     )
