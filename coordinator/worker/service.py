@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.worker.engine import Databases, EngineError, TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.files import check_files
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import (
     PARTITION_COLUMN,
@@ -137,6 +138,7 @@ class Worker:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
         except RecursionError:
             raise PlanRejected("cannot compile task plan: it nests too deep") from None
+        check_files(compiled.files, self.settings.worker.engine.data_roots)
         read = {t.stage for t in compiled.tables if isinstance(t, ExchangeTable)}
         named = {part.stage for part in task_plan.inputs}
         if read != named:

@@ -1,0 +1,42 @@
+"""Which files a task may read, checked when its plan arrives, before anything opens them.
+
+A plan names files by path, and a plan is untrusted. A path must be absolute and, once
+every symlink is resolved, lie under one of the worker's data roots when it has any
+(``worker.engine.data_roots``), and name a regular file: a FIFO would block the reading
+slot forever, a device could be endless. Outside the roots the answer is the same whether
+the file exists or not, so a refusal tells a caller nothing about the worker's disk.
+DuckDB's ``allowed_directories`` confines its own reads again (``engine``); this check also
+covers the Arrow dataset path that reads row groups outside DuckDB.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from sparkwire.transport.errors import PlanRejected
+
+__all__ = ["check_files"]
+
+
+def check_files(files: Iterable[str], roots: Sequence[Path]) -> None:
+    """Raise ``PlanRejected`` for the first file the task may not read."""
+    real_roots = [os.path.realpath(root) for root in roots]
+    for name in files:
+        if not os.path.isabs(name):
+            raise PlanRejected(f"file paths must be absolute: {name!r}")
+        real = os.path.realpath(name)
+        if real_roots and not any(_within(real, root) for root in real_roots):
+            raise PlanRejected(f"{name!r} is outside the worker's data roots")
+        try:
+            mode = os.stat(real).st_mode
+        except OSError as exc:
+            raise PlanRejected(f"cannot read {name!r}: {exc.strerror}") from None
+        if not stat.S_ISREG(mode):
+            raise PlanRejected(f"{name!r} is not a regular file")
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
