@@ -86,6 +86,7 @@ class QueryCoordinator:
             query_id,
             {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages},
         )
+        self.cluster.ensure_workers()
         placement = self._place(plan)
         result = QueryResult(self, query_id, plan, placement, metrics, progress)
         try:

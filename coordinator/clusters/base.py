@@ -27,6 +27,10 @@ class Cluster(Protocol):
 
     def client(self, address: str) -> TransportClient: ...
 
+    def ensure_workers(self) -> None:
+        """Before a query is placed: replace the workers known to be dead, where the
+        cluster can (a process cluster restarts them); the others keep their addresses."""
+
     def close(self) -> None: ...
 
 
@@ -65,6 +69,17 @@ class ClusterBase(Closeable):
             if client is None:
                 client = self._clients[address] = self.transport.connect(address)
             return client
+
+    def ensure_workers(self) -> None:
+        """Nothing to replace: in-process workers do not die alone, and Spark restarts
+        its own tasks."""
+
+    def _forget_client(self, address: str) -> None:
+        """Close and drop the pooled client of a worker that is gone."""
+        with self._lock:
+            client = self._clients.pop(address, None)
+        if client is not None:
+            client.close()
 
     def _stop_workers(self) -> None:
         raise NotImplementedError

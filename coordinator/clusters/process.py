@@ -4,8 +4,10 @@ Each worker is ``python -m coordinator.cli worker`` (``sparkwire worker``), give
 coordinator's settings through ``SPARKWIRE_…`` env vars. It announces itself with one JSON
 line on stdout (``WorkerAnnouncement``) and serves until its stdin closes: stdin is the
 worker's lifeline, so workers die with the coordinator even when it is killed and cannot
-clean up. Closing the cluster closes the lifelines, then terminates and finally kills any
-worker that has not exited within the shutdown timeout.
+clean up. A worker process found dead when a query starts is restarted under its worker id
+(``ensure_workers``), so one lost worker does not fail every later query. Closing the
+cluster closes the lifelines, then terminates and finally kills any worker that has not
+exited within the shutdown timeout.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 
 from sparkwire.coordinator.clusters.base import ClusterBase
@@ -40,13 +43,11 @@ class ProcessCluster(ClusterBase):
         super().__init__(settings)
         self._procs: list[subprocess.Popen[bytes]] = []
         self.announcements: list[WorkerAnnouncement] = []
+        self._start_timeout = start_timeout
+        self._replacing = threading.Lock()
         try:
-            env = child_env(settings)
             for index in range(settings.workers):
-                self._procs.append(subprocess.Popen(
-                    [sys.executable, "-m", "sparkwire.coordinator.cli", "worker", "--worker-id", f"worker-{index}"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                ))
+                self._procs.append(self._spawn(index))
             deadline = time.monotonic() + start_timeout
             self.announcements = [self._announcement(proc, deadline) for proc in self._procs]
             for announcement in self.announcements:
@@ -56,6 +57,34 @@ class ProcessCluster(ClusterBase):
             raise
         self.addresses = [a.address for a in self.announcements]
         self.names.update((a.address, a.worker_id) for a in self.announcements)
+
+    def _spawn(self, index: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "sparkwire.coordinator.cli", "worker", "--worker-id", f"worker-{index}"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(self.settings),
+        )
+
+    def ensure_workers(self) -> None:
+        """Restart every worker process that has exited, under its old worker id, so a
+        query after a worker's death runs on a full cluster instead of failing on it."""
+        with self._replacing:
+            for index, proc in enumerate(self._procs):
+                if proc.poll() is None:
+                    continue
+                self._replace(index, proc)
+
+    def _replace(self, index: int, proc: subprocess.Popen[bytes]) -> None:
+        """Worker ``index`` anew: its process, announcement, address and name."""
+        self._reap(proc)
+        old = self.addresses[index]
+        self._procs[index] = fresh = self._spawn(index)  # in the list at once: close() stops it
+        announcement = self._announcement(fresh, time.monotonic() + self._start_timeout)
+        announcement.check_versions()
+        self.announcements[index] = announcement
+        self.addresses[index] = announcement.address
+        self.names.pop(old, None)
+        self.names[announcement.address] = announcement.worker_id
+        self._forget_client(old)
 
     def _announcement(self, proc: subprocess.Popen[bytes], deadline: float) -> WorkerAnnouncement:
         assert proc.stdout is not None
@@ -93,6 +122,15 @@ class ProcessCluster(ClusterBase):
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait(2.0)
-            if proc.stdout is not None:
-                proc.stdout.close()
+            self._reap(proc)
+
+    @staticmethod
+    def _reap(proc: subprocess.Popen[bytes]) -> None:
+        """Release the pipes of a process that has exited."""
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 

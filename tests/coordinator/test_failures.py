@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 import pyarrow as pa
@@ -38,3 +40,27 @@ def test_killed_worker_process_fails_the_query_within_the_timeout(transport):
         assert "stage" in message and "task" in message
         assert session.cluster.alive() == [True, False]
     assert all(not alive for alive in session.cluster.alive())
+
+
+def test_the_session_survives_a_dead_worker_process():
+    """After a worker process dies between queries, the next query runs on a replacement
+    under the same worker id and gives the oracle's answer; the Session stays usable."""
+    table = pa.table({"k": pa.array([i % 10 for i in range(10_000)], pa.int64())})
+    expected = sorted(pa.TableGroupBy(table, "k").aggregate([("k", "count")]).to_pylist(),
+                      key=lambda r: r["k"])
+    with Session(workers=2, transport="zmq") as session:
+        df = session.createDataFrame(table).groupBy("k").count()
+        assert sorted((r[0], r[1]) for r in df.collect()) == [(r["k"], r["k_count"]) for r in expected]
+        victim = session.cluster.announcements[1]
+        os.kill(victim.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while session.cluster.alive()[1] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert session.cluster.alive() == [True, False]
+        for _ in range(2):
+            got = sorted((r[0], r[1]) for r in session.createDataFrame(table).groupBy("k").count().collect())
+            assert got == [(r["k"], r["k_count"]) for r in expected]
+        assert session.cluster.alive() == [True, True]
+        replacement = session.cluster.announcements[1]
+        assert replacement.pid != victim.pid and replacement.worker_id == victim.worker_id
+    assert not any(session.cluster.alive())
