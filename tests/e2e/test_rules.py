@@ -29,6 +29,19 @@ def tables(draw: st.DrawFn, value: str) -> pa.Table:
     })
 
 
+def duckdb_answer(a: pa.Table, b: pa.Table, query: str) -> list[tuple]:
+    """The oracle: the same SQL on DuckDB over the same two tables."""
+    con = duckdb.connect()
+    con.register("a", a)
+    con.register("b", b)
+    return canonical(con.sql(query).to_arrow_table())
+
+
+def views(session, a: pa.Table, b: pa.Table) -> None:
+    session.createDataFrame(a).createOrReplaceTempView("a")
+    session.createDataFrame(b).createOrReplaceTempView("b")
+
+
 @pytest.fixture(scope="module")
 def session():
     with Session(workers=2, local_chunk_rows=4) as s:
@@ -39,28 +52,20 @@ def session():
 @given(a=tables("v"), b=tables("w"), how=st.sampled_from(["left", "right", "full", "inner"]),
        predicate=st.sampled_from(PREDICATES))
 def test_filters_over_joins_keep_their_answer(session, a, b, how, predicate) -> None:
-    session.createDataFrame(a).createOrReplaceTempView("a")
-    session.createDataFrame(b).createOrReplaceTempView("b")
+    views(session, a, b)
     query = f"select a.k, a.v, b.k as bk, b.w from a {how} join b on a.k = b.k where {predicate}"
-    con = duckdb.connect()
-    con.register("a", a)
-    con.register("b", b)
-    assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
+    assert canonical(session.sql(query).toArrow()) == duckdb_answer(a, b, query)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(a=tables("v"), b=tables("w"), extra=st.sampled_from(["", " and a.v > 0", " or a.v > 0"]))
 def test_left_join_where_right_key_is_null_is_an_anti_join(session, a, b, extra) -> None:
-    session.createDataFrame(a).createOrReplaceTempView("a")
-    session.createDataFrame(b).createOrReplaceTempView("b")
+    views(session, a, b)
     query = f"select a.k, a.v from a left join b on a.k = b.k where b.k is null{extra}"
     df = session.sql(query)
     if not extra.startswith(" or"):
         assert "Join anti" in df.explain_string()
-    con = duckdb.connect()
-    con.register("a", a)
-    con.register("b", b)
-    assert canonical(df.toArrow()) == canonical(con.sql(query).to_arrow_table())
+    assert canonical(df.toArrow()) == duckdb_answer(a, b, query)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -74,14 +79,10 @@ def test_join_conditions_on_one_side_keep_their_answer(session, a, b, how, condi
     """An ``ON`` condition reading one side moves into that side only where the join drops
     that side's unmatched rows, also when it is common to every branch of an OR; everywhere
     the answer is DuckDB's."""
-    session.createDataFrame(a).createOrReplaceTempView("a")
-    session.createDataFrame(b).createOrReplaceTempView("b")
+    views(session, a, b)
     columns = "a.k, a.v" if how in ("semi", "anti") else "a.k, a.v, b.k as bk, b.w"
     query = f"select {columns} from a {how} join b on a.k = b.k and {condition}"
-    con = duckdb.connect()
-    con.register("a", a)
-    con.register("b", b)
-    assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
+    assert canonical(session.sql(query).toArrow()) == duckdb_answer(a, b, query)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -94,10 +95,6 @@ def test_join_conditions_on_one_side_keep_their_answer(session, a, b, how, condi
 def test_semi_joins_over_joins_keep_their_answer(session, a, b, how, subquery) -> None:
     """A semi or anti join moves below a join to the side whose rows it filters, only where
     that join does not pad the side with NULLs; everywhere the answer is DuckDB's."""
-    session.createDataFrame(a).createOrReplaceTempView("a")
-    session.createDataFrame(b).createOrReplaceTempView("b")
+    views(session, a, b)
     query = f"select a.k, a.v, b.k as bk, b.w from a {how} join b on a.k = b.k where {subquery}"
-    con = duckdb.connect()
-    con.register("a", a)
-    con.register("b", b)
-    assert canonical(session.sql(query).toArrow()) == canonical(con.sql(query).to_arrow_table())
+    assert canonical(session.sql(query).toArrow()) == duckdb_answer(a, b, query)
