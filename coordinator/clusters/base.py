@@ -71,8 +71,8 @@ class ClusterBase(Closeable):
             return client
 
     def ensure_workers(self) -> None:
-        """Nothing to replace: in-process workers do not die alone, and Spark restarts
-        its own tasks."""
+        """Nothing replaced: in-process workers do not die on their own, and a Spark-hosted
+        worker that dies is not replaced yet (its executor task would have to be rerun)."""
 
     def _forget_client(self, address: str) -> None:
         """Close and drop the pooled client of a worker that is gone."""
