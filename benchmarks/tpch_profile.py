@@ -18,14 +18,13 @@ and on DuckDB.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import duckdb
 
-from benchmarks.common import write
+from benchmarks.common import best_of, write
 from benchmarks.queries import QUERY_NAMES, sql_query
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
@@ -37,13 +36,7 @@ PHASES = ("planning", "dispatch", "first_batch", "stream", "task_setup", "task_r
 
 def _median(fn: Callable[[], Any], runs: int = 3) -> float:
     """Median wall seconds of ``runs`` calls after one warm-up."""
-    fn()
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return best_of(fn, repeat=runs)[1]
 
 
 def profile(session: Session, name: str) -> dict[str, Any]:

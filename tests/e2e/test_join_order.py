@@ -23,13 +23,18 @@ def tpch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ensure_tpch(0.01, tables=TPCH_TABLES, parts=2, root=tmp_path_factory.mktemp("tpch"))
 
 
-def test_q5_joins_customer_by_its_key(tpch: Path) -> None:
+def join_keys(tpch: Path, query: str) -> list[set[str]]:
+    """The key columns of each join in the staged plan of a TPC-H query, top join first."""
     with Session(workers=2) as session:
         for table in TPCH_TABLES:
             session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
-        plan = session.sql(sql_query("q05")).staged_plan()
+        plan = session.sql(sql_query(query)).staged_plan()
     joins = [n for s in plan.stages for n in operators(s.fragment) if isinstance(n, Join)]
-    keys = [{sql(k) for k in (*j.left_keys, *j.right_keys)} for j in joins]
+    return [{sql(k) for k in (*j.left_keys, *j.right_keys)} for j in joins]
+
+
+def test_q5_joins_customer_by_its_key(tpch: Path) -> None:
+    keys = join_keys(tpch, "q05")
     with_customer = [k for k in keys if "c_nationkey" in k or "c_custkey" in k]
     assert with_customer and all("c_custkey" in k for k in with_customer), keys
     # lineitem meets orders before customer: the first join lineitem takes part in is on the order key
@@ -40,12 +45,7 @@ def test_q5_joins_customer_by_its_key(tpch: Path) -> None:
 def test_q9_joins_the_filtered_part_before_orders(tpch: Path) -> None:
     """A fact table meets a filtered dimension by its primary key first: the join keeps
     only the share of rows the filter keeps, before anything is shuffled."""
-    with Session(workers=2) as session:
-        for table in TPCH_TABLES:
-            session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
-        plan = session.sql(sql_query("q09")).staged_plan()
-    joins = [n for s in plan.stages for n in operators(s.fragment) if isinstance(n, Join)]
-    keys = [{sql(k) for k in (*j.left_keys, *j.right_keys)} for j in joins]
+    keys = join_keys(tpch, "q09")
     order = [k for k in reversed(keys) if any(name.startswith("l_") for name in k)]
     assert {"l_partkey", "p_partkey"} == order[0], keys
     assert {"l_orderkey", "o_orderkey"} == order[-1], keys
