@@ -88,8 +88,11 @@ class TaskOutput:
             self.cond.notify_all()
 
     def fail(self, error: SparkwireError) -> None:
+        """Fail the readers of every partition; a no-op once every partition is finished:
+        the output is complete, and a later error (bookkeeping after the task) cannot make
+        it wrong, so readers still streaming it must not see one."""
         with self.cond:
-            if self.error is None:
+            if self.error is None and not all(p.done for p in self.partitions.values()):
                 self.error = error
             self.cond.notify_all()
 

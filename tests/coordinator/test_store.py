@@ -9,7 +9,7 @@ import pytest
 
 from sparkwire.coordinator.worker.store import PartitionStore
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import PartitionNotFound, QueryCancelled
+from sparkwire.transport.errors import PartitionNotFound, QueryCancelled, TaskFailed
 
 
 def batch(start: int, n: int = 1000) -> pa.RecordBatch:
@@ -60,3 +60,25 @@ def test_drop_frees_and_fails_late_readers_fast(tmp_path):
         output.write(0, batch(0))
     with pytest.raises(PartitionNotFound):
         store.open(PartitionKey("other", 0, 0, 0), 0.1)
+
+
+def test_a_failure_after_every_partition_finished_does_not_reach_readers(tmp_path):
+    """Bookkeeping that fails after a task finished its output cannot make the output wrong;
+    a failure before the end still reaches every reader."""
+    store = PartitionStore(1 << 30, tmp_path, idle_timeout=5)
+    done = store.create("q", 0, 0, [0])
+    done.start(batch(0).schema)
+    done.write(0, batch(0))
+    done.finish()
+    reader = store.open(PartitionKey("q", 0, 0, 0), 1)
+    done.fail(TaskFailed("after the end"))
+    assert reader.read_all().equals(pa.Table.from_batches([batch(0)]))
+
+    partial = store.create("q", 0, 1, [0, 1])
+    partial.start(batch(0).schema)
+    partial.write(0, batch(0))
+    partial.finish([0])
+    partial.fail(TaskFailed("before the end"))
+    with pytest.raises(TaskFailed, match="before the end"):
+        store.open(PartitionKey("q", 0, 1, 1), 1).read_all()
+    store.drop_query("q")
