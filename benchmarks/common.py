@@ -3,14 +3,42 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+@contextmanager
+def shared_security() -> Iterator[Any]:
+    """The transport security of this run, as a cluster shares it: the configured one
+    (``SPARKWIRE_TRANSPORT__SECURITY__*``, on by default) with generated credentials as files,
+    exported so that child processes (``load_settings()``) hold the same. Yields ``Security``."""
+    from sparkwire.coordinator.clusters.credentials import SharedCredentials
+    from sparkwire.coordinator.config import Settings, load_settings
+
+    configured = load_settings().transport.security
+    shared = SharedCredentials(Settings(transport={"kind": "flight", "security": configured}))
+    security = shared.settings.transport.security
+    exported = {f"SPARKWIRE_TRANSPORT__SECURITY__{name.upper()}": str(value)
+                for name, value in security if value is not None and name != "curve_clients"}
+    saved = {name: os.environ.get(name) for name in exported}
+    os.environ.update(exported)
+    try:
+        yield security
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shared.close()
 
 
 def best_of(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, float]:

@@ -31,10 +31,12 @@ from benchmarks.service import BenchService
 
 def serve(transport_name: str, scratch: str | None) -> None:
     """Serve until the parent closes our stdin."""
+    from sparkwire.coordinator.config import load_settings
     from sparkwire.transport.registry import create_transport
 
+    security = load_settings().transport.security  # the parent's (benchmarks.common)
     with tempfile.TemporaryDirectory(prefix="sparkwire-bench-", dir=scratch) as spill, \
-            create_transport(transport_name) as transport:
+            create_transport(transport_name, security=security) as transport:
         service = BenchService(Path(spill))
         server = transport.serve(service)
         try:
@@ -47,11 +49,12 @@ def serve(transport_name: str, scratch: str | None) -> None:
 
 def consume(transport_name: str, partition: int, timeout: float) -> None:
     """Read one consumer's share of each shuffle round the parent names."""
+    from sparkwire.coordinator.config import load_settings
     from sparkwire.transport.base import PartitionKey
     from sparkwire.transport.registry import create_transport
 
     lines = commands()
-    with create_transport(transport_name) as transport:
+    with create_transport(transport_name, security=load_settings().transport.security) as transport:
         first = next(lines, None)
         if first is None:
             return

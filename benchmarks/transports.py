@@ -25,12 +25,13 @@ from dataclasses import asdict
 from typing import Any
 
 from benchmarks.children import Child, Children
-from benchmarks.common import write
+from benchmarks.common import shared_security, write
 from benchmarks.measure import BATCH_BYTES, COLUMNS, READ_TIMEOUT, START_TIMEOUT, STREAMS, Config
 from benchmarks.measurements import (LocalProducer, RemoteProducer, latency, multi_stream,
                                      per_batch, shuffle, single_stream)
 from benchmarks.references import run_references
 from benchmarks.report import markdown, plot
+from sparkwire.coordinator.config import load_settings
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.registry import available_transports, create_transport, transport_class
 
@@ -61,7 +62,8 @@ def _measure(cfg: Config, name: str, remote: bool, result: dict[str, Any], began
     """Start the producers (and consumers) once, then run each step into ``result``; a step
     after the watchdog fired is marked not run rather than left to time out."""
     with ExitStack() as stack:
-        transport = stack.enter_context(create_transport(name))
+        transport = stack.enter_context(
+            create_transport(name, security=load_settings().transport.security))
         children = Children(stack, PRODUCER, cfg.deadline, name) if remote else None
         consumers: list[Child] | None = None
         if children is not None:
@@ -188,10 +190,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cfg = Config.make(args.quick)
     started = time.perf_counter()
-    rows, table, ok = run(cfg, args.transport)
+    with shared_security() as security:
+        rows, table, ok = run(cfg, args.transport)
     references = {r["name"]: r for r in rows if r["section"] == "reference"}
     transports = [r for r in rows if r["section"] == "transport"]
-    path = write("transports", rows, lambda p: plot(cfg, references, transports, p))
+    path = write("transports", rows, lambda p: plot(cfg, references, transports, p),
+                 {"security": "on" if security.enabled else "off"})
     print("\n" + table)
     print(f"\nwrote {path} and {path.with_suffix('.png')} in {time.perf_counter() - started:.0f}s")
     if not ok:

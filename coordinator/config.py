@@ -114,7 +114,7 @@ def load_settings(
 
     ``transport`` picks the transport kind (a CLI flag, ``Session(transport=...)``); the
     configured options are kept when the kind stays the same and dropped when it changes,
-    since one transport's options mean nothing to another.
+    since one transport's options mean nothing to another; security applies to all.
     """
     named = config_file or os.environ.get(CONFIG_FILE_ENV)
     path = Path(named) if named else None
@@ -130,5 +130,6 @@ def load_settings(
     finally:
         _config_file.reset(token)
     if transport is not None and transport != settings.transport.kind:
-        settings = settings.model_copy(update={"transport": TransportConfig(kind=transport)})
+        chosen = settings.transport.model_copy(update={"kind": transport, "options": {}})
+        settings = settings.model_copy(update={"transport": chosen})
     return settings

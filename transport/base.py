@@ -85,6 +85,10 @@ class Capabilities:
     crosses_processes: bool
     crosses_hosts: bool
     max_inflight_bytes: int | None = None
+    #: Takes ``security=`` and refuses callers without the cluster's credentials.
+    authenticates: bool = False
+    #: Its credentials include TLS material (certificates), which clusters make or load.
+    uses_tls: bool = False
 
 
 class WorkerService(Protocol):

@@ -4,7 +4,8 @@ A transport is chosen by ``kind`` (a registry name) and configured by ``options`
 keyword arguments of its class. Keeping the options an open mapping rather than a closed
 union of per-transport models is deliberate: a third-party transport registered through the
 entry-point group is configured exactly like a built-in one, and this module never imports a
-backend. The transport's constructor validates its own options.
+backend. The transport's constructor validates its own options. ``security`` is typed, not an
+option, because it holds a secret and applies to every transport alike (``transport.security``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sparkwire.transport.security import Security
 
 
 class TransportConfig(BaseModel):
@@ -21,3 +24,4 @@ class TransportConfig(BaseModel):
 
     kind: str = Field(default="memory", min_length=1, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict)
+    security: Security = Field(default_factory=Security)

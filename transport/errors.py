@@ -5,6 +5,7 @@
     │   └── UnknownTransport
     ├── TransportError         the way workers talk failed
     │   ├── ConnectionLost     the peer is gone (closed, died, unreachable)
+    │   ├── Unauthenticated    the peer refused our credentials, or we refused its
     │   └── ProtocolError      a malformed request or response
     ├── PartitionNotFound      a partition that never appeared within the timeout, or never will
     ├── PlanRejected           a task plan failed validation; nothing ran
@@ -43,6 +44,10 @@ class ConnectionLost(TransportError):
     code = "connection_lost"
 
 
+class Unauthenticated(TransportError):
+    code = "unauthenticated"
+
+
 class ProtocolError(TransportError):
     code = "protocol"
 
@@ -75,6 +80,7 @@ _BY_CODE: dict[str, type[SparkwireError]] = {
         UnknownTransport,
         TransportError,
         ConnectionLost,
+        Unauthenticated,
         ProtocolError,
         PartitionNotFound,
         PlanRejected,

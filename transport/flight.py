@@ -1,8 +1,14 @@
 """The Arrow Flight transport: plans by ``do_action``, partitions by ``do_get``, over gRPC.
 
 Capabilities: not zero copy (batches are Arrow IPC messages on a socket), crosses processes
-and hosts. Addresses are ``grpc://HOST:PORT``; ``grpc+tls://`` is reserved for TLS and
-refused until it is built.
+and hosts, authenticates. Addresses are ``grpc+tls://HOST:PORT`` with security on (the
+default) and ``grpc://HOST:PORT`` with it off or with ``security.tls`` false; a client never
+connects to a plain address when it is configured for TLS.
+
+Security (``transport.security``): every call carries ``authorization: Bearer <token>``,
+checked by server middleware before the call runs (a stock client without it gets
+``UNAUTHENTICATED``); TLS from the configured certificate files or a throwaway CA, mutual when
+``mutual_tls``; clients check the server's certificate against ``server_name``.
 
 Wire protocol (so that a stock ``pyarrow.flight.FlightClient`` can talk to a worker):
 
@@ -34,6 +40,7 @@ for the default ``max_message_bytes``.
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import math
@@ -59,15 +66,17 @@ from sparkwire.transport.errors import (
     ProtocolError,
     SparkwireError,
     TransportError,
+    Unauthenticated,
     as_library_error,
     error_from_code,
 )
 from sparkwire.transport.limits import MAX_PLAN_BYTES
+from sparkwire.transport.security import Credentials, Security, check_exposure
 from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
 
-_SCHEME = "grpc"
+_SCHEMES = ("grpc", "grpc+tls")
 _MAX_TICKET_BYTES = 1024
 _MAX_TICKET_TIMEOUT = 24 * 3600.0
 _MAX_ERROR_MESSAGE = 2000  # both copies of it travel in gRPC trailers (8 KiB by default)
@@ -90,23 +99,41 @@ class FlightOptions(BaseModel):
     shutdown_timeout: float = Field(default=10.0, gt=0, le=600)
 
 
-def _split_address(address: str) -> tuple[str, int]:
-    """``(host, port)`` of a ``grpc://HOST:PORT`` address; TLS is refused for now."""
+def _scheme(credentials: Credentials | None) -> str:
+    return "grpc+tls" if credentials is not None and credentials.tls is not None else "grpc"
+
+
+def _split_address(address: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of a ``grpc://HOST:PORT`` or ``grpc+tls://HOST:PORT`` address."""
     scheme = address.partition("://")[0]
-    if scheme == "grpc+tls":
-        raise ConfigError(f"TLS for the flight transport is not supported yet: {address!r}")
     try:
         parts = urlsplit(address)
-        if (scheme != _SCHEME or not parts.hostname or parts.port is None
+        if (scheme not in _SCHEMES or not parts.hostname or parts.port is None
                 or parts.path or parts.query or parts.fragment):
             raise ValueError(address)
-        return parts.hostname, parts.port
+        return scheme, parts.hostname, parts.port
     except ValueError:  # also what urlsplit raises for a bad port or bracket
-        raise ConfigError(f"flight address must look like grpc://HOST:PORT: {address!r}") from None
+        raise ConfigError(
+            f"flight address must look like grpc+tls://HOST:PORT or grpc://HOST:PORT: {address!r}"
+        ) from None
 
 
-def _join_address(host: str, port: int) -> str:
-    return f"{_SCHEME}://[{host}]:{port}" if ":" in host else f"{_SCHEME}://{host}:{port}"
+def _join_address(scheme: str, host: str, port: int) -> str:
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+class _TokenCheck(flight.ServerMiddlewareFactory):  # type: ignore[misc]
+    """Refuses every call whose bearer token is not the cluster's, before it runs."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self._expected = f"Bearer {token}".encode()
+
+    def start_call(self, info: flight.CallInfo, headers: dict[str, list[str]]) -> None:
+        given = headers.get("authorization") or [""]
+        if len(given) != 1 or not hmac.compare_digest(given[0].encode(), self._expected):
+            raise flight.FlightUnauthenticatedError("sparkwire: missing or wrong credentials")
+        return None
 
 
 def encode_ticket(key: PartitionKey, timeout: float) -> bytes:
@@ -149,6 +176,9 @@ def _from_flight_error(exc: Exception, address: str) -> SparkwireError:
         except (ValueError, TypeError, KeyError):
             pass  # not one of ours: a gRPC-level failure
     summary = str(exc).split(". gRPC client debug context", 1)[0]
+    if (isinstance(exc, flight.FlightUnauthenticatedError | flight.FlightUnauthorizedError)
+            or "handshake failed" in summary.lower()):  # TLS: the peer's CA is not ours
+        return Unauthenticated(f"worker at {address} refused our credentials: {summary}")
     if isinstance(exc, flight.FlightUnavailableError | flight.FlightTimedOutError
                   | flight.FlightCancelledError):
         return ConnectionLost(f"worker at {address}: {summary}")
@@ -174,10 +204,18 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
     """Serves one ``WorkerService``; gRPC runs every call on its own thread pool."""
 
     def __init__(
-        self, service: WorkerService, host: str, port: int, options: FlightOptions
+        self, service: WorkerService, host: str, port: int, options: FlightOptions,
+        credentials: Credentials | None,
     ) -> None:
-        super().__init__(_join_address(host, port))
-        self.address = _join_address(host, self.port)
+        scheme, tls = _scheme(credentials), credentials and credentials.tls
+        super().__init__(
+            _join_address(scheme, host, port),
+            tls_certificates=[flight.CertKeyPair(tls.cert, tls.key)] if tls else None,
+            verify_client=bool(tls and credentials.mutual_tls),
+            root_certificates=tls.ca if tls and credentials.mutual_tls else None,
+            middleware={"auth": _TokenCheck(credentials.token())} if credentials else None,
+        )
+        self.address = _join_address(scheme, host, self.port)
         self._service = service
         self._options = options
         self._lock = threading.Lock()
@@ -284,6 +322,7 @@ class FlightWorkerClient(TransportClient):
         self._transport = transport
         self._channel = channel
         self._address = address
+        self._headers = transport.headers
         self._lock = threading.Lock()
         self._streams: set[flight.FlightStreamReader] = set()
         self._closed = False
@@ -298,7 +337,8 @@ class FlightWorkerClient(TransportClient):
         self._check_open()
         ticket = flight.Ticket(encode_ticket(key, timeout))
         try:
-            stream = self._channel.do_get(ticket)  # returns once the schema arrived
+            stream = self._channel.do_get(ticket, flight.FlightCallOptions(headers=self._headers))
+            # do_get returns once the schema arrived
             schema = stream.schema
         except (flight.FlightError, pa.ArrowException) as exc:
             raise _from_flight_error(exc, self._address) from exc
@@ -337,7 +377,8 @@ class FlightWorkerClient(TransportClient):
 
     def _action(self, kind: str, body: bytes) -> None:
         self._check_open()
-        call = flight.FlightCallOptions(timeout=self._transport.options.call_timeout)
+        call = flight.FlightCallOptions(timeout=self._transport.options.call_timeout,
+                                        headers=self._headers)
         try:
             for _ in self._channel.do_action(flight.Action(kind, body), call):
                 pass
@@ -358,13 +399,22 @@ class FlightTransport(WorkerTransport):
         crosses_processes=True,
         crosses_hosts=True,
         max_inflight_bytes=_STREAM_WINDOW_BYTES + 2 * _DEFAULT_MESSAGE_BYTES,
+        authenticates=True,
+        uses_tls=True,
     )
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, security: Security | None = None, **options: Any) -> None:
         try:
             self.options = FlightOptions(**options)
         except ValidationError as exc:
             raise ConfigError(f"bad flight transport options: {exc}") from exc
+        self._security = security or Security()
+        self._credentials = self._security.credentials(tls=True)
+        self._scheme = _scheme(self._credentials)
+        #: Sent with every call: the bearer token, when security is on.
+        self.headers: list[tuple[bytes, bytes]] = (
+            [(b"authorization", f"Bearer {self._credentials.token()}".encode())]
+            if self._credentials else [])
         self._lock = threading.Lock()
         self._servers: list[FlightWorkerServer] = []
         self._channels: dict[tuple[str, int], flight.FlightClient] = {}
@@ -372,28 +422,28 @@ class FlightTransport(WorkerTransport):
         self._closed = False
 
     def serve(self, service: WorkerService, address: str | None = None) -> FlightWorkerServer:
-        host, port = (self.options.host, 0) if address is None else _split_address(address)
+        host, port = (self.options.host, 0) if address is None else self._location(address)
         self._check_open()
+        check_exposure(host, self._security)
         try:
-            server = FlightWorkerServer(service, host, port, self.options)
+            server = FlightWorkerServer(service, host, port, self.options, self._credentials)
         except (flight.FlightError, pa.ArrowException) as exc:
-            where = _join_address(host, port)
+            where = _join_address(self._scheme, host, port)
             raise ConfigError(f"cannot serve flight at {where}: {exc}") from exc
         with self._lock:
             self._servers.append(server)
         return server
 
     def address_on(self, host: str) -> str:
-        return _join_address(host, 0)
+        return _join_address(self._scheme, host, 0)
 
     def connect(self, address: str) -> FlightWorkerClient:
-        location = _split_address(address)
+        location = self._location(address)
         with self._lock:
             self._check_open()
             channel = self._channels.get(location)
             if channel is None:
-                channel = flight.FlightClient(_join_address(*location),
-                                              generic_options=self._channel_options())
+                channel = self._channel(*location)
                 self._channels[location] = channel
             client = FlightWorkerClient(self, channel, address)
             self._clients.append(client)
@@ -411,6 +461,30 @@ class FlightTransport(WorkerTransport):
             channel.close()
         for server in servers:
             server.close()
+
+    def _location(self, address: str) -> tuple[str, int]:
+        """Host and port of ``address``, which must use this transport's scheme (no
+        downgrade to plain gRPC when TLS is configured, no TLS we hold no roots for)."""
+        scheme, host, port = _split_address(address)
+        if scheme != self._scheme:
+            raise ConfigError(f"{address!r} is not a {self._scheme}:// address, which this "
+                              "transport's security settings call for")
+        return host, port
+
+    def _channel(self, host: str, port: int) -> flight.FlightClient:
+        tls = self._credentials.tls if self._credentials else None
+        if tls is None:
+            return flight.FlightClient(_join_address(self._scheme, host, port),
+                                       generic_options=self._channel_options())
+        mutual = self._credentials is not None and self._credentials.mutual_tls
+        return flight.FlightClient(
+            _join_address(self._scheme, host, port),
+            tls_root_certs=tls.ca,
+            cert_chain=tls.cert if mutual else None,
+            private_key=tls.key if mutual else None,
+            override_hostname=tls.server_name,
+            generic_options=self._channel_options(),
+        )
 
     def _channel_options(self) -> list[tuple[str, int]]:
         return [

@@ -18,6 +18,7 @@ from typing import Any
 
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError, UnknownTransport
+from sparkwire.transport.security import Security
 
 ENTRY_POINT_GROUP = "sparkwire.transports"
 
@@ -86,11 +87,26 @@ def transport_class(name: str) -> type[WorkerTransport]:
         return cls
 
 
-def create_transport(name: str, options: Mapping[str, Any] | None = None) -> WorkerTransport:
-    """A new transport instance; ``options`` are the transport's own keyword arguments."""
+def create_transport(
+    name: str, options: Mapping[str, Any] | None = None, security: Security | None = None
+) -> WorkerTransport:
+    """A new transport instance; ``options`` are the transport's own keyword arguments.
+
+    ``security`` goes to transports that authenticate (``Capabilities.authenticates``); one
+    that crosses processes without authenticating runs only with security off.
+    """
     cls = transport_class(name)
+    kwargs = dict(options or {})
+    if cls.capabilities.authenticates:
+        if security is not None:
+            kwargs["security"] = security
+    elif cls.capabilities.crosses_processes and (security or Security()).enabled:
+        raise ConfigError(
+            f"transport {name!r} cannot authenticate its callers; run it with "
+            "security.enabled=false, on a trusted network only"
+        )
     try:
-        return cls(**dict(options or {}))
+        return cls(**kwargs)
     except TypeError as exc:
         raise ConfigError(f"bad options for transport {name!r}: {exc}") from exc
 

@@ -1,7 +1,8 @@
 """The shared-memory transport: workers are processes on one host, batches are mapped zero-copy.
 
-Capabilities: zero copy, crosses processes, not hosts; ``max_inflight_bytes`` is a reader's
-credit window. Options are the zmq transport's (``credit_bytes``, ``idle_timeout``,
+Capabilities: zero copy, crosses processes, not hosts, authenticates; ``max_inflight_bytes``
+is a reader's credit window. Security is the zmq transport's CURVE on the control socket: the
+per-cluster credential besides the 0600 modes of the socket and the segments. Options are the zmq transport's (``credit_bytes``, ``idle_timeout``,
 ``heartbeat``, ``max_streams``) without ``host``. Addresses are ``shm://PATH``, PATH a Unix
 socket in a private directory (0700, socket 0600) under the temp dir, removed on close.
 
@@ -32,6 +33,8 @@ from sparkwire.transport.base import Capabilities, WorkerService
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.flow import StreamPump
 from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
+from sparkwire.transport.security import Security
+from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.shm_segments import PREFIX, SHM_DIR, SOCKET_DIRS, sweep, unlink
 from sparkwire.transport.zmq import ZmqTransport
 from sparkwire.transport.zmq_client import ZmqClient
@@ -44,13 +47,13 @@ class ShmServer(ZmqServer):
     """A ``ZmqServer`` on a Unix socket whose batches travel in shared memory."""
 
     def __init__(self, context: Any, service: WorkerService, path: Path, own_dir: bool,
-                 local: Handover, options: Any) -> None:
+                 local: Handover, options: Any, curve: Curve | None) -> None:
         self._path, self._own_dir = path, own_dir
         self._shm = ShmCodec(local, f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}",
                              options.credit_bytes * 3 // 2)
         sweep()
         try:
-            super().__init__(context, service, f"ipc://{path}", self._shm, options)
+            super().__init__(context, service, f"ipc://{path}", self._shm, options, curve)
             os.chmod(path, 0o600)
         except BaseException:
             if own_dir:
@@ -92,14 +95,15 @@ class ShmTransport(ZmqTransport):
 
     name = "shm"
     capabilities = Capabilities(zero_copy=True, crosses_processes=True, crosses_hosts=False,
-                                max_inflight_bytes=ZmqTransport.capabilities.max_inflight_bytes)
+                                max_inflight_bytes=ZmqTransport.capabilities.max_inflight_bytes,
+                                authenticates=True)
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, security: Security | None = None, **options: Any) -> None:
         if "host" in options:
             raise ConfigError("the shm transport has no host option: it serves on Unix sockets")
         if not SHM_DIR.is_dir():
             raise ConfigError(f"the shm transport needs {SHM_DIR}")
-        super().__init__(**options)
+        super().__init__(security, **options)
         self._local = Handover()
         self._codec: ShmCodec = ShmCodec(self._local)  # type: ignore[assignment]
 
@@ -110,19 +114,20 @@ class ShmTransport(ZmqTransport):
         if address is None:
             directory = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIRS}{os.getpid()}-"))  # 0700
             return ShmServer(self._context, service, directory / "worker.sock", True, self._local,
-                             self._options)
+                             self._options, self._guarded())
         path = self._checked(address)
         own_dir = not path.parent.exists()
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.parent.stat()
         if info.st_uid != os.getuid() or info.st_mode & 0o077:
             raise ConfigError(f"{path.parent} must be a directory of this user's alone (0700)")
-        return ShmServer(self._context, service, path, own_dir, self._local, self._options)
+        return ShmServer(self._context, service, path, own_dir, self._local, self._options,
+                         self._guarded())
 
     def _client(self, address: str) -> ZmqClient:
         routing_id = self._local.token + str(next(self._local.clients)).encode()
         return ZmqClient(self._context, f"ipc://{self._checked(address)}", self._codec,
-                         self._options, routing_id=routing_id)
+                         self._options, self._curve, routing_id=routing_id)
 
     def close(self) -> None:
         super().close()

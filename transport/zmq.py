@@ -2,7 +2,9 @@
 
 Capabilities: not zero copy (a batch is written once as Arrow IPC, in C++ with the GIL
 released, then ZeroMQ sends that buffer as it is and the reader maps the received frame),
-crosses processes and hosts; ``max_inflight_bytes`` is a reader's credit window. The messages
+crosses processes and hosts, authenticates; ``max_inflight_bytes`` is a reader's credit
+window. Security (``transport.security``, on by default): CURVE with an allow-list of client
+keys (``transport.zmq_auth``). The messages
 are ``transport.wire``'s, batches are encoded by ``transport.ipc``, streams flow-controlled by
 ``transport.flow``.
 
@@ -44,6 +46,8 @@ from pydantic import ValidationError
 from sparkwire.transport.base import Capabilities, WorkerService, WorkerTransport
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.ipc import InlineCodec, PayloadCodec
+from sparkwire.transport.security import Security, check_exposure
+from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.zmq_client import ZmqClient
 from sparkwire.transport.zmq_io import DEFAULT_CREDIT, STOP_TIMEOUT, ZmqOptions
 from sparkwire.transport.zmq_server import ZmqServer
@@ -58,13 +62,16 @@ class ZmqTransport(WorkerTransport):
 
     name = "zmq"
     capabilities = Capabilities(zero_copy=False, crosses_processes=True, crosses_hosts=True,
-                                max_inflight_bytes=DEFAULT_CREDIT)
+                                max_inflight_bytes=DEFAULT_CREDIT, authenticates=True)
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, security: Security | None = None, **options: Any) -> None:
         try:
             self._options = ZmqOptions(**options)
         except ValidationError as exc:
             raise ConfigError(f"bad options for the {self.name} transport: {exc}") from None
+        self._security = security or Security()
+        credentials = self._security.credentials()
+        self._curve = Curve(credentials) if credentials is not None else None
         # The window is an option, so this instance's capabilities say which one it uses.
         self.capabilities = replace(  # type: ignore[misc]
             type(self).capabilities, max_inflight_bytes=self._options.credit_bytes)
@@ -84,13 +91,22 @@ class ZmqTransport(WorkerTransport):
     def _server(self, service: WorkerService, address: str | None) -> ZmqServer:
         """A new server; a subclass may serve elsewhere (the shm transport: ``ipc://``)."""
         endpoint = self.address_on(self._options.host) if address is None else self._checked(address)
+        check_exposure(endpoint[len("tcp://"):].rpartition(":")[0], self._security)
         if endpoint.endswith(":0"):
             endpoint = endpoint[:-1] + "*"  # ZeroMQ's spelling of an OS-chosen port
-        return ZmqServer(self._context, service, endpoint, self._codec, self._options)
+        return ZmqServer(self._context, service, endpoint, self._codec, self._options,
+                         self._guarded())
+
+    def _guarded(self) -> Curve | None:
+        """The CURVE keys for a new server, its authenticator running first."""
+        if self._curve is not None:
+            self._curve.guard(self._context)
+        return self._curve
 
     def _client(self, address: str) -> ZmqClient:
         """A new client, once its handshake succeeded; a subclass may connect elsewhere."""
-        return ZmqClient(self._context, self._checked(address), self._codec, self._options)
+        return ZmqClient(self._context, self._checked(address), self._codec, self._options,
+                         self._curve)
 
     def address_on(self, host: str) -> str:
         return f"tcp://{host}:0"
@@ -115,6 +131,8 @@ class ZmqTransport(WorkerTransport):
             owned = list(self._owned)
         for item in owned:
             item.close()
+        if self._curve is not None:
+            self._curve.close()
         # term() waits for every socket to be closed; never let a stuck one hang the caller.
         terminator = threading.Thread(target=self._context.term, name="sparkwire-zmq-term", daemon=True)
         terminator.start()

@@ -30,11 +30,13 @@ from sparkwire.transport.errors import (
     PlanRejected,
     ProtocolError,
     SparkwireError,
+    Unauthenticated,
     error_from_code,
 )
 from sparkwire.transport.flow import Inbox, Liveness, StreamReceiver
 from sparkwire.transport.ipc import PayloadCodec
 from sparkwire.transport.stream import PartitionReader
+from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.zmq_io import SocketThread, ZmqOptions, heartbeats
 
 _log = logging.getLogger(__name__)
@@ -44,13 +46,15 @@ _log = logging.getLogger(__name__)
 _MONITORED = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CLOSED
               | zmq.EVENT_CONNECT_RETRIED | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
               | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+# With CURVE, a server holding another key pair fails the handshake without detail.
+_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL)
 
 
 class ZmqClient(TransportClient):
     """A DEALER connection to one worker; calls and streams are multiplexed by id."""
 
     def __init__(self, context: zmq.Context[Any], address: str, codec: PayloadCodec,
-                 options: ZmqOptions, routing_id: bytes | None = None) -> None:
+                 options: ZmqOptions, curve: Curve | None, routing_id: bytes | None = None) -> None:
         self._address, self._codec, self._window = address, codec, options.credit_bytes
         self._liveness = Liveness(f"worker at {address}", options.idle_timeout)
         self._ids = itertools.count()
@@ -66,6 +70,9 @@ class ZmqClient(TransportClient):
         sock.setsockopt(zmq.RECONNECT_IVL, -1)  # a lost connection stays lost
         if routing_id is not None:  # lets a server tell this client apart (the shm transport)
             sock.setsockopt(zmq.ROUTING_ID, routing_id)
+        self._secured = curve is not None
+        if curve is not None:
+            curve.connect(sock)
         self._monitor = sock.get_monitor_socket(_MONITORED)
         try:
             sock.connect(address)
@@ -80,6 +87,8 @@ class ZmqClient(TransportClient):
         self._io.start()
         if not self._decided.wait(options.idle_timeout) or self._lost is not None:
             self.close()
+            if isinstance(self._lost, Unauthenticated):
+                raise self._lost
             raise ConnectionLost(f"no worker answers at {address}")
 
     # -- I/O thread ----------------------------------------------------------------------------
@@ -105,7 +114,10 @@ class ZmqClient(TransportClient):
     def _on_event(self) -> None:
         while self._monitor.poll(0):
             event = recv_monitor_message(self._monitor)["event"]
-            if event != zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            if event == zmq.EVENT_HANDSHAKE_FAILED_AUTH or (self._secured and event in _FAILED):
+                self._lose(Unauthenticated(f"the worker at {self._address} refused the handshake: "
+                                           "other credentials, or not a sparkwire worker"))
+            elif event != zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 self._lose(ConnectionLost(f"lost the connection to the worker at {self._address}"))
             self._decided.set()
 

@@ -26,6 +26,7 @@ from sparkwire.transport.base import WorkerService
 from sparkwire.transport.errors import ConfigError, ProtocolError, SparkwireError, TransportError
 from sparkwire.transport.flow import StreamPump
 from sparkwire.transport.ipc import PayloadCodec
+from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.zmq_io import SocketThread, ZmqOptions, heartbeats
 
 _log = logging.getLogger(__name__)
@@ -35,8 +36,10 @@ class ZmqServer:
     """One worker's service on a ROUTER socket."""
 
     def __init__(self, context: zmq.Context[Any], service: WorkerService, endpoint: str,
-                 codec: PayloadCodec, options: ZmqOptions) -> None:
+                 codec: PayloadCodec, options: ZmqOptions, curve: Curve | None) -> None:
         sock = context.socket(zmq.ROUTER)
+        if curve is not None:
+            curve.serve(sock)
         heartbeats(sock, options)
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)  # sending to a gone peer fails: we release it
         sock.setsockopt(zmq.SNDHWM, 0)  # outgoing data is bounded by credit, never dropped

@@ -9,9 +9,11 @@ process and Spark clusters share.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Protocol
 
 from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.clusters.credentials import SharedCredentials
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.transport.base import Server, TransportClient, WorkerTransport
 from sparkwire.transport.closing import Closeable
@@ -41,11 +43,22 @@ class ClusterBase(Closeable):
     and stop them in ``_stop_workers``; ``close`` runs the shared teardown around it.
     """
 
-    def __init__(self, settings: Settings, transport: WorkerTransport | None = None) -> None:
+    def __init__(self, settings: Settings, transport: WorkerTransport | None = None,
+                 share_credentials: bool = False, credentials_parent: Path | None = None) -> None:
+        """``share_credentials``: workers run in other processes, so the cluster's secret
+        and certificates become files they can read (under ``credentials_parent``)."""
+        self._credentials = (SharedCredentials(settings, credentials_parent)
+                             if share_credentials else None)
+        if self._credentials is not None:
+            settings = self._credentials.settings
         self.settings = settings
-        self.transport = transport or create_transport(
-            settings.transport.kind, settings.transport.options
-        )
+        try:
+            self.transport = transport or create_transport(
+                settings.transport.kind, settings.transport.options, settings.transport.security
+            )
+        except BaseException:
+            self._remove_credentials()
+            raise
         self._lock = threading.Lock()
         self._clients: dict[str, TransportClient] = {}
         self._closed = False
@@ -57,6 +70,7 @@ class ClusterBase(Closeable):
         except BaseException:
             self.driver.close()
             self.transport.close()
+            self._remove_credentials()
             raise
         self.driver_address = self._driver_server.address
         self.names[self.driver_address] = "driver"
@@ -97,3 +111,8 @@ class ClusterBase(Closeable):
         self.driver.close()
         self._stop_workers()
         self.transport.close()
+        self._remove_credentials()
+
+    def _remove_credentials(self) -> None:
+        if self._credentials is not None:
+            self._credentials.close()

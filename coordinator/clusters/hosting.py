@@ -63,7 +63,7 @@ class HostedWorker:
     ) -> None:
         """Serve at ``listen``, or on interface ``host`` with an OS-chosen port, or the default."""
         self.transport: WorkerTransport = create_transport(
-            settings.transport.kind, settings.transport.options
+            settings.transport.kind, settings.transport.options, settings.transport.security
         )
         self.worker: Worker | None = None
         self.server: Server | None = None

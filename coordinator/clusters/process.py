@@ -40,7 +40,8 @@ class ProcessCluster(ClusterBase):
     """Local worker processes plus an in-process driver, all over one transport kind."""
 
     def __init__(self, settings: Settings, start_timeout: float = 60.0) -> None:
-        super().__init__(settings)
+        super().__init__(settings, share_credentials=True)
+        settings = self.settings  # its credentials are files now, which the workers read
         self._procs: list[subprocess.Popen[bytes]] = []
         self.announcements: list[WorkerAnnouncement] = []
         self._start_timeout = start_timeout

@@ -1,39 +1,63 @@
 """Worker registration for workers the coordinator did not start itself (Spark tasks).
 
-The driver runs a ``Registrar``: a TCP listener on the driver's address. A hosted worker
-connects, sends its ``WorkerAnnouncement`` as one JSON line, and keeps the connection open
-as its *lifeline*: when the registrar closes it the worker shuts down, and when the worker
-dies the registrar sees the connection drop and reports the worker lost. Announcements are
+The driver runs a ``Registrar``: a TCP listener on the driver's address. On each connection
+it sends a random challenge line; a hosted worker answers with one JSON line, a
+``Registration``: its ``WorkerAnnouncement`` and a proof, an HMAC of the challenge and the
+announcement under a key derived from the cluster secret. A connection that answers wrongly
+or not within ``_ANSWER_SECONDS`` is dropped, so a stranger on the network can neither
+register a worker of its own nor replay a worker's answer. The worker keeps the connection
+open as its *lifeline*: when the registrar closes it the worker shuts down, and when the
+worker dies the registrar sees the connection drop and reports the worker lost. Answers are
 validated by pydantic and size-limited; nothing received is evaluated.
 """
 
 from __future__ import annotations
 
+import hmac
+import secrets
 import selectors
 import socket
 import threading
+import time
 from collections.abc import Iterator
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.clusters.hosting import HostedWorker, WorkerAnnouncement
+from sparkwire.transport.errors import ConnectionLost
+from sparkwire.transport.security import Credentials
 
 MAX_ANNOUNCEMENT_BYTES = 64 * 1024
+_CHALLENGE_BYTES = 32
+_ANSWER_SECONDS = 30.0
 _POLL_SECONDS = 0.2
 
 
-class Registrar:
-    """Accepts up to ``expected`` registrations; watches each lifeline until closed."""
+class Registration(BaseModel):
+    """A worker's answer to the registrar's challenge (one JSON line)."""
 
-    def __init__(self, host: str, expected: int) -> None:
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    announcement: str = Field(max_length=MAX_ANNOUNCEMENT_BYTES)  # WorkerAnnouncement JSON
+    proof: str = Field(default="", max_length=128)  # "" with security off
+
+
+class Registrar:
+    """Accepts up to ``expected`` registrations; watches each lifeline until closed.
+
+    ``credentials``: the cluster's; None (security off) accepts any well-formed answer.
+    """
+
+    def __init__(self, host: str, expected: int, credentials: Credentials | None) -> None:
         self._expected = expected
+        self._credentials = credentials
         self._listener = socket.create_server((host, 0))
         self._listener.setblocking(False)
         self.address: tuple[str, int] = (host, self._listener.getsockname()[1])
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._listener, selectors.EVENT_READ)
-        self._pending: dict[socket.socket, bytearray] = {}
+        self._pending: dict[socket.socket, tuple[bytes, float, bytearray]] = {}
         self._workers: dict[socket.socket, WorkerAnnouncement] = {}
         self._lost: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -56,14 +80,24 @@ class Registrar:
                     self._accept()
                 else:
                     self._readable(key.fileobj)  # type: ignore[arg-type]
+            now = time.monotonic()
+            for conn in [c for c, (_, since, _) in self._pending.items()
+                         if now - since > _ANSWER_SECONDS]:
+                self._drop(conn)  # silent: it must not hold a connection forever
 
     def _accept(self) -> None:
         try:
             conn, _ = self._listener.accept()
         except BlockingIOError:
             return
+        challenge = secrets.token_bytes(_CHALLENGE_BYTES)
+        try:
+            conn.sendall(challenge.hex().encode() + b"\n")  # small: fits any socket buffer
+        except OSError:
+            conn.close()
+            return
         conn.setblocking(False)
-        self._pending[conn] = bytearray()
+        self._pending[conn] = (challenge, time.monotonic(), bytearray())
         self._selector.register(conn, selectors.EVENT_READ)
 
     def _readable(self, conn: socket.socket) -> None:
@@ -80,18 +114,23 @@ class Registrar:
                     self._lost[announcement.worker_id] = "its registration connection dropped"
                 self._drop(conn)
             return
-        buffer = self._pending[conn]
+        challenge, _, buffer = self._pending[conn]
         buffer.extend(data)
-        if not data or len(buffer) > MAX_ANNOUNCEMENT_BYTES:
+        if not data or len(buffer) > 2 * MAX_ANNOUNCEMENT_BYTES:
             self._drop(conn)
         elif b"\n" in buffer:
-            self._register(conn, bytes(buffer.split(b"\n", 1)[0]))
+            self._register(conn, challenge, bytes(buffer.split(b"\n", 1)[0]))
 
-    def _register(self, conn: socket.socket, line: bytes) -> None:
+    def _register(self, conn: socket.socket, challenge: bytes, line: bytes) -> None:
         del self._pending[conn]
         try:
-            announcement = WorkerAnnouncement.model_validate_json(line)
-        except ValidationError:
+            registration = Registration.model_validate_json(line)
+            if self._credentials is not None and not hmac.compare_digest(
+                    registration.proof,
+                    self._credentials.proof(challenge, registration.announcement.encode())):
+                raise ValueError("wrong proof")
+            announcement = WorkerAnnouncement.model_validate_json(registration.announcement)
+        except ValueError:  # ValidationError is one
             self._drop(conn)
             return
         with self._lock:
@@ -128,11 +167,16 @@ def serve_registered(index: int, registrar: tuple[str, int], settings_json: str)
     and threads belong to this process.
     """
     settings = Settings.model_validate_json(settings_json)
-    with socket.create_connection(registrar, timeout=30) as lifeline:
+    credentials = settings.transport.security.credentials()
+    with socket.create_connection(registrar, timeout=_ANSWER_SECONDS) as lifeline:
         host = lifeline.getsockname()[0]  # this executor's address on the route to the driver
+        challenge = bytes.fromhex(_read_line(lifeline, 2 * _CHALLENGE_BYTES + 1).decode())
         hosted = HostedWorker(settings, f"spark-worker-{index}", host=host)
         try:
-            lifeline.sendall(hosted.announcement.model_dump_json().encode() + b"\n")
+            announcement = hosted.announcement.model_dump_json()
+            proof = credentials.proof(challenge, announcement.encode()) if credentials else ""
+            registration = Registration(announcement=announcement, proof=proof)
+            lifeline.sendall(registration.model_dump_json().encode() + b"\n")
             lifeline.settimeout(1.0)
             while True:
                 try:
@@ -145,3 +189,14 @@ def serve_registered(index: int, registrar: tuple[str, int], settings_json: str)
         finally:
             hosted.close()
     yield index
+
+
+def _read_line(conn: socket.socket, limit: int) -> bytes:
+    """One line of at most ``limit`` bytes (the socket's timeout bounds the wait)."""
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        chunk = conn.recv(1)
+        if not chunk or len(line) >= limit:
+            raise ConnectionLost("the registrar closed the connection or sent garbage")
+        line += chunk
+    return bytes(line[:-1])

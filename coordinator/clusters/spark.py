@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 import weakref
+from pathlib import Path
 from typing import Any
 
 from sparkwire.coordinator.clusters.base import ClusterBase
@@ -64,10 +65,13 @@ class SparkCluster(ClusterBase):
                 f"{settings.workers} workers need {settings.workers} Spark task slots at once, "
                 f"but the cluster has {slots} in total; ask for at most {slots} workers"
             )
-        super().__init__(settings)
+        super().__init__(settings, share_credentials=True,
+                         credentials_parent=_credentials_parent(self._sc, settings))
+        settings = self.settings  # its credentials are files now, which the workers read
         self._job_error: BaseException | None = None
         self._group = f"sparkwire-{uuid.uuid4().hex[:12]}"
-        self._registrar = Registrar(host=_driver_host(self._sc), expected=settings.workers)
+        self._registrar = Registrar(_driver_host(self._sc), settings.workers,
+                                    settings.transport.security.credentials())
         self._job = threading.Thread(target=self._run_job, name=self._group, daemon=True)
         _open_clusters.add(self)
         try:
@@ -140,6 +144,19 @@ class SparkCluster(ClusterBase):
         if self._job.is_alive():
             self._sc.cancelJobGroup(self._group)
             self._job.join(self.settings.timeouts.shutdown)
+
+
+def _credentials_parent(sc: Any, settings: Settings) -> Path | None:
+    """Where generated credentials go: executors of a real cluster read shared storage."""
+    if str(sc.master).startswith("local"):
+        return None
+    security = settings.transport.security
+    if security.enabled and security.secret_file is None and settings.spark_exchange_dir is None:
+        raise ConfigError(
+            "on a Spark cluster, name security.secret_file (and certificate files) present on "
+            "every host, or set spark_exchange_dir to shared storage for generated ones"
+        )
+    return settings.spark_exchange_dir
 
 
 def _driver_host(sc: Any) -> str:

@@ -37,6 +37,7 @@ from sparkwire.transport.base import PartitionKey, Server, TransportClient, Work
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.registry import available_transports, create_transport
 from sparkwire.transport.stream import PartitionReader
+from tests.credentials import SECURITY
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0
@@ -76,7 +77,7 @@ class Worker(NamedTuple):
 
 @pytest.fixture(params=sorted(available_transports()))
 def transport(request: pytest.FixtureRequest) -> Iterator[WorkerTransport]:
-    with create_transport(request.param) as instance:
+    with create_transport(request.param, security=SECURITY) as instance:
         yield instance
 
 
@@ -126,7 +127,8 @@ def remote_process(name: str, options: dict[str, object] | None = None) -> Itera
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tests.transport.remote_service", "--transport", name,
-             "--options", json.dumps(options or {}), "--spill-dir", spill.name],
+             "--options", json.dumps(options or {}), "--spill-dir", spill.name,
+             "--security", SECURITY.model_dump_json()],
             cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
     except BaseException:

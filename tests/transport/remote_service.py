@@ -51,6 +51,7 @@ from sparkwire.transport.errors import (
     error_from_code,
 )
 from sparkwire.transport.registry import create_transport
+from sparkwire.transport.security import Security
 from sparkwire.transport.stream import PartitionReader
 
 QueryId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
@@ -392,7 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spill-dir", type=Path,
                         help="existing directory for spill files, owned by the caller "
                              "(default: a temporary one, lost if this process is killed)")
+    parser.add_argument("--security", default=None,
+                        help="transport security settings as JSON (credential file paths)")
     args = parser.parse_args(argv)
+    security = Security.model_validate_json(args.security) if args.security else None
     options = json.loads(args.options)
     if not isinstance(options, dict):
         parser.error("--options must be a JSON object")
@@ -401,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             tempfile.TemporaryDirectory(prefix="sparkwire-remote-")))
         service = CommandService(spill)
         try:
-            with create_transport(args.transport, options) as transport:
+            with create_transport(args.transport, options, security) as transport:
                 server = transport.serve(service)
                 try:
                     print(json.dumps({"address": server.address}), flush=True)

@@ -30,6 +30,7 @@ from sparkwire.transport.errors import (
     Timeout,
 )
 from sparkwire.transport.registry import create_transport
+from tests.credentials import SECURITY
 
 
 # -- waiting, errors, cancellation -------------------------------------------------------
@@ -177,7 +178,7 @@ def test_double_close_of_readers_and_clients(worker):
 def test_double_close_of_servers_and_transports(transport, tmp_path):
     service = CommandService(tmp_path)
     try:
-        own = create_transport(transport.name)
+        own = create_transport(transport.name, security=SECURITY)
         server = own.serve(service)
         client = own.connect(server.address)
         client.deliver(command(produce={"query": "q", "batches": 2}))

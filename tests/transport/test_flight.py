@@ -20,6 +20,7 @@ from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import ConfigError, ConnectionLost, PlanRejected, ProtocolError
 from sparkwire.transport.flight import FlightTransport
 from sparkwire.transport.stream import PartitionReader
+from tests.credentials import SECURITY
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = PartitionKey("q1", 0, 0, 0)
@@ -54,28 +55,40 @@ def endless() -> Iterator[pa.RecordBatch]:
         yield pa.record_batch({"a": pa.array(range(1000), pa.int64())})
 
 
+#: What a stock client sends to be let in: the cluster's bearer token.
+AUTH = flight.FlightCallOptions(
+    headers=[(b"authorization", f"Bearer {SECURITY.credentials().token()}".encode())])
+
+
+def stock_client(address: str) -> flight.FlightClient:
+    """A plain ``pyarrow.flight.FlightClient`` trusting the cluster's CA."""
+    assert SECURITY.ca_file is not None
+    return flight.FlightClient(address, tls_root_certs=SECURITY.ca_file.read_bytes(),
+                               override_hostname=SECURITY.server_name)
+
+
 @pytest.fixture
 def transport() -> Iterator[FlightTransport]:
-    with FlightTransport() as instance:
+    with FlightTransport(security=SECURITY) as instance:
         yield instance
 
 
 def test_stock_flight_client_reads_partition_by_ticket(transport):
     batch = pa.record_batch({"a": [1, 2, 3]})
     server = transport.serve(BatchesService(lambda: [batch, batch]))
-    client = flight.FlightClient(server.address)
+    client = stock_client(server.address)
     ticket = flight.Ticket(json.dumps({"partition": "q1/0/0/0", "timeout": 5}).encode())
-    table = client.do_get(ticket).read_all()
+    table = client.do_get(ticket, AUTH).read_all()
     assert table.column("a").to_pylist() == [1, 2, 3, 1, 2, 3]
-    list(client.do_action(flight.Action("deliver", b'{"v": 1}')))
+    list(client.do_action(flight.Action("deliver", b'{"v": 1}'), AUTH))
     client.close()
 
 
 def test_large_batch_is_sliced_and_arrives_intact(transport):
     big = pa.record_batch({"a": pa.array(range(8 << 20), pa.int64())})  # 64 MiB
     server = transport.serve(BatchesService(lambda: [big]))
-    stream = flight.FlightClient(server.address).do_get(
-        flight.Ticket(json.dumps({"partition": str(KEY), "timeout": 5}).encode()))
+    stream = stock_client(server.address).do_get(
+        flight.Ticket(json.dumps({"partition": str(KEY), "timeout": 5}).encode()), AUTH)
     sizes = [chunk.data.nbytes for chunk in stream]
     assert len(sizes) >= 8 and max(sizes) <= transport.options.max_message_bytes
     got = transport.connect(server.address).read(KEY, 5).read_all()
@@ -83,18 +96,18 @@ def test_large_batch_is_sliced_and_arrives_intact(transport):
 
 
 def test_malformed_requests_are_refused_and_server_keeps_serving():
-    with FlightTransport(max_plan_bytes=1024) as transport:
+    with FlightTransport(security=SECURITY, max_plan_bytes=1024) as transport:
         service = BatchesService(lambda: [pa.record_batch({"a": [1]})])
         server = transport.serve(service)
-        stock = flight.FlightClient(server.address)
+        stock = stock_client(server.address)
         for ticket in (b"garbage", b'{"partition": "q1/0/0/0"}',
                        b'{"partition": "a/b", "timeout": 1}',
                        b'{"partition": "q1/0/0/0", "timeout": true}', b"{" * 5000):
             with pytest.raises(flight.FlightServerError) as info:
-                stock.do_get(flight.Ticket(ticket)).read_all()
+                stock.do_get(flight.Ticket(ticket), AUTH).read_all()
             assert json.loads(info.value.extra_info)["code"] == "protocol"
         with pytest.raises(flight.FlightServerError, match="unknown action"):
-            list(stock.do_action(flight.Action("drop_tables", b"")))
+            list(stock.do_action(flight.Action("drop_tables", b""), AUTH))
         client = transport.connect(server.address)
         with pytest.raises(ProtocolError, match="exceeds 1024"):
             client.deliver(b"{" + b" " * 2000 + b"}")
@@ -126,15 +139,15 @@ def test_closed_server_is_connection_lost_fast(transport):
     assert time.monotonic() - started < 2
 
 
-def test_options_are_validated_and_tls_is_refused():
-    assert FlightTransport(call_timeout="2.5").options.call_timeout == 2.5  # env vars are strings
+def test_options_are_validated_and_plain_grpc_is_refused_under_tls():
+    assert FlightTransport(security=SECURITY, call_timeout="2.5").options.call_timeout == 2.5  # env vars are strings
     with pytest.raises(ConfigError):
-        FlightTransport(max_message_bytes=-1)
+        FlightTransport(security=SECURITY, max_message_bytes=-1)
     with pytest.raises(ConfigError):
-        FlightTransport(colour="blue")
-    with FlightTransport() as transport:
-        with pytest.raises(ConfigError, match="TLS"):
-            transport.connect("grpc+tls://127.0.0.1:1")
+        FlightTransport(security=SECURITY, colour="blue")
+    with FlightTransport(security=SECURITY) as transport:
+        with pytest.raises(ConfigError, match="grpc\\+tls"):
+            transport.connect("grpc://127.0.0.1:1")  # no downgrade to plain gRPC
         with pytest.raises(ConfigError):
             transport.serve(BatchesService(list), "tcp://127.0.0.1:0")
 
@@ -143,6 +156,7 @@ _WORKER = """
 import sys, time
 import pyarrow as pa
 from sparkwire.transport.flight import FlightTransport
+from sparkwire.transport.security import Security
 from sparkwire.transport.stream import PartitionReader
 
 def batches():
@@ -156,7 +170,7 @@ class Service:
     def open(self, key, timeout):
         return PartitionReader(pa.schema([("a", pa.int64())]), batches())
 
-server = FlightTransport().serve(Service())
+server = FlightTransport(security=Security.model_validate_json(sys.argv[1])).serve(Service())
 print(server.address, flush=True)
 time.sleep(600)
 """
@@ -164,7 +178,8 @@ time.sleep(600)
 
 @pytest.fixture
 def worker_process() -> Iterator[tuple[subprocess.Popen[str], str]]:
-    proc = subprocess.Popen([sys.executable, "-c", _WORKER], cwd=REPO, text=True,
+    proc = subprocess.Popen([sys.executable, "-c", _WORKER, SECURITY.model_dump_json()],
+                            cwd=REPO, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     address = proc.stdout.readline().strip()
@@ -176,7 +191,7 @@ def worker_process() -> Iterator[tuple[subprocess.Popen[str], str]]:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSTOP], ids=["killed", "frozen"])
 def test_lost_worker_mid_stream_is_connection_lost(worker_process, sig):
     proc, address = worker_process
-    with FlightTransport(keepalive_seconds=1, keepalive_timeout_seconds=1) as transport:
+    with FlightTransport(security=SECURITY, keepalive_seconds=1, keepalive_timeout_seconds=1) as transport:
         reader = transport.connect(address).read(KEY, 5)
         assert reader.read_next_batch() is not None
         os.kill(proc.pid, sig)

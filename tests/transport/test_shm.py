@@ -19,6 +19,7 @@ from sparkwire.transport.registry import create_transport
 from sparkwire.transport.shm import ShmTransport
 from sparkwire.transport.shm_segments import SHM_DIR, sweep
 from sparkwire.transport.stream import PartitionReader
+from tests.credentials import SECURITY
 
 MiB = 1 << 20
 pytestmark = pytest.mark.skipif(not SHM_DIR.is_dir(), reason="no /dev/shm")
@@ -73,7 +74,7 @@ def test_options_addresses_and_capabilities(tmp_path):
 
 
 def test_socket_and_segments_are_private_and_removed_on_close():
-    with ShmTransport() as transport, ShmTransport() as other:
+    with ShmTransport(security=SECURITY) as transport, ShmTransport(security=SECURITY) as other:
         server = transport.serve(BigService())
         path = Path(server.address.removeprefix("shm://"))
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -90,7 +91,7 @@ def test_socket_and_segments_are_private_and_removed_on_close():
 
 
 def test_batches_are_mapped_from_shared_memory_in_another_process():
-    with ShmTransport() as transport, remote_process("shm") as (proc, address):
+    with ShmTransport(security=SECURITY) as transport, remote_process("shm") as (proc, address):
         client = transport.connect(address)
         client.deliver(big("z", 3))
         batches = list(client.read(PartitionKey("z", 0, 0, 0), 10))
@@ -107,7 +108,7 @@ def test_batches_are_mapped_from_shared_memory_in_another_process():
 
 
 def test_segments_are_freed_after_an_early_close_and_a_cancel():
-    with ShmTransport() as transport, remote_process("shm") as (proc, address):
+    with ShmTransport(security=SECURITY) as transport, remote_process("shm") as (proc, address):
         client = transport.connect(address)
         client.deliver(big("e", 10**6, lazy=True))
         reader = client.read(PartitionKey("e", 0, 0, 0), 10)
@@ -128,7 +129,7 @@ def test_segments_are_freed_after_an_early_close_and_a_cancel():
 
 
 def test_a_killed_worker_s_segments_are_reclaimed():
-    with ShmTransport() as transport, remote_process("shm") as (proc, address):
+    with ShmTransport(security=SECURITY) as transport, remote_process("shm") as (proc, address):
         client = transport.connect(address)
         client.deliver(big("k", 10**6, lazy=True))
         reader = client.read(PartitionKey("k", 0, 0, 0), 10)  # read nothing: segments wait
@@ -147,9 +148,9 @@ def test_a_killed_worker_s_segments_are_reclaimed():
 
 
 def test_a_vanished_reader_s_segments_are_freed_by_the_server():
-    with ShmTransport(heartbeat=0.1, idle_timeout=1.0) as transport:
+    with ShmTransport(security=SECURITY, heartbeat=0.1, idle_timeout=1.0) as transport:
         server = transport.serve(BigService())
-        reader_side = ShmTransport()
+        reader_side = ShmTransport(security=SECURITY)
         client = reader_side.connect(server.address)
         client.read(PartitionKey("v", 0, 0, 0), 5)  # never read, never closed
         assert wait_until(lambda: segments(os.getpid()), 5)

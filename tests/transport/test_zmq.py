@@ -21,6 +21,8 @@ from sparkwire.transport.errors import ConfigError, ConnectionLost, ProtocolErro
 from sparkwire.transport.registry import create_transport
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.zmq import ZmqTransport
+from tests.credentials import SECURITY
+from sparkwire.transport.zmq_auth import Curve
 
 MiB = 1 << 20
 KEY = PartitionKey("q", 0, 0, 0)
@@ -52,7 +54,7 @@ class CountingService:
 
 @pytest.fixture
 def zmq_transport() -> Iterator[ZmqTransport]:
-    with ZmqTransport(credit_bytes=4 * MiB, **FAST) as transport:
+    with ZmqTransport(security=SECURITY, credit_bytes=4 * MiB, **FAST) as transport:
         yield transport
 
 
@@ -139,7 +141,7 @@ def test_many_concurrent_streams_share_one_connection(zmq_transport):
 
 
 def test_more_streams_than_the_server_runs_are_refused_not_queued():
-    with ZmqTransport(max_streams=2, credit_bytes=MiB, **FAST) as transport:
+    with ZmqTransport(security=SECURITY, max_streams=2, credit_bytes=MiB, **FAST) as transport:
         client = transport.connect(transport.serve(CountingService()).address)
         open_readers = [client.read(PartitionKey("q", 0, 0, p), 5) for p in range(2)]
         with pytest.raises(TransportError, match="busy"):
@@ -163,6 +165,7 @@ def test_garbage_frames_are_answered_and_the_server_keeps_serving(zmq_transport)
     raw = context.socket(zmq.DEALER)
     raw.setsockopt(zmq.LINGER, 0)
     raw.setsockopt(zmq.RCVTIMEO, 5000)
+    Curve(SECURITY.credentials()).connect(raw)  # a cluster member gone rogue
     raw.connect(server.address)
     try:
         for frames, expected_id in (
@@ -194,6 +197,7 @@ def test_a_server_that_never_answers_is_lost_within_the_idle_timeout(zmq_transpo
     context = zmq.Context()
     mute = context.socket(zmq.ROUTER)  # accepts connections, answers ZMTP heartbeats, no more
     mute.setsockopt(zmq.LINGER, 0)
+    Curve(SECURITY.credentials()).serve(mute)  # it completes the handshake, then is silent
     port = mute.bind_to_random_port("tcp://127.0.0.1")
     try:
         client = zmq_transport.connect(f"tcp://127.0.0.1:{port}")
@@ -231,7 +235,7 @@ def test_a_frozen_server_process_is_lost_mid_stream_within_the_timeout(zmq_trans
 def test_a_gone_client_is_noticed_and_its_streams_released(zmq_transport):
     service = CountingService(batches=10**6, rows=1024)
     server = zmq_transport.serve(service)
-    with ZmqTransport(**FAST) as other:
+    with ZmqTransport(security=SECURITY, **FAST) as other:
         reader = other.connect(server.address).read(KEY, 5)
         assert reader.read_next_batch() is not None
     # The client vanished without a close message: the server's next ping fails.
@@ -240,7 +244,7 @@ def test_a_gone_client_is_noticed_and_its_streams_released(zmq_transport):
 
 def test_close_joins_threads_and_closing_twice_is_safe():
     before = {t.name for t in threading.enumerate()}
-    transport = ZmqTransport(**FAST)
+    transport = ZmqTransport(security=SECURITY, **FAST)
     server = transport.serve(CountingService())
     reader = transport.connect(server.address).read(KEY, 5)
     assert reader.read_next_batch() is not None
