@@ -70,6 +70,7 @@ from sparkwire.transport.errors import (
     as_library_error,
     error_from_code,
 )
+from sparkwire.transport.ipc import validated
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.transport.security import Credentials, Security, check_exposure
 from sparkwire.transport.stream import PartitionReader
@@ -373,7 +374,7 @@ class FlightWorkerClient(TransportClient):
             except (flight.FlightError, pa.ArrowException) as exc:
                 raise _from_flight_error(exc, self._address) from exc
             if chunk.data is not None:
-                yield chunk.data
+                yield validated(chunk.data)
 
     def _action(self, kind: str, body: bytes) -> None:
         self._check_open()

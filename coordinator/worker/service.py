@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.worker.engine import Databases, EngineError, TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.files import check_files
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import (
@@ -192,7 +193,8 @@ class Worker:
                 _log.exception("worker %s: task %s/%s/%s failed outside its run",
                                self.worker_id, task.plan.query_id, task.plan.stage, task.plan.task)
                 with contextlib.suppress(Exception):
-                    task.output.fail(TaskFailed(f"worker {self.worker_id}: {type(exc).__name__}: {exc}"))
+                    message = redact(f"{type(exc).__name__}: {exc}", task.compiled.files)
+                    task.output.fail(TaskFailed(f"worker {self.worker_id}: {message}"))
             finally:
                 with self._lock:
                     peers = self._running.get(task.plan.query_id)
@@ -242,7 +244,7 @@ class Worker:
             if task.cancelled.is_set():
                 return
             cause = task.input_error or exc
-            message = str(as_library_error(cause))
+            message = redact(str(as_library_error(cause)), task.compiled.files)
             output.fail(
                 TaskFailed(
                     f"worker {self.worker_id}, stage {plan.stage}, task {plan.task}: {message}"
