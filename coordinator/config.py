@@ -52,6 +52,8 @@ class EngineSettings(_Section):
 class WorkerSettings(_Section):
     task_slots: int = Field(default=4, ge=1, le=256)
     max_queued_tasks: int = Field(default=1024, ge=1)
+    #: One query's share of the queue, so that it cannot starve the others (``admission``).
+    max_queued_per_query: int = Field(default=512, ge=1)
     memory_budget_bytes: int = Field(default=512 * 1024 * 1024, ge=0)
     spill_dir: Path | None = None  # None: a private temp dir per worker, removed on close
     engine: EngineSettings = Field(default_factory=EngineSettings)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import queue
 import shutil
 import tempfile
 import threading
@@ -32,6 +31,7 @@ import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.worker.engine import Databases, EngineError, TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.files import check_files
 from sparkwire.coordinator.worker.partitioning import split_by_partition
@@ -116,7 +116,8 @@ class Worker:
         )
         engine = settings.worker.engine
         self._engines = Databases(engine, engine.temp_directory or self._own_dir)
-        self._queue: queue.Queue[_Task | None] = queue.Queue(settings.worker.max_queued_tasks)
+        self._queue: FairQueue[_Task] = FairQueue(settings.worker.max_queued_tasks,
+                                                  settings.worker.max_queued_per_query)
         self._lock = threading.Lock()
         self._running: dict[str, set[_Task]] = {}
         self._clients: dict[str, TransportClient] = {}
@@ -152,9 +153,9 @@ class Worker:
         )
         output.start(STATUS_SCHEMA, [STATUS_PARTITION])
         try:
-            self._queue.put_nowait(_Task(task_plan, compiled, output))
-        except queue.Full:
-            error = SparkwireError(f"worker {self.worker_id} is busy: task queue is full")
+            self._queue.put(task_plan.query_id, _Task(task_plan, compiled, output))
+        except QueueFull as full:
+            error = SparkwireError(f"worker {self.worker_id} is busy: {full}")
             output.fail(error)
             raise error from None
 
@@ -330,13 +331,7 @@ class Worker:
             self._clients.clear()
         for task in running:
             task.cancel()
-        while True:
-            try:
-                self._queue.get_nowait()
-            except queue.Empty:
-                break
-        for _ in self._slots:
-            self._queue.put(None)
+        self._queue.close()  # what is left is dropped with the store
         for thread in self._slots:
             thread.join(self.settings.timeouts.shutdown)
         self.store.close()

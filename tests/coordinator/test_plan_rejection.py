@@ -92,7 +92,7 @@ def test_malformed_plan_is_refused_and_nothing_runs(worker_client, case):
     with pytest.raises(PlanRejected, match=needle):
         client.deliver(data)
     assert worker.store.partitions_held() == 0
-    assert worker._queue.qsize() == 0 and not worker._running and not worker.completed
+    assert len(worker._queue) == 0 and not worker._running and not worker.completed
 
 
 def test_the_valid_plan_is_accepted(worker_client):

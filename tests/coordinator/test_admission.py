@@ -1,0 +1,88 @@
+"""Queries take turns at a worker's slots, and one query cannot fill its queue."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from sparkwire.coordinator.config import load_settings
+from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
+from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
+from sparkwire.coordinator.worker.service import Worker
+from sparkwire.planner.plan import Boundary, Exchange
+from sparkwire.transport.errors import SparkwireError
+from sparkwire.transport.memory import MemoryTransport
+
+
+def test_queries_take_turns_in_their_own_order() -> None:
+    fair: FairQueue[str] = FairQueue(capacity=100, per_query=100)
+    for i in range(5):
+        fair.put("big", f"big{i}")
+    fair.put("small", "small0")
+    fair.put("small", "small1")
+    taken = [fair.get() for _ in range(7)]
+    assert taken == ["big0", "small0", "big1", "small1", "big2", "big3", "big4"]
+
+
+def test_one_query_holds_at_most_its_share_and_the_whole_is_bounded() -> None:
+    fair: FairQueue[int] = FairQueue(capacity=5, per_query=3)
+    for i in range(3):
+        fair.put("a", i)
+    with pytest.raises(QueueFull, match="query a"):
+        fair.put("a", 3)
+    fair.put("b", 0)
+    fair.put("c", 0)
+    with pytest.raises(QueueFull, match="queue is full"):
+        fair.put("d", 0)
+    assert len(fair) == 5
+
+
+def test_close_wakes_every_waiting_slot_and_returns_what_was_left() -> None:
+    fair: FairQueue[int] = FairQueue(capacity=4, per_query=4)
+    got: list[int | None] = []
+    waiters = [threading.Thread(target=lambda: got.append(fair.get())) for _ in range(3)]
+    for waiter in waiters:
+        waiter.start()
+    time.sleep(0.1)  # they wait
+    assert fair.close() == []
+    for waiter in waiters:
+        waiter.join(5)
+    assert got == [None, None, None]
+    left: FairQueue[int] = FairQueue(capacity=4, per_query=4)
+    left.put("q", 7)
+    assert left.close() == [7] and left.get() is None
+
+
+def _waiting_task(query_id: str, task: int, producer: str) -> bytes:
+    """A task that waits for a producer partition nobody will write (until cancelled)."""
+    source = InputPartition(address=producer, stage=0, task=0, partition=0)
+    plan = TaskPlan(query_id=query_id, stage=1, task=task, fragment=Exchange(stage=0, columns=("a",)),
+                    inputs=(source,), output=Boundary(kind="result"))
+    return encode_task_plan(plan)
+
+
+def test_a_query_that_fills_its_share_leaves_room_for_others() -> None:
+    settings = load_settings(workers=1, worker={"task_slots": 1, "max_queued_tasks": 8,
+                                                "max_queued_per_query": 3})
+    transport = MemoryTransport()
+    worker = Worker("w0", settings, transport.connect)
+    address = transport.serve(worker).address
+    client = transport.connect(address)
+    try:
+        client.deliver(_waiting_task("greedy", 0, address))
+        deadline = time.monotonic() + 10
+        while len(worker._queue) and time.monotonic() < deadline:
+            time.sleep(0.01)  # the one slot takes it, and waits on its input
+        for task in range(1, 4):
+            client.deliver(_waiting_task("greedy", task, address))
+        with pytest.raises(SparkwireError, match="busy: query greedy already has 3"):
+            client.deliver(_waiting_task("greedy", 4, address))
+        client.deliver(_waiting_task("modest", 0, address))  # still admitted
+        assert len(worker._queue) == 4
+    finally:
+        client.cancel("greedy")
+        client.cancel("modest")
+        worker.close()
+        transport.close()
