@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from sparkwire.coordinator.attempts import RetriedResult
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.routing import route
@@ -64,6 +65,7 @@ class QueryMetrics:
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
+    attempts: int = 1  # runs it took: more than one when a worker was lost (``attempts``)
 
     def add(self, phase: str, seconds: float) -> None:
         self.phases[phase] = self.phases.get(phase, 0.0) + seconds
@@ -80,8 +82,14 @@ class QueryCoordinator:
         self.cluster = cluster
         self.settings = settings
 
-    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
+    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> RetriedResult:
+        """Run ``plan``; a worker lost before the result returned rows means another attempt
+        (``coordinator.attempts``)."""
         query_id = uuid.uuid4().hex[:16]
+        return RetriedResult(
+            lambda attempt: self._attempt(f"{query_id}-{attempt}", plan, progress), self.cluster)
+
+    def _attempt(self, query_id: str, plan: StagedPlan, progress: Progress | None) -> QueryResult:
         metrics = QueryMetrics(
             query_id,
             {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages},
@@ -110,8 +118,12 @@ class QueryCoordinator:
         return result
 
     def _place(self, plan: StagedPlan) -> dict[int, list[str]]:
-        """Task ``i`` of stage ``s`` runs on worker ``(i + s) mod n``; local data on the driver."""
-        addresses = self.cluster.addresses
+        """Task ``i`` of stage ``s`` runs on live worker ``(i + s) mod n``; local data on the
+        driver."""
+        dead = set(self.cluster.dead())
+        addresses = [address for address in self.cluster.addresses if address not in dead]
+        if not addresses:
+            raise SparkwireError(f"every one of the {len(dead)} workers is lost")
         return {
             stage.id: [
                 self.cluster.driver_address

@@ -25,7 +25,8 @@ import pyarrow as pa
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.clusters.local import LocalCluster
 from sparkwire.coordinator.config import Settings, load_settings
-from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
+from sparkwire.coordinator.attempts import RetriedResult
+from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMetrics
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
@@ -68,7 +69,7 @@ class Session(Closeable):
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
         self._coordinator = QueryCoordinator(self.cluster, settings)
         self.progress = progress
-        self.last_metrics: QueryMetrics | None = None
+        self._last: RetriedResult | None = None
         self._sources: list[str] = []
         self._views: dict[str, DataFrame] = {}
         self._exchange: Path | None = None
@@ -107,10 +108,15 @@ class Session(Closeable):
     def register_view(self, name: str, df: DataFrame) -> None:
         self._views[name.casefold()] = df
 
-    def execute(self, plan: StagedPlan) -> QueryResult:
+    def execute(self, plan: StagedPlan) -> RetriedResult:
         result = self._coordinator.execute(plan, self.progress)
-        self.last_metrics = result.metrics
+        self._last = result
         return result
+
+    @property
+    def last_metrics(self) -> QueryMetrics | None:
+        """The metrics of the last query run, of the attempt that produced its result."""
+        return self._last.metrics if self._last is not None else None
 
     # -- PySpark-style API -------------------------------------------------------------
     def createDataFrame(self, data: Any) -> DataFrame:  # noqa: N802 - PySpark's name

@@ -33,6 +33,13 @@ class Cluster(Protocol):
         """Before a query is placed: replace the workers known to be dead, where the
         cluster can (a process cluster restarts them); the others keep their addresses."""
 
+    def dead(self) -> list[str]:
+        """Addresses of workers known to be dead and not replaced (yet): placement skips them."""
+
+    def losses(self) -> int:
+        """How many times a worker was found lost, ever: a query that failed while this grew
+        is run again (``attempts``)."""
+
     def close(self) -> None: ...
 
 
@@ -85,8 +92,14 @@ class ClusterBase(Closeable):
             return client
 
     def ensure_workers(self) -> None:
-        """Nothing replaced: in-process workers do not die on their own, and a Spark-hosted
-        worker that dies is not replaced yet (its executor task would have to be rerun)."""
+        """Nothing replaced: in-process workers do not die on their own."""
+
+    def dead(self) -> list[str]:
+        """None known: in-process workers do not die on their own."""
+        return []
+
+    def losses(self) -> int:
+        return 0
 
     def _forget_client(self, address: str) -> None:
         """Close and drop the pooled client of a worker that is gone."""

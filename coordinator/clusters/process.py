@@ -46,6 +46,7 @@ class ProcessCluster(ClusterBase):
         self.announcements: list[WorkerAnnouncement] = []
         self._start_timeout = start_timeout
         self._replacing = threading.Lock()
+        self._restarted = 0
         try:
             for index in range(settings.workers):
                 self._procs.append(self._spawn(index))
@@ -86,6 +87,7 @@ class ProcessCluster(ClusterBase):
         self.names.pop(old, None)
         self.names[announcement.address] = announcement.worker_id
         self._forget_client(old)
+        self._restarted += 1
 
     def _announcement(self, proc: subprocess.Popen[bytes], deadline: float) -> WorkerAnnouncement:
         assert proc.stdout is not None
@@ -100,6 +102,15 @@ class ProcessCluster(ClusterBase):
             return WorkerAnnouncement.model_validate_json(line)
         except ValueError as exc:
             raise SparkwireError(f"worker process {proc.pid} announced garbage: {exc}") from None
+
+    def losses(self) -> int:
+        """Workers restarted so far plus those dead now."""
+        return self._restarted + len(self.dead())
+
+    def dead(self) -> list[str]:
+        """Workers whose process has exited (until ``ensure_workers`` restarts them)."""
+        return [address for address, proc in zip(self.addresses, self._procs, strict=True)
+                if proc.poll() is not None]
 
     def alive(self) -> list[bool]:
         """Whether each worker process still runs."""

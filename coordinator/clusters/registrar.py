@@ -7,7 +7,9 @@ announcement under a key derived from the cluster secret. A connection that answ
 or not within ``_ANSWER_SECONDS`` is dropped, so a stranger on the network can neither
 register a worker of its own nor replay a worker's answer. The worker keeps the connection
 open as its *lifeline*: when the registrar closes it the worker shuts down, and when the
-worker dies the registrar sees the connection drop and reports the worker lost. Answers are
+worker dies the registrar sees the connection drop and reports the worker lost, until Spark
+retries its task and the worker registers again under its id (``SparkCluster.ensure_workers``
+then points the cluster at its new address). Answers are
 validated by pydantic and size-limited; nothing received is evaluated.
 """
 
@@ -60,6 +62,7 @@ class Registrar:
         self._pending: dict[socket.socket, tuple[bytes, float, bytearray]] = {}
         self._workers: dict[socket.socket, WorkerAnnouncement] = {}
         self._lost: dict[str, str] = {}
+        self._losses = 0  # lifelines that broke, ever
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="sparkwire-registrar", daemon=True)
@@ -70,8 +73,13 @@ class Registrar:
             return list(self._workers.values())
 
     def lost(self) -> dict[str, str]:
+        """Workers lost and not registered again: id -> reason."""
         with self._lock:
             return dict(self._lost)
+
+    def losses(self) -> int:
+        with self._lock:
+            return self._losses
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -109,9 +117,10 @@ class Registrar:
             data = b""
         if conn in self._workers:
             if not data:  # the worker process is gone
-                announcement = self._workers[conn]
                 with self._lock:
+                    announcement = self._workers.pop(conn)
                     self._lost[announcement.worker_id] = "its registration connection dropped"
+                    self._losses += 1
                 self._drop(conn)
             return
         challenge, _, buffer = self._pending[conn]
@@ -134,13 +143,12 @@ class Registrar:
             self._drop(conn)
             return
         with self._lock:
-            known = {a.worker_id for a in self._workers.values()}
-            if len(self._workers) >= self._expected or announcement.worker_id in known:
-                accepted = False
-            else:
+            live = {a.worker_id for a in self._workers.values()}
+            accepted = len(self._workers) < self._expected and announcement.worker_id not in live
+            if accepted:  # a first registration, or a lost worker's Spark task retried
                 self._workers[conn] = announcement
-                accepted = True
-        if not accepted:  # a retried Spark task or a stranger: it stops at once
+                self._lost.pop(announcement.worker_id, None)
+        if not accepted:  # a duplicate, or one too many: it stops at once
             self._drop(conn)
 
     def _drop(self, conn: socket.socket) -> None:

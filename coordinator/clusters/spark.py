@@ -135,6 +135,29 @@ class SparkCluster(ClusterBase):
         """Workers whose lifeline broke (process died, executor lost): id → reason."""
         return self._registrar.lost()
 
+    def dead(self) -> list[str]:
+        """Workers whose lifeline broke and that have not registered again."""
+        lost = self._registrar.lost()
+        return [a.address for a in self.announcements if a.worker_id in lost]
+
+    def losses(self) -> int:
+        return self._registrar.losses()
+
+    def ensure_workers(self) -> None:
+        """Point the cluster at workers that registered again after Spark retried their
+        task (``spark.task.maxFailures``; ``local[N,F]`` locally): new address, new client."""
+        current = {a.worker_id: a for a in self._registrar.announcements()}
+        for index, old in enumerate(self.announcements):
+            new = current.get(old.worker_id)
+            if new is None or new.address == old.address:
+                continue
+            new.check_versions()
+            self.announcements[index] = new
+            self.addresses[index] = new.address
+            self.names.pop(old.address, None)
+            self.names[new.address] = new.worker_id
+            self._forget_client(old.address)
+
     def _stop_workers(self) -> None:
         """Close lifelines so workers stop, wait for the job, cancel it if it lingers."""
         _open_clusters.discard(self)

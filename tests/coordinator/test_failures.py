@@ -38,6 +38,7 @@ def test_killed_worker_process_fails_the_query_within_the_timeout(transport):
         df = session.createDataFrame(table).withColumn("b", F.col("a") * 2).filter(F.col("b") >= 0)
         message = kill_mid_stream(df, victim.pid)
         assert "stage" in message and "task" in message
+        assert "not run again" in message  # rows had been returned: no duplicates
         assert session.cluster.alive() == [True, False]
     assert all(not alive for alive in session.cluster.alive())
 

@@ -1,4 +1,5 @@
-"""A real local Spark (``local[2]``), shared by the Spark tests: starting the JVM is slow."""
+"""A real local Spark (``local[2,4]``: two slots, and a failed task is tried up to 4 times,
+as on a cluster), shared by the Spark tests: starting the JVM is slow."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def spark() -> Iterator[object]:
     from pyspark.sql import SparkSession
 
     session = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.master("local[2,4]")
         .appName("sparkwire-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")

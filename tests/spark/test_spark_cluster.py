@@ -17,6 +17,7 @@ from sparkwire.coordinator.tpch import ensure_tpch, q1, q6
 from sparkwire.planner import functions as F
 from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, canonical, kill_mid_stream
 from tests.conftest import listening_ports
+from tests.coordinator.test_retry import KillOnFirstTask, oracle, retry_data, run_with_a_kill
 from sparkwire.transport.errors import ConfigError, Timeout
 from sparkwire.transport.registry import available_transports, transport_class
 
@@ -83,10 +84,37 @@ def test_worker_killed_mid_query_names_it_and_cluster_closes(spark):
         df = session.createDataFrame(table).withColumn("b", F.col("a") * 2)
         message = kill_mid_stream(df, victim.pid)
         assert "stage" in message and "task" in message and "spark-worker" in message
-        deadline = time.monotonic() + 10
-        while victim.worker_id not in session.cluster.lost_workers() and time.monotonic() < deadline:
+        assert "not run again" in message  # rows had been returned: no duplicates
+        # Spark retries the lost worker's task; it registers again under its id.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            back = [a for a in session.cluster._registrar.announcements()
+                    if a.worker_id == victim.worker_id]
+            if back:
+                break
             time.sleep(0.1)
-        assert victim.worker_id in session.cluster.lost_workers()
+        assert back and back[0].pid != victim.pid
+        assert victim.worker_id not in session.cluster.lost_workers()
+
+
+def test_a_worker_killed_before_any_row_means_another_attempt_on_the_survivor(spark, tmp_path):
+    data = retry_data(tmp_path)
+    killer = KillOnFirstTask()
+    with Session(cluster="spark", spark=spark, workers=2, transport="flight", task_bytes=0,
+                 progress=killer) as session:
+        victim = session.cluster.announcements[1]
+        assert run_with_a_kill(session, killer, victim.pid, data) == oracle(data)
+        assert killer.fired.is_set() and session.last_metrics.attempts == 2
+        # Spark retries the victim's task: the worker registers again, and the next query
+        # runs on both workers again.
+        deadline = time.monotonic() + 60
+        while session.cluster.dead() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not session.cluster.dead()
+        again = sorted(tuple(r) for r in session.read.parquet(str(data)).groupBy("k").sum("v").collect())
+        assert again == oracle(data)
+        assert session.cluster.announcements[1].address != victim.address
+        assert set(session.last_metrics.tasks_per_worker) == {"spark-worker-0", "spark-worker-1"}
 
 
 def test_more_workers_than_slots_is_refused_at_once(spark):
