@@ -67,7 +67,7 @@ def read_ipc(data: Frame, schema: pa.Schema) -> pa.RecordBatch:
         if message.type == "record batch":
             return validated(pa.ipc.read_record_batch(message, schema))
         batches = list(pa.ipc.open_stream(buffer))
-    except (pa.ArrowException, ValueError, EOFError) as exc:
+    except (pa.ArrowException, ValueError, EOFError, OSError) as exc:
         raise ProtocolError(f"malformed batch payload: {exc}") from None
     if len(batches) != 1:
         raise ProtocolError(f"a batch payload holds {len(batches)} batches")
@@ -86,7 +86,7 @@ def validated(batch: pa.RecordBatch) -> pa.RecordBatch:
 def read_schema(data: Frame) -> pa.Schema:
     try:
         return pa.ipc.read_schema(data if isinstance(data, pa.Buffer) else pa.py_buffer(data))
-    except (pa.ArrowException, ValueError, EOFError) as exc:
+    except (pa.ArrowException, ValueError, EOFError, OSError) as exc:
         raise ProtocolError(f"malformed schema frame: {exc}") from None
 
 

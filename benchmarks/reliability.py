@@ -1,0 +1,261 @@
+"""Reliability under load, loss and attack: ``benchmarks/results/reliability.json`` and a PNG.
+
+- **concurrent**: queries at once on 2 worker processes, every answer checked against DuckDB;
+- **kills**: a worker SIGKILLed mid-query (when the query's first task finishes), on the
+  process cluster over zmq and flight; every answer checked, attempts recorded;
+- **fuzz**: random frames to a zmq worker process and random tickets and actions to a flight
+  worker process, sent as a cluster member; after each the worker must still answer a valid
+  call within 5 s: a worker gone is a crash, no answer a hang;
+- **memory**: a join whose shuffle is 5x the cluster's partition-store budget; each worker's
+  peak RSS against its budget, its idle RSS (the baseline) reported beside it.
+
+The reference is DuckDB on the same files (answers); the fuzz and memory figures are counts
+and bytes, not ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import matplotlib
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from benchmarks.common import write  # noqa: E402
+from sparkwire.coordinator import Session  # noqa: E402
+from sparkwire.coordinator.execution import QueryMetrics  # noqa: E402
+
+MiB = 1 << 20
+WORKERS = 2
+
+
+def _table(path: Path, rows: int, keys: int, seed: int) -> Path:
+    rng = random.Random(seed)
+    k = pa.array([rng.randrange(keys) for _ in range(rows)], pa.int64())
+    pq.write_table(pa.table({"k": k, "v": pa.array(range(rows), pa.int64()),
+                             "w": pa.array(range(rows, 0, -1), pa.int64())}), path,
+                   row_group_size=max(1, rows // 8))
+    return path
+
+
+def _answer(session: Session, path: Path) -> list[tuple]:
+    return sorted(tuple(r) for r in session.read.parquet(str(path)).groupBy("k").sum("v").collect())
+
+
+def _oracle(path: Path) -> list[tuple]:
+    return sorted(duckdb.sql(f"SELECT k, sum(v) FROM '{path}' GROUP BY k").fetchall())
+
+
+def concurrent(path: Path, queries: int) -> dict[str, Any]:
+    expected = _oracle(path)
+    with Session(workers=WORKERS, transport="zmq", task_bytes=0) as session:
+        started = time.perf_counter()
+        with ThreadPoolExecutor(queries) as pool:
+            answers = list(pool.map(lambda _: _answer(session, path), range(queries)))
+        seconds = time.perf_counter() - started
+    correct = sum(answer == expected for answer in answers)
+    print(f"concurrent: {correct}/{queries} correct in {seconds:.1f}s", flush=True)
+    return {"queries": queries, "correct": correct, "seconds": seconds}
+
+
+class _KillOnce:
+    def __init__(self) -> None:
+        self.pid: int | None = None
+
+    def __call__(self, metrics: QueryMetrics) -> None:
+        pid, self.pid = self.pid, None
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+
+
+def kills(path: Path, rounds: int) -> dict[str, Any]:
+    expected = _oracle(path)
+    result: dict[str, Any] = {}
+    for transport in ("zmq", "flight"):
+        killer = _KillOnce()
+        correct, attempts = 0, []
+        with Session(workers=WORKERS, transport=transport, task_bytes=0, progress=killer) as session:
+            for round_ in range(rounds):
+                killer.pid = session.cluster.announcements[round_ % WORKERS].pid
+                correct += _answer(session, path) == expected
+                assert session.last_metrics is not None
+                attempts.append(session.last_metrics.attempts)
+        result[transport] = {"killed": rounds, "correct": correct, "attempts": attempts}
+        print(f"kills over {transport}: {correct}/{rounds} correct, attempts {attempts}", flush=True)
+    return result
+
+
+def _zmq_cases(rng: random.Random, n: int) -> list[list[bytes]]:
+    keys = ["type", "id", "key", "timeout", "credit", "query_id", "bytes"]
+    values: list[Any] = [None, True, -1, 2**63, 1e308, "", "deliver", "open", "q/0/0/0", "x" * 300]
+    cases = []
+    for _ in range(n):
+        kind = rng.randrange(3)
+        if kind == 0:
+            frames = [rng.randbytes(rng.randrange(0, 512)) for _ in range(rng.randrange(1, 4))]
+        elif kind == 1:
+            header = {k: rng.choice(values) for k in rng.sample(keys, rng.randrange(1, len(keys)))}
+            frames = [json.dumps(header).encode()]
+        else:
+            frames = [json.dumps({"type": "deliver", "id": rng.randrange(1 << 30)}).encode(),
+                      rng.randbytes(rng.randrange(0, 4096))]
+        cases.append(frames)
+    return cases
+
+
+def fuzz(cases: int) -> dict[str, Any]:
+    import pyarrow.flight as flight
+    import zmq
+
+    from sparkwire.transport import wire
+    from sparkwire.transport.zmq_auth import Curve
+
+    rng = random.Random(7)
+    result: dict[str, Any] = {}
+    with Session(workers=1, transport="zmq") as session:
+        credentials = session.cluster.settings.transport.security.credentials()
+        context = zmq.Context()
+        sock = context.socket(zmq.DEALER)
+        sock.linger = 0
+        Curve(credentials).connect(sock)
+        sock.connect(session.cluster.addresses[0])
+        crashes = hangs = 0
+        for index, frames in enumerate(_zmq_cases(rng, cases)):
+            sock.send_multipart(frames)
+            sock.send_multipart(wire.encode(wire.Cancel.of(id=(1 << 40) + index, query_id="probe")))
+            answered = False
+            deadline = time.monotonic() + 5
+            while not answered and sock.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+                header, _ = wire.parse_reply(sock.recv_multipart())
+                answered = getattr(header, "id", None) == (1 << 40) + index
+            if not session.cluster.alive()[0]:
+                crashes += 1
+                break
+            hangs += not answered
+        sock.close()
+        context.term()
+        result["zmq"] = {"cases": cases, "crashes": crashes, "hangs": hangs}
+    with Session(workers=1, transport="flight") as session:
+        security = session.cluster.settings.transport.security
+        token = security.credentials().token()
+        call = flight.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())],
+                                        timeout=5)
+        client = flight.FlightClient(session.cluster.addresses[0],
+                                     tls_root_certs=Path(security.ca_file).read_bytes(),
+                                     override_hostname=security.server_name)
+        crashes = hangs = 0
+        for _ in range(cases):
+            try:
+                if rng.random() < 0.5:
+                    client.do_get(flight.Ticket(rng.randbytes(rng.randrange(0, 2048))), call).read_all()
+                else:
+                    action = rng.choice(["deliver", "cancel", "drop", ""])
+                    list(client.do_action(flight.Action(action, rng.randbytes(rng.randrange(0, 4096))), call))
+            except flight.FlightError:
+                pass
+            try:
+                list(client.do_action(flight.Action("cancel", b"probe"), call))
+            except flight.FlightTimedOutError:
+                hangs += 1
+            except flight.FlightError:
+                pass
+            if not session.cluster.alive()[0]:
+                crashes += 1
+                break
+        client.close()
+        result["flight"] = {"cases": cases, "crashes": crashes, "hangs": hangs}
+    print(f"fuzz: {result}", flush=True)
+    return result
+
+
+def _kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def memory(directory: Path, budget: int) -> dict[str, Any]:
+    """A shuffled join of two tables together 5x the cluster's store budget."""
+    rows = 5 * WORKERS * budget // (2 * 3 * 8)  # two tables of three int64 columns
+    left = _table(directory / "left.parquet", rows, rows, 1)
+    right = _table(directory / "right.parquet", rows, rows, 2)
+    sql = (f"SELECT count(*), sum(l.v), sum(r.w) FROM '{left}' l JOIN '{right}' r ON l.k = r.k")
+    expected = duckdb.sql(sql).fetchall()[0]
+    with Session(workers=WORKERS, transport="zmq", task_bytes=0, broadcast_threshold=0,
+                 worker={"memory_budget_bytes": budget}) as session:
+        pids = [a.pid for a in session.cluster.announcements]
+        idle = [_kib(pid, "VmRSS") * 1024 for pid in pids]
+        from sparkwire.planner import functions as F
+
+        df = (session.read.parquet(str(left)).alias("l")
+              .join(session.read.parquet(str(right)).alias("r"), F.col("l.k") == F.col("r.k"))
+              .agg(F.count("*"), F.sum("l.v"), F.sum("r.w")))
+        got = tuple(df.collect()[0])
+        peaks = [_kib(pid, "VmHWM") * 1024 for pid in pids]
+    shuffled = 2 * rows * 3 * 8
+    result = {"budget_bytes": budget, "shuffle_bytes": shuffled,
+              "shuffle_over_cluster_budget": shuffled / (WORKERS * budget),
+              "correct": got == tuple(expected), "idle_rss_bytes": idle, "peak_rss_bytes": peaks,
+              "peak_over_budget_plus_idle": [p / (budget + i) for p, i in zip(peaks, idle, strict=True)]}
+    print(f"memory: budget {budget // MiB} MiB, shuffle {shuffled // MiB} MiB, peaks "
+          f"{[p // MiB for p in peaks]} MiB, idle {[i // MiB for i in idle]} MiB, "
+          f"correct {result['correct']}", flush=True)
+    return result
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    mem = result["memory"]
+    labels = [f"worker {i}" for i in range(len(mem["peak_rss_bytes"]))]
+    ax.bar(labels, [p / MiB for p in mem["peak_rss_bytes"]], label="peak RSS")
+    ax.bar(labels, [i / MiB for i in mem["idle_rss_bytes"]], label="idle RSS (baseline)")
+    target = (max(mem["idle_rss_bytes"]) + mem["budget_bytes"]) / MiB
+    ax.axhline(target, color="k", linestyle="--", label="idle RSS + store budget (the target)")
+    ax.set_ylabel("MiB")
+    ax.set_title(f"shuffle {mem['shuffle_over_cluster_budget']:.1f}x the cluster's store budget")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.reliability", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer queries, kills and cases")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="sparkwire-reliability-") as scratch:
+        directory = Path(scratch)
+        data = _table(directory / "t.parquet", 2_000_000, 200_003, 0)
+        result = {
+            "concurrent": concurrent(data, 8 if args.quick else 32),
+            "kills": kills(data, 1 if args.quick else 3),
+            "fuzz": fuzz(50 if args.quick else 500),
+            "memory": memory(directory, (16 if args.quick else 64) * MiB),
+        }
+    path = write("reliability", result, lambda p: plot(result, p))
+    print(f"wrote {path}")
+    ok = (result["concurrent"]["correct"] == result["concurrent"]["queries"]
+          and all(k["correct"] == k["killed"] for k in result["kills"].values())
+          and all(f["crashes"] == 0 and f["hangs"] == 0 for f in result["fuzz"].values())
+          and result["memory"]["correct"])
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
