@@ -21,7 +21,6 @@ import os
 import random
 import signal
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path

@@ -40,14 +40,10 @@ for the default ``max_message_bytes``.
 
 from __future__ import annotations
 
-import hmac
-import json
 import logging
-import math
 import threading
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pyarrow as pa
 import pyarrow.flight as flight
@@ -60,15 +56,16 @@ from sparkwire.transport.base import (
     WorkerService,
     WorkerTransport,
 )
-from sparkwire.transport.errors import (
-    ConfigError,
-    ConnectionLost,
-    ProtocolError,
-    SparkwireError,
-    TransportError,
-    Unauthenticated,
-    as_library_error,
-    error_from_code,
+from sparkwire.transport.errors import ConfigError, ConnectionLost, ProtocolError
+from sparkwire.transport.flight_wire import (
+    TokenCheck,
+    decode_ticket,
+    encode_ticket,
+    from_flight_error,
+    join_address,
+    scheme_for,
+    split_address,
+    to_flight_error,
 )
 from sparkwire.transport.ipc import validated
 from sparkwire.transport.limits import MAX_PLAN_BYTES
@@ -77,10 +74,6 @@ from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
 
-_SCHEMES = ("grpc", "grpc+tls")
-_MAX_TICKET_BYTES = 1024
-_MAX_TICKET_TIMEOUT = 24 * 3600.0
-_MAX_ERROR_MESSAGE = 2000  # both copies of it travel in gRPC trailers (8 KiB by default)
 _MAX_QUERY_ID_BYTES = 64
 _DEFAULT_MESSAGE_BYTES = 8 << 20
 _STREAM_WINDOW_BYTES = 16 << 20
@@ -98,94 +91,6 @@ class FlightOptions(BaseModel):
     keepalive_seconds: float = Field(default=360.0, ge=1, le=7200)
     keepalive_timeout_seconds: float = Field(default=20.0, ge=1, le=600)
     shutdown_timeout: float = Field(default=10.0, gt=0, le=600)
-
-
-def _scheme(credentials: Credentials | None) -> str:
-    return "grpc+tls" if credentials is not None and credentials.tls is not None else "grpc"
-
-
-def _split_address(address: str) -> tuple[str, str, int]:
-    """``(scheme, host, port)`` of a ``grpc://HOST:PORT`` or ``grpc+tls://HOST:PORT`` address."""
-    scheme = address.partition("://")[0]
-    try:
-        parts = urlsplit(address)
-        if (scheme not in _SCHEMES or not parts.hostname or parts.port is None
-                or parts.path or parts.query or parts.fragment):
-            raise ValueError(address)
-        return scheme, parts.hostname, parts.port
-    except ValueError:  # also what urlsplit raises for a bad port or bracket
-        raise ConfigError(
-            f"flight address must look like grpc+tls://HOST:PORT or grpc://HOST:PORT: {address!r}"
-        ) from None
-
-
-def _join_address(scheme: str, host: str, port: int) -> str:
-    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
-
-
-class _TokenCheck(flight.ServerMiddlewareFactory):  # type: ignore[misc]
-    """Refuses every call whose bearer token is not the cluster's, before it runs."""
-
-    def __init__(self, token: str) -> None:
-        super().__init__()
-        self._expected = f"Bearer {token}".encode()
-
-    def start_call(self, info: flight.CallInfo, headers: dict[str, list[str]]) -> None:
-        given = headers.get("authorization") or [""]
-        if len(given) != 1 or not hmac.compare_digest(given[0].encode(), self._expected):
-            raise flight.FlightUnauthenticatedError("sparkwire: missing or wrong credentials")
-        return None
-
-
-def encode_ticket(key: PartitionKey, timeout: float) -> bytes:
-    """The ``do_get`` ticket naming a partition (see the module docstring)."""
-    return json.dumps({"partition": str(key), "timeout": timeout}).encode()
-
-
-def _decode_ticket(raw: bytes) -> tuple[PartitionKey, float]:
-    if len(raw) > _MAX_TICKET_BYTES:
-        raise ProtocolError(f"ticket of {len(raw)} bytes exceeds {_MAX_TICKET_BYTES}")
-    try:
-        ticket = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise ProtocolError("ticket is not UTF-8 JSON") from None
-    if not isinstance(ticket, dict) or ticket.keys() != {"partition", "timeout"}:
-        raise ProtocolError('ticket must be {"partition": ..., "timeout": ...}')
-    partition, timeout = ticket["partition"], ticket["timeout"]
-    if not isinstance(partition, str):
-        raise ProtocolError("ticket partition must be a string")
-    if (isinstance(timeout, bool) or not isinstance(timeout, int | float)
-            or not math.isfinite(timeout) or not 0 <= timeout <= _MAX_TICKET_TIMEOUT):
-        raise ProtocolError(f"ticket timeout must be 0..{_MAX_TICKET_TIMEOUT:g} seconds")
-    return PartitionKey.parse(partition), float(timeout)
-
-
-def _to_flight_error(exc: BaseException) -> flight.FlightServerError:
-    """The library error for ``exc``, as a Flight error the client can rebuild."""
-    error = as_library_error(exc)
-    message = str(error)[:_MAX_ERROR_MESSAGE]
-    detail = json.dumps({"code": error.code, "message": message}).encode()
-    return flight.FlightServerError(f"{error.code}: {message}", extra_info=detail)
-
-
-def _from_flight_error(exc: Exception, address: str) -> SparkwireError:
-    """The library error for what a Flight call raised on the client side."""
-    if isinstance(exc, flight.FlightError):
-        try:
-            detail = json.loads(exc.extra_info)
-            return error_from_code(str(detail["code"]), str(detail["message"]))
-        except (ValueError, TypeError, KeyError):
-            pass  # not one of ours: a gRPC-level failure
-    summary = str(exc).split(". gRPC client debug context", 1)[0]
-    if (isinstance(exc, flight.FlightUnauthenticatedError | flight.FlightUnauthorizedError)
-            or "handshake failed" in summary.lower()):  # TLS: the peer's CA is not ours
-        return Unauthenticated(f"worker at {address} refused our credentials: {summary}")
-    if isinstance(exc, flight.FlightUnavailableError | flight.FlightTimedOutError
-                  | flight.FlightCancelledError):
-        return ConnectionLost(f"worker at {address}: {summary}")
-    if isinstance(exc, flight.FlightError):
-        return TransportError(f"worker at {address}: {summary}")
-    return ProtocolError(f"bad stream from worker at {address}: {summary}")
 
 
 def _slices(batch: pa.RecordBatch, limit: int) -> Iterator[pa.RecordBatch]:
@@ -208,15 +113,15 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
         self, service: WorkerService, host: str, port: int, options: FlightOptions,
         credentials: Credentials | None,
     ) -> None:
-        scheme, tls = _scheme(credentials), credentials and credentials.tls
+        scheme, tls = scheme_for(credentials), credentials and credentials.tls
         super().__init__(
-            _join_address(scheme, host, port),
+            join_address(scheme, host, port),
             tls_certificates=[flight.CertKeyPair(tls.cert, tls.key)] if tls else None,
             verify_client=bool(tls and credentials.mutual_tls),
             root_certificates=tls.ca if tls and credentials.mutual_tls else None,
-            middleware={"auth": _TokenCheck(credentials.token())} if credentials else None,
+            middleware={"auth": TokenCheck(credentials.token())} if credentials else None,
         )
-        self.address = _join_address(scheme, host, self.port)
+        self.address = join_address(scheme, host, self.port)
         self._service = service
         self._options = options
         self._lock = threading.Lock()
@@ -236,7 +141,7 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
             else:
                 raise ProtocolError(f"unknown action {action.type[:64]!r}")
         except Exception as exc:
-            raise _to_flight_error(exc) from exc
+            raise to_flight_error(exc) from exc
         return []
 
     def list_actions(self, context: flight.ServerCallContext) -> list[tuple[str, str]]:
@@ -247,9 +152,9 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
         self, context: flight.ServerCallContext, ticket: flight.Ticket
     ) -> flight.FlightDataStream:
         try:
-            reader = self._service.open(*_decode_ticket(ticket.ticket))
+            reader = self._service.open(*decode_ticket(ticket.ticket))
         except Exception as exc:
-            raise _to_flight_error(exc) from exc
+            raise to_flight_error(exc) from exc
         with self._lock:
             self._streaming.add(reader)
         failure: list[Exception] = []
@@ -276,7 +181,7 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
             source = pa.RecordBatchReader.from_batches(reader.schema, batches())
             yield flight.RecordBatchStream(source)
             if failure:
-                raise _to_flight_error(failure[0])
+                raise to_flight_error(failure[0])
 
         return flight.GeneratorStream(reader.schema, payloads())
 
@@ -342,7 +247,7 @@ class FlightWorkerClient(TransportClient):
             # do_get returns once the schema arrived
             schema = stream.schema
         except (flight.FlightError, pa.ArrowException) as exc:
-            raise _from_flight_error(exc, self._address) from exc
+            raise from_flight_error(exc, self._address) from exc
 
         def release() -> None:
             stream.cancel()  # ends the gRPC call; the server then frees the producer
@@ -372,7 +277,7 @@ class FlightWorkerClient(TransportClient):
             except StopIteration:
                 return
             except (flight.FlightError, pa.ArrowException) as exc:
-                raise _from_flight_error(exc, self._address) from exc
+                raise from_flight_error(exc, self._address) from exc
             if chunk.data is not None:
                 yield validated(chunk.data)
 
@@ -384,7 +289,7 @@ class FlightWorkerClient(TransportClient):
             for _ in self._channel.do_action(flight.Action(kind, body), call):
                 pass
         except (flight.FlightError, pa.ArrowException) as exc:
-            raise _from_flight_error(exc, self._address) from exc
+            raise from_flight_error(exc, self._address) from exc
 
     def _check_open(self) -> None:
         if self._closed:
@@ -411,7 +316,7 @@ class FlightTransport(WorkerTransport):
             raise ConfigError(f"bad flight transport options: {exc}") from exc
         self._security = security or Security()
         self._credentials = self._security.credentials(tls=True)
-        self._scheme = _scheme(self._credentials)
+        self._scheme = scheme_for(self._credentials)
         #: Sent with every call: the bearer token, when security is on.
         self.headers: list[tuple[bytes, bytes]] = (
             [(b"authorization", f"Bearer {self._credentials.token()}".encode())]
@@ -429,14 +334,14 @@ class FlightTransport(WorkerTransport):
         try:
             server = FlightWorkerServer(service, host, port, self.options, self._credentials)
         except (flight.FlightError, pa.ArrowException) as exc:
-            where = _join_address(self._scheme, host, port)
+            where = join_address(self._scheme, host, port)
             raise ConfigError(f"cannot serve flight at {where}: {exc}") from exc
         with self._lock:
             self._servers.append(server)
         return server
 
     def address_on(self, host: str) -> str:
-        return _join_address(self._scheme, host, 0)
+        return join_address(self._scheme, host, 0)
 
     def connect(self, address: str) -> FlightWorkerClient:
         location = self._location(address)
@@ -466,7 +371,7 @@ class FlightTransport(WorkerTransport):
     def _location(self, address: str) -> tuple[str, int]:
         """Host and port of ``address``, which must use this transport's scheme (no
         downgrade to plain gRPC when TLS is configured, no TLS we hold no roots for)."""
-        scheme, host, port = _split_address(address)
+        scheme, host, port = split_address(address)
         if scheme != self._scheme:
             raise ConfigError(f"{address!r} is not a {self._scheme}:// address, which this "
                               "transport's security settings call for")
@@ -475,11 +380,11 @@ class FlightTransport(WorkerTransport):
     def _channel(self, host: str, port: int) -> flight.FlightClient:
         tls = self._credentials.tls if self._credentials else None
         if tls is None:
-            return flight.FlightClient(_join_address(self._scheme, host, port),
+            return flight.FlightClient(join_address(self._scheme, host, port),
                                        generic_options=self._channel_options())
         mutual = self._credentials is not None and self._credentials.mutual_tls
         return flight.FlightClient(
-            _join_address(self._scheme, host, port),
+            join_address(self._scheme, host, port),
             tls_root_certs=tls.ca,
             cert_chain=tls.cert if mutual else None,
             private_key=tls.key if mutual else None,

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.clusters.hosting import HostedWorker, WorkerAnnouncement

@@ -17,7 +17,7 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from sparkwire.transport import wire
-from sparkwire.transport.base import Capabilities, PartitionKey, WorkerTransport
+from sparkwire.transport.base import Capabilities, WorkerTransport
 from sparkwire.transport.errors import ConfigError, Unauthenticated
 from sparkwire.transport.registry import create_transport, register_transport
 from sparkwire.transport.security import Security, write_private
