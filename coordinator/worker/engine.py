@@ -19,11 +19,11 @@ Lock-down, applied when a database opens and then frozen with ``lock_configurati
   in a small LRU (``MAX_DATABASES``), so an unconfigured worker still reads nothing a plan
   did not name the directory of.
 
-Row groups: DuckDB's ``read_parquet`` cannot select row groups, so a scan whose splits name
-row groups is read through a ``pyarrow.dataset`` of exactly those row groups
-(``row_group_dataset``), registered under the name the compiler chose. Pyarrow opens those
-files itself, outside DuckDB's file lock-down; the paths come from the same compiled
-fragment that decides the roots, so the set of readable files is the same.
+Row groups: a scan whose splits name row groups is read by DuckDB's own Parquet reader too,
+restricted to those row groups' row ranges by a filter on ``file_row_number``, on which
+DuckDB skips every other row group (``register_row_groups``). It used to go through a
+``pyarrow.dataset``, whose reader held about three row groups of decoded Arrow memory per
+scan, outside DuckDB's memory limit and outside the file lock-down.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.dataset as ds
-import pyarrow.fs as pafs
+from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
+from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.plan import FileSplit
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.closing import Closeable
@@ -52,7 +52,6 @@ __all__ = [
     "EngineInterrupted",
     "EngineSettings",
     "TaskEngine",
-    "row_group_dataset",
 ]
 
 
@@ -64,26 +63,43 @@ class EngineInterrupted(EngineError):
     """The query was stopped by ``TaskEngine.interrupt`` (a cancelled task)."""
 
 
-def row_group_dataset(splits: Sequence[FileSplit]) -> ds.Dataset:
-    """A dataset reading exactly the listed row groups (whole files where none are listed).
-
-    The schema is the first file's; a task's splits come from one logical table.
-    """
+def row_group_sql(splits: Sequence[FileSplit]) -> str:
+    """A query reading the splits' row groups with ``read_parquet``: one branch per run of
+    consecutive row groups, filtered on its ``file_row_number`` range, in split order."""
     if not splits:
-        raise ValueError("a row-group dataset needs at least one split")
-    fmt = ds.ParquetFileFormat()
-    fs = pafs.LocalFileSystem()
-    fragments = [
-        fmt.make_fragment(
-            split.path,
-            filesystem=fs,
-            row_groups=list(split.row_groups) if split.row_groups is not None else None,
-        )
-        for split in splits
-    ]
-    return ds.FileSystemDataset(
-        fragments, schema=fragments[0].physical_schema, format=fmt, filesystem=fs
-    )
+        raise ValueError("a row-group scan needs at least one split")
+    branches = []
+    for split in splits:
+        source = exp.Anonymous(this="read_parquet", expressions=[
+            exp.Literal.string(split.path),
+            exp.EQ(this=exp.column("file_row_number"), expression=exp.true())])
+        select = exp.select(exp.Star(except_=[exp.column("file_row_number")])).from_(
+            exp.Table(this=source))
+        for start, stop in _row_ranges(split):
+            rows = exp.column("file_row_number")
+            branches.append(select.where(exp.and_(rows >= start, rows < stop)))
+    query: exp.Expression = branches[0]
+    for branch in branches[1:]:
+        query = exp.Union(this=query, expression=branch, distinct=False, by_name=True)
+    return query.sql("duckdb")
+
+
+def _row_ranges(split: FileSplit) -> list[tuple[int, int]]:
+    """``[start, stop)`` row ranges of the split's runs of consecutive row groups."""
+    counts = file_info(split.path).row_group_rows
+    groups = range(len(counts)) if split.row_groups is None else split.row_groups
+    starts = [0]
+    for count in counts:
+        starts.append(starts[-1] + count)
+    ranges: list[tuple[int, int]] = []
+    for group in groups:
+        if group >= len(counts):
+            raise ValueError(f"{split.path} has {len(counts)} row groups; the plan names {group}")
+        if ranges and ranges[-1][1] == starts[group]:
+            ranges[-1] = (ranges[-1][0], starts[group + 1])
+        else:
+            ranges.append((starts[group], starts[group + 1]))
+    return ranges
 
 
 #: Databases an unconfigured worker keeps open, one per distinct set of input directories.
@@ -228,6 +244,15 @@ class TaskEngine(Closeable):
             self._conn.register(name, source)
         except duckdb.Error as exc:
             raise EngineError(f"cannot register {name!r}: {exc}") from exc
+
+    def register_row_groups(self, name: str, splits: Sequence[FileSplit]) -> None:
+        """Expose exactly these row groups (whole files where none are listed) as view
+        ``name``, a temporary one: it is this cursor's alone and dies with it."""
+        view = exp.to_identifier(name, quoted=True).sql("duckdb")
+        try:  # TEMP: the cursor's own; tasks on other cursors use the same names
+            self._conn.execute(f"CREATE TEMP VIEW {view} AS {row_group_sql(splits)}")
+        except (duckdb.Error, OSError, ValueError) as exc:
+            raise EngineError(f"cannot read Parquet row groups: {exc}") from exc
 
     def run(self, sql: str) -> BatchStream:
         """Start the query and stream its result in batches of about ``batch_rows`` rows.

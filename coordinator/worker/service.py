@@ -30,7 +30,7 @@ from typing import assert_never
 import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.worker.engine import Databases, EngineError, TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.engine import Databases, TaskEngine
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.files import check_files
@@ -272,11 +272,7 @@ class Worker:
                         raise TaskFailed(f"local source {table.source_id} chunk {plan.task} is not here")
                     engine.register(table.name, chunks[plan.task])
                 case RowGroupTable():
-                    try:
-                        dataset = row_group_dataset(table.splits)
-                    except (OSError, pa.ArrowException) as exc:
-                        raise EngineError(f"cannot open Parquet row groups: {exc}") from exc
-                    engine.register(table.name, dataset)
+                    engine.register_row_groups(table.name, table.splits)
                 case _:
                     assert_never(table)
 

@@ -11,7 +11,7 @@ import duckdb
 import pyarrow as pa
 
 from sparkwire.coordinator.config import EngineSettings
-from sparkwire.coordinator.worker.engine import Databases, TaskEngine, row_group_dataset
+from sparkwire.coordinator.worker.engine import Databases, TaskEngine
 from sparkwire.coordinator.worker.compiler import ExchangeTable, RowGroupTable, compile_fragment
 from sparkwire.planner.plan import Boundary, Exchange, Operator
 
@@ -65,7 +65,7 @@ def run_fragment(
             batches = t.to_batches(max_chunksize=chunk)
             engine.register(table.name, pa.RecordBatchReader.from_batches(t.schema, batches))
         elif isinstance(table, RowGroupTable):
-            engine.register(table.name, row_group_dataset(table.splits))
+            engine.register_row_groups(table.name, table.splits)
         else:
             engine.register(table.name, local)
     stream = engine.run(compiled.sql)
