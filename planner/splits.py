@@ -2,8 +2,8 @@
 
 A logical scan lists whole files. The stage cutter wants up to
 ``wanted`` tasks of similar size. With at least ``split_below`` files (the cluster size),
-whole files are the units: DuckDB reads whole files natively, about twice as fast as the
-row-group path (TPC-H Q1 at SF0.1 on 4 workers: 0.37 s against 0.73 s); with fewer files,
+whole files are the units: a whole file is one plain ``read_parquet``, while a run of row
+groups is a filtered one (``TaskEngine.register_row_groups``); with fewer files,
 the units are single row groups, so a handful of big files still spreads over the cluster. Units are
 weighted by their row count from the footers and cut into contiguous runs, each unit going
 to the task its midpoint falls in. Contiguous runs keep a task's reads sequential and the

@@ -93,11 +93,12 @@ class LocalTable:
 
 @dataclass(frozen=True)
 class RowGroupTable:
-    """Register a dataset of exactly these row groups (``engine.row_group_dataset``).
+    """A view of exactly these row groups (``TaskEngine.register_row_groups``).
 
-    DuckDB's ``read_parquet`` cannot be told which row groups to read, so a scan whose
-    splits name row groups goes through a ``pyarrow.dataset``; whole files are read by DuckDB
-    natively, which is faster and honours its file-access lock-down.
+    ``read_parquet`` takes no row-group list, so the engine filters each file on its
+    ``file_row_number`` ranges, which DuckDB turns into skipped row groups; the view needs
+    the files' footers, read on the worker once its file checks have passed, which is why
+    this is a registered table and not inline SQL.
     """
 
     name: str

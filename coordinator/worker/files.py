@@ -5,8 +5,8 @@ every symlink is resolved, lie under one of the worker's data roots when it has 
 (``worker.engine.data_roots``), and name a regular file: a FIFO would block the reading
 slot forever, a device could be endless. Outside the roots the answer is the same whether
 the file exists or not, so a refusal tells a caller nothing about the worker's disk.
-DuckDB's ``allowed_directories`` confines its own reads again (``engine``); this check also
-covers the Arrow dataset path that reads row groups outside DuckDB.
+DuckDB's ``allowed_directories`` confines its reads again (``engine``); this check also
+guards the worker's own footer reads for row-group scans, which come before DuckDB's.
 """
 
 from __future__ import annotations
