@@ -59,10 +59,6 @@ class RetriedResult(Closeable):
     def metrics(self) -> QueryMetrics:
         return self._result.metrics
 
-    @property
-    def query_id(self) -> str:
-        return self._result.query_id
-
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         returned = False
         while True:

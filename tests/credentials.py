@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import atexit
 
+import pyarrow.flight as flight
+
 from sparkwire.coordinator.clusters.credentials import SharedCredentials
 from sparkwire.coordinator.config import Settings
 from sparkwire.transport.security import Security
@@ -18,3 +20,21 @@ atexit.register(_shared.close)
 
 #: Security settings every test transport that talks across processes uses.
 SECURITY: Security = _shared.settings.transport.security
+
+
+def stock_flight_client(address: str, **tls: bytes) -> flight.FlightClient:
+    """A plain ``pyarrow.flight.FlightClient`` trusting the cluster's CA (``tls``: e.g. a
+    client certificate for mutual TLS)."""
+    assert SECURITY.ca_file is not None
+    return flight.FlightClient(address, tls_root_certs=SECURITY.ca_file.read_bytes(),
+                               override_hostname=SECURITY.server_name, **tls)
+
+
+def bearer(token: str) -> flight.FlightCallOptions:
+    """Call options carrying ``token`` as the bearer token, with a bounded wait."""
+    return flight.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())],
+                                    timeout=10)
+
+
+#: What a stock client sends to be let in: the cluster's bearer token.
+AUTH = bearer(SECURITY.credentials().token())

@@ -20,7 +20,7 @@ from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import ConfigError, ConnectionLost, PlanRejected, ProtocolError
 from sparkwire.transport.flight import FlightTransport
 from sparkwire.transport.stream import PartitionReader
-from tests.credentials import SECURITY
+from tests.credentials import AUTH, SECURITY, stock_flight_client
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = PartitionKey("q1", 0, 0, 0)
@@ -55,18 +55,6 @@ def endless() -> Iterator[pa.RecordBatch]:
         yield pa.record_batch({"a": pa.array(range(1000), pa.int64())})
 
 
-#: What a stock client sends to be let in: the cluster's bearer token.
-AUTH = flight.FlightCallOptions(
-    headers=[(b"authorization", f"Bearer {SECURITY.credentials().token()}".encode())])
-
-
-def stock_client(address: str) -> flight.FlightClient:
-    """A plain ``pyarrow.flight.FlightClient`` trusting the cluster's CA."""
-    assert SECURITY.ca_file is not None
-    return flight.FlightClient(address, tls_root_certs=SECURITY.ca_file.read_bytes(),
-                               override_hostname=SECURITY.server_name)
-
-
 @pytest.fixture
 def transport() -> Iterator[FlightTransport]:
     with FlightTransport(security=SECURITY) as instance:
@@ -76,7 +64,7 @@ def transport() -> Iterator[FlightTransport]:
 def test_stock_flight_client_reads_partition_by_ticket(transport):
     batch = pa.record_batch({"a": [1, 2, 3]})
     server = transport.serve(BatchesService(lambda: [batch, batch]))
-    client = stock_client(server.address)
+    client = stock_flight_client(server.address)
     ticket = flight.Ticket(json.dumps({"partition": "q1/0/0/0", "timeout": 5}).encode())
     table = client.do_get(ticket, AUTH).read_all()
     assert table.column("a").to_pylist() == [1, 2, 3, 1, 2, 3]
@@ -87,7 +75,7 @@ def test_stock_flight_client_reads_partition_by_ticket(transport):
 def test_large_batch_is_sliced_and_arrives_intact(transport):
     big = pa.record_batch({"a": pa.array(range(8 << 20), pa.int64())})  # 64 MiB
     server = transport.serve(BatchesService(lambda: [big]))
-    stream = stock_client(server.address).do_get(
+    stream = stock_flight_client(server.address).do_get(
         flight.Ticket(json.dumps({"partition": str(KEY), "timeout": 5}).encode()), AUTH)
     sizes = [chunk.data.nbytes for chunk in stream]
     assert len(sizes) >= 8 and max(sizes) <= transport.options.max_message_bytes
@@ -99,7 +87,7 @@ def test_malformed_requests_are_refused_and_server_keeps_serving():
     with FlightTransport(security=SECURITY, max_plan_bytes=1024) as transport:
         service = BatchesService(lambda: [pa.record_batch({"a": [1]})])
         server = transport.serve(service)
-        stock = stock_client(server.address)
+        stock = stock_flight_client(server.address)
         for ticket in (b"garbage", b'{"partition": "q1/0/0/0"}',
                        b'{"partition": "a/b", "timeout": 1}',
                        b'{"partition": "q1/0/0/0", "timeout": true}', b"{" * 5000):

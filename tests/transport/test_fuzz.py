@@ -30,7 +30,7 @@ from sparkwire.transport.memory import MemoryTransport
 from sparkwire.transport.registry import create_transport
 from sparkwire.transport.zmq_auth import Curve
 from tests.coordinator.test_plan_rejection import valid_plan
-from tests.credentials import SECURITY
+from tests.credentials import AUTH, SECURITY, stock_flight_client
 from tests.transport.conftest import StoreService
 
 FUZZ = settings(max_examples=60, deadline=None,
@@ -94,17 +94,11 @@ def flight_server(tmp_path_factory) -> Iterator[tuple[flight.FlightClient, Store
     service = StoreService(tmp_path_factory.mktemp("fuzz"))
     with create_transport("flight", security=SECURITY) as transport:
         server = transport.serve(service)
-        assert SECURITY.ca_file is not None
-        client = flight.FlightClient(server.address, tls_root_certs=SECURITY.ca_file.read_bytes(),
-                                     override_hostname=SECURITY.server_name)
+        client = stock_flight_client(server.address)
         yield client, service
         client.close()
         server.close()
     service.store.close()
-
-
-AUTH = flight.FlightCallOptions(
-    headers=[(b"authorization", f"Bearer {SECURITY.credentials().token()}".encode())], timeout=10)
 
 
 @FUZZ

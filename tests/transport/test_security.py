@@ -22,7 +22,7 @@ from sparkwire.transport.errors import ConfigError, Unauthenticated
 from sparkwire.transport.registry import create_transport, register_transport
 from sparkwire.transport.security import Security, write_private
 from sparkwire.transport.zmq_auth import Curve
-from tests.credentials import SECURITY
+from tests.credentials import SECURITY, bearer, stock_flight_client
 from tests.transport.conftest import StoreService
 
 PLAN = b'{"plan": "from a stranger"}'
@@ -39,17 +39,6 @@ def _ticket() -> flight.Ticket:
     return flight.Ticket(json.dumps({"partition": "q/0/0/0", "timeout": 1}).encode())
 
 
-def _trusting_client(address: str, **tls: bytes) -> flight.FlightClient:
-    assert SECURITY.ca_file is not None
-    return flight.FlightClient(address, tls_root_certs=SECURITY.ca_file.read_bytes(),
-                               override_hostname=SECURITY.server_name, **tls)
-
-
-def _bearer(token: str) -> flight.FlightCallOptions:
-    return flight.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())],
-                                    timeout=10)
-
-
 # -- flight -------------------------------------------------------------------------------
 
 
@@ -57,8 +46,8 @@ def test_flight_refuses_a_stock_client_without_the_token(service):
     with create_transport("flight", security=SECURITY) as transport:
         server = transport.serve(service)
         assert server.address.startswith("grpc+tls://")
-        stranger = _trusting_client(server.address)  # it even trusts our CA
-        for options in (flight.FlightCallOptions(timeout=10), _bearer("0" * 64)):
+        stranger = stock_flight_client(server.address)  # it even trusts our CA
+        for options in (flight.FlightCallOptions(timeout=10), bearer("0" * 64)):
             with pytest.raises(flight.FlightUnauthenticatedError):
                 list(stranger.do_action(flight.Action("deliver", PLAN), options))
             with pytest.raises(flight.FlightUnauthenticatedError):
@@ -77,7 +66,7 @@ def test_flight_refuses_plain_grpc_and_other_clusters(service):
         server = transport.serve(service)
         plain = flight.FlightClient(server.address.replace("grpc+tls://", "grpc://"))
         with pytest.raises(flight.FlightUnavailableError):
-            list(plain.do_action(flight.Action("deliver", PLAN), _bearer("x")))
+            list(plain.do_action(flight.Action("deliver", PLAN), bearer("x")))
         plain.close()
         with create_transport("flight", security=Security()) as other:  # its own CA and secret
             with pytest.raises(Unauthenticated):
@@ -90,14 +79,14 @@ def test_mutual_tls_refuses_a_client_without_a_certificate(service):
     token = SECURITY.credentials().token()
     with create_transport("flight", security=mutual) as transport:
         server = transport.serve(service)
-        anonymous = _trusting_client(server.address)  # right CA, right token, no certificate
+        anonymous = stock_flight_client(server.address)  # right CA, right token, no certificate
         with pytest.raises(flight.FlightUnavailableError):
-            list(anonymous.do_action(flight.Action("deliver", PLAN), _bearer(token)))
+            list(anonymous.do_action(flight.Action("deliver", PLAN), bearer(token)))
         anonymous.close()
         assert SECURITY.cert_file is not None and SECURITY.key_file is not None
-        member = _trusting_client(server.address, cert_chain=SECURITY.cert_file.read_bytes(),
+        member = stock_flight_client(server.address, cert_chain=SECURITY.cert_file.read_bytes(),
                                   private_key=SECURITY.key_file.read_bytes())
-        list(member.do_action(flight.Action("deliver", b'{"plan": 2}'), _bearer(token)))
+        list(member.do_action(flight.Action("deliver", b'{"plan": 2}'), bearer(token)))
         member.close()
         with transport.connect(server.address) as client:
             client.deliver(b'{"plan": 3}')
