@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -41,10 +41,10 @@ class EngineSettings(_Section):
     # on two cores (6.9 s against 8.5 s for 2 threads x 2 slots, six queries): concurrent
     # tasks of overlapping stages keep the cores busier than DuckDB's threads within one.
     threads: int = Field(default=1, ge=1, le=256)
-    memory_limit: str = Field(default="2GB", pattern=r"^\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*$")
     #: Parent of the database's private spill directory; None: the worker's own temp dir.
     temp_directory: Path | None = None
-    #: Directories tasks may read files under; empty: each task's own input directories.
+    #: Directories tasks may read files under; empty: any (a worker facing the network
+    #: must have them, ``clusters.hosting``).
     data_roots: tuple[Path, ...] = ()
     batch_rows: int = Field(default=65536, ge=1, le=16_777_216)
 
@@ -54,7 +54,9 @@ class WorkerSettings(_Section):
     max_queued_tasks: int = Field(default=1024, ge=1)
     #: One query's share of the queue, so that it cannot starve the others (``admission``).
     max_queued_per_query: int = Field(default=512, ge=1)
-    memory_budget_bytes: int = Field(default=512 * 1024 * 1024, ge=0)
+    #: The whole worker's memory beyond its idle footprint: partition store, DuckDB and
+    #: read-ahead share it (``coordinator.worker.memory``). Bytes, or "4GiB", "512MB".
+    memory: ByteSize = Field(default=ByteSize(2 << 30), ge=128 << 20)
     spill_dir: Path | None = None  # None: a private temp dir per worker, removed on close
     engine: EngineSettings = Field(default_factory=EngineSettings)
 

@@ -89,6 +89,9 @@ class Capabilities:
     authenticates: bool = False
     #: Its credentials include TLS material (certificates), which clusters make or load.
     uses_tls: bool = False
+    #: The option that sets a reader's window (bytes in flight per stream), if one does;
+    #: ``create_transport(window=...)`` fills it in from a worker's memory plan.
+    window_option: str | None = None
 
 
 class WorkerService(Protocol):

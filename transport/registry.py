@@ -88,15 +88,22 @@ def transport_class(name: str) -> type[WorkerTransport]:
 
 
 def create_transport(
-    name: str, options: Mapping[str, Any] | None = None, security: Security | None = None
+    name: str,
+    options: Mapping[str, Any] | None = None,
+    security: Security | None = None,
+    window: int | None = None,
 ) -> WorkerTransport:
     """A new transport instance; ``options`` are the transport's own keyword arguments.
 
     ``security`` goes to transports that authenticate (``Capabilities.authenticates``); one
-    that crosses processes without authenticating runs only with security off.
+    that crosses processes without authenticating runs only with security off. ``window``
+    (bytes per stream, from a worker's memory plan) sets ``Capabilities.window_option``
+    unless ``options`` set it already.
     """
     cls = transport_class(name)
     kwargs = dict(options or {})
+    if window is not None and cls.capabilities.window_option is not None:
+        kwargs.setdefault(cls.capabilities.window_option, window)
     if cls.capabilities.authenticates:
         if security is not None:
             kwargs["security"] = security

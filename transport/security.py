@@ -32,6 +32,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
@@ -170,6 +171,13 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a host name or a wildcard: it may face the network
+
+
+def faces_network(address: str) -> bool:
+    """Whether a server address (``scheme://host:port``) can be reached from other
+    machines; one without a host (``ipc://``, a Unix socket) cannot."""
+    host = urlsplit(address).hostname if "://" in address else None
+    return host is not None and not is_loopback(host)
 
 
 def write_private(path: Path, data: bytes) -> None:

@@ -32,6 +32,7 @@ from sparkwire.transport import wire
 from sparkwire.transport.base import Capabilities, WorkerService
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.flow import StreamPump
+from sparkwire.transport.shm_arena import HEADER
 from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
 from sparkwire.transport.security import Security
 from sparkwire.transport.zmq_auth import Curve
@@ -49,8 +50,8 @@ class ShmServer(ZmqServer):
     def __init__(self, context: Any, service: WorkerService, path: Path, own_dir: bool,
                  local: Handover, options: Any, curve: Curve | None) -> None:
         self._path, self._own_dir = path, own_dir
-        self._shm = ShmCodec(local, f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}",
-                             options.credit_bytes * 3 // 2)
+        ring = -(-options.credit_bytes * 3 // 2 // HEADER) * HEADER  # whole words: Arena casts
+        self._shm = ShmCodec(local, f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}", ring)
         sweep()
         try:
             super().__init__(context, service, f"ipc://{path}", self._shm, options, curve)
@@ -96,7 +97,7 @@ class ShmTransport(ZmqTransport):
     name = "shm"
     capabilities = Capabilities(zero_copy=True, crosses_processes=True, crosses_hosts=False,
                                 max_inflight_bytes=ZmqTransport.capabilities.max_inflight_bytes,
-                                authenticates=True)
+                                authenticates=True, window_option="credit_bytes")
 
     def __init__(self, security: Security | None = None, **options: Any) -> None:
         if "host" in options:

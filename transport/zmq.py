@@ -62,7 +62,8 @@ class ZmqTransport(WorkerTransport):
 
     name = "zmq"
     capabilities = Capabilities(zero_copy=False, crosses_processes=True, crosses_hosts=True,
-                                max_inflight_bytes=DEFAULT_CREDIT, authenticates=True)
+                                max_inflight_bytes=DEFAULT_CREDIT, authenticates=True,
+                                window_option="credit_bytes")
 
     def __init__(self, security: Security | None = None, **options: Any) -> None:
         try:

@@ -16,10 +16,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pydantic import BaseModel, ConfigDict, Field
 
 from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.worker.memory import MemoryPlan, return_freed_memory
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.transport.base import Server, WorkerTransport
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.registry import create_transport
+from sparkwire.transport.security import faces_network
 
 _VERSIONED = ("sparkwire", "duckdb", "pyarrow")
 
@@ -62,22 +64,38 @@ class HostedWorker:
         self, settings: Settings, worker_id: str, listen: str | None = None, host: str | None = None
     ) -> None:
         """Serve at ``listen``, or on interface ``host`` with an OS-chosen port, or the default."""
+        return_freed_memory()
         self.transport: WorkerTransport = create_transport(
-            settings.transport.kind, settings.transport.options, settings.transport.security
+            settings.transport.kind, settings.transport.options, settings.transport.security,
+            window=MemoryPlan.of(settings.worker).window,
         )
         self.worker: Worker | None = None
         self.server: Server | None = None
         try:
-            self.worker = Worker(worker_id, settings, self.transport.connect)
             if listen is None and host is not None:
                 listen = self.transport.address_on(host)
+            if listen is not None:
+                self._check_data_roots(settings, listen)
+            self.worker = Worker(worker_id, settings, self.transport.connect)
             self.server = self.transport.serve(self.worker, listen)
+            self._check_data_roots(settings, self.server.address)
         except BaseException:
             self.close()
             raise
         self.announcement = WorkerAnnouncement(
             worker_id=worker_id, address=self.server.address, pid=os.getpid(), versions=versions()
         )
+
+    def _check_data_roots(self, settings: Settings, address: str) -> None:
+        """Plans are untrusted even when authenticated: a worker that other machines can
+        reach reads files only under data roots it was configured with."""
+        if (self.transport.capabilities.crosses_hosts and faces_network(address)
+                and not settings.worker.engine.data_roots):
+            raise ConfigError(
+                f"a worker serving on {address} faces the network, so it must be told which "
+                "files plans may read: set worker.engine.data_roots "
+                "(SPARKWIRE_WORKER__ENGINE__DATA_ROOTS='[\"/data\"]')"
+            )
 
     def close(self) -> None:
         """Stop serving, stop the worker, close the transport; idempotent."""

@@ -1,23 +1,26 @@
-"""The worker's DuckDB: one locked-down database per set of data roots, a cursor per task.
+"""The worker's DuckDB: one locked-down database per worker, a cursor per task.
 
 Opening and locking down a DuckDB database costs ~27 ms; a cursor on an open one ~0.4 ms.
 With 3-8 stages per query and several tasks per stage, a database per task was most of a
-small query's time, so a worker keeps its databases open and gives each task a cursor.
+small query's time, so a worker keeps one database open and gives each task a cursor.
 Registered inputs and interruption are per cursor, so a task can be cancelled, or fail,
 without touching its neighbours, and nothing a task registers is visible to another.
+One database is also what makes the worker's memory bound hold: DuckDB's ``memory_limit``
+is per database, so the database-per-set-of-directories LRU this replaced could use its
+limit once per open database (two in a plain join: scans and exchange-only tasks).
 
-Lock-down, applied when a database opens and then frozen with ``lock_configuration``:
+Lock-down, applied when the database opens and then frozen with ``lock_configuration``:
 
-- threads and memory limit from ``EngineSettings``; spilling goes to a private temporary
-  directory under ``EngineSettings.temp_directory``, removed on close;
+- threads from ``EngineSettings``, the memory limit from the worker's memory plan
+  (``coordinator.worker.memory``); spilling goes to a private temporary directory under
+  ``EngineSettings.temp_directory``, removed on close;
 - no extension is installed or loaded, automatically or otherwise;
 - Python replacement scans are off, so a query can only read tables registered here;
 - ``enable_external_access=false`` with ``allowed_directories`` set to the data roots:
   DuckDB refuses any file outside them (``..`` included). The roots are
-  ``EngineSettings.data_roots`` when configured (one database for every task); otherwise
-  the directories of the task's own input files, a database per distinct set, kept open
-  in a small LRU (``MAX_DATABASES``), so an unconfigured worker still reads nothing a plan
-  did not name the directory of.
+  ``EngineSettings.data_roots``; a worker without them may read any directory (``/``),
+  and then ``worker.files.check_files`` (resolved real paths, regular files only) is the
+  whole check. A worker that faces the network must have roots (``clusters.hosting``).
 
 Row groups: a scan whose splits name row groups is read by DuckDB's own Parquet reader too,
 restricted to those row groups' row ranges by a filter on ``file_row_number``, on which
@@ -31,8 +34,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import duckdb
@@ -102,55 +104,45 @@ def _row_ranges(split: FileSplit) -> list[tuple[int, int]]:
     return ranges
 
 
-#: Databases an unconfigured worker keeps open, one per distinct set of input directories.
-MAX_DATABASES = 16
-
-
 class Databases(Closeable):
-    """A worker's open databases, by the data roots they may read; ``task`` gives a cursor.
+    """The worker's one database, opened on first use; ``task`` gives a cursor on it.
 
-    Thread-safe: task slots ask for cursors concurrently. A database evicted from the LRU
+    Thread-safe: task slots ask for cursors concurrently. After ``close`` the database
     closes when its last cursor does.
     """
 
-    def __init__(self, settings: EngineSettings, temp_parent: Path) -> None:
+    def __init__(self, settings: EngineSettings, temp_parent: Path, memory_limit: int) -> None:
         self._settings = settings
         self._temp_parent = temp_parent
+        self._memory_limit = memory_limit
         self._lock = threading.Lock()
-        self._open: OrderedDict[frozenset[str], _Database] = OrderedDict()
+        self._database: _Database | None = None
         self._closed = False
 
-    def task(self, files: Iterable[str] = ()) -> TaskEngine:
-        """A cursor on the database whose roots cover ``files`` (the task's inputs)."""
-        roots = self._roots(files)
+    def task(self) -> TaskEngine:
+        """A cursor of its own for one task."""
         with self._lock:
             if self._closed:
                 raise EngineError("the worker's engine is closed")
-            database = self._open.get(roots)
-            if database is None:
-                database = self._open[roots] = _Database(self._settings, roots, self._temp_parent)
-                while len(self._open) > MAX_DATABASES:
-                    self._open.popitem(last=False)[1].release()
-            self._open.move_to_end(roots)
-            return TaskEngine(self._settings, database)
-
-    def _roots(self, files: Iterable[str]) -> frozenset[str]:
-        if self._settings.data_roots:
-            return frozenset(str(Path(r).absolute()) for r in self._settings.data_roots)
-        return frozenset(str(Path(f).absolute().parent) for f in files)
+            if self._database is None:
+                roots = [str(Path(r).absolute()) for r in self._settings.data_roots] or ["/"]
+                self._database = _Database(self._settings, self._memory_limit, roots,
+                                           self._temp_parent)
+            return TaskEngine(self._settings, self._database)
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            databases, self._open = list(self._open.values()), OrderedDict()
-        for database in databases:
+            database, self._database = self._database, None
+        if database is not None:
             database.release()
 
 
 class _Database:
-    """One locked-down DuckDB database; closed once released and its last cursor is gone."""
+    """The locked-down DuckDB database; closed once released and its last cursor is gone."""
 
-    def __init__(self, settings: EngineSettings, roots: frozenset[str], temp_parent: Path) -> None:
+    def __init__(self, settings: EngineSettings, memory_limit: int, roots: list[str],
+                 temp_parent: Path) -> None:
         self._lock = threading.Lock()
         self._cursors = 0
         self._released = False
@@ -160,7 +152,7 @@ class _Database:
                 ":memory:",
                 config={
                     "threads": settings.threads,
-                    "memory_limit": settings.memory_limit.strip(),
+                    "memory_limit": f"{max(memory_limit >> 20, 1)}MiB",
                     "autoload_known_extensions": False,
                     "autoinstall_known_extensions": False,
                     "allow_unsigned_extensions": False,
@@ -180,7 +172,7 @@ class _Database:
             # Values travel as bound parameters, never as SQL text. The order matters:
             # external access off needs the allow-list first, and the lock comes last.
             self.conn.execute("SET temp_directory = ?", [self.temp])
-            self.conn.execute("SET allowed_directories = ?", [sorted(roots)])
+            self.conn.execute("SET allowed_directories = ?", [roots])
             self.conn.execute("SET enable_external_access = false")
             self.conn.execute("SET lock_configuration = true")
         except duckdb.Error as exc:

@@ -33,6 +33,7 @@ from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.worker.engine import Databases, TaskEngine
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
+from sparkwire.coordinator.worker.memory import MemoryPlan
 from sparkwire.coordinator.worker.files import check_files
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import (
@@ -111,11 +112,10 @@ class Worker:
         )
         # Partitions spill beside, not among, the DuckDB databases' spill directories.
         (self._own_dir / "partitions").mkdir()
-        self.store = PartitionStore(
-            settings.worker.memory_budget_bytes, self._own_dir / "partitions", settings.timeouts.idle
-        )
+        memory = MemoryPlan.of(settings.worker)
+        self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
         engine = settings.worker.engine
-        self._engines = Databases(engine, engine.temp_directory or self._own_dir)
+        self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine)
         self._queue: FairQueue[_Task] = FairQueue(settings.worker.max_queued_tasks,
                                                   settings.worker.max_queued_per_query)
         self._lock = threading.Lock()
@@ -210,7 +210,7 @@ class Worker:
         rows_out = bytes_out = 0
         data = list(range(plan.output.partitions))
         try:
-            with self._engines.task(task.compiled.files) as engine:
+            with self._engines.task() as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 import duckdb
@@ -72,18 +72,17 @@ def run_fragment(
     return pa.Table.from_batches(list(stream), schema=stream.schema)
 
 
+#: DuckDB's memory limit in these tests: the default worker's share (``MemoryPlan``).
+ENGINE_MEMORY = 800 << 20
+
+
 @contextmanager
-def engine_for(settings: EngineSettings, files: Iterable[str] = ()) -> Iterator[TaskEngine]:
-    """A task's engine on a worker's databases of its own, allowed ``files``' directories
-    (or the configured data roots); the databases close with it."""
+def engine_for(settings: EngineSettings, memory_limit: int = ENGINE_MEMORY) -> Iterator[TaskEngine]:
+    """A task's engine on a database of its own, closed with it."""
     assert settings.temp_directory is not None
-    with Databases(settings, settings.temp_directory) as databases, databases.task(files) as engine:
+    with Databases(settings, settings.temp_directory, memory_limit) as databases, \
+            databases.task() as engine:
         yield engine
-
-
-def engine_reading(settings: EngineSettings, fragment: Operator) -> AbstractContextManager[TaskEngine]:
-    """An engine allowed to read the fragment's files."""
-    return engine_for(settings, compile_fragment(fragment, Boundary(kind="result")).files)
 
 
 def oracle(t: pa.Table, sql: str) -> pa.Table:

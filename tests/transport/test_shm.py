@@ -73,6 +73,20 @@ def test_options_addresses_and_capabilities(tmp_path):
         create_transport("shm", {"host": "127.0.0.1"})
 
 
+@pytest.mark.parametrize("credit", [MiB + 1, 25 * MiB // 3])
+def test_a_credit_window_of_any_size_streams(credit: int) -> None:
+    """The ring is 1.5x the window, rounded up to whole words: a window whose 1.5x was not
+    a multiple of 8 bytes failed every read of a worker whose memory plan gave it one."""
+    with ShmTransport(security=SECURITY, credit_bytes=credit) as transport, \
+            ShmTransport(security=SECURITY, credit_bytes=credit) as other:
+        server = transport.serve(BigService())
+        with other.connect(server.address).read(PartitionKey("w", 0, 0, 0), 5) as reader:
+            stream = iter(reader)
+            batches = [next(stream) for _ in range(3)]
+        assert [b.num_rows for b in batches] == [MiB // 8] * 3
+        server.close()
+
+
 def test_socket_and_segments_are_private_and_removed_on_close():
     with ShmTransport(security=SECURITY) as transport, ShmTransport(security=SECURITY) as other:
         server = transport.serve(BigService())
