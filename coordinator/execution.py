@@ -22,7 +22,7 @@ from sparkwire.coordinator.attempts import RetriedResult
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.routing import route
-from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, encode_message
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
     Exchange,
@@ -81,6 +81,9 @@ class QueryCoordinator:
     def __init__(self, cluster: Cluster, settings: Settings) -> None:
         self.cluster = cluster
         self.settings = settings
+        self._members_lock = threading.Lock()
+        # What each worker was last told of the membership, and the cluster's losses then.
+        self._told: dict[str, tuple[frozenset[str], int]] = {}
 
     def execute(self, plan: StagedPlan, progress: Progress | None = None) -> RetriedResult:
         """Run ``plan``; a worker lost before the result returned rows means another attempt
@@ -95,27 +98,41 @@ class QueryCoordinator:
             {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages},
         )
         self.cluster.ensure_workers()
+        self._tell_members()
         placement = self._place(plan)
         result = QueryResult(self, query_id, plan, placement, metrics, progress)
         try:
             for stage in plan.stages:
                 for task in range(stage.tasks):
                     task_plan = self._task_plan(query_id, plan, stage, task, placement)
-                    address = placement[stage.id][task]
-                    try:
-                        self.cluster.client(address).deliver(encode_task_plan(task_plan))
-                    except (TransportError, Timeout) as exc:
-                        name = self.cluster.names.get(address, address)
-                        raise TaskFailed(
-                            f"cannot deliver stage {stage.id} task {task} to worker {name} "
-                            f"({address}): {exc}"
-                        ) from exc
+                    self._deliver(placement[stage.id][task], task_plan, f"stage {stage.id} task {task}")
             metrics.add("dispatch", time.perf_counter() - metrics.started)
             result.start()
         except BaseException:
             result.close()
             raise
         return result
+
+    def _deliver(self, address: str, message: TaskPlan | Members, what: str) -> None:
+        try:
+            self.cluster.client(address).deliver(encode_message(message))
+        except (TransportError, Timeout) as exc:
+            name = self.cluster.names.get(address, address)
+            raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
+
+    def _tell_members(self) -> None:
+        """Tell each live worker the cluster's members (``taskplan.Members``) when they
+        changed since it was last told: a worker reads producer partitions from members only."""
+        members = frozenset([*self.cluster.addresses, self.cluster.driver_address])
+        told = (members, self.cluster.losses())
+        dead = set(self.cluster.dead())
+        with self._members_lock:
+            for address in self.cluster.addresses:
+                if address not in dead and self._told.get(address) != told:
+                    self._deliver(address, Members(members=tuple(sorted(members))), "the members")
+                    self._told[address] = told
+            for gone in self._told.keys() - members:
+                del self._told[gone]
 
     def _place(self, plan: StagedPlan) -> dict[int, list[str]]:
         """Task ``i`` of stage ``s`` runs on live worker ``(i + s) mod n``; local data on the

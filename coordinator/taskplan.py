@@ -1,14 +1,24 @@
-"""The task plan on the wire: versioned JSON validated by pydantic, never code.
+"""What the coordinator sends a worker: versioned JSON validated by pydantic, never code.
 
-A worker accepts a plan only after ``decode_task_plan`` has checked its size, its nesting
-depth and every field against the models; anything else is a ``PlanRejected`` naming the
-first problem, and nothing runs.
+Two messages travel through ``WorkerService.submit``: a ``TaskPlan`` (run this fragment),
+and a ``Members`` notice (the addresses of the cluster's members). A worker accepts either
+only after ``decode_message`` has checked its size, its nesting depth and every field
+against the models; anything else is a ``PlanRejected`` naming the first problem, and
+nothing runs.
+
+Why the notice: a task plan names the producers its inputs are read from, and a worker dials
+them. Checked against nothing, a plan could make a worker connect to any address its network
+reaches (a port scan, or a request to a service behind the firewall). With the notice, a
+worker dials only members: a plan naming any other producer is refused before anything
+connects. The notice comes over the same authenticated channel as plans, from the
+coordinator, which sends it again whenever the membership changes (a worker replaced after
+a loss gets a new address); a worker that was never told refuses every plan with inputs.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -29,6 +39,19 @@ class InputPartition(Node):
     partition: int = Field(ge=0, lt=MAX_PARTITIONS)
 
 
+#: Members one notice may name (workers and the driver).
+MAX_MEMBERS = 4096
+
+
+class Members(Node):
+    """The addresses a worker may read producer partitions from: every member's."""
+
+    version: Literal[1] = PLAN_VERSION
+    kind: Literal["members"] = "members"
+    members: tuple[Annotated[str, Field(min_length=1, max_length=512)], ...] = Field(
+        max_length=MAX_MEMBERS)
+
+
 class TaskPlan(Node):
     version: Literal[1] = PLAN_VERSION
     query_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
@@ -47,12 +70,13 @@ class TaskPlan(Node):
         return self
 
 
-def encode_task_plan(plan: TaskPlan) -> bytes:
-    return plan.model_dump_json(exclude_defaults=False).encode()
+def encode_message(message: TaskPlan | Members) -> bytes:
+    return message.model_dump_json(exclude_defaults=False).encode()
 
 
-def decode_task_plan(data: bytes) -> TaskPlan:
-    """Validate untrusted bytes into a ``TaskPlan`` or raise ``PlanRejected``.
+def decode_message(data: bytes) -> TaskPlan | Members:
+    """Validate untrusted bytes into a ``TaskPlan`` or a ``Members`` notice (it says
+    ``"kind": "members"``), or raise ``PlanRejected``.
 
     Bounds first (bytes, nesting, nodes: ``planner.limits``), on the JSON alone and without
     recursion; then the models in strict mode, so a value of the wrong JSON type is refused
@@ -72,8 +96,10 @@ def decode_task_plan(data: bytes) -> TaskPlan:
     version = raw.get("version") if isinstance(raw, dict) else None
     if type(version) is not int or version != PLAN_VERSION:
         raise PlanRejected(f"task plan version {version!r} is not supported (expected {PLAN_VERSION})")
+    model: type[TaskPlan | Members] = (
+        Members if isinstance(raw, dict) and raw.get("kind") == "members" else TaskPlan)
     try:
-        return TaskPlan.model_validate_json(data, strict=True)
+        return model.model_validate_json(data, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])

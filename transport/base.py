@@ -98,7 +98,8 @@ class WorkerService(Protocol):
     """What a worker offers the cluster; a transport serves it at an address."""
 
     def submit(self, plan: bytes) -> None:
-        """Accept one task plan (JSON bytes); raises ``PlanRejected`` if it is invalid."""
+        """Accept one task plan or notice (JSON bytes, ``coordinator.taskplan``); raises
+        ``PlanRejected`` if it is invalid."""
 
     def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
         """Stream one output partition, waiting up to ``timeout`` s for its task to exist."""

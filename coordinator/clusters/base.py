@@ -120,8 +120,8 @@ class ClusterBase(Closeable):
             clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             client.close()
+        self.driver.close()  # first: it wakes calls waiting in it, which shutdown waits for
         self._driver_server.close()
-        self.driver.close()
         self._stop_workers()
         self.transport.close()
         self._remove_credentials()

@@ -98,9 +98,10 @@ class HostedWorker:
             )
 
     def close(self) -> None:
-        """Stop serving, stop the worker, close the transport; idempotent."""
-        if self.server is not None:
-            self.server.close()
+        """Stop the worker, then serving, then the transport; idempotent. The worker first:
+        closing it wakes calls waiting in it, which a server's shutdown would wait for."""
         if self.worker is not None:
             self.worker.close()
+        if self.server is not None:
+            self.server.close()
         self.transport.close()

@@ -45,7 +45,7 @@ from sparkwire.coordinator.worker.compiler import (
     compile_fragment,
 )
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
-from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, decode_task_plan
+from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, decode_message
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.errors import (
     PlanRejected,
@@ -122,6 +122,8 @@ class Worker:
         self._running: dict[str, set[_Task]] = {}
         self._clients: dict[str, TransportClient] = {}
         self._local: dict[str, list[pa.Table]] = {}
+        #: Where producer partitions may be read from (``taskplan.Members``); none until told.
+        self._members: frozenset[str] = frozenset()
         self.completed: deque[dict[str, object]] = deque(maxlen=10_000)
         self._closed = False
         self._slots = [
@@ -133,7 +135,18 @@ class Worker:
 
     # -- WorkerService ------------------------------------------------------------------
     def submit(self, plan: bytes) -> None:
-        task_plan = decode_task_plan(plan)
+        task_plan = decode_message(plan)
+        if isinstance(task_plan, Members):
+            with self._lock:
+                self._members = frozenset(task_plan.members)
+            return
+        with self._lock:
+            strangers = {part.address for part in task_plan.inputs} - self._members
+        if strangers:
+            raise PlanRejected(
+                f"the task plan reads from {len(strangers)} address(es) that are not members of "
+                f"the cluster, e.g. {min(strangers)!r}"
+            )
         try:
             compiled = compile_fragment(task_plan.fragment, task_plan.output)
         except (ValueError, TypeError) as exc:

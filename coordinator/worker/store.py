@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import PartitionNotFound, QueryCancelled, SparkwireError, Timeout
+from sparkwire.transport.errors import ConnectionLost, PartitionNotFound, QueryCancelled, SparkwireError, Timeout
 from sparkwire.transport.stream import PartitionReader
 
 _DROPPED_REMEMBERED = 4096
@@ -184,9 +184,12 @@ class PartitionStore:
         # Recently dropped queries, so a late open() fails fast instead of waiting; bounded.
         self._dropped: OrderedDict[str, None] = OrderedDict()
         self._cond = threading.Condition()
+        self._closed = False
 
     def create(self, query_id: str, stage: int, task: int, partitions: list[int]) -> TaskOutput:
         with self._cond:
+            if self._closed:
+                raise ConnectionLost("the worker is closing")
             if query_id in self._dropped:
                 raise QueryCancelled(f"query {query_id} was cancelled")
             key = (query_id, stage, task)
@@ -201,6 +204,8 @@ class PartitionStore:
         deadline = time.monotonic() + timeout
         with self._cond:
             while (output := self._tasks.get((key.query_id, key.stage, key.task))) is None:
+                if self._closed:
+                    raise ConnectionLost("the worker is closing")
                 if key.query_id in self._dropped:
                     raise QueryCancelled(f"query {key.query_id} was cancelled")
                 remaining = deadline - time.monotonic()
@@ -229,7 +234,11 @@ class PartitionStore:
             return sum(len(t.partitions) for t in self._tasks.values())
 
     def close(self) -> None:
+        """Drop every output, and wake every ``open`` still waiting for a task: a call
+        blocked here would hold its server's shutdown (and, at exit, the interpreter's)."""
         with self._cond:
+            self._closed = True
+            self._cond.notify_all()
             queries = {k[0] for k in self._tasks}
         for query_id in queries:
             self.drop_query(query_id)

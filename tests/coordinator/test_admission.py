@@ -8,7 +8,7 @@ import time
 import pytest
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, encode_message
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.plan import Boundary, Exchange
@@ -60,7 +60,7 @@ def _waiting_task(query_id: str, task: int, producer: str) -> bytes:
     source = InputPartition(address=producer, stage=0, task=0, partition=0)
     plan = TaskPlan(query_id=query_id, stage=1, task=task, fragment=Exchange(stage=0, columns=("a",)),
                     inputs=(source,), output=Boundary(kind="result"))
-    return encode_task_plan(plan)
+    return encode_message(plan)
 
 
 def test_a_query_that_fills_its_share_leaves_room_for_others() -> None:
@@ -71,6 +71,7 @@ def test_a_query_that_fills_its_share_leaves_room_for_others() -> None:
     address = transport.serve(worker).address
     client = transport.connect(address)
     try:
+        client.deliver(encode_message(Members(members=(address,))))
         client.deliver(_waiting_task("greedy", 0, address))
         deadline = time.monotonic() + 10
         while len(worker._queue) and time.monotonic() < deadline:

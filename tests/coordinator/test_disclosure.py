@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sparkwire.coordinator.taskplan import TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import TaskPlan, encode_message
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.planner.plan import Boundary, FileSplit, ParquetScan
 from sparkwire.transport.base import PartitionKey
@@ -42,7 +42,7 @@ def test_a_failing_scan_tells_neither_the_generated_sql_nor_the_real_columns(tmp
     path = tmp_path / "t.parquet"
     pq.write_table(pa.table({"secret_salary": [1, 2]}), path)
     fragment = ParquetScan(splits=(FileSplit(path=str(path)),), columns=("salry",))
-    plan = encode_task_plan(TaskPlan(query_id="qbad", stage=0, task=0, fragment=fragment,
+    plan = encode_message(TaskPlan(query_id="qbad", stage=0, task=0, fragment=fragment,
                                      output=Boundary(kind="result")))
     transport, worker, client = serve((tmp_path,))
     try:

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.taskplan import TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import TaskPlan, encode_message
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.plan import Boundary, FileSplit, ParquetScan
 from sparkwire.transport.base import PartitionKey
@@ -23,7 +23,7 @@ from sparkwire.transport.memory import MemoryTransport
 
 def scan_plan(path: str, query_id: str = "q1") -> bytes:
     fragment = ParquetScan(splits=(FileSplit(path=path),), columns=("x",))
-    return encode_task_plan(TaskPlan(query_id=query_id, stage=0, task=0, fragment=fragment,
+    return encode_message(TaskPlan(query_id=query_id, stage=0, task=0, fragment=fragment,
                                      output=Boundary(kind="result")))
 
 

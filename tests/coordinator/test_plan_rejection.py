@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.taskplan import InputPartition, TaskPlan, encode_task_plan
+from sparkwire.coordinator.taskplan import MAX_MEMBERS, InputPartition, Members, TaskPlan, encode_message
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.expressions import Call, Column, Lit
 from sparkwire.planner.limits import (
@@ -24,7 +24,7 @@ def valid_plan() -> dict:
     source = InputPartition(address="mem://elsewhere", stage=0, task=0, partition=0)
     plan = TaskPlan(query_id="q1", stage=1, task=0, fragment=fragment, inputs=(source,),
                     output=Boundary(kind="result"))
-    return json.loads(encode_task_plan(plan))
+    return json.loads(encode_message(plan))
 
 
 def nested(depth: int) -> dict:
@@ -70,6 +70,12 @@ CASES = {
         "kind": "call", "fn": "and", "args": [{"kind": "column", "name": "a"}] * MAX_PLAN_NODES,
     }), "nodes"),
     "inputs from a stage not read": (mutate(["inputs", 0, "stage"], 3), "reads stages"),
+    "a producer that is not a member": (mutate(["inputs", 0, "address"], "tcp://10.1.2.3:22"),
+                                        "not members of the cluster"),
+    "members of the wrong type": (json.dumps({"version": 1, "kind": "members", "members": "mem://x"}).encode(),
+                                  "members"),
+    "more members than the limit": (encode_message(Members(members=("mem://x",))).replace(
+        b'["mem://x"]', json.dumps(["mem://x"] * (MAX_MEMBERS + 1)).encode()), "members"),
 }
 
 
@@ -79,6 +85,7 @@ def worker_client():
     worker = Worker("w0", load_settings(workers=1), transport.connect)
     server = transport.serve(worker)
     client = transport.connect(server.address)
+    client.deliver(encode_message(Members(members=("mem://elsewhere",))))
     yield worker, client
     client.close()
     worker.close()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pyarrow as pa
 import pytest
 
 from sparkwire.coordinator.worker.store import PartitionStore
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import PartitionNotFound, QueryCancelled, TaskFailed
+from sparkwire.transport.errors import ConnectionLost, PartitionNotFound, QueryCancelled, TaskFailed
 
 
 def batch(start: int, n: int = 1000) -> pa.RecordBatch:
@@ -82,3 +83,27 @@ def test_a_failure_after_every_partition_finished_does_not_reach_readers(tmp_pat
     with pytest.raises(TaskFailed, match="before the end"):
         store.open(PartitionKey("q", 0, 1, 1), 1).read_all()
     store.drop_query("q")
+
+
+def test_close_wakes_an_open_waiting_for_a_task_that_never_came(tmp_path):
+    """A reader waiting for a task not delivered yet must not outlive the store: a server's
+    shutdown waits for its calls, and one left blocked crashed the interpreter at exit."""
+    store = PartitionStore(1 << 20, tmp_path, idle_timeout=5)
+    errors: list[BaseException] = []
+
+    def wait() -> None:
+        try:
+            store.open(PartitionKey("never", 0, 0, 0), 60)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion
+            errors.append(exc)
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.1)
+    started = time.monotonic()
+    store.close()
+    waiter.join(5)
+    assert not waiter.is_alive() and time.monotonic() - started < 1
+    assert len(errors) == 1 and isinstance(errors[0], ConnectionLost)
+    with pytest.raises(ConnectionLost):
+        store.create("later", 0, 0, [0])
