@@ -1,14 +1,17 @@
 """``QueryCoordinator``: runs a staged plan on a cluster and streams its result.
 
-It assigns every task to a worker, delivers the task plans producers-first, routes every
-boundary read through ``coordinator.routing.route``, watches each task's status partition for
-progress and failure, and streams the final stage's partitions to the caller. Closing the
+It places every task (``scheduler``), delivers the task plans producers-first, watches each
+task's status partition for progress and failure, and streams the final stage's partitions
+to the caller. When a worker is lost mid-query, the tasks it took with it, and those still
+reading from them, run again as new attempts (``scheduler.Scheduler.recover``), and readers
+move to the new attempts; a failure without a lost worker fails the query. Closing the
 result, early or at its end, cancels the query on every worker, which stops running tasks and
 frees their partitions. Nothing here knows which transport carries the calls.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -18,27 +21,24 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from sparkwire.coordinator.attempts import RetriedResult
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.routing import route
-from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, encode_message
+from sparkwire.coordinator.scheduler import Run, Scheduler
+from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
-    Exchange,
     FileSplit,
-    LocalSource,
     Operator,
     ParquetScan,
-    Stage,
     StagedPlan,
-    operators,
     transform_up,
 )
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.closing import Closeable
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -65,7 +65,8 @@ class QueryMetrics:
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
-    attempts: int = 1  # runs it took: more than one when a worker was lost (``attempts``)
+    attempts: int = 1  # the most runs any task took: more than one after a worker loss
+    reruns: int = 0  # task runs beyond the first, all tasks together (``scheduler``)
 
     def add(self, phase: str, seconds: float) -> None:
         self.phases[phase] = self.phases.get(phase, 0.0) + seconds
@@ -75,6 +76,10 @@ Progress = Callable[[QueryMetrics], None]
 
 # After the result stream fails, how long the status watchers get to report a better cause.
 _FAILURE_GRACE = 2.0
+# How long a failure waits for the cluster to notice a dead worker. A killed process is
+# reaped at the first poll and a Spark lifeline is polled every 0.2 s; a failure of the
+# query's own (a division by zero) pays this once.
+_LIVENESS_GRACE = 0.5
 
 
 class QueryCoordinator:
@@ -85,35 +90,32 @@ class QueryCoordinator:
         # What each worker was last told of the membership, and the cluster's losses then.
         self._told: dict[str, tuple[frozenset[str], int]] = {}
 
-    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> RetriedResult:
-        """Run ``plan``; a worker lost before the result returned rows means another attempt
-        (``coordinator.attempts``)."""
-        query_id = uuid.uuid4().hex[:16]
-        return RetriedResult(
-            lambda attempt: self._attempt(f"{query_id}-{attempt}", plan, progress), self.cluster)
+    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
+        """Run ``plan``. A worker lost while the plans are being delivered means starting
+        over under a new query id (nothing has run that matters yet); once started, losses
+        are recovered task by task (``QueryResult``)."""
+        for start in range(1, MAX_ATTEMPTS + 1):
+            losses = self.cluster.losses()
+            self.cluster.ensure_workers()
+            self._tell_members()
+            dead = set(self.cluster.dead())
+            scheduler = Scheduler(plan, [a for a in self.cluster.addresses if a not in dead],
+                                  self.cluster.driver_address)
+            result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses)
+            try:
+                result.start()
+            except SparkwireError:
+                result.close()
+                if start == MAX_ATTEMPTS or not result.worker_lost():
+                    raise
+                continue
+            except BaseException:
+                result.close()
+                raise
+            return result
+        raise AssertionError("unreachable")
 
-    def _attempt(self, query_id: str, plan: StagedPlan, progress: Progress | None) -> QueryResult:
-        metrics = QueryMetrics(
-            query_id,
-            {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages},
-        )
-        self.cluster.ensure_workers()
-        self._tell_members()
-        placement = self._place(plan)
-        result = QueryResult(self, query_id, plan, placement, metrics, progress)
-        try:
-            for stage in plan.stages:
-                for task in range(stage.tasks):
-                    task_plan = self._task_plan(query_id, plan, stage, task, placement)
-                    self._deliver(placement[stage.id][task], task_plan, f"stage {stage.id} task {task}")
-            metrics.add("dispatch", time.perf_counter() - metrics.started)
-            result.start()
-        except BaseException:
-            result.close()
-            raise
-        return result
-
-    def _deliver(self, address: str, message: TaskPlan | Members, what: str) -> None:
+    def deliver(self, address: str, message: TaskPlan | Members, what: str) -> None:
         try:
             self.cluster.client(address).deliver(encode_message(message))
         except (TransportError, Timeout) as exc:
@@ -129,49 +131,17 @@ class QueryCoordinator:
         with self._members_lock:
             for address in self.cluster.addresses:
                 if address not in dead and self._told.get(address) != told:
-                    self._deliver(address, Members(members=tuple(sorted(members))), "the members")
+                    self.deliver(address, Members(members=tuple(sorted(members))), "the members")
                     self._told[address] = told
             for gone in self._told.keys() - members:
                 del self._told[gone]
 
-    def _place(self, plan: StagedPlan) -> dict[int, list[str]]:
-        """Task ``i`` of stage ``s`` runs on live worker ``(i + s) mod n``; local data on the
-        driver."""
+    def replace_lost(self) -> list[str]:
+        """After a loss: replace the workers the cluster can, tell everyone; the live ones."""
+        self.cluster.ensure_workers()
+        self._tell_members()
         dead = set(self.cluster.dead())
-        addresses = [address for address in self.cluster.addresses if address not in dead]
-        if not addresses:
-            raise SparkwireError(f"every one of the {len(dead)} workers is lost")
-        return {
-            stage.id: [
-                self.cluster.driver_address
-                if isinstance(stage.fragment, LocalSource)
-                else addresses[(task + stage.id) % len(addresses)]
-                for task in range(stage.tasks)
-            ]
-            for stage in plan.stages
-        }
-
-    def _task_plan(
-        self, query_id: str, plan: StagedPlan, stage: Stage, task: int,
-        placement: dict[int, list[str]],
-    ) -> TaskPlan:
-        inputs: list[InputPartition] = []
-        for producer_id in _exchanges(stage.fragment):
-            producer = plan.stages[producer_id]  # stage ids are positions, producers first
-            for producer_task, partition in route(producer.output, producer.tasks, stage.tasks, task):
-                inputs.append(
-                    InputPartition(
-                        address=placement[producer_id][producer_task],
-                        stage=producer_id, task=producer_task, partition=partition,
-                    )
-                )
-        fragment = stage.fragment
-        if stage.splits:
-            fragment = _narrow_scan(fragment, stage.splits[task])
-        return TaskPlan(
-            query_id=query_id, stage=stage.id, task=task, fragment=fragment,
-            inputs=tuple(inputs), output=stage.output,
-        )
+        return [address for address in self.cluster.addresses if address not in dead]
 
     def cancel(self, query_id: str) -> None:
         """Cancel the query everywhere; a worker that cannot be reached is skipped."""
@@ -185,40 +155,38 @@ class QueryCoordinator:
 class QueryResult(Closeable):
     """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``."""
 
-    def __init__(
-        self, coordinator: QueryCoordinator, query_id: str, plan: StagedPlan,
-        placement: dict[int, list[str]], metrics: QueryMetrics, progress: Progress | None,
-    ) -> None:
+    def __init__(self, coordinator: QueryCoordinator, query_id: str, plan: StagedPlan,
+                 scheduler: Scheduler, progress: Progress | None, losses: int) -> None:
         self._coordinator = coordinator
+        self._cluster = coordinator.cluster
         self.query_id = query_id
         self._plan = plan
-        self._placement = placement
-        self.metrics = metrics
+        self._scheduler = scheduler
+        self.metrics = QueryMetrics(
+            query_id, {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages})
         self._progress = progress
         self._lock = threading.Lock()
+        self._recovering = threading.Lock()
+        self._losses = losses  # the cluster's losses already recovered from
+        self._losses_at_start = losses
         self._watchers: list[threading.Thread] = []
         self._failure: SparkwireError | None = None
+        self._complete = False
         self._closed = False
         self._reader: PartitionReader | None = None
 
     def start(self) -> None:
-        by_worker: dict[str, list[tuple[int, int]]] = {}
-        for stage in self._plan.stages:
-            for task, address in enumerate(self._placement[stage.id]):
-                by_worker.setdefault(address, []).append((stage.id, task))
-        for address, tasks in by_worker.items():
-            thread = threading.Thread(
-                target=self._watch, args=(address, tasks), daemon=True,
-                name=f"sparkwire-status-{self.query_id}",
-            )
-            thread.start()
-            self._watchers.append(thread)
+        """Deliver every task, watch them, and open the result's first partition."""
+        runs = self._scheduler.runs()
+        self._deliver(runs)
+        self.metrics.add("dispatch", time.perf_counter() - self.metrics.started)
+        self._watch(runs)
         waiting = time.perf_counter()
         try:
-            first = self._result_partition(0)
+            first, run = self._open_result(0)
         except SparkwireError as exc:
             raise self._cause(exc) from exc
-        self._reader = PartitionReader(first.schema, self._batches(first, waiting))
+        self._reader = PartitionReader(first.schema, self._batches(first, run, waiting))
 
     @property
     def schema(self) -> pa.Schema:
@@ -229,81 +197,48 @@ class QueryResult(Closeable):
         assert self._reader is not None
         return iter(self._reader)
 
-    def _read(self, stage: int, task: int, partition: int = 0) -> PartitionReader:
-        address = self._placement[stage][task]
-        key = PartitionKey(self.query_id, stage, task, partition)
-        timeout = self._coordinator.settings.timeouts.partition_wait
-        return self._coordinator.cluster.client(address).read(key, timeout)
+    # -- delivering and watching runs ---------------------------------------------------
+    def _deliver(self, runs: list[Run]) -> None:
+        for run in runs:
+            self._coordinator.deliver(run.address, self._task_plan(run),
+                                      f"stage {run.stage} task {run.task}")
 
-    def _result_partition(self, task: int) -> PartitionReader:
-        stage = self._plan.final.id
-        try:
-            return self._read(stage, task)
-        except (TransportError, Timeout) as exc:
-            raise self._lost(stage, task, exc) from exc
+    def _task_plan(self, run: Run) -> TaskPlan:
+        stage = self._plan.stages[run.stage]
+        fragment = stage.fragment
+        if stage.splits:
+            fragment = _narrow_scan(fragment, stage.splits[run.task])
+        return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
+                        attempt=run.attempt, fragment=fragment,
+                        inputs=self._scheduler.inputs(run), output=stage.output)
 
-    def _batches(self, first: PartitionReader, waiting: float) -> Iterator[pa.RecordBatch]:
-        streaming = None
+    def _watch(self, runs: list[Run]) -> None:
+        """A thread per worker reading its runs' status partitions, in delivery order."""
+        by_worker: dict[str, list[Run]] = {}
+        for run in runs:
+            by_worker.setdefault(run.address, []).append(run)
+        for address, mine in by_worker.items():
+            thread = threading.Thread(target=self._watch_worker, args=(mine,), daemon=True,
+                                      name=f"sparkwire-status-{self.query_id}-{address}")
+            with self._lock:
+                self._watchers.append(thread)
+            thread.start()
+
+    def _watch_worker(self, runs: list[Run]) -> None:
         try:
-            for task in range(self._plan.final.tasks):
-                reader = first if task == 0 else self._result_partition(task)
+            for run in runs:
                 try:
-                    with reader:
-                        for batch in reader:
-                            if streaming is None:
-                                streaming = time.perf_counter()
-                                self.metrics.add("first_batch", streaming - waiting)
-                            yield batch
-                except (TransportError, Timeout) as exc:
-                    raise self._lost(self._plan.final.id, task, exc) from exc
-            self._wait_for_status()
-            if streaming is not None:
-                self.metrics.add("stream", time.perf_counter() - streaming)
-        except SparkwireError as exc:
-            raise self._cause(exc) from exc
-        finally:
-            self.close()
-
-    def _cause(self, exc: SparkwireError) -> SparkwireError:
-        """The error to report for a failed query: a watcher may know the precise cause
-        (the task that failed first, the worker that died), so stop the query and give the
-        watchers a moment to say so."""
-        self._coordinator.cancel(self.query_id)
-        deadline = time.monotonic() + _FAILURE_GRACE
-        for thread in self._watchers:
-            thread.join(max(0.0, deadline - time.monotonic()))
-        return self._failure if self._failure is not None else exc
-
-    def _lost(self, stage: int, task: int, exc: SparkwireError) -> TaskFailed:
-        address = self._placement[stage][task]
-        name = self._coordinator.cluster.names.get(address, address)
-        return TaskFailed(
-            f"worker {name} ({address}) failed or was lost running stage {stage} task {task}: {exc}"
-        )
-
-    def _watch(self, address: str, tasks: list[tuple[int, int]]) -> None:
-        """Read each task's status partition on one worker, in delivery order."""
-        try:
-            for stage, task in tasks:
-                try:
-                    with self._read(stage, task, STATUS_PARTITION) as reader:
+                    with self._read(run, STATUS_PARTITION) as reader:
                         table = reader.read_all()
-                except (TransportError, Timeout) as exc:
-                    raise self._lost(stage, task, exc) from exc
-                with self._lock:
-                    stats = self.metrics.stages[stage]
-                    stats.done += 1
-                    if table.num_rows:
-                        row = table.to_pylist()[0]
-                        stats.rows += row["rows_out"]
-                        stats.bytes += row["bytes_out"]
-                        self.metrics.add("task_setup", row["setup_seconds"])
-                        self.metrics.add("task_run", row["seconds"] - row["setup_seconds"])
-                        self.metrics.tasks_per_worker[row["worker"]] += 1
-                if self._progress is not None:
-                    self._progress(self.metrics)
-        except QueryCancelled:
-            return  # the query ended; whoever cancelled it reports why
+                except QueryCancelled:
+                    return  # the query ended; whoever cancelled it reports why
+                except SparkwireError as exc:
+                    if self._recover(run):
+                        continue  # superseded, or run again: its new attempt has a watcher
+                    raise self._lost(run, exc) if isinstance(exc, TransportError | Timeout) else exc
+                if self._scheduler.is_current(run):
+                    self._scheduler.finished(run)
+                    self._record(run, table)
         except SparkwireError as exc:
             with self._lock:
                 if self._closed:
@@ -312,10 +247,143 @@ class QueryResult(Closeable):
                     self._failure = exc
             self._coordinator.cancel(self.query_id)
 
+    def _record(self, run: Run, status: pa.Table) -> None:
+        """Count a finished run's status in the metrics, and report progress."""
+        with self._lock:
+            stats = self.metrics.stages[run.stage]
+            stats.done += 1
+            if status.num_rows:
+                row = status.to_pylist()[0]
+                stats.rows += row["rows_out"]
+                stats.bytes += row["bytes_out"]
+                self.metrics.add("task_setup", row["setup_seconds"])
+                self.metrics.add("task_run", row["seconds"] - row["setup_seconds"])
+                self.metrics.tasks_per_worker[row["worker"]] += 1
+        if self._progress is not None:
+            try:
+                self._progress(self.metrics)
+            except Exception:  # noqa: BLE001 - the caller's callback must not stop the watch
+                _log.exception("the progress callback of query %s raised", self.query_id)
+
+    # -- after a loss ----------------------------------------------------------------------
+    def worker_lost(self, since: int | None = None) -> bool:
+        """Whether the cluster lost a worker since it had ``since`` losses (default: since
+        this query's last recovery), waiting a short grace for the news: a failure is often
+        seen before the death is."""
+        since = self._losses if since is None else since
+        deadline = time.monotonic() + _LIVENESS_GRACE
+        while self._cluster.losses() <= since:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def _recover(self, run: Run) -> bool:
+        """After ``run`` failed: whether that is taken care of, because the run was
+        superseded, or a worker was lost and what it took with it runs again (including
+        ``run``). A final task whose rows reached the caller is the reader's to report.
+        Raises when recovery itself fails (no worker left, too many attempts)."""
+        with self._recovering:
+            if not self._scheduler.is_current(run) or self._complete:
+                return True
+            if run.stage == self._plan.final.id and self._scheduler.has_streamed(run.task):
+                return True
+            if not self.worker_lost():
+                return False
+            self._losses = self._cluster.losses()
+            runs = self._scheduler.recover(self._coordinator.replace_lost())
+            self._deliver(runs)
+            self.metrics.reruns += len(runs)
+            self.metrics.attempts = max([self.metrics.attempts, *(r.attempt + 1 for r in runs)])
+            self._watch(runs)
+            return not self._scheduler.is_current(run)
+
+    # -- the result --------------------------------------------------------------------
+    def _read(self, run: Run, partition: int = 0) -> PartitionReader:
+        key = PartitionKey(self.query_id, run.stage, run.task, partition, run.attempt)
+        timeout = self._coordinator.settings.timeouts.partition_wait
+        return self._cluster.client(run.address).read(key, timeout)
+
+    def _open_result(self, task: int) -> tuple[PartitionReader, Run]:
+        """A reader of final task ``task``'s current run, recovering from losses first."""
+        while True:
+            run = self._scheduler.run(self._plan.final.id, task)
+            try:
+                return self._read(run), run
+            except (TransportError, Timeout, TaskFailed) as exc:
+                if not self._recover(run):
+                    raise self._lost(run, exc) from exc
+
+    def _batches(self, first: PartitionReader, run: Run, waiting: float) -> Iterator[pa.RecordBatch]:
+        streaming = None
+        try:
+            for task in range(self._plan.final.tasks):
+                reader = first
+                if task:
+                    reader, run = self._open_result(task)
+                while True:
+                    try:
+                        with reader:
+                            for batch in reader:
+                                if streaming is None:
+                                    streaming = time.perf_counter()
+                                    self.metrics.add("first_batch", streaming - waiting)
+                                if batch.num_rows:
+                                    self._scheduler.streamed(task)
+                                yield batch
+                        break
+                    except (TransportError, Timeout, TaskFailed) as exc:
+                        if self._scheduler.has_streamed(task):
+                            raise self._not_again(run, exc) from exc
+                        if not self._recover(run):
+                            raise self._lost(run, exc) from exc
+                        reader, run = self._open_result(task)
+            with self._lock:
+                self._complete = True
+            self._wait_for_status()
+            if streaming is not None:
+                self.metrics.add("stream", time.perf_counter() - streaming)
+        except SparkwireError as exc:
+            raise self._cause(exc) from exc
+        finally:
+            self.close()
+
+    def _not_again(self, run: Run, exc: SparkwireError) -> SparkwireError:
+        """The error for a final task whose stream failed after its rows reached the caller."""
+        if not self.worker_lost(self._losses_at_start):
+            return exc
+        name = self._cluster.names.get(run.address, run.address)
+        return TaskFailed(
+            f"{exc} — worker {name} ({run.address}) or a producer of stage {run.stage} task "
+            f"{run.task} was lost after that task had returned rows, so it is not run again "
+            "(that would return those rows twice)"
+        )
+
+    def _cause(self, exc: SparkwireError) -> SparkwireError:
+        """The error to report for a failed query: a watcher may know the precise cause
+        (the task that failed first, the worker that died), so stop the query and give the
+        watchers a moment to say so."""
+        self._coordinator.cancel(self.query_id)
+        deadline = time.monotonic() + _FAILURE_GRACE
+        for thread in self._threads():
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return self._failure if self._failure is not None else exc
+
+    def _lost(self, run: Run, exc: SparkwireError) -> TaskFailed:
+        name = self._cluster.names.get(run.address, run.address)
+        return TaskFailed(
+            f"worker {name} ({run.address}) failed or was lost running stage {run.stage} "
+            f"task {run.task}: {exc}"
+        )
+
+    def _threads(self) -> list[threading.Thread]:
+        with self._lock:
+            return list(self._watchers)
+
     def _wait_for_status(self) -> None:
         """After the last batch, let the watchers record the final metrics (bounded)."""
         deadline = time.monotonic() + self._coordinator.settings.timeouts.shutdown
-        for thread in self._watchers:
+        for thread in self._threads():
             thread.join(max(0.0, deadline - time.monotonic()))
         if self._failure is not None:
             raise self._failure
@@ -330,15 +398,9 @@ class QueryResult(Closeable):
         self._coordinator.cancel(self.query_id)
         if self._reader is not None:
             self._reader.close()
-        for thread in self._watchers:
+        for thread in self._threads():
             if thread is not threading.current_thread():
                 thread.join(self._coordinator.settings.timeouts.shutdown)
-
-
-
-def _exchanges(fragment: Operator) -> list[int]:
-    """Producer stages a fragment reads, in stage order."""
-    return sorted({node.stage for node in operators(fragment) if isinstance(node, Exchange)})
 
 
 def _narrow_scan(fragment: Operator, splits: tuple[FileSplit, ...]) -> Operator:

@@ -25,8 +25,7 @@ import pyarrow as pa
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.clusters.local import LocalCluster
 from sparkwire.coordinator.config import Settings, load_settings
-from sparkwire.coordinator.attempts import RetriedResult
-from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMetrics
+from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
@@ -69,7 +68,7 @@ class Session(Closeable):
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
         self._coordinator = QueryCoordinator(self.cluster, settings)
         self.progress = progress
-        self._last: RetriedResult | None = None
+        self._last: QueryResult | None = None
         self._sources: list[str] = []
         self._views: dict[str, DataFrame] = {}
         self._exchange: Path | None = None
@@ -108,7 +107,7 @@ class Session(Closeable):
     def register_view(self, name: str, df: DataFrame) -> None:
         self._views[name.casefold()] = df
 
-    def execute(self, plan: StagedPlan) -> RetriedResult:
+    def execute(self, plan: StagedPlan) -> QueryResult:
         result = self._coordinator.execute(plan, self.progress)
         self._last = result
         return result

@@ -30,13 +30,19 @@ from sparkwire.transport.limits import MAX_PLAN_BYTES
 
 
 
+#: Runs of one task: the first and up to three more after worker losses (``scheduler``).
+MAX_ATTEMPTS = 4
+
+
 class InputPartition(Node):
-    """One producer partition a task reads, and the worker that serves it."""
+    """One producer partition a task reads, the attempt that writes it, and the worker that
+    serves it."""
 
     address: str = Field(min_length=1, max_length=512)
     stage: int = Field(ge=0, lt=MAX_STAGES)
     task: int = Field(ge=0, lt=MAX_TASKS)
     partition: int = Field(ge=0, lt=MAX_PARTITIONS)
+    attempt: int = Field(default=0, ge=0, lt=MAX_ATTEMPTS)
 
 
 #: Members one notice may name (workers and the driver).
@@ -57,6 +63,7 @@ class TaskPlan(Node):
     query_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     stage: int = Field(ge=0, lt=MAX_STAGES)
     task: int = Field(ge=0, lt=MAX_TASKS)
+    attempt: int = Field(default=0, ge=0, lt=MAX_ATTEMPTS)
     fragment: Operator
     inputs: tuple[InputPartition, ...] = Field(default=(), max_length=MAX_INPUTS)
     output: Boundary

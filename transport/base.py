@@ -52,27 +52,36 @@ _QUERY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 @dataclass(frozen=True, slots=True)
 class PartitionKey:
-    """Names one output partition: partition ``partition`` of task ``task`` of a stage."""
+    """Names one output partition: partition ``partition`` of task ``task`` of a stage, as
+    written by the task's ``attempt`` (a task run again after a worker loss writes under its
+    next attempt, so no reader mixes the two runs' rows)."""
 
     query_id: str
     stage: int
     task: int
     partition: int
+    attempt: int = 0
 
     def __post_init__(self) -> None:
         if not _QUERY_ID.fullmatch(self.query_id):
             raise ProtocolError(f"malformed query id {self.query_id!r}")
+        if self.attempt < 0:
+            raise ProtocolError(f"negative attempt {self.attempt}")
 
     def __str__(self) -> str:
-        return f"{self.query_id}/{self.stage}/{self.task}/{self.partition}"
+        """``query/stage/task/partition``, and ``/attempt`` after it for a run again."""
+        key = f"{self.query_id}/{self.stage}/{self.task}/{self.partition}"
+        return f"{key}/{self.attempt}" if self.attempt else key
 
     @classmethod
     def parse(cls, text: str) -> PartitionKey:
         """Inverse of ``str()``; the form tickets and frames carry on the wire."""
         parts = text.split("/")
         try:
-            query_id, stage, task, partition = parts
-            return cls(query_id, int(stage), int(task), int(partition))
+            if len(parts) not in (4, 5):
+                raise ValueError(text)
+            query_id, *numbers = parts
+            return cls(query_id, *(int(n) for n in numbers))
         except ValueError:
             raise ProtocolError(f"malformed partition key {text[:200]!r}") from None
 

@@ -38,7 +38,7 @@ class Cluster(Protocol):
 
     def losses(self) -> int:
         """How many times a worker was found lost, ever: a query that failed while this grew
-        is run again (``attempts``)."""
+        is recovered from (``scheduler``)."""
 
     def close(self) -> None: ...
 

@@ -161,9 +161,8 @@ class Worker:
                 f"the fragment reads stages {sorted(read)} but the inputs name stages {sorted(named)}"
             )
         data = list(range(task_plan.output.partitions))
-        output = self.store.create(
-            task_plan.query_id, task_plan.stage, task_plan.task, [*data, STATUS_PARTITION]
-        )
+        output = self.store.create(task_plan.query_id, task_plan.stage, task_plan.task,
+                                   [*data, STATUS_PARTITION], task_plan.attempt)
         output.start(STATUS_SCHEMA, [STATUS_PARTITION])
         try:
             self._queue.put(task_plan.query_id, _Task(task_plan, compiled, output))
@@ -295,7 +294,7 @@ class Worker:
         query_id = task.plan.query_id
 
         def open_part(part: InputPartition) -> PartitionReader:
-            key = PartitionKey(query_id, part.stage, part.task, part.partition)
+            key = PartitionKey(query_id, part.stage, part.task, part.partition, part.attempt)
             reader = self._client(part.address).read(key, timeout)
             task.inputs.append(reader)
             return reader

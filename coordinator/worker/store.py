@@ -46,9 +46,9 @@ class TaskOutput:
     """The write side of one task's partitions; owned by the thread running the task."""
 
     def __init__(self, store: PartitionStore, query_id: str, stage: int, task: int,
-                 partitions: list[int]) -> None:
+                 partitions: list[int], attempt: int = 0) -> None:
         self._store = store
-        self.query_id, self.stage, self.task = query_id, stage, task
+        self.query_id, self.stage, self.task, self.attempt = query_id, stage, task, attempt
         self.cond = threading.Condition()
         self.partitions = {p: _Partition() for p in partitions}
         self.error: SparkwireError | None = None
@@ -180,22 +180,24 @@ class PartitionStore:
         self.idle_timeout = idle_timeout
         self.memory_bytes = 0
         self.spilled_bytes = 0
-        self._tasks: dict[tuple[str, int, int], TaskOutput] = {}
+        self._tasks: dict[tuple[str, int, int, int], TaskOutput] = {}  # query, stage, task, attempt
         # Recently dropped queries, so a late open() fails fast instead of waiting; bounded.
         self._dropped: OrderedDict[str, None] = OrderedDict()
         self._cond = threading.Condition()
         self._closed = False
 
-    def create(self, query_id: str, stage: int, task: int, partitions: list[int]) -> TaskOutput:
+    def create(self, query_id: str, stage: int, task: int, partitions: list[int],
+               attempt: int = 0) -> TaskOutput:
         with self._cond:
             if self._closed:
                 raise ConnectionLost("the worker is closing")
             if query_id in self._dropped:
                 raise QueryCancelled(f"query {query_id} was cancelled")
-            key = (query_id, stage, task)
+            key = (query_id, stage, task, attempt)
             if key in self._tasks:
-                raise SparkwireError(f"task {stage}/{task} of query {query_id} already exists")
-            output = TaskOutput(self, query_id, stage, task, partitions)
+                raise SparkwireError(
+                    f"task {stage}/{task} attempt {attempt} of query {query_id} already exists")
+            output = TaskOutput(self, query_id, stage, task, partitions, attempt)
             self._tasks[key] = output
             self._cond.notify_all()
             return output
@@ -203,7 +205,8 @@ class PartitionStore:
     def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
         deadline = time.monotonic() + timeout
         with self._cond:
-            while (output := self._tasks.get((key.query_id, key.stage, key.task))) is None:
+            while (output := self._tasks.get(
+                    (key.query_id, key.stage, key.task, key.attempt))) is None:
                 if self._closed:
                     raise ConnectionLost("the worker is closing")
                 if key.query_id in self._dropped:
@@ -224,7 +227,7 @@ class PartitionStore:
                 self._dropped.popitem(last=False)
             outputs = [t for k, t in self._tasks.items() if k[0] == query_id]
             for output in outputs:
-                del self._tasks[(output.query_id, output.stage, output.task)]
+                del self._tasks[(output.query_id, output.stage, output.task, output.attempt)]
             self._cond.notify_all()
         for output in outputs:
             output._drop()
