@@ -1,0 +1,42 @@
+"""The checks that workers really run on their simulated hosts, shared by the process and
+Spark tests: a worker's address is its host's, its process is in its host's namespaces,
+and it sees its own host's ``/dev/shm`` and no other's."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sparkwire.coordinator.clusters.hosting import WorkerAnnouncement
+from tests.hosts.network import SimulatedHost
+
+
+def host_of(announcement: WorkerAnnouncement, hosts: Sequence[SimulatedHost]) -> SimulatedHost:
+    """The host whose address the worker announced; fails unless its process runs there."""
+    served_on = urlsplit(announcement.address).hostname
+    matching = [h for h in hosts if h.address == served_on]
+    assert matching, f"{announcement.worker_id} serves on {served_on}, no simulated host's address"
+    assert matching[0].runs(announcement.pid), (
+        f"{announcement.worker_id} (pid {announcement.pid}) announced {served_on} but does not "
+        f"run in host {matching[0].name}'s namespaces")
+    return matching[0]
+
+
+def assert_shm_private(announcements: Sequence[WorkerAnnouncement],
+                       hosts: Sequence[SimulatedHost]) -> None:
+    """A file one host puts in its ``/dev/shm`` is seen by exactly that host's workers (as
+    the worker process resolves the path, through ``/proc/<pid>/root``), not elsewhere."""
+    for host in hosts:
+        marker = f"hosts-test-{uuid.uuid4().hex}"
+        host.run("sh", "-c", f": > /dev/shm/{marker}")
+        try:
+            assert not Path("/dev/shm", marker).exists(), "a host's /dev/shm is the root one"
+            for announcement in announcements:
+                sees = Path(f"/proc/{announcement.pid}/root/dev/shm/{marker}").exists()
+                assert sees == (host_of(announcement, hosts) is host), (
+                    f"{announcement.worker_id} {'sees' if sees else 'misses'} "
+                    f"/dev/shm/{marker} of host {host.name}")
+        finally:
+            host.run("rm", "-f", f"/dev/shm/{marker}")

@@ -1,0 +1,260 @@
+"""Simulated hosts on one machine: each a network namespace and a mount namespace of its own.
+
+Why: a test of workers "on different hosts" proves nothing if they can still meet through
+loopback or a shared ``/dev/shm``. Here every host has its own loopback, one interface with an
+address that exists only on the simulated network, and its own tmpfs on ``/dev/shm``; the
+processes of one host share that ``/dev/shm`` (as processes on one machine do), those of
+another host cannot see it. The coordinator (the test process) stays in the root namespace
+and reaches the hosts through the *gateway* address.
+
+Topology, for a network tagged ``swh<pid>x<k>`` (unique per test process and network)::
+
+    root namespace            switch namespace "<tag>-sw"          host namespace "<tag>-a"
+    <tag>  10.231.N.1/24 ──── uplink ─┐
+                                      br0 (bridge) ── to-a ───────── eth0  10.231.N.10/24
+                                                   ── to-b ───────── eth0  10.231.N.11/24 ("<tag>-b")
+
+The bridge lives in its own namespace so that the root namespace's packet filter (and
+``br_netfilter``) never sees traffic between hosts, and the root namespace gains only one
+interface. ``N`` is the first ``/24`` of 10.231.0.0/16 that no interface here uses, chosen
+under a lock, so parallel test runs get disjoint networks. A host's mount namespace is kept
+alive by a bind mount of its ``/proc/<pid>/ns/mnt`` (``unshare --mount=FILE``), so any number
+of processes can be started into it later with ``nsenter`` (``SimulatedHost.launcher``).
+
+``SimulatedNetwork.close`` kills whatever still runs on a host, then removes mounts and
+namespaces; it is idempotent and also runs when construction fails halfway.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import ipaddress
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+
+from sparkwire.coordinator.clusters.process import Placement
+
+SUBNETS = ipaddress.ip_network("10.231.0.0/16")
+_LOCK = Path("/run/lock/sparkwire-simulated-hosts.lock")
+_MOUNTS = Path("/run/sparkwire-simulated-hosts")
+_COMMAND_SECONDS = 15.0
+_tags = count()
+
+
+class HostsError(RuntimeError):
+    """A namespace, link, address or mount could not be made or removed."""
+
+
+def unavailable() -> str | None:
+    """Why simulated hosts cannot be made on this machine, or None when they can."""
+    if os.geteuid() != 0:
+        return "simulated hosts need root (network and mount namespaces)"
+    missing = [t for t in ("ip", "nsenter", "unshare", "mount", "umount") if shutil.which(t) is None]
+    if missing:
+        return f"simulated hosts need {', '.join(missing)} on PATH"
+    probe = subprocess.run(["unshare", "--net", "--mount", "true"], capture_output=True,
+                           text=True, timeout=_COMMAND_SECONDS)
+    if probe.returncode:
+        return f"cannot create network and mount namespaces here: {probe.stderr.strip()}"
+    return None
+
+
+def run(*argv: str, timeout: float = _COMMAND_SECONDS) -> str:
+    """Run a command to completion (bounded); its stdout, or ``HostsError`` with its stderr."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise HostsError(f"{' '.join(argv)} did not finish within {timeout:g}s") from None
+    if done.returncode:
+        raise HostsError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+@dataclass(frozen=True)
+class SimulatedHost:
+    """One host: its namespaces, its address, and how to start a process on it."""
+
+    name: str  # "a", "b", …
+    netns: str
+    address: str
+    mount_ns: Path  # the bind mount that keeps its mount namespace alive
+
+    @property
+    def launcher(self) -> tuple[str, ...]:
+        """argv that runs the command after it on this host (``nsenter`` execs it, so the
+        process started is the command itself), in the current working directory."""
+        return ("nsenter", f"--net=/run/netns/{self.netns}", f"--mount={self.mount_ns}",
+                f"--wd={os.getcwd()}", "--")
+
+    def placement(self) -> Placement:
+        """A sparkwire worker process on this host, serving on its address."""
+        return Placement(launcher=self.launcher, host=self.address)
+
+    def run(self, *argv: str, timeout: float = _COMMAND_SECONDS) -> str:
+        """Run a command on this host to completion; its stdout."""
+        return run(*self.launcher, *argv, timeout=timeout)
+
+    def runs(self, pid: int) -> bool:
+        """Whether process ``pid`` runs on this host: in its network and mount namespaces."""
+        return (os.stat(f"/proc/{pid}/ns/net").st_ino == os.stat(f"/run/netns/{self.netns}").st_ino
+                and os.stat(f"/proc/{pid}/ns/mnt").st_ino == os.stat(self.mount_ns).st_ino)
+
+    def pids(self) -> list[int]:
+        """Processes running in this host's network namespace."""
+        return [int(p) for p in run("ip", "netns", "pids", self.netns).split()]
+
+
+class SimulatedNetwork:
+    """``hosts`` simulated hosts on one bridge, reachable from here at ``gateway``.
+
+    ``rate``: when given (``tc`` syntax, e.g. ``"1gbit"``), every host's link is limited to
+    that bandwidth in each direction by a token bucket, as a network between machines is.
+    ``shm_bytes``: the size of each host's ``/dev/shm``.
+    """
+
+    def __init__(self, hosts: int = 2, rate: str | None = None, shm_bytes: int = 512 << 20) -> None:
+        if not 1 <= hosts <= 26:
+            raise ValueError("between 1 and 26 simulated hosts")
+        self.tag = f"swh{os.getpid()}x{next(_tags)}"
+        self.switch = f"{self.tag}-sw"
+        self.hosts: list[SimulatedHost] = []
+        self._namespaces: list[str] = []
+        self._mounts: list[Path] = []  # unmounted in reverse order
+        self._uplink_made = False
+        self._directory = _MOUNTS / self.tag
+        self._closed = False
+        try:
+            network = self._uplink()
+            self.gateway = str(network.network_address + 1)
+            self._switch()
+            self._directory.mkdir(parents=True)
+            self._mount("--bind", str(self._directory), str(self._directory))
+            run("mount", "--make-private", str(self._directory))  # a mount ns file may live here
+            for index in range(hosts):
+                self.hosts.append(self._host(chr(ord("a") + index),
+                                             str(network.network_address + 10 + index), network,
+                                             rate, shm_bytes))
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> SimulatedNetwork:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _uplink(self) -> ipaddress.IPv4Network:
+        """The root namespace's link to the switch, on a /24 no other interface here uses."""
+        _LOCK.parent.mkdir(parents=True, exist_ok=True)
+        with open(_LOCK, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            used = {ipaddress.ip_interface(word).network
+                    for line in run("ip", "-4", "-o", "addr", "show").splitlines()
+                    for word in line.split() if "/" in word and word[0].isdigit()}
+            network = next((n for n in SUBNETS.subnets(new_prefix=24) if n not in used), None)
+            if network is None:
+                raise HostsError(f"every /24 of {SUBNETS} is in use")
+            self._add_namespace(self.switch)
+            run("ip", "link", "add", "name", self.tag, "type", "veth", "peer", "name", "uplink",
+                "netns", self.switch)
+            self._uplink_made = True
+            run("ip", "addr", "add", f"{network.network_address + 1}/24", "dev", self.tag)
+            run("ip", "link", "set", "dev", self.tag, "up")
+        return network
+
+    def _switch(self) -> None:
+        ns = ("ip", "-n", self.switch)
+        run(*ns, "link", "add", "name", "br0", "type", "bridge")
+        run(*ns, "link", "set", "dev", "br0", "up")
+        run(*ns, "link", "set", "dev", "uplink", "master", "br0", "up")
+
+    def _host(self, name: str, address: str, network: ipaddress.IPv4Network, rate: str | None,
+              shm_bytes: int) -> SimulatedHost:
+        netns = f"{self.tag}-{name}"
+        self._add_namespace(netns)
+        port = f"to-{name}"
+        run("ip", "-n", self.switch, "link", "add", "name", port, "type", "veth", "peer", "name",
+            "eth0", "netns", netns)
+        run("ip", "-n", self.switch, "link", "set", "dev", port, "master", "br0", "up")
+        run("ip", "-n", netns, "addr", "add", f"{address}/{network.prefixlen}", "dev", "eth0")
+        run("ip", "-n", netns, "link", "set", "dev", "eth0", "up")
+        run("ip", "-n", netns, "link", "set", "dev", "lo", "up")
+        if rate is not None:
+            for where, link in ((netns, "eth0"), (self.switch, port)):  # both directions
+                run("ip", "netns", "exec", where, "tc", "qdisc", "add", "dev", link, "root",
+                    "tbf", "rate", rate, "burst", "256kb", "latency", "50ms")
+        mount_ns = self._directory / f"{name}.mnt"
+        mount_ns.touch()
+        run("unshare", f"--mount={mount_ns}", "--propagation", "private",
+            "mount", "-t", "tmpfs", "-o", f"size={shm_bytes},mode=1777", "tmpfs", "/dev/shm")
+        self._mounts.append(mount_ns)
+        return SimulatedHost(name, netns, address, mount_ns)
+
+    def _add_namespace(self, name: str) -> None:
+        run("ip", "netns", "add", name)
+        self._namespaces.append(name)
+
+    def _mount(self, *argv: str) -> None:
+        run("mount", *argv)
+        self._mounts.append(Path(argv[-1]))
+
+    def close(self) -> None:
+        """Kill what still runs on the hosts, remove mounts, namespaces and links;
+        idempotent. Raises ``HostsError`` naming whatever could not be removed."""
+        if self._closed:
+            return
+        self._closed = True
+        errors: list[str] = []
+        for netns in reversed(self._namespaces):
+            self._kill_processes(netns, errors)
+        for mount in reversed(self._mounts):
+            try:
+                run("umount", str(mount))
+            except HostsError as exc:
+                errors.append(str(exc))
+        if self._uplink_made:  # now: a namespace's links are removed after it, asynchronously
+            try:
+                run("ip", "link", "delete", "dev", self.tag)
+            except HostsError as exc:
+                errors.append(str(exc))
+        for netns in reversed(self._namespaces):
+            try:
+                run("ip", "netns", "delete", netns)
+            except HostsError as exc:
+                errors.append(str(exc))
+        shutil.rmtree(self._directory, ignore_errors=True)
+        if errors:
+            raise HostsError("; ".join(errors))
+
+    @staticmethod
+    def _kill_processes(netns: str, errors: list[str]) -> None:
+        """SIGKILL every process left in ``netns`` and wait (bounded) until none is."""
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                pids = [int(p) for p in run("ip", "netns", "pids", netns).split()]
+            except HostsError as exc:
+                errors.append(str(exc))
+                return
+            if not pids:
+                return
+            if time.monotonic() > deadline:
+                errors.append(f"processes {pids} outlived SIGKILL in {netns}")
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.1)
+
+    def namespaces(self) -> list[str]:
+        """The namespaces this network made (and ``close`` removes)."""
+        return list(self._namespaces)
