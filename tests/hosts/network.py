@@ -105,6 +105,15 @@ class SimulatedHost:
         return (os.stat(f"/proc/{pid}/ns/net").st_ino == os.stat(f"/run/netns/{self.netns}").st_ino
                 and os.stat(f"/proc/{pid}/ns/mnt").st_ino == os.stat(self.mount_ns).st_ino)
 
+    def listening_ports(self) -> set[int]:
+        """TCP ports listening in this host's network namespace."""
+        ports = set()
+        for line in self.run("cat", "/proc/net/tcp", "/proc/net/tcp6").splitlines():
+            fields = line.split()
+            if len(fields) > 3 and fields[3] == "0A":  # LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+        return ports
+
     def pids(self) -> list[int]:
         """Processes running in this host's network namespace."""
         return [int(p) for p in run("ip", "netns", "pids", self.netns).split()]
