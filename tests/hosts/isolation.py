@@ -1,6 +1,6 @@
 """The checks that workers really run on their simulated hosts, shared by the process and
-Spark tests: a worker's address is its host's, its process is in its host's namespaces,
-and it sees its own host's ``/dev/shm`` and no other's."""
+Spark tests: a worker's address and host name are its host's, its process is in its host's
+namespaces, and it sees its own host's ``/dev/shm`` and no other's."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ def host_of(announcement: WorkerAnnouncement, hosts: Sequence[SimulatedHost]) ->
     served_on = urlsplit(announcement.address).hostname
     matching = [h for h in hosts if h.address == served_on]
     assert matching, f"{announcement.worker_id} serves on {served_on}, no simulated host's address"
-    assert matching[0].runs(announcement.pid), (
+    host = matching[0]
+    assert host.runs(announcement.pid), (
         f"{announcement.worker_id} (pid {announcement.pid}) announced {served_on} but does not "
-        f"run in host {matching[0].name}'s namespaces")
-    return matching[0]
+        f"run in host {host.name}'s namespaces")
+    assert announcement.host == host.hostname
+    return host
 
 
 def assert_shm_private(announcements: Sequence[WorkerAnnouncement],

@@ -1,10 +1,11 @@
-"""Simulated hosts on one machine: each a network namespace and a mount namespace of its own.
+"""Simulated hosts on one machine: each with network, mount and UTS namespaces of its own.
 
 Why: a test of workers "on different hosts" proves nothing if they can still meet through
 loopback or a shared ``/dev/shm``. Here every host has its own loopback, one interface with an
-address that exists only on the simulated network, and its own tmpfs on ``/dev/shm``; the
-processes of one host share that ``/dev/shm`` (as processes on one machine do), those of
-another host cannot see it. The coordinator (the test process) stays in the root namespace
+address that exists only on the simulated network, its own tmpfs on ``/dev/shm``, and its own
+host name (resolved by its own ``/etc/hosts``, so a worker's ``socket.gethostname()`` tells
+hosts apart as on real machines); the processes of one host share that ``/dev/shm`` (as
+processes on one machine do), those of another host cannot see it. The coordinator (the test process) stays in the root namespace
 and reaches the hosts through the *gateway* address.
 
 Topology, for a network tagged ``swh<pid>x<k>`` (unique per test process and network)::
@@ -18,8 +19,9 @@ The bridge lives in its own namespace so that the root namespace's packet filter
 ``br_netfilter``) never sees traffic between hosts, and the root namespace gains only one
 interface. ``N`` is the first ``/24`` of 10.231.0.0/16 that no interface here uses, chosen
 under a lock, so parallel test runs get disjoint networks. A host's mount namespace is kept
-alive by a bind mount of its ``/proc/<pid>/ns/mnt`` (``unshare --mount=FILE``), so any number
-of processes can be started into it later with ``nsenter`` (``SimulatedHost.launcher``).
+alive by a bind mount of its ``/proc/<pid>/ns/mnt`` (``unshare --mount=FILE``), its UTS
+namespace likewise, so any number of processes can be started into them later with
+``nsenter`` (``SimulatedHost.launcher``).
 
 ``SimulatedNetwork.close`` kills whatever still runs on a host, then removes mounts and
 namespaces; it is idempotent and also runs when construction fails halfway.
@@ -83,14 +85,16 @@ class SimulatedHost:
     name: str  # "a", "b", …
     netns: str
     address: str
-    mount_ns: Path  # the bind mount that keeps its mount namespace alive
+    hostname: str
+    mount_ns: Path  # the bind mounts that keep its mount and UTS namespaces alive
+    uts_ns: Path
 
     @property
     def launcher(self) -> tuple[str, ...]:
         """argv that runs the command after it on this host (``nsenter`` execs it, so the
         process started is the command itself), in the current working directory."""
         return ("nsenter", f"--net=/run/netns/{self.netns}", f"--mount={self.mount_ns}",
-                f"--wd={os.getcwd()}", "--")
+                f"--uts={self.uts_ns}", f"--wd={os.getcwd()}", "--")
 
     def placement(self) -> Placement:
         """A sparkwire worker process on this host, serving on its address."""
@@ -101,9 +105,10 @@ class SimulatedHost:
         return run(*self.launcher, *argv, timeout=timeout)
 
     def runs(self, pid: int) -> bool:
-        """Whether process ``pid`` runs on this host: in its network and mount namespaces."""
-        return (os.stat(f"/proc/{pid}/ns/net").st_ino == os.stat(f"/run/netns/{self.netns}").st_ino
-                and os.stat(f"/proc/{pid}/ns/mnt").st_ino == os.stat(self.mount_ns).st_ino)
+        """Whether process ``pid`` runs on this host: in its network, mount and UTS namespaces."""
+        mine = (f"/run/netns/{self.netns}", self.mount_ns, self.uts_ns)
+        return all(os.stat(f"/proc/{pid}/ns/{kind}").st_ino == os.stat(path).st_ino
+                   for kind, path in zip(("net", "mnt", "uts"), mine, strict=True))
 
     def listening_ports(self) -> set[int]:
         """TCP ports listening in this host's network namespace."""
@@ -199,12 +204,17 @@ class SimulatedNetwork:
             for where, link in ((netns, "eth0"), (self.switch, port)):  # both directions
                 run("ip", "netns", "exec", where, "tc", "qdisc", "add", "dev", link, "root",
                     "tbf", "rate", rate, "burst", "256kb", "latency", "50ms")
-        mount_ns = self._directory / f"{name}.mnt"
-        mount_ns.touch()
-        run("unshare", f"--mount={mount_ns}", "--propagation", "private",
-            "mount", "-t", "tmpfs", "-o", f"size={shm_bytes},mode=1777", "tmpfs", "/dev/shm")
-        self._mounts.append(mount_ns)
-        return SimulatedHost(name, netns, address, mount_ns)
+        hostname = netns
+        hosts_file = self._directory / f"{name}.hosts"
+        hosts_file.write_text(f"127.0.0.1 localhost\n{address} {hostname}\n")
+        mount_ns, uts_ns = self._directory / f"{name}.mnt", self._directory / f"{name}.uts"
+        for path in (mount_ns, uts_ns):
+            path.touch()
+            self._mounts.append(path)  # unshare binds them even when the command fails
+        run("unshare", f"--mount={mount_ns}", f"--uts={uts_ns}", "--propagation", "private",
+            "sh", "-c", 'hostname "$1" && mount -t tmpfs -o "size=$2,mode=1777" tmpfs /dev/shm '
+            '&& mount --bind "$3" /etc/hosts', "sh", hostname, str(shm_bytes), str(hosts_file))
+        return SimulatedHost(name, netns, address, hostname, mount_ns, uts_ns)
 
     def _add_namespace(self, name: str) -> None:
         run("ip", "netns", "add", name)
@@ -223,7 +233,10 @@ class SimulatedNetwork:
         errors: list[str] = []
         for netns in reversed(self._namespaces):
             self._kill_processes(netns, errors)
+        mounted = {line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()}
         for mount in reversed(self._mounts):
+            if str(mount) not in mounted:
+                continue  # its making failed
             try:
                 run("umount", str(mount))
             except HostsError as exc:
