@@ -24,7 +24,9 @@ namespace likewise, so any number of processes can be started into them later wi
 ``nsenter`` (``SimulatedHost.launcher``).
 
 ``SimulatedNetwork.close`` kills whatever still runs on a host, then removes mounts and
-namespaces; it is idempotent and also runs when construction fails halfway.
+namespaces; it is idempotent and also runs when construction fails halfway. What a test
+process killed outright left behind is swept when the next network is made
+(``sweep_abandoned``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 import fcntl
 import ipaddress
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -46,6 +49,7 @@ SUBNETS = ipaddress.ip_network("10.231.0.0/16")
 _LOCK = Path("/run/lock/sparkwire-simulated-hosts.lock")
 _MOUNTS = Path("/run/sparkwire-simulated-hosts")
 _COMMAND_SECONDS = 15.0
+_TAG = re.compile(r"^(swh(\d+)x\d+)(-|$)")
 _tags = count()
 
 
@@ -169,6 +173,7 @@ class SimulatedNetwork:
         _LOCK.parent.mkdir(parents=True, exist_ok=True)
         with open(_LOCK, "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            sweep_abandoned()
             used = {ipaddress.ip_interface(word).network
                     for line in run("ip", "-4", "-o", "addr", "show").splitlines()
                     for word in line.split() if "/" in word and word[0].isdigit()}
@@ -202,8 +207,8 @@ class SimulatedNetwork:
         run("ip", "-n", netns, "link", "set", "dev", "lo", "up")
         if rate is not None:
             for where, link in ((netns, "eth0"), (self.switch, port)):  # both directions
-                run("ip", "netns", "exec", where, "tc", "qdisc", "add", "dev", link, "root",
-                    "tbf", "rate", rate, "burst", "256kb", "latency", "50ms")
+                run("tc", "-n", where, "qdisc", "add", "dev", link, "root", "tbf", "rate", rate,
+                    "burst", "256kb", "latency", "50ms")
         hostname = netns
         hosts_file = self._directory / f"{name}.hosts"
         hosts_file.write_text(f"127.0.0.1 localhost\n{address} {hostname}\n")
@@ -230,53 +235,83 @@ class SimulatedNetwork:
         if self._closed:
             return
         self._closed = True
-        errors: list[str] = []
-        for netns in reversed(self._namespaces):
-            self._kill_processes(netns, errors)
-        mounted = {line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()}
-        for mount in reversed(self._mounts):
-            if str(mount) not in mounted:
-                continue  # its making failed
-            try:
-                run("umount", str(mount))
-            except HostsError as exc:
-                errors.append(str(exc))
-        if self._uplink_made:  # now: a namespace's links are removed after it, asynchronously
-            try:
-                run("ip", "link", "delete", "dev", self.tag)
-            except HostsError as exc:
-                errors.append(str(exc))
-        for netns in reversed(self._namespaces):
-            try:
-                run("ip", "netns", "delete", netns)
-            except HostsError as exc:
-                errors.append(str(exc))
-        shutil.rmtree(self._directory, ignore_errors=True)
+        errors = _remove(self._namespaces, self._mounts,
+                         self.tag if self._uplink_made else None, self._directory)
         if errors:
             raise HostsError("; ".join(errors))
-
-    @staticmethod
-    def _kill_processes(netns: str, errors: list[str]) -> None:
-        """SIGKILL every process left in ``netns`` and wait (bounded) until none is."""
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                pids = [int(p) for p in run("ip", "netns", "pids", netns).split()]
-            except HostsError as exc:
-                errors.append(str(exc))
-                return
-            if not pids:
-                return
-            if time.monotonic() > deadline:
-                errors.append(f"processes {pids} outlived SIGKILL in {netns}")
-                return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.1)
 
     def namespaces(self) -> list[str]:
         """The namespaces this network made (and ``close`` removes)."""
         return list(self._namespaces)
+
+
+def _remove(namespaces: list[str], mounts: list[Path], link: str | None,
+            directory: Path) -> list[str]:
+    """Kill the processes in ``namespaces``, unmount ``mounts`` (last first), delete ``link``
+    and the namespaces, remove ``directory``; what could not be done."""
+    errors: list[str] = []
+    for netns in reversed(namespaces):
+        _kill_processes(netns, errors)
+    mounted = {line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()}
+    for mount in reversed(mounts):
+        if str(mount) not in mounted:
+            continue  # its making failed
+        try:
+            run("umount", str(mount))
+        except HostsError as exc:
+            errors.append(str(exc))
+    if link is not None:  # now: a namespace's links are removed after it, asynchronously
+        try:
+            run("ip", "link", "delete", "dev", link)
+        except HostsError as exc:
+            errors.append(str(exc))
+    for netns in reversed(namespaces):
+        try:
+            run("ip", "netns", "delete", netns)
+        except HostsError as exc:
+            errors.append(str(exc))
+    shutil.rmtree(directory, ignore_errors=True)
+    return errors
+
+
+def _kill_processes(netns: str, errors: list[str]) -> None:
+    """SIGKILL every process left in ``netns`` and wait (bounded) until none is."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            pids = [int(p) for p in run("ip", "netns", "pids", netns).split()]
+        except HostsError as exc:
+            errors.append(str(exc))
+            return
+        if not pids:
+            return
+        if time.monotonic() > deadline:
+            errors.append(f"processes {pids} outlived SIGKILL in {netns}")
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+
+
+def sweep_abandoned() -> None:
+    """Remove the networks of test processes that died without closing them (a run killed
+    by a timeout): their tag names a process id that no longer exists."""
+    tags: dict[str, list[str]] = {}
+    for line in run("ip", "netns", "list").splitlines():
+        name = line.split()[0] if line.split() else ""
+        if (match := _TAG.match(name)) and not Path(f"/proc/{match[2]}").exists():
+            tags.setdefault(match[1], []).append(name)
+    for directory in _MOUNTS.glob("swh*") if _MOUNTS.is_dir() else ():
+        if (match := _TAG.match(directory.name)) and not Path(f"/proc/{match[2]}").exists():
+            tags.setdefault(match[1], [])
+    mounted = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+    for tag, namespaces in tags.items():
+        under = str(_MOUNTS / tag)
+        mounts = sorted((Path(m) for m in mounted if m == under or m.startswith(under + "/")),
+                        key=lambda m: len(str(m)))  # _remove unmounts the files, then their dir
+        linked = subprocess.run(["ip", "link", "show", "dev", tag], capture_output=True,
+                                timeout=_COMMAND_SECONDS).returncode == 0
+        _remove(namespaces, mounts, tag if linked else None, _MOUNTS / tag)
