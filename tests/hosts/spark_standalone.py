@@ -27,6 +27,10 @@ from tests.hosts.network import SimulatedNetwork
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
 _STOP_SECONDS = 15.0
+#: JVM options for processes that start often and compute little (the daemons, executors
+#: that only host Python workers): the quick compiler only and a serial collector start
+#: faster on a small machine.
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def spark_home() -> Path:
@@ -111,7 +115,7 @@ class SparkStandalone:
 
     def _start(self, argv: list[str], local_ip: str, log: Path) -> _Daemon:
         env = {**os.environ, "SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": local_ip,
-               "SPARK_DAEMON_MEMORY": "256m",
+               "SPARK_DAEMON_MEMORY": "256m", "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM,
                # no REST submission server: nothing listens that the test does not use
                "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false"}
         daemon = _Daemon(argv, env, log)

@@ -23,7 +23,7 @@ from sparkwire.coordinator.config import Settings
 from tests.e2e.tpch import run_all
 from tests.hosts.isolation import assert_shm_private, host_of
 from tests.hosts.network import SimulatedHost, SimulatedNetwork
-from tests.hosts.spark_standalone import SparkStandalone
+from tests.hosts.spark_standalone import QUICK_JVM, SparkStandalone
 
 pytestmark = pytest.mark.slow
 
@@ -53,6 +53,7 @@ def standalone_session(master_url: str, gateway: str, executors: int,
         .config("spark.executor.cores", str(EXECUTOR_CORES))
         .config("spark.cores.max", str(EXECUTOR_CORES * executors))
         .config("spark.executor.memory", "512m")
+        .config("spark.executor.extraJavaOptions", QUICK_JVM)
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
