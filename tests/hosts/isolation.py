@@ -1,6 +1,6 @@
 """The checks that workers really run on their simulated hosts, shared by the process and
-Spark tests: a worker's address and host name are its host's, its process is in its host's
-namespaces, and it sees its own host's ``/dev/shm`` and no other's."""
+Spark tests: a worker's address, host name and ``TMPDIR`` are its host's, its process is in
+its host's namespaces, and it sees its own host's ``/dev/shm`` and ``TMPDIR`` and no other's."""
 
 from __future__ import annotations
 
@@ -23,22 +23,26 @@ def host_of(announcement: WorkerAnnouncement, hosts: Sequence[SimulatedHost]) ->
         f"{announcement.worker_id} (pid {announcement.pid}) announced {served_on} but does not "
         f"run in host {host.name}'s namespaces")
     assert announcement.host == host.hostname
+    environ = Path(f"/proc/{announcement.pid}/environ").read_bytes().split(b"\0")
+    assert f"TMPDIR={host.tmp}".encode() in environ, f"{announcement.worker_id}: not the host's TMPDIR"
     return host
 
 
-def assert_shm_private(announcements: Sequence[WorkerAnnouncement],
-                       hosts: Sequence[SimulatedHost]) -> None:
-    """A file one host puts in its ``/dev/shm`` is seen by exactly that host's workers (as
-    the worker process resolves the path, through ``/proc/<pid>/root``), not elsewhere."""
+def assert_host_files_private(announcements: Sequence[WorkerAnnouncement],
+                              hosts: Sequence[SimulatedHost]) -> None:
+    """A file one host puts in its ``/dev/shm`` or its ``TMPDIR`` is seen by exactly that
+    host's workers (as the worker process resolves the path, through ``/proc/<pid>/root``),
+    not by the others nor by the coordinator."""
     for host in hosts:
-        marker = f"hosts-test-{uuid.uuid4().hex}"
-        host.run("sh", "-c", f": > /dev/shm/{marker}")
-        try:
-            assert not Path("/dev/shm", marker).exists(), "a host's /dev/shm is the root one"
-            for announcement in announcements:
-                sees = Path(f"/proc/{announcement.pid}/root/dev/shm/{marker}").exists()
-                assert sees == (host_of(announcement, hosts) is host), (
-                    f"{announcement.worker_id} {'sees' if sees else 'misses'} "
-                    f"/dev/shm/{marker} of host {host.name}")
-        finally:
-            host.run("rm", "-f", f"/dev/shm/{marker}")
+        for directory in (Path("/dev/shm"), host.tmp):
+            marker = directory / f"hosts-test-{uuid.uuid4().hex}"
+            host.run("sh", "-c", f": > {marker}")
+            try:
+                assert not marker.exists(), f"host {host.name}'s {directory} is the coordinator's"
+                for announcement in announcements:
+                    sees = Path(f"/proc/{announcement.pid}/root{marker}").exists()
+                    assert sees == (host_of(announcement, hosts) is host), (
+                        f"{announcement.worker_id} {'sees' if sees else 'misses'} {marker} "
+                        f"of host {host.name}")
+            finally:
+                host.run("rm", "-f", str(marker))

@@ -2,10 +2,12 @@
 
 Why: a test of workers "on different hosts" proves nothing if they can still meet through
 loopback or a shared ``/dev/shm``. Here every host has its own loopback, one interface with an
-address that exists only on the simulated network, its own tmpfs on ``/dev/shm``, and its own
+address that exists only on the simulated network, its own tmpfs on ``/dev/shm`` and another
+as its temporary directory (``TMPDIR``: where Unix sockets and spill files go), and its own
 host name (resolved by its own ``/etc/hosts``, so a worker's ``socket.gethostname()`` tells
-hosts apart as on real machines); the processes of one host share that ``/dev/shm`` (as
-processes on one machine do), those of another host cannot see it. The coordinator (the test process) stays in the root namespace
+hosts apart as on real machines); the processes of one host share those (as processes on one
+machine do), those of another host cannot see them. The rest of the file system is shared,
+as storage every machine mounts: data, credentials and Spark's work directories. The coordinator (the test process) stays in the root namespace
 and reaches the hosts through the *gateway* address.
 
 Topology, for a network tagged ``swh<pid>x<k>`` (unique per test process and network)::
@@ -92,13 +94,14 @@ class SimulatedHost:
     hostname: str
     mount_ns: Path  # the bind mounts that keep its mount and UTS namespaces alive
     uts_ns: Path
+    tmp: Path  # its TMPDIR: a tmpfs mounted in its mount namespace only
 
     @property
     def launcher(self) -> tuple[str, ...]:
-        """argv that runs the command after it on this host (``nsenter`` execs it, so the
-        process started is the command itself), in the current working directory."""
+        """argv that runs the command after it on this host (``nsenter`` and ``env`` exec
+        it, so the process started is the command itself), in the current working directory."""
         return ("nsenter", f"--net=/run/netns/{self.netns}", f"--mount={self.mount_ns}",
-                f"--uts={self.uts_ns}", f"--wd={os.getcwd()}", "--")
+                f"--uts={self.uts_ns}", f"--wd={os.getcwd()}", "--", "env", f"TMPDIR={self.tmp}")
 
     def placement(self) -> Placement:
         """A sparkwire worker process on this host, serving on its address."""
@@ -133,10 +136,11 @@ class SimulatedNetwork:
 
     ``rate``: when given (``tc`` syntax, e.g. ``"1gbit"``), every host's link is limited to
     that bandwidth in each direction by a token bucket, as a network between machines is.
-    ``shm_bytes``: the size of each host's ``/dev/shm``.
+    ``shm_bytes``, ``tmp_bytes``: the size of each host's ``/dev/shm`` and ``TMPDIR``.
     """
 
-    def __init__(self, hosts: int = 2, rate: str | None = None, shm_bytes: int = 512 << 20) -> None:
+    def __init__(self, hosts: int = 2, rate: str | None = None, shm_bytes: int = 512 << 20,
+                 tmp_bytes: int = 1 << 30) -> None:
         if not 1 <= hosts <= 26:
             raise ValueError("between 1 and 26 simulated hosts")
         self.tag = f"swh{os.getpid()}x{next(_tags)}"
@@ -157,7 +161,7 @@ class SimulatedNetwork:
             for index in range(hosts):
                 self.hosts.append(self._host(chr(ord("a") + index),
                                              str(network.network_address + 10 + index), network,
-                                             rate, shm_bytes))
+                                             rate, (shm_bytes, tmp_bytes)))
         except BaseException:
             self.close()
             raise
@@ -195,7 +199,7 @@ class SimulatedNetwork:
         run(*ns, "link", "set", "dev", "uplink", "master", "br0", "up")
 
     def _host(self, name: str, address: str, network: ipaddress.IPv4Network, rate: str | None,
-              shm_bytes: int) -> SimulatedHost:
+              sizes: tuple[int, int]) -> SimulatedHost:
         netns = f"{self.tag}-{name}"
         self._add_namespace(netns)
         port = f"to-{name}"
@@ -213,13 +217,16 @@ class SimulatedNetwork:
         hosts_file = self._directory / f"{name}.hosts"
         hosts_file.write_text(f"127.0.0.1 localhost\n{address} {hostname}\n")
         mount_ns, uts_ns = self._directory / f"{name}.mnt", self._directory / f"{name}.uts"
+        tmp = self._directory / f"{name}.tmp"
+        tmp.mkdir()
         for path in (mount_ns, uts_ns):
             path.touch()
             self._mounts.append(path)  # unshare binds them even when the command fails
         run("unshare", f"--mount={mount_ns}", f"--uts={uts_ns}", "--propagation", "private",
             "sh", "-c", 'hostname "$1" && mount -t tmpfs -o "size=$2,mode=1777" tmpfs /dev/shm '
-            '&& mount --bind "$3" /etc/hosts', "sh", hostname, str(shm_bytes), str(hosts_file))
-        return SimulatedHost(name, netns, address, hostname, mount_ns, uts_ns)
+            '&& mount -t tmpfs -o "size=$3,mode=1777" tmpfs "$4" && mount --bind "$5" /etc/hosts',
+            "sh", hostname, str(sizes[0]), str(sizes[1]), str(tmp), str(hosts_file))
+        return SimulatedHost(name, netns, address, hostname, mount_ns, uts_ns, tmp)
 
     def _add_namespace(self, name: str) -> None:
         run("ip", "netns", "add", name)

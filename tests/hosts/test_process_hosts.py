@@ -1,6 +1,7 @@
 """Worker processes on two simulated hosts (two workers each), over every network transport:
 all 22 TPC-H queries (scale factor 0.01) give DuckDB's answers, every query uses every worker,
-and each worker demonstrably runs on its own host, behind its own loopback and ``/dev/shm``.
+and each worker demonstrably runs on its own host, behind its own loopback, ``/dev/shm`` and
+temporary directory.
 
 To run the same checks over another transport, add it to ``TRANSPORTS`` with its options.
 """
@@ -19,7 +20,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.config import Settings
 from tests.e2e.tpch import run_all
-from tests.hosts.isolation import assert_shm_private, host_of
+from tests.hosts.isolation import assert_host_files_private, host_of
 from tests.hosts.network import SimulatedNetwork
 
 pytestmark = pytest.mark.slow
@@ -53,7 +54,7 @@ def test_tpch_on_workers_spread_over_hosts(network: SimulatedNetwork, tpch: Path
         placed = Counter(host_of(a, network.hosts).name for a in cluster.announcements)
         assert placed == {host.name: WORKERS_PER_HOST for host in network.hosts}
         assert [host_of(a, network.hosts).placement() for a in cluster.announcements] == placements
-        assert_shm_private(cluster.announcements, network.hosts)
+        assert_host_files_private(cluster.announcements, network.hosts)
         wrong, idle = run_all(session, tpch, expected)
     assert wrong == []
     assert idle == []

@@ -21,7 +21,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.config import Settings
 from tests.e2e.tpch import run_all
-from tests.hosts.isolation import assert_shm_private, host_of
+from tests.hosts.isolation import assert_host_files_private, host_of
 from tests.hosts.network import SimulatedHost, SimulatedNetwork
 from tests.hosts.spark_standalone import QUICK_JVM, SparkStandalone
 
@@ -97,7 +97,7 @@ def test_tpch_on_spark_executors_across_hosts(namespaces_available: None, tpch: 
                               for a in announcements}
                     assert {host.name for host, _ in served} == {"a", "b"}
                     assert all(a.address.startswith("grpc+tls://") for a in announcements)
-                    assert_shm_private(announcements, network.hosts)
+                    assert_host_files_private(announcements, network.hosts)
                     wrong, idle = run_all(session, tpch, expected)
                 queried = time.monotonic()
                 assert wrong == []
