@@ -12,6 +12,11 @@ from urllib.parse import urlsplit
 from sparkwire.coordinator.clusters.hosting import WorkerAnnouncement
 from tests.hosts.network import SimulatedHost
 
+#: The 22 TPC-H queries' exchanges between workers on two hosts move about 13 MB over the
+#: bridge (scale factor 0.01, 4 workers, zmq or flight); gateway traffic (plans, results)
+#: does not count. Less than this means the workers did not talk to each other across hosts.
+CROSSING_BYTES = 1 << 20
+
 
 def host_of(announcement: WorkerAnnouncement, hosts: Sequence[SimulatedHost]) -> SimulatedHost:
     """The host whose address the worker announced; fails unless its process runs there."""

@@ -20,7 +20,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.config import Settings
 from tests.e2e.tpch import run_all
-from tests.hosts.isolation import assert_host_files_private, host_of
+from tests.hosts.isolation import CROSSING_BYTES, assert_host_files_private, host_of
 from tests.hosts.network import SimulatedNetwork
 
 pytestmark = pytest.mark.slow
@@ -55,8 +55,11 @@ def test_tpch_on_workers_spread_over_hosts(network: SimulatedNetwork, tpch: Path
         assert placed == {host.name: WORKERS_PER_HOST for host in network.hosts}
         assert [host_of(a, network.hosts).placement() for a in cluster.announcements] == placements
         assert_host_files_private(cluster.announcements, network.hosts)
+        crossed = network.host_to_host_bytes()
         wrong, idle = run_all(session, tpch, expected)
+        crossed = network.host_to_host_bytes() - crossed
     assert wrong == []
     assert idle == []
+    assert crossed > CROSSING_BYTES, f"only {crossed} bytes went from host to host"
     assert all(not host.pids() for host in network.hosts), "a worker outlived its cluster"
     print(f"{kind}: 22 TPC-H queries on {len(placements)} workers in {time.monotonic() - started:.1f} s")

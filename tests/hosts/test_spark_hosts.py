@@ -21,7 +21,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.config import Settings
 from tests.e2e.tpch import run_all
-from tests.hosts.isolation import assert_host_files_private, host_of
+from tests.hosts.isolation import CROSSING_BYTES, assert_host_files_private, host_of
 from tests.hosts.network import SimulatedHost, SimulatedNetwork
 from tests.hosts.spark_standalone import QUICK_JVM, SparkStandalone
 
@@ -98,10 +98,13 @@ def test_tpch_on_spark_executors_across_hosts(namespaces_available: None, tpch: 
                     assert {host.name for host, _ in served} == {"a", "b"}
                     assert all(a.address.startswith("grpc+tls://") for a in announcements)
                     assert_host_files_private(announcements, network.hosts)
+                    crossed = network.host_to_host_bytes()
                     wrong, idle = run_all(session, tpch, expected)
+                    crossed = network.host_to_host_bytes() - crossed
                 queried = time.monotonic()
                 assert wrong == []
                 assert idle == []
+                assert crossed > CROSSING_BYTES, f"only {crossed} bytes went from host to host"
                 assert_stopped_serving(served)
             finally:
                 spark.stop()
