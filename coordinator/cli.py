@@ -51,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
-    worker.add_argument("--listen", help="address to serve at (default: the transport's choice)")
+    where = worker.add_mutually_exclusive_group()
+    where.add_argument("--listen", help="address to serve at (default: the transport's choice)")
+    where.add_argument("--host", help="interface to serve on, port chosen by the OS")
     worker.add_argument("--worker-id", default=f"worker-{os.getpid()}")
     return parser
 
@@ -137,7 +139,7 @@ def _serve_worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    hosted = HostedWorker(settings, args.worker_id, args.listen)
+    hosted = HostedWorker(settings, args.worker_id, args.listen, args.host)
     try:
         print(hosted.announcement.model_dump_json(), flush=True)
         threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop.set()), daemon=True).start()

@@ -45,7 +45,9 @@ class Session(Closeable):
     ``SPARKWIRE_CONFIG``) and ``SPARKWIRE_…`` env vars. A transport that crosses processes
     gets a ``ProcessCluster`` of local worker processes; the memory transport (the default)
     an in-process ``LocalCluster``. Pass a ``WorkerTransport`` instance as ``transport`` to
-    run the in-process cluster over it.
+    run the in-process cluster over it. Pass a ``Cluster`` you built (say, a ``ProcessCluster``
+    with ``placements``) as ``cluster`` to run on it with its settings; the session then owns
+    it and closes it.
     """
 
     def __init__(
@@ -53,13 +55,15 @@ class Session(Closeable):
         workers: int | None = None,
         transport: str | WorkerTransport | None = None,
         *,
-        cluster: Literal["local", "process", "spark"] | None = None,
+        cluster: Literal["local", "process", "spark"] | Cluster | None = None,
         spark: Any = None,
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
         **overrides: Any,
     ) -> None:
+        if settings is None and cluster is not None and not isinstance(cluster, str):
+            settings = cluster.settings
         if settings is None:
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
@@ -151,10 +155,14 @@ class Session(Closeable):
 
 
 def _make_cluster(
-    settings: Settings, kind: str | None, spark: Any, transport: str | WorkerTransport | None
+    settings: Settings, kind: str | Cluster | None, spark: Any,
+    transport: str | WorkerTransport | None,
 ) -> Cluster:
-    """Spark executors when asked; otherwise in-process for a transport that stays in one
-    process (or an explicit instance), local worker processes for one that crosses them."""
+    """The cluster given; Spark executors when asked; otherwise in-process for a transport
+    that stays in one process (or an explicit instance), local worker processes for one that
+    crosses them."""
+    if kind is not None and not isinstance(kind, str):
+        return kind
     if kind == "spark" or (kind is None and spark is not None):
         if spark is None:
             raise ConfigError("cluster='spark' needs spark=<SparkSession>")

@@ -22,6 +22,7 @@ from sparkwire.transport.registry import create_transport
 
 
 class Cluster(Protocol):
+    settings: Settings  # what its workers were started with (credentials as files)
     addresses: list[str]
     names: dict[str, str]  # address -> worker id, for error messages and metrics
     driver: Worker

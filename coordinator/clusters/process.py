@@ -8,6 +8,12 @@ clean up. A worker process found dead when a query starts is restarted under its
 (``ensure_workers``), so one lost worker does not fail every later query. Closing the
 cluster closes the lifelines, then terminates and finally kills any worker that has not
 exited within the shutdown timeout.
+
+Where each worker runs is a ``Placement``: by default this machine, on the transport's
+default interface; given placements, worker ``i`` is started through placement ``i``'s
+launcher command and serves on its interface, so a cluster can span anything a command can
+enter (another network namespace, a container, a machine behind a remote-exec wrapper) as long
+as the coordinator reaches the interface and the worker reads the same credential files.
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sparkwire.coordinator.clusters.base import ClusterBase
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.clusters.hosting import WorkerAnnouncement
-from sparkwire.transport.errors import SparkwireError, Timeout
+from sparkwire.transport.errors import ConfigError, SparkwireError, Timeout
 
 
 def child_env(settings: Settings) -> dict[str, str]:
@@ -36,10 +44,35 @@ def child_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-class ProcessCluster(ClusterBase):
-    """Local worker processes plus an in-process driver, all over one transport kind."""
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one worker process runs, and the interface it serves on.
 
-    def __init__(self, settings: Settings, start_timeout: float = 60.0) -> None:
+    ``launcher``: argv put before the worker's own command line; it must ``exec`` the command
+    it is given (as ``nsenter``, ``chroot`` or ``env`` do), so that the process the cluster
+    watches, signals and holds the lifeline of is the worker itself. ``host``: the interface
+    the worker serves on, port chosen by the OS (``sparkwire worker --host``); None: the
+    transport's default (``transport.options.host``).
+    """
+
+    launcher: tuple[str, ...] = ()
+    host: str | None = None
+
+
+class ProcessCluster(ClusterBase):
+    """Worker processes plus an in-process driver, all over one transport kind.
+
+    ``placements``: one per worker, where it runs (``Placement``); empty: every worker on this
+    machine with the transport's defaults. Workers on another interface reach the driver at
+    ``transport.options.host``, so set that to an address they can reach too.
+    """
+
+    def __init__(self, settings: Settings, start_timeout: float = 60.0,
+                 placements: Sequence[Placement] = ()) -> None:
+        if placements and len(placements) != settings.workers:
+            raise ConfigError(f"{len(placements)} placements for {settings.workers} workers: "
+                              "give one per worker, or none")
+        self._placements = tuple(placements) or (Placement(),) * settings.workers
         super().__init__(settings, share_credentials=True)
         settings = self.settings  # its credentials are files now, which the workers read
         self._procs: list[subprocess.Popen[bytes]] = []
@@ -61,8 +94,11 @@ class ProcessCluster(ClusterBase):
         self.names.update((a.address, a.worker_id) for a in self.announcements)
 
     def _spawn(self, index: int) -> subprocess.Popen[bytes]:
+        placement = self._placements[index]
+        interface = ["--host", placement.host] if placement.host is not None else []
         return subprocess.Popen(
-            [sys.executable, "-m", "sparkwire.coordinator.cli", "worker", "--worker-id", f"worker-{index}"],
+            [*placement.launcher, sys.executable, "-m", "sparkwire.coordinator.cli", "worker",
+             "--worker-id", f"worker-{index}", *interface],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(self.settings),
         )
 

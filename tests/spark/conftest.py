@@ -1,5 +1,9 @@
 """A real local Spark (``local[2,4]``: two slots, and a failed task is tried up to 4 times,
-as on a cluster), shared by the Spark tests: starting the JVM is slow."""
+as on a cluster), shared by the Spark tests: starting the JVM is slow.
+
+One JVM holds one SparkContext, and tests/hosts runs a standalone one that stops whatever
+local one is active: so the fixture hands out the active local session, made again when it
+was stopped, and the last one is stopped when the test session ends."""
 
 from __future__ import annotations
 
@@ -11,7 +15,16 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[object]:
+def _stop_spark_at_exit() -> Iterator[None]:
+    yield
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
+
+
+@pytest.fixture
+def spark(_stop_spark_at_exit: None) -> object:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
@@ -27,5 +40,4 @@ def spark() -> Iterator[object]:
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    return session
