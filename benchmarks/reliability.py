@@ -2,12 +2,13 @@
 
 - **concurrent**: queries at once on 2 worker processes, every answer checked against DuckDB;
 - **kills**: a worker SIGKILLed mid-query (when the query's first task finishes), on the
-  process cluster over zmq and flight; every answer checked, attempts recorded;
+  process cluster over zmq and flight; every answer checked, attempts and the tasks that
+  ran again recorded (only the lost worker's share and what read from it);
 - **fuzz**: random frames to a zmq worker process and random tickets and actions to a flight
   worker process, sent as a cluster member; after each the worker must still answer a valid
   call within 5 s: a worker gone is a crash, no answer a hang;
-- **memory**: a join whose shuffle is 5x the cluster's partition-store budget; each worker's
-  peak RSS against its budget, its idle RSS (the baseline) reported beside it.
+- **memory**: a join whose shuffle is 5x the cluster's memory (``worker.memory``); each
+  worker's peak RSS against its baseline (RSS after a small query) plus ``worker.memory``.
 
 The reference is DuckDB on the same files (answers); the fuzz and memory figures are counts
 and bytes, not ratios.
@@ -87,15 +88,20 @@ def kills(path: Path, rounds: int) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for transport in ("zmq", "flight"):
         killer = _KillOnce()
-        correct, attempts = 0, []
+        correct, attempts, reruns, tasks = 0, [], [], []
         with Session(workers=WORKERS, transport=transport, task_bytes=0, progress=killer) as session:
             for round_ in range(rounds):
                 killer.pid = session.cluster.announcements[round_ % WORKERS].pid
                 correct += _answer(session, path) == expected
-                assert session.last_metrics is not None
-                attempts.append(session.last_metrics.attempts)
-        result[transport] = {"killed": rounds, "correct": correct, "attempts": attempts}
-        print(f"kills over {transport}: {correct}/{rounds} correct, attempts {attempts}", flush=True)
+                metrics = session.last_metrics
+                assert metrics is not None
+                attempts.append(metrics.attempts)
+                reruns.append(metrics.reruns)
+                tasks.append(sum(stage.tasks for stage in metrics.stages.values()))
+        result[transport] = {"killed": rounds, "correct": correct, "attempts": attempts,
+                             "tasks_run_again": reruns, "tasks": tasks}
+        print(f"kills over {transport}: {correct}/{rounds} correct, attempts {attempts}, "
+              f"tasks run again {reruns} of {tasks}", flush=True)
     return result
 
 

@@ -204,7 +204,8 @@ def test_double_close_of_servers_and_transports(transport, tmp_path):
 def _forged_key(query_id: str) -> PartitionKey:
     """A key that skipped validation, as a peer that does not use ``PartitionKey`` sends."""
     forged = object.__new__(PartitionKey)
-    for name, value in (("query_id", query_id), ("stage", 0), ("task", 0), ("partition", 0)):
+    for name, value in (("query_id", query_id), ("stage", 0), ("task", 0), ("partition", 0),
+                        ("attempt", 0)):
         object.__setattr__(forged, name, value)
     return forged
 

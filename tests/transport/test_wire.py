@@ -98,7 +98,8 @@ def test_request_the_caller_cannot_send_is_a_protocol_error():
     with pytest.raises(ProtocolError, match="query_id"):
         wire.Cancel.of(id=1, query_id="../../etc")
     forged = object.__new__(PartitionKey)  # a key that skipped its own checks
-    for name, value in (("query_id", "a/b"), ("stage", 0), ("task", 0), ("partition", 0)):
+    for name, value in (("query_id", "a/b"), ("stage", 0), ("task", 0), ("partition", 0),
+                        ("attempt", 0)):
         object.__setattr__(forged, name, value)
     with pytest.raises(ProtocolError, match="key"):
         wire.Open.of(id=1, key=forged, timeout=1.0, credit=65536)
@@ -318,3 +319,17 @@ def test_closing_an_inbox_wakes_its_waiter():
     threading.Timer(0.1, inbox.close).start()
     with pytest.raises(TransportError, match="closed"):
         inbox.take()
+
+
+@pytest.mark.parametrize("key", [PartitionKey("q", 1, 2, 3), PartitionKey("q", 1, 2, -1, 3)])
+def test_partition_keys_carry_their_attempt_on_the_wire(key: PartitionKey) -> None:
+    text = str(key)
+    assert text.count("/") == (4 if key.attempt else 3)  # the first attempt keeps the old form
+    assert PartitionKey.parse(text) == key
+    assert wire.parse_request(wire.encode(wire.Open.of(id=1, key=key, timeout=1.0, credit=65536)))[0].key == key
+
+
+@pytest.mark.parametrize("text", ["q/1/2", "q/1/2/3/4/5", "q/1/2/3/-1", "q/1/2/3/x", "q/1/2/3/"])
+def test_malformed_partition_keys_are_protocol_errors(text: str) -> None:
+    with pytest.raises(ProtocolError):
+        PartitionKey.parse(text)
