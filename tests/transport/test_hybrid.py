@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.hybrid import HybridAddress, host_identity
 from sparkwire.transport.registry import create_transport
+from sparkwire.transport.security import faces_network
 from tests.credentials import SECURITY
 from tests.transport.client_api import check_batches, fresh_query, key, produce
 from tests.transport.conftest import REPO, Worker, remote_process
@@ -138,3 +139,12 @@ def test_capabilities_and_window_reach_both_sides():
         assert caps.crosses_hosts and caps.crosses_processes and caps.authenticates
         assert caps.max_inflight_bytes == 3 << 20 and not caps.uses_tls
         assert flight_side.capabilities.uses_tls
+
+
+def test_a_hybrid_address_faces_the_network_as_its_network_side_does():
+    """Its host part is an identity, not a host: what serves on it decides (a worker that
+    faces the network must be given data roots)."""
+    shm = "shm:///tmp/sparkwire-shm-1/worker.sock"
+    assert not faces_network(str(HybridAddress("0123abcd", shm, "tcp://127.0.0.1:5")))
+    assert faces_network(str(HybridAddress("0123abcd", shm, "tcp://10.0.0.7:5")))
+    assert faces_network(str(HybridAddress("0123abcd", None, "grpc+tls://0.0.0.0:0")))
