@@ -26,7 +26,7 @@ Options (keyword arguments; ``SPARKWIRE_TRANSPORT__OPTIONS__<NAME>``):
 
 - ``network``: ``zmq`` (default) or ``flight``;
 - ``host_id``: this process's host identity (default: ``host_identity()``);
-- ``credit_bytes``: a reader's window, given to shm and, for ``zmq``, to the network side;
+- ``credit_bytes``: a reader's window, given to both sides that have one (shm, zmq);
 - ``shm``, ``net``: options of the shm transport and of the network transport.
 
 Capabilities: not zero copy as a whole (only the shm path is), crosses processes and hosts,
@@ -187,6 +187,8 @@ class HybridTransport(WorkerTransport):
     """shm on one host, ``zmq`` or ``flight`` across hosts; see the module docstring."""
 
     name = "hybrid"
+    # The class may use TLS (network="flight"), so clusters make certificates for it; an
+    # instance's capabilities say what its network side does.
     capabilities = Capabilities(zero_copy=False, crosses_processes=True, crosses_hosts=True,
                                 max_inflight_bytes=DEFAULT_CREDIT, authenticates=True,
                                 uses_tls=True, window_option="credit_bytes")
@@ -197,13 +199,10 @@ class HybridTransport(WorkerTransport):
         except ValidationError as exc:
             raise ConfigError(f"bad options for the {self.name} transport: {exc}") from None
         self.host_id = self._options.host_id or host_identity()
-        window = ({} if self._options.credit_bytes is None
-                  else {"credit_bytes": self._options.credit_bytes})
-        net_window = window if self._options.network == "zmq" else {}
-        self._shm = create_transport(SHM, {**self._options.shm, **window}, security)
+        window = self._options.credit_bytes  # each side's own window option, if it has one
+        self._shm = create_transport(SHM, self._options.shm, security, window)
         try:
-            self._net = create_transport(self._options.network,
-                                         {**self._options.net, **net_window}, security)
+            self._net = create_transport(self._options.network, self._options.net, security, window)
         except BaseException:
             self._shm.close()
             raise
