@@ -8,16 +8,25 @@ ratio compares like with like on a machine whose speed varies from run to run:
 - Arrow IPC stream written to a ``BufferOutputStream`` and read back (zero-copy) + touched.
 - raw loopback TCP and Unix sockets: a sender child ``sendall``s from a 64 MiB buffer, this
   process ``recv_into``s 8 MiB buffers; 1 and ``STREAMS`` streams.
+- raw ZeroMQ: a sender child sends 8 MiB messages with ``copy=False`` over a PAIR socket on
+  loopback TCP, this process receives them with ``copy=False``: what the zmq transport is
+  built on, used bare.
+- stock Arrow Flight: a child serving the synthetic batches with a plain
+  ``FlightServerBase`` (no TLS, no auth, default options) and this process reading them with
+  plain ``FlightClient.do_get``s, one client per stream; 1 and ``STREAMS`` streams: what the
+  flight transport is built on, used bare.
 - an Arrow IPC file written to /dev/shm by a writer child and memory-mapped zero-copy +
   touched here (end-to-end = bytes / (write + map-and-touch)).
 
-``python -m benchmarks.references --role send|shm-write`` is the child side (the sender and
-the writer); it talks JSON lines (``benchmarks.children``) and is only started from here.
+``python -m benchmarks.references --role send|zmq-send|flight-serve|shm-write`` is the child
+side (the senders, the Flight server and the writer); it talks JSON lines
+(``benchmarks.children``) and is only started from here.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -33,7 +42,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from benchmarks.children import Children, as_child, commands, say
+from benchmarks.children import Children, as_child, commands, say, wait_for_eof
 from benchmarks.data import pool, touch
 from benchmarks.measure import (BATCH_BYTES, BATCH_ROWS, COLUMNS, READ_TIMEOUT, START_TIMEOUT,
                                 STREAMS, Config, expect_rows, gbps, run_threads, summary)
@@ -153,6 +162,68 @@ def ref_socket(cfg: Config, family: str, streams: int) -> dict[str, Any]:
     return {"name": name, "label": label, **summary(rates[1:])}
 
 
+def ref_zmq(cfg: Config) -> dict[str, Any]:
+    """Raw ZeroMQ, zero-copy both ends: 8 MiB messages from a sender child over loopback TCP."""
+    import zmq
+
+    count = max(1, cfg.size // BATCH_BYTES)
+    with ExitStack() as stack:
+        context = zmq.Context()
+        stack.callback(context.term)
+        sock = context.socket(zmq.PAIR)
+        stack.callback(sock.close, 0)
+        sock.rcvtimeo = int(READ_TIMEOUT * 1000)
+        sock.sndtimeo = int(START_TIMEOUT * 1000)  # a PAIR blocks until its peer connected
+        port = sock.bind_to_random_port("tcp://127.0.0.1")
+        children = Children(stack, MODULE, REFERENCE_DEADLINE, "zmq reference")
+        children.start("zmq sender", ["--role", "zmq-send", "--address", f"tcp://127.0.0.1:{port}",
+                                      "--bytes", str(count * BATCH_BYTES)])
+        rates = []
+        for _ in range(cfg.repeats + 1):
+            started = time.perf_counter()
+            sock.send(b"g")
+            got = 0
+            while got < count * BATCH_BYTES:
+                got += len(sock.recv(copy=False))
+            rates.append(gbps(got, time.perf_counter() - started))
+        sock.send(b"q")
+    return {"name": "zmq_1", "label": "raw ZeroMQ, zero-copy frames, 1 stream", **summary(rates[1:])}
+
+
+def ref_flight(cfg: Config, streams: int) -> dict[str, Any]:
+    """Stock Arrow Flight: plain ``do_get``s of the synthetic batches, one client per stream,
+    every batch touched as the transports' readers do."""
+    import pyarrow.flight as flight
+
+    per_stream = max(1, cfg.size // BATCH_BYTES // streams)
+    with ExitStack() as stack:
+        children = Children(stack, MODULE, REFERENCE_DEADLINE, "Flight reference")
+        port = children.start("stock Flight server", ["--role", "flight-serve"]).recv(START_TIMEOUT)["port"]
+        clients = [flight.FlightClient(f"grpc://127.0.0.1:{port}") for _ in range(streams)]
+        for client in clients:
+            stack.callback(client.close)
+        ticket = flight.Ticket(json.dumps({"batches": per_stream}).encode())
+        call = flight.FlightCallOptions(timeout=READ_TIMEOUT)
+
+        def read(client: Any) -> int:
+            reader, rows = client.do_get(ticket, call), 0
+            while True:
+                try:
+                    batch = reader.read_chunk().data
+                except StopIteration:
+                    return rows
+                touch(batch)
+                rows += batch.num_rows
+
+        rates = []
+        for _ in range(cfg.repeats + 1):
+            results, elapsed = run_threads([lambda c=c: read(c) for c in clients], READ_TIMEOUT * 2)
+            expect_rows(sum(results), streams * per_stream * BATCH_ROWS, "stock Flight")
+            rates.append(gbps(streams * per_stream * BATCH_BYTES, elapsed))
+    label = f"stock Arrow Flight do_get, {streams} stream{'s' * (streams > 1)}"
+    return {"name": f"flight_{streams}", "label": label, **summary(rates[1:])}
+
+
 def ref_shm_ipc(cfg: Config) -> dict[str, Any]:
     if not os.path.isdir("/dev/shm"):
         raise FileNotFoundError("no /dev/shm on this machine")
@@ -197,7 +268,8 @@ def run_references(cfg: Config) -> tuple[dict[str, dict[str, Any]], list[str]]:
     print(f"References ({cfg.size >> 20} MiB):", flush=True)
     for fn in (ref_memcpy, ref_memcpy_fresh, ref_ipc_memory, ref_shm_ipc,
                lambda c: ref_socket(c, "tcp", 1), lambda c: ref_socket(c, "tcp", STREAMS),
-               lambda c: ref_socket(c, "unix", 1), lambda c: ref_socket(c, "unix", STREAMS)):
+               lambda c: ref_socket(c, "unix", 1), lambda c: ref_socket(c, "unix", STREAMS),
+               ref_zmq, lambda c: ref_flight(c, 1), lambda c: ref_flight(c, STREAMS)):
         try:
             began = time.perf_counter()
             r = fn(cfg)
@@ -255,6 +327,47 @@ def send(family: str, address: str, streams: int, nbytes: int, rounds: int) -> N
         raise failures[0]
 
 
+def zmq_send(address: str, nbytes: int) -> None:
+    """Per go message, send ``nbytes`` as 8 MiB messages from one touched buffer,
+    ``copy=False``; any other message ends it (only then may the socket close: closing
+    drops what is still queued)."""
+    import zmq
+
+    if not re.fullmatch(r"tcp://127\.0\.0\.1:[0-9]{1,5}", address):
+        raise ValueError("the raw ZeroMQ reference runs on loopback only")
+    payload = memoryview(b"\x5a" * BATCH_BYTES)
+    context = zmq.Context()
+    sock = context.socket(zmq.PAIR)
+    try:
+        sock.rcvtimeo = sock.sndtimeo = int(SOCKET_TIMEOUT * 1000)
+        sock.connect(address)
+        while sock.recv() == b"g":
+            for _ in range(nbytes // BATCH_BYTES):
+                sock.send(payload, copy=False)
+    finally:
+        sock.close(linger=0)
+        context.term()
+
+
+def flight_serve() -> None:
+    """A stock Flight server of the synthetic batches until the parent closes our stdin; a
+    ticket is ``{"batches": N}``."""
+    import pyarrow.flight as flight
+
+    class Server(flight.FlightServerBase):  # type: ignore[misc]
+        def do_get(self, context: Any, ticket: Any) -> Any:
+            count = json.loads(ticket.ticket)["batches"]
+            if type(count) is not int or not 1 <= count <= 1 << 20:
+                raise flight.FlightServerError("bad ticket")
+            pooled = pool(BATCH_ROWS, COLUMNS, count)
+            return flight.RecordBatchStream(
+                pa.Table.from_batches([pooled[i % len(pooled)] for i in range(count)]))
+
+    with Server("grpc://127.0.0.1:0") as server:
+        say({"port": server.port})
+        wait_for_eof()
+
+
 def shm_write(directory: str) -> None:
     """Per command, write an IPC file of synthetic batches into ``directory`` (under
     /dev/shm) and answer how long it took: the write half of the end-to-end rate."""
@@ -282,7 +395,8 @@ def shm_write(directory: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE}", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--role", choices=("send", "shm-write"), required=True)
+    parser.add_argument("--role", choices=("send", "zmq-send", "flight-serve", "shm-write"),
+                        required=True)
     parser.add_argument("--address", action="append", default=[],
                         help="the receiver's address (send)")
     parser.add_argument("--family", choices=("tcp", "unix"), default="tcp", help="socket family (send)")
@@ -296,6 +410,12 @@ def main(argv: list[str] | None = None) -> None:
         if len(args.address) != 1 or not 1 <= args.streams <= 64 or args.bytes < 0:
             parser.error("send needs one --address, 1..64 --streams and --bytes >= 0")
         send(args.family, args.address[0], args.streams, args.bytes, args.rounds)
+    elif args.role == "zmq-send":
+        if len(args.address) != 1 or args.bytes < 0:
+            parser.error("zmq-send needs one --address and --bytes >= 0")
+        zmq_send(args.address[0], args.bytes)
+    elif args.role == "flight-serve":
+        flight_serve()
     else:
         if not args.dir:
             parser.error("--dir is required")

@@ -33,7 +33,8 @@ Semantics every transport honours (``tests/transport/`` checks them on every tra
   pipelines batches bounds its read-ahead (``Capabilities.max_inflight_bytes``).
 
 Addresses: ``mem://NAME``, ``shm://PATH``, ``tcp://HOST:PORT`` (ZeroMQ),
-``grpc://HOST:PORT`` and ``grpc+tls://HOST:PORT`` (Flight).
+``grpc://HOST:PORT`` and ``grpc+tls://HOST:PORT`` (Flight), and
+``hybrid://HOST-ID/?shm=...&net=...`` (shm on one host, the network between hosts).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ _BUILTIN: dict[str, tuple[str, str]] = {
     "zmq": ("sparkwire.transport.zmq:ZmqTransport", "zmq"),
     "shm": ("sparkwire.transport.shm:ShmTransport", "zmq"),
     "flight": ("sparkwire.transport.flight:FlightTransport", "flight"),
+    "hybrid": ("sparkwire.transport.hybrid:HybridTransport", "zmq"),
 }
 
 _targets: dict[str, tuple[str | type[WorkerTransport], str]] = dict(_BUILTIN)

@@ -32,7 +32,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
@@ -175,9 +175,16 @@ def is_loopback(host: str) -> bool:
 
 def faces_network(address: str) -> bool:
     """Whether a server address (``scheme://host:port``) can be reached from other
-    machines; one without a host (``ipc://``, a Unix socket) cannot."""
-    host = urlsplit(address).hostname if "://" in address else None
-    return host is not None and not is_loopback(host)
+    machines; one without a host (``ipc://``, a Unix socket) cannot. A composed address
+    (``hybrid://HOST-ID/?shm=...&net=...``, whose host part is an identity, not a host)
+    faces the network if an address it names does."""
+    if "://" not in address:
+        return False
+    parts = urlsplit(address)
+    if parts.scheme == "hybrid":
+        return any(faces_network(named) for values in parse_qs(parts.query).values()
+                   for named in values)
+    return parts.hostname is not None and not is_loopback(parts.hostname)
 
 
 def write_private(path: Path, data: bytes) -> None:

@@ -1,7 +1,8 @@
 """The ZeroMQ transport: workers on any hosts, partitions as Arrow IPC frames, flow-controlled.
 
-Capabilities: not zero copy (a batch is written once as Arrow IPC, in C++ with the GIL
-released, then ZeroMQ sends that buffer as it is and the reader maps the received frame),
+Capabilities: not zero copy (the reader's batch is what the socket delivered, not the
+producer's memory; but nothing is copied on the way: ZeroMQ sends a batch's own Arrow buffers
+as frames and the reader rebuilds the batch around the received frames, ``transport.layout``),
 crosses processes and hosts, authenticates; ``max_inflight_bytes`` is a reader's credit
 window. Security (``transport.security``, on by default): CURVE with an allow-list of client
 keys (``transport.zmq_auth``). The messages

@@ -121,12 +121,14 @@ def local_worker(transport: WorkerTransport) -> Iterator[Worker]:
 
 
 @contextlib.contextmanager
-def remote_process(name: str, options: dict[str, object] | None = None) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``python -m tests.transport.remote_service`` serving over ``name``; always stopped."""
+def remote_process(name: str, options: dict[str, object] | None = None,
+                   prefix: tuple[str, ...] = ()) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``python -m tests.transport.remote_service`` serving over ``name``; always stopped.
+    ``prefix`` runs it through another command first (e.g. ``unshare``, another "host")."""
     spill = tempfile.TemporaryDirectory(prefix="sparkwire-remote-")  # ours: removed even after a kill -9
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.transport.remote_service", "--transport", name,
+            [*prefix, sys.executable, "-m", "tests.transport.remote_service", "--transport", name,
              "--options", json.dumps(options or {}), "--spill-dir", spill.name,
              "--security", SECURITY.model_dump_json()],
             cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

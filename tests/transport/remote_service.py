@@ -231,6 +231,19 @@ def all_types_batch(offset: int = 0) -> pa.RecordBatch:
     )
 
 
+
+#: ``all_types_batch`` columns whose types travel as Arrow IPC, not buffer by buffer
+#: (``transport.layout``): dictionaries, views, unions, run-end encoding.
+NOT_PLAIN = ("sv", "dict", "dict_i", "list_view", "union", "ree")
+
+
+def large_plain_batch(copies: int = 20_000) -> pa.RecordBatch:
+    """``all_types_batch`` without ``NOT_PLAIN``, repeated to megabytes, so that the socket
+    transports send it as its own buffers."""
+    base = all_types_batch().drop_columns(list(NOT_PLAIN))
+    (batch,) = pa.Table.from_batches([base] * copies).combine_chunks().to_batches()
+    return batch
+
 @dataclass
 class _Usage:
     opened: int = 0

@@ -14,7 +14,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from tests.transport.remote_service import all_types_batch
+from tests.transport.remote_service import all_types_batch, large_plain_batch
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import (
     ConnectionLost,
@@ -40,6 +40,21 @@ def test_batches_arrive_in_order_and_unchanged(served, service):
     assert reader.schema.equals(batches[0].schema)
     assert [b.equals(e) for b, e in zip(got, batches, strict=True)] == [True] * 4
 
+
+
+def test_large_batches_and_their_slices_arrive_unchanged(served, service):
+    """Megabyte batches of every plain type, whole and sliced (the socket transports send
+    these buffer by buffer, see ``transport/layout.py``), and a tiny slice of one."""
+    _, client = served
+    big = large_plain_batch()
+    batches = [big, big.slice(7, 60_000), big.slice(50_000, 3)]
+    output = service.store.create(Q, 0, 0, [0])
+    output.start(big.schema)
+    for batch in batches:
+        output.write(0, batch)
+    output.finish()
+    got = client.read(PartitionKey(Q, 0, 0, 0), timeout=5).read_all()
+    assert got.equals(pa.Table.from_batches(batches))  # flight may cut batches to its messages
 
 def test_empty_batches_and_empty_partition(served, service):
     _, client = served

@@ -150,11 +150,14 @@ def test_only_allow_listed_curve_keys_get_in(kind, service):
         assert service.plans == [PLAN]
 
 
-@pytest.mark.parametrize("kind", ["zmq", "shm"])
-def test_another_cluster_s_transport_is_unauthenticated_at_once(kind, service):
+@pytest.mark.parametrize("kind, options", [
+    ("zmq", {}), ("shm", {}), ("hybrid", {}),  # hybrid on one host: over shm
+    ("hybrid", {"host_id": "elsewhere"}),  # and from "another host": over zmq
+])
+def test_another_cluster_s_transport_is_unauthenticated_at_once(kind, options, service):
     with create_transport(kind, security=SECURITY) as transport:
         server = transport.serve(service)
-        with create_transport(kind, security=Security()) as other:
+        with create_transport(kind, options, Security()) as other:
             with pytest.raises(Unauthenticated):
                 other.connect(server.address)
         assert service.plans == []
