@@ -67,6 +67,9 @@ class QueryMetrics:
     phases: dict[str, float] = field(default_factory=dict)
     attempts: int = 1  # the most runs any task took: more than one after a worker loss
     reruns: int = 0  # task runs beyond the first, all tasks together (``scheduler``)
+    #: Bytes tasks read from producers, by the way they travelled (``TransportClient.route``:
+    #: memory, shm, zmq, flight; a hybrid cluster's reads split between shm and the network).
+    bytes_in: Counter[str] = field(default_factory=Counter)
 
     def add(self, phase: str, seconds: float) -> None:
         self.phases[phase] = self.phases.get(phase, 0.0) + seconds
@@ -259,6 +262,7 @@ class QueryResult(Closeable):
                 self.metrics.add("task_setup", row["setup_seconds"])
                 self.metrics.add("task_run", row["seconds"] - row["setup_seconds"])
                 self.metrics.tasks_per_worker[row["worker"]] += 1
+                self.metrics.bytes_in.update(dict(row["bytes_in"]))
         if self._progress is not None:
             try:
                 self._progress(self.metrics)

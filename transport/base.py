@@ -129,6 +129,10 @@ class Server(Protocol):
 class TransportClient(Closeable, ABC):
     """A connection to one worker, mirroring ``WorkerService`` call for call."""
 
+    #: The way this client's reads travel, as metrics name it (bytes read per route): the
+    #: transport's name, or for a composed transport the name of the part it chose.
+    route: str
+
     @abstractmethod
     def deliver(self, plan: bytes) -> None:
         """Hand the worker a task plan; returns once the worker has accepted it."""

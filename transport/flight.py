@@ -222,6 +222,8 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
 class FlightWorkerClient(TransportClient):
     """A client for one worker over a ``pyarrow.flight.FlightClient`` shared per address."""
 
+    route = "flight"
+
     def __init__(
         self, transport: FlightTransport, channel: flight.FlightClient, address: str
     ) -> None:

@@ -33,9 +33,9 @@ Capabilities: not zero copy as a whole (only the shm path is), crosses processes
 authenticates: both inner transports get the same ``Security`` and authenticate their
 callers their own way (CURVE on shm and zmq, TLS and a bearer token on flight).
 
-Counters: ``stats()`` gives the batches and bytes (``RecordBatch.get_total_buffer_size``)
-this transport's clients read over shm and over the network, so a test or an operator sees
-which way the bytes went.
+Which way the bytes went: a client's ``route`` is the part it chose (``shm``, ``zmq`` or
+``flight``), and workers count the bytes their tasks read per route
+(``QueryMetrics.bytes_in``).
 """
 
 from __future__ import annotations
@@ -43,14 +43,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlencode
 
-import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sparkwire.transport.base import (
@@ -124,24 +121,6 @@ class HybridOptions(BaseModel):
     net: dict[str, Any] = Field(default_factory=dict)
 
 
-class Traffic:
-    """Batches and bytes read, per path; written by readers on any thread."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._counts = {path: {"batches": 0, "bytes": 0} for path in (SHM, NET)}
-
-    def add(self, path: str, batch: pa.RecordBatch) -> None:
-        size = batch.get_total_buffer_size()
-        with self._lock:
-            self._counts[path]["batches"] += 1
-            self._counts[path]["bytes"] += size
-
-    def snapshot(self) -> dict[str, dict[str, int]]:
-        with self._lock:
-            return {path: dict(counts) for path, counts in self._counts.items()}
-
-
 class HybridServer:
     """One service served over shm and over the network; its address names both."""
 
@@ -158,10 +137,10 @@ class HybridServer:
 
 
 class HybridClient(TransportClient):
-    """The client of whichever path the worker's host called for; counts what it reads."""
+    """The client of whichever path the worker's host called for; ``route`` names it."""
 
-    def __init__(self, inner: TransportClient, path: str, traffic: Traffic) -> None:
-        self._inner, self.path, self._traffic = inner, path, traffic
+    def __init__(self, inner: TransportClient) -> None:
+        self._inner, self.route = inner, inner.route
 
     def deliver(self, plan: bytes) -> None:
         self._inner.deliver(plan)
@@ -170,14 +149,7 @@ class HybridClient(TransportClient):
         self._inner.cancel(query_id)
 
     def read(self, key: PartitionKey, timeout: float) -> PartitionReader:
-        reader = self._inner.read(key, timeout)
-
-        def counted() -> Iterator[pa.RecordBatch]:
-            for batch in reader:
-                self._traffic.add(self.path, batch)
-                yield batch
-
-        return PartitionReader(reader.schema, counted(), reader.close)
+        return self._inner.read(key, timeout)
 
     def close(self) -> None:
         self._inner.close()
@@ -210,11 +182,6 @@ class HybridTransport(WorkerTransport):
         self.capabilities = replace(  # type: ignore[misc]
             type(self).capabilities, uses_tls=self._net.capabilities.uses_tls,
             max_inflight_bytes=max(i for i in inflight if i is not None))
-        self._traffic = Traffic()
-
-    def stats(self) -> dict[str, dict[str, int]]:
-        """Batches and bytes this transport's clients read, by path: ``{"shm": {...}, "net": {...}}``."""
-        return self._traffic.snapshot()
 
     def serve(self, service: WorkerService, address: str | None = None) -> HybridServer:
         wanted = HybridAddress(self.host_id, None, None) if address is None else HybridAddress.parse(address)
@@ -236,8 +203,8 @@ class HybridTransport(WorkerTransport):
         if target.shm is None or target.net is None:
             raise ConfigError(f"a hybrid address to connect to names shm and net: {address[:200]!r}")
         if target.host_id == self.host_id:
-            return HybridClient(self._shm.connect(target.shm), SHM, self._traffic)
-        return HybridClient(self._net.connect(target.net), NET, self._traffic)
+            return HybridClient(self._shm.connect(target.shm))
+        return HybridClient(self._net.connect(target.net))
 
     def close(self) -> None:
         try:

@@ -2,19 +2,17 @@
 
 ``write_ipc`` gives one batch as Arrow IPC: the bare record-batch message, or, when the schema
 has dictionaries anywhere, a self-contained IPC stream (schema, dictionaries, batch) so that
-dictionaries always arrive, replacements included. It is written once, in C++, and the
-reader maps the bytes it received (``read_ipc``). The shm transport writes it straight into
-shared memory; on a socket that one write is a copy the batch's own buffers do not need, so
-``InlineCodec`` sends those instead where it can (``transport.layout``).
+dictionaries always arrive, replacements included. It is written once, in C++; ZeroMQ sends
+that buffer as it is and the reader maps the received frame (``read_ipc``).
 
 Every batch read from a peer is validated in full (``validated``) before anyone touches it:
 a producer is a process on the network, and a batch whose offsets, lengths or dictionary
 indices lie would make DuckDB or Arrow read outside its buffers. Measured on TPC-H lineitem
 batches the check runs at about 2.3 GB/s on one core, most of it UTF-8 checking.
 
-A ``PayloadCodec`` decides where a batch's bytes travel: ``InlineCodec`` sends them in the
-message's frames; a shared-memory codec (``transport.shm_codec``) writes Arrow IPC into a
-segment and sends only its descriptor.
+A ``PayloadCodec`` decides where those bytes travel: ``InlineCodec`` sends them as one frame;
+a shared-memory codec (``transport.shm_codec``) writes the same bytes into a segment and sends
+only its descriptor.
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from sparkwire.transport import layout
 from sparkwire.transport.errors import ProtocolError
 from sparkwire.transport.wire import Frame
 
@@ -109,19 +106,15 @@ class PayloadCodec(Protocol):
 
 
 class InlineCodec:
-    """A batch in the message's frames, all sent as they are (``copy=False``): its own buffers
-    (``transport.layout``, several frames) where its layout allows, else its Arrow IPC (one
-    frame). Small batches go as IPC too: below ``layout.LARGE`` every buffer would be copied
-    into one frame anyway, and one C++ write does that faster than a Python walk."""
+    """The IPC stream of a batch as one frame, sent as it is (``copy=False``)."""
 
     def pack(self, batch: pa.RecordBatch) -> list[Frame]:
-        frames = layout.pack(batch) if batch.get_total_buffer_size() >= layout.LARGE else None
-        return frames if frames is not None else [write_ipc(batch)]
+        return [write_ipc(batch)]
 
     def unpack(self, frames: Sequence[Frame], schema: pa.Schema) -> pa.RecordBatch:
-        if len(frames) == 1:
-            return read_ipc(frames[0], schema)
-        return validated(layout.unpack(frames, schema))
+        if len(frames) != 1:
+            raise ProtocolError(f"an inline batch is one frame, got {len(frames)}")
+        return read_ipc(frames[0], schema)
 
     def discard(self, frames: Sequence[Frame]) -> None:
         """Inline frames are plain memory; dropping them frees them."""

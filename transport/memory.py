@@ -39,6 +39,8 @@ class MemoryServer:
 
 
 class MemoryClient(TransportClient):
+    route = "memory"
+
     def __init__(self, transport: MemoryTransport, address: str) -> None:
         self._transport = transport
         self._address = address

@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from sparkwire.transport.errors import ConnectionLost, ProtocolError, TransportError
-from sparkwire.transport.ipc import read_ipc, write_ipc
+from sparkwire.transport.ipc import InlineCodec, read_ipc, write_ipc
 from sparkwire.transport.shm_arena import Arena, MappedArena
 from sparkwire.transport.shm_segments import SHM_DIR, map_and_unlink, new_segment, unlink
 from sparkwire.transport.wire import Frame
 
 INLINE_BELOW = 64 << 10
 _FRAME = re.compile(rb"(shm|mem|arena) (sparkwire-[0-9]{1,10}-[0-9a-f]{8}-[0-9]{1,19})((?: [0-9]{1,15}){0,3})")
+_INLINE = InlineCodec()
 
 
 @dataclass
@@ -79,7 +80,7 @@ class ShmCodec:
             self._local.batches[name] = batch
             return [f"mem {name}".encode()]
         if batch.nbytes < INLINE_BELOW:
-            return [b"ipc", write_ipc(batch)]
+            return [b"ipc", *_INLINE.pack(batch)]
         if stream.arena is None and self._arena_bytes:
             stream.arena = Arena(self._hold(stream.peer), self._arena_bytes)
         arena, placed = stream.arena, []

@@ -1,8 +1,7 @@
 """The ZeroMQ transport: workers on any hosts, partitions as Arrow IPC frames, flow-controlled.
 
-Capabilities: not zero copy (the reader's batch is what the socket delivered, not the
-producer's memory; but nothing is copied on the way: ZeroMQ sends a batch's own Arrow buffers
-as frames and the reader rebuilds the batch around the received frames, ``transport.layout``),
+Capabilities: not zero copy (a batch is written once as Arrow IPC, in C++ with the GIL
+released, then ZeroMQ sends that buffer as it is and the reader maps the received frame),
 crosses processes and hosts, authenticates; ``max_inflight_bytes`` is a reader's credit
 window. Security (``transport.security``, on by default): CURVE with an allow-list of client
 keys (``transport.zmq_auth``). The messages
@@ -117,6 +116,7 @@ class ZmqTransport(WorkerTransport):
         with self._lock:
             self._check_open()
         client = self._client(address)
+        client.route = self.name  # zmq, or shm for the subclass
         with self._lock:
             closed = self._closed
             self._owned.add(client)

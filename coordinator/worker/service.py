@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +70,7 @@ STATUS_SCHEMA = pa.schema(
         ("bytes_out", pa.int64()),
         ("seconds", pa.float64()),
         ("setup_seconds", pa.float64()),  # a cursor and the inputs registered
+        ("bytes_in", pa.map_(pa.string(), pa.int64())),  # read from producers, by route
     ]
 )
 
@@ -84,6 +85,7 @@ class _Task:
     inputs: list[PartitionReader] = field(default_factory=list)
     input_error: BaseException | None = None
     rows_in: int = 0
+    bytes_in: Counter[str] = field(default_factory=Counter)  # by ``TransportClient.route``
 
     def cancel(self) -> None:
         self.cancelled.set()
@@ -246,7 +248,8 @@ class Worker:
                 seconds = time.perf_counter() - started
                 # Status before end of stream: a consumer that saw the end can rely on it.
                 output.write(STATUS_PARTITION, pa.record_batch(
-                    [[self.worker_id], [task.rows_in], [rows_out], [bytes_out], [seconds], [setup]],
+                    [[self.worker_id], [task.rows_in], [rows_out], [bytes_out], [seconds], [setup],
+                     [list(task.bytes_in.items())]],
                     schema=STATUS_SCHEMA,
                 ))
                 output.finish([STATUS_PARTITION])
@@ -293,18 +296,19 @@ class Worker:
         timeout = self.settings.timeouts.partition_wait
         query_id = task.plan.query_id
 
-        def open_part(part: InputPartition) -> PartitionReader:
+        def open_part(part: InputPartition) -> tuple[PartitionReader, str]:
             key = PartitionKey(query_id, part.stage, part.task, part.partition, part.attempt)
-            reader = self._client(part.address).read(key, timeout)
+            client = self._client(part.address)
+            reader = client.read(key, timeout)
             task.inputs.append(reader)
-            return reader
+            return reader, client.route
 
-        first = open_part(parts[0])
+        first, first_route = open_part(parts[0])
 
         def batches() -> Iterator[pa.RecordBatch]:
             try:
                 for index, part in enumerate(parts):
-                    reader = first if index == 0 else open_part(part)
+                    reader, route = (first, first_route) if index == 0 else open_part(part)
                     if not reader.schema.equals(first.schema):
                         raise TaskFailed(
                             f"producer stage {part.stage} task {part.task} wrote schema "
@@ -314,6 +318,7 @@ class Worker:
                         if task.cancelled.is_set():
                             raise QueryCancelled(f"query {query_id} was cancelled")
                         task.rows_in += batch.num_rows
+                        task.bytes_in[route] += batch.nbytes
                         yield batch
             except Exception as exc:  # not GeneratorExit: DuckDB closing the stream is no cause
                 task.input_error = exc

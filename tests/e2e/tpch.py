@@ -4,6 +4,7 @@ queries on a session."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -28,9 +29,10 @@ def same(got: pa.Table, want: pa.Table) -> bool:
     return got.column_names == want.column_names and rows_close(got, want)
 
 
-def run_all(session: Session, tpch: Path, expected: dict[str, pa.Table]) -> tuple[list, list]:
+def run_all(session: Session, tpch: Path, expected: dict[str, pa.Table],
+            bytes_in: Counter[str] | None = None) -> tuple[list, list]:
     """Every query on ``session``: (queries with a wrong answer, queries that left a
-    worker idle on a multi-worker cluster)."""
+    worker idle on a multi-worker cluster); ``bytes_in`` sums what tasks read, by route."""
     for table in TPCH_TABLES:
         session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
     workers = {session.cluster.names[a] for a in session.cluster.addresses}
@@ -40,6 +42,8 @@ def run_all(session: Session, tpch: Path, expected: dict[str, pa.Table]) -> tupl
         if not same(got, expected[name]):
             wrong.append(name)
         used = set(session.last_metrics.tasks_per_worker)
+        if bytes_in is not None:
+            bytes_in.update(session.last_metrics.bytes_in)
         if len(workers) > 1 and not workers <= used:
             idle.append((name, sorted(used)))
     return wrong, idle

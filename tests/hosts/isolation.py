@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sparkwire.coordinator.clusters.hosting import WorkerAnnouncement
+from sparkwire.transport.hybrid import HybridAddress
 from tests.hosts.network import SimulatedHost
 
 #: The 22 TPC-H queries' exchanges between workers on two hosts move about 13 MB over the
@@ -18,9 +19,16 @@ from tests.hosts.network import SimulatedHost
 CROSSING_BYTES = 1 << 20
 
 
+def network_host(address: str) -> str | None:
+    """The network host an address names; a hybrid address's is its network address's."""
+    if address.startswith("hybrid://"):
+        address = HybridAddress.parse(address).net or ""
+    return urlsplit(address).hostname
+
+
 def host_of(announcement: WorkerAnnouncement, hosts: Sequence[SimulatedHost]) -> SimulatedHost:
     """The host whose address the worker announced; fails unless its process runs there."""
-    served_on = urlsplit(announcement.address).hostname
+    served_on = network_host(announcement.address)
     matching = [h for h in hosts if h.address == served_on]
     assert matching, f"{announcement.worker_id} serves on {served_on}, no simulated host's address"
     host = matching[0]

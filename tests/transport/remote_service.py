@@ -232,14 +232,14 @@ def all_types_batch(offset: int = 0) -> pa.RecordBatch:
 
 
 
-#: ``all_types_batch`` columns whose types travel as Arrow IPC, not buffer by buffer
-#: (``transport.layout``): dictionaries, views, unions, run-end encoding.
+#: ``all_types_batch`` columns of types other than plain ones: dictionaries, views, unions,
+#: run-end encoding.
 NOT_PLAIN = ("sv", "dict", "dict_i", "list_view", "union", "ree")
 
 
 def large_plain_batch(copies: int = 20_000) -> pa.RecordBatch:
-    """``all_types_batch`` without ``NOT_PLAIN``, repeated to megabytes, so that the socket
-    transports send it as its own buffers."""
+    """``all_types_batch`` without ``NOT_PLAIN``, repeated to megabytes: more than a socket
+    transport sends in one message, and a shm arena's allocation."""
     base = all_types_batch().drop_columns(list(NOT_PLAIN))
     (batch,) = pa.Table.from_batches([base] * copies).combine_chunks().to_batches()
     return batch

@@ -43,8 +43,8 @@ def test_batches_arrive_in_order_and_unchanged(served, service):
 
 
 def test_large_batches_and_their_slices_arrive_unchanged(served, service):
-    """Megabyte batches of every plain type, whole and sliced (the socket transports send
-    these buffer by buffer, see ``transport/layout.py``), and a tiny slice of one."""
+    """Megabyte batches of every plain type, whole and sliced (a slice's buffers hold more
+    than its rows), and a tiny slice of one."""
     _, client = served
     big = large_plain_batch()
     batches = [big, big.slice(7, 60_000), big.slice(50_000, 3)]

@@ -180,6 +180,15 @@ def test_malformed_payloads_and_schemas_are_protocol_errors(data):
         ipc.read_schema(data)
 
 
+def test_inline_codec_is_one_frame():
+    codec = ipc.InlineCodec()
+    batch = all_types_batch()
+    (frame,) = codec.pack(batch)
+    assert codec.unpack([frame], batch.schema).equals(batch)
+    with pytest.raises(ProtocolError, match="one frame"):
+        codec.unpack([frame, frame], batch.schema)
+
+
 # -- flow control, without sockets -----------------------------------------------------------
 
 
