@@ -19,11 +19,16 @@ from tests.hosts.network import SimulatedHost
 CROSSING_BYTES = 1 << 20
 
 
-def network_host(address: str) -> str | None:
-    """The network host an address names; a hybrid address's is its network address's."""
+def network_address(address: str) -> str:
+    """The network address a worker's address names: a hybrid address's network part."""
     if address.startswith("hybrid://"):
-        address = HybridAddress.parse(address).net or ""
-    return urlsplit(address).hostname
+        return HybridAddress.parse(address).net or ""
+    return address
+
+
+def network_host(address: str) -> str | None:
+    """The network host a worker's address names."""
+    return urlsplit(network_address(address)).hostname
 
 
 def host_of(announcement: WorkerAnnouncement, hosts: Sequence[SimulatedHost]) -> SimulatedHost:

@@ -1,13 +1,16 @@
 """sparkwire workers inside the executors of a Spark standalone cluster spread over two
-simulated hosts (a Spark Worker per host, the Master and the driver on the gateway): they
-register with the driver across the network, serve Flight (TLS and tokens) on their hosts'
-addresses, answer all 22 TPC-H queries (scale factor 0.01) as DuckDB does, and everything —
+simulated hosts (a Spark Worker per host, the Master and the driver on the gateway), two
+workers per host: they register with the driver across the network, serve the hybrid
+transport on their hosts (Flight with TLS and tokens between hosts, shared memory within
+one), answer all 22 TPC-H queries (scale factor 0.01) as DuckDB does, read from their
+host's other worker over shm and from the other host over Flight, and everything —
 sparkwire workers, executors, Spark Workers, Master, namespaces — is gone after closing."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -21,13 +24,13 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.config import Settings
 from tests.e2e.tpch import run_all
-from tests.hosts.isolation import CROSSING_BYTES, assert_host_files_private, host_of
+from tests.hosts.isolation import CROSSING_BYTES, assert_host_files_private, host_of, network_address
 from tests.hosts.network import SimulatedHost, SimulatedNetwork
 from tests.hosts.spark_standalone import QUICK_JVM, SparkStandalone
 
 pytestmark = pytest.mark.slow
 
-EXECUTOR_CORES = 1  # one task slot per host: the two sparkwire workers land on two hosts
+EXECUTOR_CORES = 2  # two task slots per host: two sparkwire workers on each host
 
 
 def standalone_session(master_url: str, gateway: str, executors: int,
@@ -83,8 +86,9 @@ def test_tpch_on_spark_executors_across_hosts(namespaces_available: None, tpch: 
             try:
                 assert registered_executors(spark) == len(network.hosts)
                 settings = Settings(
-                    workers=len(network.hosts),
-                    transport={"kind": "flight", "options": {"host": network.gateway}},
+                    workers=EXECUTOR_CORES * len(network.hosts),
+                    transport={"kind": "hybrid", "options": {
+                        "network": "flight", "net": {"host": network.gateway}}},
                     worker={"engine": {"data_roots": [str(tpch)]}},
                     spark_exchange_dir=tmp_path / "exchange",  # credentials, as shared files
                 )
@@ -93,18 +97,25 @@ def test_tpch_on_spark_executors_across_hosts(namespaces_available: None, tpch: 
                     cluster = session.cluster
                     assert isinstance(cluster, SparkCluster)
                     announcements = cluster.announcements
-                    served = {(host_of(a, network.hosts), urlsplit(a.address).port)
+                    served = {(host_of(a, network.hosts), urlsplit(network_address(a.address)).port)
                               for a in announcements}
-                    assert {host.name for host, _ in served} == {"a", "b"}
-                    assert all(a.address.startswith("grpc+tls://") for a in announcements)
+                    per_host = Counter(host.name for host, _ in served)
+                    assert per_host == {"a": EXECUTOR_CORES, "b": EXECUTOR_CORES}, per_host
+                    assert all(network_address(a.address).startswith("grpc+tls://")
+                               for a in announcements)
                     assert_host_files_private(announcements, network.hosts)
                     crossed = network.host_to_host_bytes()
-                    wrong, idle = run_all(session, tpch, expected)
+                    read: Counter[str] = Counter()
+                    wrong, idle = run_all(session, tpch, expected, read)
                     crossed = network.host_to_host_bytes() - crossed
                 queried = time.monotonic()
                 assert wrong == []
                 assert idle == []
                 assert crossed > CROSSING_BYTES, f"only {crossed} bytes went from host to host"
+                # same-host reads over shm, the rest over Flight, all of which crossed hosts
+                assert set(read) == {"shm", "flight"}, read
+                assert read["shm"] > CROSSING_BYTES and read["flight"] > CROSSING_BYTES, read
+                assert 0.9 * read["flight"] <= crossed <= 1.5 * read["flight"], (crossed, read)
                 assert_stopped_serving(served)
             finally:
                 spark.stop()
@@ -112,7 +123,8 @@ def test_tpch_on_spark_executors_across_hosts(namespaces_available: None, tpch: 
         assert all(not _alive(pid) for pid in daemons)
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert not [name for name in namespaces if name in left]
-    print(f"spark standalone on 2 hosts: {ready - started:.1f} s to start, "
+    print(f"spark standalone on 2 hosts: read {dict(read)} bytes, {crossed} crossed the bridge; "
+          f"{ready - started:.1f} s to start, "
           f"{queried - ready:.1f} s for the cluster and 22 queries, "
           f"{time.monotonic() - started:.1f} s in all")
 
