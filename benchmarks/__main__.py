@@ -1,13 +1,14 @@
 """``make bench``: every benchmark, each writing JSON and a PNG to ``benchmarks/results/``."""
 
-from benchmarks import reliability, sort, tpch, transports
+from benchmarks import hosts, reliability, sort, tpch, transports
 
 if __name__ == "__main__":
     # SF1 on every system, then SF0.1 and SF10 (one timed run: SF10 is slow) for the
-    # scaling plot; a wrong answer (or a crash, hang or wrong answer in the reliability
-    # run) fails ``make bench``, after the other benchmarks ran.
+    # scaling plot; the large shuffles on simulated hosts; a wrong answer (or a crash, hang
+    # or wrong answer in the reliability run) fails ``make bench``, after the others ran.
     wrong = tpch.main(["--scaling", "--scaling-runs", "1"])
     sort.main()
     transports.main([])
+    wrong = hosts.main([]) or wrong
     unreliable = reliability.main([])
     raise SystemExit(wrong or unreliable)
