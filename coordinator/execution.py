@@ -99,11 +99,7 @@ class QueryCoordinator:
         are recovered task by task (``QueryResult``)."""
         for start in range(1, MAX_ATTEMPTS + 1):
             losses = self.cluster.losses()
-            self.cluster.ensure_workers()
-            self._tell_members()
-            dead = set(self.cluster.dead())
-            scheduler = Scheduler(plan, [a for a in self.cluster.addresses if a not in dead],
-                                  self.cluster.driver_address)
+            scheduler = Scheduler(plan, self.live_workers(), self.cluster.driver_address)
             result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses)
             try:
                 result.start()
@@ -139,8 +135,9 @@ class QueryCoordinator:
             for gone in self._told.keys() - members:
                 del self._told[gone]
 
-    def replace_lost(self) -> list[str]:
-        """After a loss: replace the workers the cluster can, tell everyone; the live ones."""
+    def live_workers(self) -> list[str]:
+        """Replace the workers the cluster can, tell every worker the members; the live
+        ones. Before a query, and after a loss."""
         self.cluster.ensure_workers()
         self._tell_members()
         dead = set(self.cluster.dead())
@@ -295,7 +292,7 @@ class QueryResult(Closeable):
             if not self.worker_lost():
                 return False
             self._losses = self._cluster.losses()
-            runs = self._scheduler.recover(self._coordinator.replace_lost())
+            runs = self._scheduler.recover(self._coordinator.live_workers())
             self._deliver(runs)
             self.metrics.reruns += len(runs)
             self.metrics.attempts = max([self.metrics.attempts, *(r.attempt + 1 for r in runs)])
