@@ -24,7 +24,9 @@ import pyarrow as pa
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.scheduler import Run, Scheduler
-from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message
+from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message, encode_tasks
+from sparkwire.planner.limits import MAX_TASKS
+from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
     FileSplit,
@@ -83,6 +85,8 @@ _FAILURE_GRACE = 2.0
 # reaped at the first poll and a Spark lifeline is polled every 0.2 s; a failure of the
 # query's own (a division by zero) pays this once.
 _LIVENESS_GRACE = 0.5
+# A delivery's plans in bytes, well under what a worker accepts in one message.
+_BATCH_BYTES = MAX_PLAN_BYTES // 4
 
 
 class QueryCoordinator:
@@ -114,9 +118,11 @@ class QueryCoordinator:
             return result
         raise AssertionError("unreachable")
 
-    def deliver(self, address: str, message: TaskPlan | Members, what: str) -> None:
+    def deliver(self, address: str, message: Members | bytes, what: str) -> None:
+        """Deliver a notice, or an encoded message, to the worker at ``address``."""
+        data = message if isinstance(message, bytes) else encode_message(message)
         try:
-            self.cluster.client(address).deliver(encode_message(message))
+            self.cluster.client(address).deliver(data)
         except (TransportError, Timeout) as exc:
             name = self.cluster.names.get(address, address)
             raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
@@ -199,9 +205,14 @@ class QueryResult(Closeable):
 
     # -- delivering and watching runs ---------------------------------------------------
     def _deliver(self, runs: list[Run]) -> None:
+        """Each worker's runs in one ``Tasks`` message (or a few, each well under the plan
+        size limit), in the given order: a round trip per worker, not per task."""
+        by_worker: dict[str, list[bytes]] = {}
         for run in runs:
-            self._coordinator.deliver(run.address, self._task_plan(run),
-                                      f"stage {run.stage} task {run.task}")
+            by_worker.setdefault(run.address, []).append(encode_message(self._task_plan(run)))
+        for address, plans in by_worker.items():
+            for batch in _batches(plans):
+                self._coordinator.deliver(address, encode_tasks(batch), f"{len(batch)} task(s)")
 
     def _task_plan(self, run: Run) -> TaskPlan:
         stage = self._plan.stages[run.stage]
@@ -402,6 +413,21 @@ class QueryResult(Closeable):
         for thread in self._threads():
             if thread is not threading.current_thread():
                 thread.join(self._coordinator.settings.timeouts.shutdown)
+
+
+def _batches(plans: list[bytes]) -> Iterator[list[bytes]]:
+    """Consecutive runs of ``plans`` of at most ``_BATCH_BYTES`` (or one plan) and at most
+    ``MAX_TASKS`` plans each: the messages a ``Tasks`` delivery is cut into."""
+    batch: list[bytes] = []
+    size = 0
+    for plan in plans:
+        if batch and (size + len(plan) > _BATCH_BYTES or len(batch) == MAX_TASKS):
+            yield batch
+            batch, size = [], 0
+        batch.append(plan)
+        size += len(plan)
+    if batch:
+        yield batch
 
 
 def _narrow_scan(fragment: Operator, splits: tuple[FileSplit, ...]) -> Operator:

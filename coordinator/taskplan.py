@@ -1,7 +1,9 @@
 """What the coordinator sends a worker: versioned JSON validated by pydantic, never code.
 
-Two messages travel through ``WorkerService.submit``: a ``TaskPlan`` (run this fragment),
-and a ``Members`` notice (the addresses of the cluster's members). A worker accepts either
+Three messages travel through ``WorkerService.submit``: a ``TaskPlan`` (run this fragment),
+``Tasks`` (several plans for one worker in one call: the coordinator sends a worker all its
+tasks of a query at once, a round trip per worker instead of per task), and a ``Members``
+notice (the addresses of the cluster's members). A worker accepts either
 only after ``decode_message`` has checked its size, its nesting depth and every field
 against the models; anything else is a ``PlanRejected`` naming the first problem, and
 nothing runs.
@@ -77,17 +79,35 @@ class TaskPlan(Node):
         return self
 
 
-def encode_message(message: TaskPlan | Members) -> bytes:
+class Tasks(Node):
+    """Task plans for one worker, to be queued in this order."""
+
+    version: Literal[1] = PLAN_VERSION
+    kind: Literal["tasks"] = "tasks"
+    plans: tuple[TaskPlan, ...] = Field(min_length=1, max_length=MAX_TASKS)
+
+
+Message = TaskPlan | Tasks | Members
+
+
+def encode_message(message: Message) -> bytes:
     return message.model_dump_json(exclude_defaults=False).encode()
 
 
-def decode_message(data: bytes) -> TaskPlan | Members:
-    """Validate untrusted bytes into a ``TaskPlan`` or a ``Members`` notice (it says
-    ``"kind": "members"``), or raise ``PlanRejected``.
+def encode_tasks(plans: list[bytes]) -> bytes:
+    """A ``Tasks`` message from plans already encoded (``encode_message``), so a caller can
+    size its batches by their bytes without encoding anything twice."""
+    return b'{"version":%d,"kind":"tasks","plans":[%s]}' % (PLAN_VERSION, b",".join(plans))
 
-    Bounds first (bytes, nesting, nodes: ``planner.limits``), on the JSON alone and without
-    recursion; then the models in strict mode, so a value of the wrong JSON type is refused
-    rather than converted (``"version": true`` is not version 1, ``"stage": 1.0`` no stage).
+
+def decode_message(data: bytes) -> Message:
+    """Validate untrusted bytes into a ``TaskPlan``, ``Tasks`` or a ``Members`` notice (by
+    its ``"kind"``), or raise ``PlanRejected``.
+
+    Bounds first (bytes, nesting, nodes: ``planner.limits``, per plan for ``Tasks``), on the
+    JSON alone and without recursion; then the models in strict mode, so a value of the
+    wrong JSON type is refused rather than converted (``"version": true`` is not version 1,
+    ``"stage": 1.0`` no stage).
     """
     if len(data) > MAX_PLAN_BYTES:
         raise PlanRejected(f"task plan of {len(data)} bytes exceeds {MAX_PLAN_BYTES}")
@@ -95,16 +115,19 @@ def decode_message(data: bytes) -> TaskPlan | Members:
         raw = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise PlanRejected(f"task plan is not valid JSON: {exc}") from None
-    depth, nodes = _shape(raw)
-    if depth > MAX_PLAN_DEPTH:
-        raise PlanRejected(f"task plan nesting depth {depth} exceeds {MAX_PLAN_DEPTH}")
-    if nodes > MAX_PLAN_NODES:
-        raise PlanRejected(f"task plan of {nodes} nodes exceeds {MAX_PLAN_NODES}")
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    kind = kind if isinstance(kind, str) else None  # a list or object here is no kind
+    plans = raw.get("plans") if kind == "tasks" else None
+    for plan in plans if isinstance(plans, list) else [raw]:
+        depth, nodes = _shape(plan)
+        if depth > MAX_PLAN_DEPTH:
+            raise PlanRejected(f"task plan nesting depth {depth} exceeds {MAX_PLAN_DEPTH}")
+        if nodes > MAX_PLAN_NODES:
+            raise PlanRejected(f"task plan of {nodes} nodes exceeds {MAX_PLAN_NODES}")
     version = raw.get("version") if isinstance(raw, dict) else None
     if type(version) is not int or version != PLAN_VERSION:
         raise PlanRejected(f"task plan version {version!r} is not supported (expected {PLAN_VERSION})")
-    model: type[TaskPlan | Members] = (
-        Members if isinstance(raw, dict) and raw.get("kind") == "members" else TaskPlan)
+    model: type[Message] = {"members": Members, "tasks": Tasks}.get(kind, TaskPlan)  # type: ignore[arg-type]
     try:
         return model.model_validate_json(data, strict=True)
     except ValidationError as exc:

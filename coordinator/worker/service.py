@@ -45,7 +45,7 @@ from sparkwire.coordinator.worker.compiler import (
     compile_fragment,
 )
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
-from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, decode_message
+from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.errors import (
     PlanRejected,
@@ -137,11 +137,18 @@ class Worker:
 
     # -- WorkerService ------------------------------------------------------------------
     def submit(self, plan: bytes) -> None:
-        task_plan = decode_message(plan)
-        if isinstance(task_plan, Members):
+        message = decode_message(plan)
+        if isinstance(message, Members):
             with self._lock:
-                self._members = frozenset(task_plan.members)
+                self._members = frozenset(message.members)
             return
+        plans = message.plans if isinstance(message, Tasks) else (message,)
+        accepted = [self._accept(task_plan) for task_plan in plans]  # all valid, or none queued
+        for task_plan, compiled in accepted:
+            self._enqueue(task_plan, compiled)
+
+    def _accept(self, task_plan: TaskPlan) -> tuple[TaskPlan, CompiledFragment]:
+        """The plan compiled, once everything it names is allowed; else ``PlanRejected``."""
         with self._lock:
             strangers = {part.address for part in task_plan.inputs} - self._members
         if strangers:
@@ -162,6 +169,9 @@ class Worker:
             raise PlanRejected(
                 f"the fragment reads stages {sorted(read)} but the inputs name stages {sorted(named)}"
             )
+        return task_plan, compiled
+
+    def _enqueue(self, task_plan: TaskPlan, compiled: CompiledFragment) -> None:
         data = list(range(task_plan.output.partitions))
         output = self.store.create(task_plan.query_id, task_plan.stage, task_plan.task,
                                    [*data, STATUS_PARTITION], task_plan.attempt)

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.taskplan import MAX_MEMBERS, InputPartition, Members, TaskPlan, encode_message
+from sparkwire.coordinator.taskplan import (
+    MAX_MEMBERS, InputPartition, Members, TaskPlan, encode_message, encode_tasks,
+)
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.expressions import Call, Column, Lit
 from sparkwire.planner.limits import (
@@ -74,6 +76,14 @@ CASES = {
                                         "not members of the cluster"),
     "members of the wrong type": (json.dumps({"version": 1, "kind": "members", "members": "mem://x"}).encode(),
                                   "members"),
+    "a batch with one bad plan among good ones": (encode_tasks(
+        [json.dumps(valid_plan()).encode(), mutate(["stage"], "one"), json.dumps(valid_plan()).encode()]),
+        "plans.1.stage"),
+    "a batch whose plans are not a list": (b'{"version": 1, "kind": "tasks", "plans": {"a": 1}}', "plans"),
+    "an empty batch": (encode_tasks([]), "plans"),
+    "a kind that is a list": (b'{"version": 1, "kind": ["tasks"], "plans": []}', "invalid task plan"),
+    "a batched plan nesting past the limit": (
+        encode_tasks([mutate(["fragment", "predicate"], nested(MAX_PLAN_DEPTH))]), "depth"),
     "more members than the limit": (encode_message(Members(members=("mem://x",))).replace(
         b'["mem://x"]', json.dumps(["mem://x"] * (MAX_MEMBERS + 1)).encode()), "members"),
 }
@@ -106,3 +116,13 @@ def test_the_valid_plan_is_accepted(worker_client):
     worker, client = worker_client
     client.deliver(json.dumps(valid_plan()).encode())
     assert worker.store.partitions_held() == 2  # its result partition and its status
+
+
+def test_a_batch_queues_its_plans_in_order(worker_client):
+    worker, client = worker_client
+    plans = [valid_plan() for _ in range(3)]
+    for task, plan in enumerate(plans):
+        plan["task"] = task
+    client.deliver(encode_tasks([json.dumps(plan).encode() for plan in plans]))
+    assert worker.store.partitions_held() == 6
+    assert [t.plan.task for t in worker._queue.close()] == [0, 1, 2]

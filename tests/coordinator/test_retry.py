@@ -15,6 +15,7 @@ import pytest
 
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.execution import QueryMetrics
+from sparkwire.coordinator.taskplan import Tasks, decode_message
 from sparkwire.planner import functions as F
 from sparkwire.transport.errors import TaskFailed
 
@@ -84,11 +85,12 @@ def test_a_worker_process_killed_mid_query_runs_its_tasks_again(data: Path) -> N
 
 def test_a_query_failing_on_its_own_is_not_run_again(sparkwire_session) -> None:
     coordinator = sparkwire_session._coordinator
-    delivered: list[str] = []
+    delivered: list[tuple[int, int, int]] = []
     deliver = coordinator.deliver
 
     def counted(address, message, what):
-        delivered.append(what)
+        if isinstance(message, bytes) and isinstance(tasks := decode_message(message), Tasks):
+            delivered.extend((p.stage, p.task, p.attempt) for p in tasks.plans)
         return deliver(address, message, what)
 
     coordinator.deliver = counted
@@ -98,8 +100,9 @@ def test_a_query_failing_on_its_own_is_not_run_again(sparkwire_session) -> None:
             df.withColumn("c", F.col("a") % F.col("b")).toArrow()
     finally:
         del coordinator.deliver
-    tasks = [what for what in delivered if what.startswith("stage")]
-    assert tasks and len(tasks) == len(set(tasks))  # each task delivered once: no re-run
+    assert delivered and len(delivered) == len(set(delivered))  # each task once: no re-run
+    assert {attempt for *_, attempt in delivered} == {0}
+
 
 class KillEach:
     """A progress callback that SIGKILLs worker ``index`` of the cluster at each of the
