@@ -296,8 +296,8 @@ class QueryResult(Closeable):
         ``run``). A final task whose rows reached the caller is the reader's to report.
         Raises when recovery itself fails (no worker left, too many attempts)."""
         with self._recovering:
-            if not self._scheduler.is_current(run) or self._complete:
-                return True
+            if not self._scheduler.is_current(run) or self._complete or self._closed:
+                return True  # superseded, or nobody wants the rest of the result
             if run.stage == self._plan.final.id and self._scheduler.has_streamed(run.task):
                 return True
             if not self.worker_lost():

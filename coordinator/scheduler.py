@@ -25,7 +25,7 @@ caller serialises ``recover``; ``finished`` and ``streamed`` only add to sets).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sparkwire.coordinator.routing import route
@@ -85,16 +85,21 @@ class Scheduler:
 
     def inputs(self, run: Run) -> tuple[InputPartition, ...]:
         """The producer partitions ``run`` reads, from their current runs (``routing``)."""
-        stage = self._plan.stages[run.stage]
-        return tuple(
-            InputPartition(address=producer.address, stage=producer.stage, task=producer.task,
-                           partition=partition, attempt=producer.attempt)
-            for producer_id in self._reads[run.stage]
-            for producer_task, partition in route(self._plan.stages[producer_id].output,
-                                                  self._plan.stages[producer_id].tasks,
-                                                  stage.tasks, run.task)
-            for producer in (self._runs[(producer_id, producer_task)],)
-        )
+        inputs = []
+        for stage, task, partition in self._reads_from((run.stage, run.task)):
+            producer = self._runs[(stage, task)]
+            inputs.append(InputPartition(address=producer.address, stage=stage, task=task,
+                                         partition=partition, attempt=producer.attempt))
+        return tuple(inputs)
+
+    def _reads_from(self, key: Task) -> Iterator[tuple[int, int, int]]:
+        """``(producer stage, producer task, partition)`` that task ``key`` reads, in order."""
+        stage, task = key
+        consumers = self._plan.stages[stage].tasks
+        for producer in self._reads[stage]:
+            boundary = self._plan.stages[producer]
+            for producer_task, partition in route(boundary.output, boundary.tasks, consumers, task):
+                yield producer, producer_task, partition
 
     # -- what happened -------------------------------------------------------------------
     def finished(self, run: Run) -> None:
@@ -143,13 +148,8 @@ class Scheduler:
             fresh.append(self._runs[(stage, task)])
         return fresh
 
-    def _producers(self, key: Task) -> Iterable[Task]:
-        stage, task = key
-        consumers = self._plan.stages[stage].tasks
-        for producer in self._reads[stage]:
-            boundary = self._plan.stages[producer]
-            for producer_task, _ in route(boundary.output, boundary.tasks, consumers, task):
-                yield producer, producer_task
+    def _producers(self, key: Task) -> set[Task]:
+        return {(stage, task) for stage, task, _ in self._reads_from(key)}
 
     def _needed(self, key: Task, again: set[Task]) -> bool:
         """Whether some reader has yet to read ``key``'s outputs: a consumer task that has
