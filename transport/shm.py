@@ -9,7 +9,8 @@ socket in a private directory (0700, socket 0600) under the temp dir, removed on
 Control (plans, opens, credit, end of stream, errors) is ``transport.wire`` over ZeroMQ
 ``ipc://``, through ``ZmqServer``/``ZmqClient``; only the ``PayloadCodec`` differs: a batch
 is written as Arrow IPC into shared memory, and its frame names where (``transport.shm_codec``;
-a stream's ring of ``1.5 x credit_bytes`` is ``transport.shm_arena``, segments
+a stream's ring of ``1.5 x credit_bytes`` is ``transport.shm_arena``, kept for the peer's next
+stream while idle for at most 5 s, segments
 ``/dev/shm/sparkwire-<pid>-<server>-<n>`` are ``transport.shm_segments``).
 
 Reclamation: the server pings the peers that still have segments to map, so that a gone one
@@ -25,8 +26,11 @@ import re
 import secrets
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from sparkwire.transport import wire
 from sparkwire.transport.base import Capabilities, WorkerService
@@ -35,6 +39,7 @@ from sparkwire.transport.flow import StreamPump
 from sparkwire.transport.shm_arena import HEADER
 from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
 from sparkwire.transport.security import Security
+from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.shm_segments import PREFIX, SHM_DIR, SOCKET_DIRS, sweep, unlink
 from sparkwire.transport.zmq import ZmqTransport
@@ -70,8 +75,21 @@ class ShmServer(ZmqServer):
             self._shm.current.stream = None
             self._shm.finish(stream)
 
+    def _open(self, request: wire.Open) -> PartitionReader:
+        """The partition, its arena handed back as soon as its last batch is packed: before the
+        reader learns of the end and opens its next stream, which can then reuse it."""
+        reader = super()._open(request)
+        stream = self._shm.current.stream
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            yield from reader
+            self._shm.finish(stream)
+
+        return PartitionReader(reader.schema, batches(), reader.close)
+
     def _ping_peers(self) -> None:
         super()._ping_peers()
+        self._shm.expire()
         for peer in self._shm.waiting():  # a gone one fails the send: _on_unsendable
             self._io.send([peer, *self._ping])
 

@@ -2,7 +2,9 @@
 
 On small VMs mapping a fresh page costs more than copying it, so a stream writes its batches
 into one segment of ``1.5 x credit_bytes`` that both sides map once: the producer writes into
-pages already mapped. Layout, in 64-byte words (``HEADER``, also Arrow's alignment)::
+pages already mapped. A finished stream's arena serves the same peer's next stream
+(``shm_codec.ShmCodec.finish``): its pages stay faulted and the peer keeps its mapping, since
+faulting a fresh tmpfs page costs about ten times writing it. Layout, in 64-byte words (``HEADER``, also Arrow's alignment)::
 
     [retired, sent | allocation: state, IPC bytes | allocation | ...]
 

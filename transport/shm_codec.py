@@ -25,7 +25,8 @@ import itertools
 import re
 import secrets
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -37,6 +38,10 @@ from sparkwire.transport.shm_segments import SHM_DIR, map_and_unlink, new_segmen
 from sparkwire.transport.wire import Frame
 
 INLINE_BELOW = 64 << 10
+#: Idle arenas a server keeps per peer for that peer's next stream, and for how long: writing
+#: into pages already faulted runs at memory speed, into fresh tmpfs pages at a fraction of it.
+IDLE_ARENAS_PER_PEER = 1
+ARENA_IDLE_SECONDS = 5.0
 _FRAME = re.compile(rb"(shm|mem|arena) (sparkwire-[0-9]{1,10}-[0-9a-f]{8}-[0-9]{1,19})((?: [0-9]{1,15}){0,3})")
 _INLINE = InlineCodec()
 
@@ -69,6 +74,7 @@ class ShmCodec:
         self._count = itertools.count()
         self._lock = threading.Lock()
         self._held: dict[bytes, set[str]] = {}
+        self._idle: dict[bytes, list[tuple[Arena, float]]] = {}  # peer -> (arena, since)
         self._closed = False
         self.current = threading.local()
 
@@ -82,7 +88,7 @@ class ShmCodec:
         if batch.nbytes < INLINE_BELOW:
             return [b"ipc", *_INLINE.pack(batch)]
         if stream.arena is None and self._arena_bytes:
-            stream.arena = Arena(self._hold(stream.peer), self._arena_bytes)
+            stream.arena = self._reuse(stream.peer) or Arena(self._hold(stream.peer), self._arena_bytes)
         arena, placed = stream.arena, []
 
         def allocate(size: int) -> pa.Buffer:
@@ -113,10 +119,38 @@ class ShmCodec:
         return [descriptor.encode()]
 
     def finish(self, stream: ProducerStream) -> None:
-        """The stream is over: no more allocations in its arena, the reader may drop it."""
-        if stream.arena is not None:
-            stream.arena.retire()
-            stream.arena = None
+        """The stream is over: its arena waits for the peer's next stream (its pages stay
+        faulted, and the peer keeps its mapping), or is retired so the reader may drop it."""
+        arena, stream.arena = stream.arena, None
+        if arena is None:
+            return
+        with self._lock:
+            idle = self._idle.setdefault(stream.peer, [])
+            if not self._closed and len(idle) < IDLE_ARENAS_PER_PEER:
+                idle.append((arena, time.monotonic()))
+                return
+        arena.retire()
+
+    def _reuse(self, peer: bytes) -> Arena | None:
+        with self._lock:
+            idle = self._idle.get(peer)
+            return idle.pop()[0] if idle else None
+
+    def _retire_idle(self, keep: Callable[[bytes, float], bool]) -> None:
+        with self._lock:
+            retired = []
+            for peer, idle in list(self._idle.items()):
+                retired += [arena for arena, since in idle if not keep(peer, since)]
+                idle[:] = [(arena, since) for arena, since in idle if keep(peer, since)]
+                if not idle:
+                    del self._idle[peer]
+        for arena in retired:
+            arena.retire()
+
+    def expire(self) -> None:
+        """Retire the arenas idle for longer than ``ARENA_IDLE_SECONDS``."""
+        deadline = time.monotonic() - ARENA_IDLE_SECONDS
+        self._retire_idle(lambda _peer, since: since > deadline)
 
     def _hold(self, peer: bytes) -> str:
         with self._lock:
@@ -150,12 +184,14 @@ class ShmCodec:
         """The peer is gone: free everything it was sent and never mapped."""
         with self._lock:
             names = self._held.pop(peer, set())
+        self._retire_idle(lambda other, _since: other != peer)
         self._free(names)
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
             held, self._held = self._held, {}
+        self._retire_idle(lambda _peer, _since: False)
         self._free([name for names in held.values() for name in names])
         if self._prefix:
             self._free([p.name for p in SHM_DIR.glob(f"{self._prefix}-*")])

@@ -26,6 +26,7 @@ from sparkwire.transport.base import WorkerService
 from sparkwire.transport.errors import ConfigError, ProtocolError, SparkwireError, TransportError
 from sparkwire.transport.flow import StreamPump
 from sparkwire.transport.ipc import PayloadCodec
+from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.zmq_io import SocketThread, ZmqOptions, heartbeats
 
@@ -107,9 +108,13 @@ class ZmqServer:
     def _stream(self, peer: bytes, request: wire.Open, pump: StreamPump) -> None:
         """On a worker thread: the whole life of one partition stream."""
         try:
-            pump.run(lambda: self._service.open(request.key, request.timeout))
+            pump.run(lambda: self._open(request))
         finally:
             self._done(peer, request.id)
+
+    def _open(self, request: wire.Open) -> PartitionReader:
+        """The partition a stream sends; a subclass may see its end before the reader does."""
+        return self._service.open(request.key, request.timeout)
 
     def _call(self, peer: bytes, request: wire.Deliver | wire.Cancel, payload: list[wire.Frame]) -> None:
         """On a worker thread: the service's call, then its reply."""

@@ -177,3 +177,46 @@ def test_nothing_is_left_in_dev_shm_after_the_suite(remote_services):
     remote_services.close()  # the shared workers close their servers (restarted if needed)
     sweep()
     assert wait_until(lambda: not segments(), 10), f"left behind: {segments()}"
+
+
+class FiniteService(BigService):
+    """Every partition is eight 1 MiB batches."""
+
+    def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
+        batch = pa.record_batch({"a": pa.array(range(MiB // 8), pa.int64())})
+        return PartitionReader(batch.schema, iter([batch] * 8))
+
+
+def test_a_peer_s_next_stream_reuses_its_arena_until_it_idles(monkeypatch):
+    """Faulting fresh tmpfs pages costs far more than writing them: a finished stream's arena,
+    already faulted and mapped by its reader, serves the same peer's next stream; another
+    peer gets its own; an idle one is retired and the reader drops its mapping."""
+    from sparkwire.transport import shm_codec
+
+    made = []
+    original = shm_codec.Arena.__init__
+
+    def counting(self, name, size):
+        made.append(name)
+        original(self, name, size)
+
+    monkeypatch.setattr(shm_codec.Arena, "__init__", counting)
+    with ShmTransport(security=SECURITY, credit_bytes=4 * MiB) as transport, \
+            ShmTransport(security=SECURITY, credit_bytes=4 * MiB) as other:
+        server = transport.serve(FiniteService())
+        client, second = other.connect(server.address), other.connect(server.address)
+        for task in range(3):
+            with client.read(PartitionKey("r", 0, task, 0), 5) as reader:
+                assert sum(b.num_rows for b in reader) == 8 * MiB // 8
+        assert len(made) == 1
+        with second.read(PartitionKey("r", 0, 9, 0), 5) as reader:
+            assert sum(b.num_rows for b in reader) == 8 * MiB // 8
+        assert len(made) == 2
+        monkeypatch.setattr(shm_codec, "ARENA_IDLE_SECONDS", 0.0)
+        server._shm.expire()
+        assert not server._shm._idle
+        with client.read(PartitionKey("r", 0, 10, 0), 5) as reader:  # a new arena; the reader
+            assert sum(b.num_rows for b in reader) == 8 * MiB // 8  # drops the retired ones
+        assert len(made) == 3 and len(other._codec._arenas) == 1
+        server.close()
+    assert not segments(os.getpid())
