@@ -41,3 +41,13 @@ def spark(_stop_spark_at_exit: None) -> object:
     )
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@pytest.fixture(scope="session")
+def sessions() -> Iterator[list[object]]:
+    """sparkwire sessions with 1 and 3 in-process workers, for the API comparisons
+    (``tests/spark/compare.py``): the same program runs on each."""
+    from sparkwire.coordinator import Session
+
+    with Session(workers=1) as one, Session(workers=3) as three:
+        yield [one, three]

@@ -1,0 +1,124 @@
+"""The same PySpark program on the same data, in real PySpark and in sparkwire, compared.
+
+A program is a function ``program(api, *frames)``: ``api`` is PySpark's namespace or ours
+(``api.F`` the functions module, ``api.Window``, ``api.T`` the types module), and ``frames``
+are DataFrames made from the given Arrow tables by each engine's ``createDataFrame``. The
+oracle is PySpark itself (the session time zone set to UTC, ANSI as Spark's default): column
+names, result types (``dtypes``) and values must match, on every sparkwire session given
+(the API tests use one with 1 worker and one with 3). Rows compare as a multiset unless
+``ordered``; floats approximately.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class Api:
+    """What a PySpark program reaches for, from one engine."""
+
+    F: ModuleType
+    Window: Any
+    T: Any
+
+
+def pyspark_api() -> Api:
+    from pyspark.sql import Window, functions, types
+
+    return Api(functions, Window, types)
+
+
+def sparkwire_api() -> Api:
+    import sparkwire
+
+    return Api(sparkwire.functions, getattr(sparkwire, "Window", None), getattr(sparkwire, "types", None))
+
+
+Program = Callable[..., Any]
+
+
+def assert_same(
+    program: Program,
+    tables: Iterable[pa.Table],
+    spark: Any,
+    sessions: Iterable[Any],
+    *,
+    ordered: bool = False,
+    rel: float = 1e-9,
+) -> None:
+    """``program`` gives the same names, types and rows in PySpark and in each session."""
+    tables = list(tables)
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    expected = program(pyspark_api(), *(spark.createDataFrame(t) for t in tables))
+    want_types = [(f.name, f.dataType.simpleString()) for f in expected.schema.fields]
+    want_rows = [normalize(row.asDict(recursive=True), want_types) for row in expected.collect()]
+    for session in sessions:
+        ours = program(sparkwire_api(), *(session.createDataFrame(t) for t in tables))
+        assert ours.dtypes == want_types, f"types on {session.settings.workers} worker(s)"
+        result = ours.toArrow()
+        assert result.schema == ours.schema, "the result has the types the schema promised"
+        got_rows = [normalize(row, want_types) for row in result.to_pylist()]
+        _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel,
+                     where=f"{session.settings.workers} worker(s)")
+
+
+def normalize(row: dict[str, Any], types: list[tuple[str, str]]) -> tuple[Any, ...]:
+    """A row as a tuple in column order, with maps as sorted item lists (Arrow gives maps as
+    lists of pairs, PySpark as dicts) and nested rows as dicts."""
+    return tuple(_value(row[name]) for name, _ in types)
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+            return sorted(((k, _value(v)) for k, v in value), key=_sort_key)
+        return [_value(v) for v in value]
+    return value
+
+
+def _sort_key(value: Any) -> Any:
+    """A total order over mixed rows: None first, then by type name, then by value."""
+    if isinstance(value, (tuple, list)):
+        return (1, "seq", tuple(_sort_key(v) for v in value))
+    if isinstance(value, dict):
+        return (1, "map", tuple(sorted((k, _sort_key(v)) for k, v in value.items())))
+    if value is None:
+        return (0, "", 0)
+    if isinstance(value, float) and math.isnan(value):
+        return (1, "nan", 0)
+    if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
+        return (1, "num", float(value))
+    if isinstance(value, (dt.datetime, dt.date)):
+        return (1, type(value).__name__, value.isoformat())
+    return (1, type(value).__name__, value)
+
+
+def _assert_rows(got: list[tuple], want: list[tuple], *, ordered: bool, rel: float, where: str) -> None:
+    assert len(got) == len(want), f"{len(got)} rows, PySpark has {len(want)} ({where})"
+    if not ordered:
+        got, want = sorted(got, key=_sort_key), sorted(want, key=_sort_key)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert _close(g, w, rel), f"row {i} ({where}):\n  sparkwire {g}\n  pyspark   {w}"
+
+
+def _close(got: Any, want: Any, rel: float) -> bool:
+    if isinstance(got, float) and isinstance(want, float):
+        if math.isnan(got) or math.isnan(want):
+            return math.isnan(got) and math.isnan(want)
+        return math.isclose(got, want, rel_tol=rel, abs_tol=1e-12)
+    if isinstance(got, (tuple, list)) and isinstance(want, (tuple, list)):
+        return len(got) == len(want) and all(_close(g, w, rel) for g, w in zip(got, want))
+    if isinstance(got, dict) and isinstance(want, dict):
+        return got.keys() == want.keys() and all(_close(got[k], want[k], rel) for k in got)
+    return type(got) is type(want) and got == want
