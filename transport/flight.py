@@ -36,11 +36,17 @@ gRPC's own HTTP/2 per-stream window: we pin it to ``_STREAM_WINDOW_BYTES`` (inst
 letting bandwidth-delay probing grow it), so a reader has at most that window plus one
 message being written and one being decoded in flight: ``Capabilities.max_inflight_bytes``
 for the default ``max_message_bytes``.
+
+Connections: ``channels_per_peer`` gRPC channels (4) per peer address, shared by every client
+of it; partition reads take them in turn. Over one channel, concurrent reads of one peer
+shared one HTTP/2 connection and ran at about half of stock Flight with one connection per
+stream (``benchmarks.transports``, 4 streams); calls (deliver, cancel) use the first channel.
 """
 
 from __future__ import annotations
 
 import logging
+import itertools
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -77,6 +83,10 @@ _log = logging.getLogger(__name__)
 _MAX_QUERY_ID_BYTES = 64
 _DEFAULT_MESSAGE_BYTES = 8 << 20
 _STREAM_WINDOW_BYTES = 16 << 20
+#: gRPC channels (TCP connections) per peer, partition reads spread over them in turn. One
+#: HTTP/2 connection carries every stream of a channel through one socket and one transport
+#: thread on each side; several let concurrent reads of one peer run in parallel.
+_CHANNELS_PER_PEER = 4
 
 
 class FlightOptions(BaseModel):
@@ -91,6 +101,7 @@ class FlightOptions(BaseModel):
     keepalive_seconds: float = Field(default=360.0, ge=1, le=7200)
     keepalive_timeout_seconds: float = Field(default=20.0, ge=1, le=600)
     shutdown_timeout: float = Field(default=10.0, gt=0, le=600)
+    channels_per_peer: int = Field(default=_CHANNELS_PER_PEER, ge=1, le=16)
 
 
 def _slices(batch: pa.RecordBatch, limit: int) -> Iterator[pa.RecordBatch]:
@@ -104,6 +115,19 @@ def _slices(batch: pa.RecordBatch, limit: int) -> Iterator[pa.RecordBatch]:
     step = max(1, batch.num_rows * limit // size)
     for start in range(0, batch.num_rows, step):
         yield batch.slice(start, step)
+
+
+class _Channels:
+    """The channels to one peer, shared by every client of it; reads take them in turn."""
+
+    def __init__(self, channels: tuple[flight.FlightClient, ...]) -> None:
+        self.all = channels
+        self._turn = itertools.cycle(channels)
+        self._lock = threading.Lock()
+
+    def next(self) -> flight.FlightClient:
+        with self._lock:
+            return next(self._turn)
 
 
 class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
@@ -220,15 +244,16 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
 
 
 class FlightWorkerClient(TransportClient):
-    """A client for one worker over a ``pyarrow.flight.FlightClient`` shared per address."""
+    """A client for one worker over the ``pyarrow.flight.FlightClient`` channels shared per address."""
 
     route = "flight"
 
     def __init__(
-        self, transport: FlightTransport, channel: flight.FlightClient, address: str
+        self, transport: FlightTransport, channels: _Channels, address: str
     ) -> None:
         self._transport = transport
-        self._channel = channel
+        self._channel = channels.all[0]  # calls (deliver, cancel)
+        self._channels = channels  # partition reads, in turn
         self._address = address
         self._headers = transport.headers
         self._lock = threading.Lock()
@@ -245,7 +270,7 @@ class FlightWorkerClient(TransportClient):
         self._check_open()
         ticket = flight.Ticket(encode_ticket(key, timeout))
         try:
-            stream = self._channel.do_get(ticket, flight.FlightCallOptions(headers=self._headers))
+            stream = self._channels.next().do_get(ticket, flight.FlightCallOptions(headers=self._headers))
             # do_get returns once the schema arrived
             schema = stream.schema
         except (flight.FlightError, pa.ArrowException) as exc:
@@ -299,7 +324,7 @@ class FlightWorkerClient(TransportClient):
 
 
 class FlightTransport(WorkerTransport):
-    """Workers talk Arrow Flight; one gRPC channel per worker address, shared by clients."""
+    """Workers talk Arrow Flight; ``channels_per_peer`` gRPC channels per worker address, shared by clients."""
 
     name = "flight"
     capabilities = Capabilities(
@@ -325,7 +350,7 @@ class FlightTransport(WorkerTransport):
             if self._credentials else [])
         self._lock = threading.Lock()
         self._servers: list[FlightWorkerServer] = []
-        self._channels: dict[tuple[str, int], flight.FlightClient] = {}
+        self._channels: dict[tuple[str, int], _Channels] = {}
         self._clients: list[FlightWorkerClient] = []
         self._closed = False
 
@@ -349,11 +374,12 @@ class FlightTransport(WorkerTransport):
         location = self._location(address)
         with self._lock:
             self._check_open()
-            channel = self._channels.get(location)
-            if channel is None:
-                channel = self._channel(*location)
-                self._channels[location] = channel
-            client = FlightWorkerClient(self, channel, address)
+            channels = self._channels.get(location)
+            if channels is None:
+                channels = _Channels(tuple(self._channel(*location)
+                                           for _ in range(self.options.channels_per_peer)))
+                self._channels[location] = channels
+            client = FlightWorkerClient(self, channels, address)
             self._clients.append(client)
         return client
 
@@ -362,7 +388,8 @@ class FlightTransport(WorkerTransport):
             self._closed = True
             servers, self._servers = self._servers, []
             clients, self._clients = self._clients, []
-            channels, self._channels = list(self._channels.values()), {}
+            channels = [c for pool in self._channels.values() for c in pool.all]
+            self._channels = {}
         for client in clients:
             client.close()
         for channel in channels:
