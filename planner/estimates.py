@@ -2,12 +2,13 @@
 known before anything runs.
 
 A scan is as big as its columns' share of its files on disk and has the rows its footers
-count (a scan of some row groups counts their share); an in-memory source has its Arrow size and rows. Above the
-leaves the estimates are rough on purpose, and each guess is written here: a filter keeps
-half its input, an aggregate with keys half, a global aggregate one row, a limit at most
-``n`` rows (of 100 bytes), a join or union both inputs (a semi or anti join its left, a
-cross join the product of rows). An ``Exchange`` is as big as the producer stage the
-caller says. Estimates decide between a broadcast and a shuffle, never correctness.
+count (a scan of some row groups counts their share); an in-memory source has its Arrow
+size and rows. Above the leaves the estimates are rough on purpose, and each guess is
+written here: a filter keeps its predicate's guessed share (``planner.selectivity``), an
+aggregate with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100
+bytes), a join or union both inputs (a semi or anti join its left, a cross join the product
+of rows). An ``Exchange`` is as big as the producer stage the caller says. Estimates
+decide between a broadcast and a shuffle, never correctness.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import assert_never
 
 from sparkwire.planner.expressions import Column
 from sparkwire.planner.parquet_meta import file_info
+from sparkwire.planner.selectivity import selectivity
 from sparkwire.planner.plan import (
     Aggregate,
     Exchange,
@@ -50,7 +52,7 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
             case Exchange():
                 return (exchanges or {}).get(node.stage, 0)
             case Filter():
-                return rows(node.input) // 2
+                return int(rows(node.input) * selectivity(node.predicate))
             case Project() | Sort():
                 return rows(node.input)
             case Aggregate():
@@ -82,7 +84,7 @@ def estimate_bytes(op: Operator) -> int:
         case Exchange():
             return 0
         case Filter():
-            return estimate_bytes(op.input) // 2
+            return int(estimate_bytes(op.input) * selectivity(op.predicate))
         case Project() | Sort():
             return estimate_bytes(op.input)
         case Aggregate():
