@@ -16,6 +16,7 @@ from sparkwire.planner.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
 from sparkwire.planner.rules.projects import merge_projects
 from sparkwire.planner.rules.pushdown import push_filters
+from sparkwire.planner.rules.reduction import reduce_semi_join_inputs
 from sparkwire.planner.rules.semijoins import push_semi_joins
 
 Rule = Callable[[Operator], Operator]
@@ -26,6 +27,7 @@ RULES: tuple[Rule, ...] = (
     left_join_to_anti,
     push_filters,
     prune_columns,
+    reduce_semi_join_inputs,
     push_semi_joins,
     merge_projects,
     merge_limits,

@@ -1,0 +1,52 @@
+"""The semi-join reduction rule (``planner.rules.reduction``): which joins it rewrites, and how."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparkwire.planner.expressions import AggCall, Call, Column, Lit, NamedExpr
+from sparkwire.planner.plan import Aggregate, Filter, Join, LocalSource, Project, output_columns
+from sparkwire.planner.rules.reduction import reduce_semi_join_inputs
+
+MiB = 1 << 20
+SMALL = Filter(input=LocalSource(source_id="small", chunks=1, columns=("k", "v"), bytes=MiB, rows=1000),
+               predicate=Call(fn="gt", args=(Column(name="v"), Lit(value=0))))
+BIG = LocalSource(source_id="big", chunks=4, columns=("k2", "w"), bytes=100 * MiB, rows=10_000_000)
+
+
+def semi(left, right, how="semi", **more) -> Join:
+    return Join(left=left, right=right, how=how, left_keys=(Column(name="k"),),
+                right_keys=(Column(name="k2"),), **more)
+
+
+@pytest.mark.parametrize("how", ["semi", "anti"])
+def test_big_right_side_is_cut_to_the_small_sides_keys(how):
+    plan = reduce_semi_join_inputs(semi(SMALL, BIG, how))
+    assert isinstance(plan, Join) and plan.how == how and plan.left == SMALL
+    reduced = plan.right
+    assert isinstance(reduced, Join) and reduced.how == "semi" and reduced.left == BIG
+    assert reduced.left_keys == (Column(name="k2"),)
+    keys = reduced.right
+    assert isinstance(keys, Project) and keys.input == SMALL
+    assert [c.expr for c in keys.columns] == [Column(name="k")]
+    assert reduced.right_keys == (Column(name=keys.columns[0].name),)
+    assert keys.columns[0].name not in {"k", "v", "k2", "w"}
+    assert output_columns(plan) == ["k", "v"]
+
+
+SELECTIVE = Call(fn="and", args=tuple(Call(fn="eq", args=(Column(name="w"), Lit(value=i))) for i in range(3)))
+AGGREGATED = Aggregate(  # small output, but computing it again would read BIG again
+    input=Filter(input=BIG, predicate=SELECTIVE), keys=(NamedExpr(name="k", expr=Column(name="k2")),),
+    aggregates=(NamedExpr(name="v", expr=AggCall(fn="count")),))
+TINY = LocalSource(source_id="tiny", chunks=1, columns=("k2", "w"), bytes=MiB, rows=10)
+
+
+@pytest.mark.parametrize("plan", [
+    semi(SMALL, BIG, "anti", null_aware=True),  # NOT IN: a NULL key of the big side matters
+    semi(BIG.model_copy(update={"columns": ("k", "v")}), BIG),  # both sides big
+    semi(SMALL, TINY),  # both small: the right side is broadcast anyway
+    semi(AGGREGATED, BIG),  # the small side is not cheap
+    semi(SMALL, BIG, "inner"),  # not a semi join
+], ids=["null-aware anti", "both big", "both small", "aggregate small side", "inner join"])
+def test_other_joins_stay(plan):
+    assert reduce_semi_join_inputs(plan) == plan
