@@ -5,7 +5,7 @@ A scan is as big as its columns' share of its files on disk and has the rows its
 count (a scan of some row groups counts their share); an in-memory source has its Arrow size and rows. Above the
 leaves the estimates are rough on purpose, and each guess is written here: a filter keeps
 half its input, an aggregate with keys half, a global aggregate one row, a limit at most
-``n`` rows (of 100 bytes), a join or union both inputs (a semi or anti join its left, a
+``n`` rows (of 100 bytes), a window as many rows as its input, a join or union both inputs (a semi or anti join its left, a
 cross join the product of rows). An ``Exchange`` is as big as the producer stage the
 caller says. Estimates decide between a broadcast and a shuffle, never correctness.
 """
@@ -30,6 +30,7 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
+    Window,
     output_columns,
 )
 
@@ -51,7 +52,7 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return (exchanges or {}).get(node.stage, 0)
             case Filter():
                 return rows(node.input) // 2
-            case Project() | Sort():
+            case Project() | Sort() | Window():
                 return rows(node.input)
             case Aggregate():
                 below = rows(node.input)
@@ -83,7 +84,7 @@ def estimate_bytes(op: Operator) -> int:
             return 0
         case Filter():
             return estimate_bytes(op.input) // 2
-        case Project() | Sort():
+        case Project() | Sort() | Window():
             return estimate_bytes(op.input)
         case Aggregate():
             return estimate_bytes(op.input) // 2 if op.keys else _ROW_BYTES
@@ -111,6 +112,8 @@ def distinct_values(op: Operator, column: str) -> int:
     while True:
         match node:
             case Filter() | Sort() | Limit() | Sample():
+                node = node.input
+            case Window() if name in output_columns(node.input):
                 node = node.input
             case Project():
                 source = next((c.expr for c in node.columns if c.name == name), None)
