@@ -47,7 +47,7 @@ from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
 from sparkwire.planner.tree import has_aggregate, transform
 from sparkwire.planner import types
 
@@ -106,6 +106,7 @@ def _select(node: exp.Select, ctx: _Context) -> Relation:
     relation, correlated = _source(node, ctx)
     if correlated:
         raise unsupported(correlated[0], "a reference to a column of no table in scope")
+    inline_windows(node)
     relation = project_or_aggregate(node, relation, lambda sub: _query(sub, ctx))
     if node.args.get("distinct") is not None:
         keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
