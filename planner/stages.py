@@ -305,13 +305,18 @@ class _Cutter:
     def window(self, op: Window) -> _Open:
         """The window in each task of its input hash-partitioned on the partition keys
         (one task holding every row when there are none, or the input is one task)."""
-        child = self.materialize(self.cut(op.input))
-        if child.tasks > 1 and not op.partition_by:
-            _log.warning("a window without partitionBy moves all rows into one task; this "
-                         "can be slow on large inputs")
-            child = replace(self.single(child), notes=("window: no partition keys, all rows in one task",))
-        elif child.tasks > 1:
-            child = self.partitioned(child, op.partition_by)
+        child = self.cut(op.input)
+        if not op.partition_by:
+            if child.tasks > 1:
+                _log.warning("a window without partitionBy moves all rows into one task; this "
+                             "can be slow on large inputs")
+                child = replace(self.single(child),
+                                notes=("window: no partition keys, all rows in one task",))
+            child = self.single(child)
+        else:
+            child = self.materialize(child)
+            if child.tasks > 1:
+                child = self.partitioned(child, op.partition_by)
         return self.extend(child, lambda f: with_children(op, [f]))
 
     def join(self, op: Join) -> _Open:

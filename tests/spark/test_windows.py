@@ -150,3 +150,37 @@ def _determined_firsts(api, df):  # noqa: ANN001, ANN202
 
 def test_first_and_last_as_aggregates_match_pyspark(spark, sessions) -> None:
     assert_same(_determined_firsts, [FIRSTS], spark, sessions)
+
+
+SQL = """
+SELECT id, k,
+       row_number() OVER (PARTITION BY k ORDER BY g DESC NULLS LAST, id) AS rn,
+       rank() OVER w AS rk,
+       dense_rank() OVER w AS drk,
+       cume_dist() OVER w AS cd,
+       ntile(2) OVER (PARTITION BY k ORDER BY id) AS nt,
+       lag(x, 2, 0) OVER (PARTITION BY k ORDER BY id) AS lag_x,
+       lead(s) OVER (PARTITION BY k ORDER BY id) AS lead_s,
+       sum(g) OVER w AS running,
+       sum(id) OVER (PARTITION BY k ORDER BY g NULLS FIRST RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS near,
+       avg(x) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS moving,
+       count(*) OVER (PARTITION BY k) AS n,
+       first_value(s) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND UNBOUNDED FOLLOWING) AS later,
+       max(id) OVER () + 0 * id AS top,
+       g - min(g) OVER (PARTITION BY k) AS above_min
+FROM t
+WINDOW w AS (PARTITION BY k ORDER BY g NULLS FIRST)
+"""
+
+
+def test_sql_windows_match_pyspark(spark, sessions) -> None:
+    """``OVER`` clauses and a named window through ``spark.sql`` and ``session.sql`` (the
+    sparkwire DataFrame's executor is its session). Order keys say NULLS FIRST/LAST: the
+    DuckDB-dialect parser does not tell the default from NULLS LAST."""
+
+    def program(api, df):  # noqa: ANN001, ANN202
+        df.createOrReplaceTempView("t")
+        run = df.sparkSession.sql if hasattr(df, "sparkSession") else df._executor.sql
+        return run(SQL)
+
+    assert_same(program, [DATA], spark, sessions)
