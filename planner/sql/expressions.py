@@ -269,6 +269,8 @@ def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
     if ignore_nulls and type(inner) not in _EDGES:
         raise unsupported(node, "IGNORE NULLS other than in first/last")
     if type(inner) in _EDGES:
+        if inner.args.get("expression") is not None:
+            raise unsupported(node, "first/last with a second argument (write IGNORE NULLS)")
         return ex.AggCall(fn=_EDGES[type(inner)], arg=expression(inner.this), ignore_nulls=ignore_nulls)
     if isinstance(inner, exp.Ntile):
         return ex.WindowCall(fn="ntile", offset=_integer(inner.this, inner))

@@ -133,3 +133,24 @@ def test_same_keys_twice_shuffle_once_and_no_keys_gather_with_a_warning(t, caplo
     with caplog.at_level(logging.WARNING, logger="sparkwire.planner.stages"):
         staged = t.withColumn("r", F.row_number().over(Window.orderBy("x"))).staged_plan()
     assert staged.final.tasks == 1 and "without partitionBy" in caplog.text
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("select k from t where rank() over (order by x) = 1", "a window function in WHERE"),
+    ("select k from t order by sum(x) over (partition by k)", "a window function in ORDER"),
+    ("select k, count(distinct x) over (partition by k) from t", "Distinct window functions"),
+    ("select k, sum(x) over (partition by k) from t group by k", "in an aggregating SELECT"),
+    ("select k, sum(x) over w2 from t window w as (partition by k)", "unknown window 'w2'"),
+    ("select k, sum(x) over (order by v rows between x preceding and current row) from t",
+     "integer literal"),
+])
+def test_sql_windows_refused_with_a_clear_error(t, text: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    from sparkwire.planner.sources import sql_dataframe
+
+    with pytest.raises(AnalysisError, match=message):
+        sql_dataframe(t._executor, text, {"t": t})
+
+
+def test_join_on_a_window_is_refused(t) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(AnalysisError, match="join condition .* is not supported by sparkwire"):
+        t.join(t.alias("o"), F.rank().over(W) == F.col("o.k"))
