@@ -146,7 +146,7 @@ class DataFrame:
 
     def select(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> DataFrame:
         """Columns, names or ``"*"``; aggregates alone make it a global aggregate, as in PySpark."""
-        items = _flatten(cols)
+        items = F.flatten(cols)
         if not items:
             raise AnalysisError("select needs at least one column")
         columns = [F.to_column(c) for c in items]
@@ -208,7 +208,7 @@ class DataFrame:
         return self._project([(a.name, a.column) for a in kept])
 
     def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData:  # noqa: N802
-        keys = [self._named(F.to_column(c), "groupBy") for c in _flatten(cols)]
+        keys = [self._named(F.to_column(c), "groupBy") for c in F.flatten(cols)]
         check_unique(name for name, _ in keys)
         return GroupedData(self, tuple(keys))
 
@@ -223,7 +223,7 @@ class DataFrame:
         ascending: bool | list[bool] = True,
     ) -> DataFrame:
         """``ascending=False`` (or ``False`` in a list, per column) makes a key descending."""
-        items = _flatten(cols)
+        items = F.flatten(cols)
         if not items:
             raise AnalysisError("orderBy needs at least one column")
         flags = ascending if isinstance(ascending, list) else [ascending] * len(items)
@@ -513,7 +513,7 @@ class DataFrame:
     def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:
         """Each aggregate is an expression over aggregate calls (of input columns) and
         group keys (by name), e.g. ``F.sum("a") / F.count("*")``."""
-        items = _flatten(tuple(exprs))
+        items = F.flatten(tuple(exprs))
         if not items:
             raise AnalysisError("agg needs at least one aggregate expression")
         scope = self._scope
@@ -582,13 +582,6 @@ def _is_star(item: object) -> bool:
     if isinstance(item, Column):
         return item.expr == ColumnRef(name="*") and item.output_name == "*"
     return isinstance(item, str) and item == "*"
-
-
-def _flatten(items: tuple[Any, ...]) -> list[Any]:
-    """PySpark accepts ``f(a, b)`` and ``f([a, b])``."""
-    if len(items) == 1 and isinstance(items[0], list | tuple):
-        return list(items[0])
-    return list(items)
 
 
 def check_names(names: Sequence[str]) -> None:

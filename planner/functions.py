@@ -17,7 +17,7 @@ import decimal
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import render
@@ -247,6 +247,13 @@ class SortOrder:
         return ex.SortKey(
             expr=self.column.expr, ascending=self.ascending, nulls_first=self.nulls_first
         )
+
+
+def flatten(items: tuple[Any, ...]) -> list[Any]:
+    """PySpark accepts ``f(a, b)`` and ``f([a, b])``."""
+    if len(items) == 1 and isinstance(items[0], list | tuple):
+        return list(items[0])
+    return list(items)
 
 
 def col(name: str) -> Column:

@@ -18,7 +18,15 @@ from typing import Literal, Union
 
 from sparkwire.planner import expressions as ex
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.functions import Column, ColumnOrName, SortOrder, Value, _value, to_column
+from sparkwire.planner.functions import (
+    Column,
+    ColumnOrName,
+    SortOrder,
+    Value,
+    _value,
+    flatten,
+    to_column,
+)
 from sparkwire.planner.limits import MAX_WINDOW_OFFSET
 
 _JAVA_MIN_LONG = -(1 << 63)
@@ -43,13 +51,13 @@ class WindowSpec:
         self._frame = frame
 
     def partitionBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> WindowSpec:  # noqa: N802
-        keys = tuple(to_column(c).expr for c in _flatten(cols))
+        keys = tuple(to_column(c).expr for c in flatten(cols))
         return WindowSpec(keys, self._order_by, self._frame)
 
     def orderBy(self, *cols: OrderItem | Sequence[OrderItem]) -> WindowSpec:  # noqa: N802
         """Columns sort ascending with NULLs first unless given as ``desc()`` and so on."""
         keys = tuple(
-            (c if isinstance(c, SortOrder) else to_column(c).asc()).key() for c in _flatten(cols)
+            (c if isinstance(c, SortOrder) else to_column(c).asc()).key() for c in flatten(cols)
         )
         return WindowSpec(self._partition_by, keys, self._frame)
 
@@ -118,12 +126,6 @@ def _frame(unit: Literal["rows", "range"], start: int, end: int) -> ex.Frame:
             f"{unit}Between({start}, {end})"
         )
     return ex.Frame(unit=unit, start=low, end=high)
-
-
-def _flatten(items: tuple[object, ...]) -> list[object]:
-    if len(items) == 1 and isinstance(items[0], list | tuple):
-        return list(items[0])
-    return list(items)
 
 
 def row_number() -> Column:

@@ -26,6 +26,7 @@ from sparkwire.coordinator.worker.expressions import (
     AGGREGATES,
     CALLS,
     DIALECT,
+    INTEGER_WINDOW_CALLS,
     WINDOW_CALLS,
     CompileError,
     cast,
@@ -404,7 +405,9 @@ class _Compiler:
         items = [exp.alias_(self._over(op, f), ident(f.name)) for f in op.functions]
         return _select_from([*map(col, inputs), *items], source)
 
-    def _over(self, op: Window, item: WindowItem) -> exp.Window:
+    def _over(self, op: Window, item: WindowItem) -> exp.Expression:
+        """The item's ``OVER`` clause; ranks and buckets cast to INTEGER, Spark's type for
+        them (DuckDB's is BIGINT), so a key hashed later hashes as the planner expects."""
         function = item.function
         call: exp.Expression
         if isinstance(function, WindowCall):
@@ -415,12 +418,15 @@ class _Compiler:
             call = edge_over_window(function.fn, self.expr(function.arg), function.ignore_nulls)
         else:
             call = self._agg(function)
-        return exp.Window(
+        window = exp.Window(
             this=call,
             partition_by=[self.expr(k) for k in op.partition_by] or None,
             order=exp.Order(expressions=[self.sort_key(k) for k in op.order_by]) if op.order_by else None,
             spec=None if item.frame is None else _frame(item.frame),
         )
+        if isinstance(function, WindowCall) and function.fn in INTEGER_WINDOW_CALLS:
+            return cast(window, "INTEGER")
+        return window
 
     def named(self, named: NamedExpr) -> exp.Expression:
         return exp.alias_(self.expr(named.expr), ident(named.name))

@@ -298,6 +298,9 @@ def _shift(cls: type[exp.Func]) -> Callable[[list[exp.Expression], int], exp.Exp
     return build
 
 
+#: Window functions Spark types ``int`` (DuckDB: BIGINT); the compiler casts them.
+INTEGER_WINDOW_CALLS = frozenset({"row_number", "rank", "dense_rank", "ntile"})
+
 #: Ranking and offset functions over a window: (arguments, offset or buckets) -> call.
 WINDOW_CALLS: dict[str, Callable[[list[exp.Expression], int], exp.Expression]] = {
     "row_number": _ranking(exp.RowNumber),

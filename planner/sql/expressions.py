@@ -292,6 +292,8 @@ def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
 def _frame(spec: exp.WindowSpec | None) -> ex.Frame | None:
     if spec is None:
         return None
+    if spec.args.get("exclude") is not None:
+        raise unsupported(spec, "EXCLUDE in a window frame")
     return ex.Frame(
         unit=spec.args["kind"].lower(),
         start=_bound(spec.args.get("start"), spec.args.get("start_side"), spec),

@@ -62,3 +62,14 @@ def test_window_functions_outside_a_window_operator_are_refused(table: pa.Table)
     with pytest.raises(CompileError, match="unsupported expression Over"):
         compile_fragment(Project(input=exchange(table), columns=(NamedExpr(name="o", expr=over),)),
                          Boundary(kind="result"))
+
+
+def test_ranks_are_integers_as_in_spark(engine: TaskEngine, table: pa.Table) -> None:
+    fragment = Window(
+        input=exchange(table), order_by=(SortKey(expr=Column(name="id")),),
+        functions=tuple(WindowItem(name=fn, function=WindowCall(fn=fn))
+                        for fn in ("row_number", "rank", "dense_rank", "percent_rank")),
+    )
+    schema = run_fragment(engine, fragment, {0: table}).schema
+    assert [schema.field(n).type for n in ("row_number", "rank", "dense_rank", "percent_rank")] == [
+        pa.int32(), pa.int32(), pa.int32(), pa.float64()]
