@@ -38,6 +38,7 @@ _UNARY: dict[type[exp.Expression], ex.ScalarFunction] = {
 }
 _AGGREGATES: dict[type[exp.Expression], ex.AggregateFunction] = {
     exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max", exp.AnyValue: "any_value",
+    exp.First: "first", exp.Last: "last",
 }
 _EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
 _SQL_TYPES = {
@@ -139,6 +140,8 @@ def _aggregate(node: exp.Expression) -> ex.Expr:
     arg = node.this
     if isinstance(arg, exp.Distinct):
         raise unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
+    if node.args.get("expression") is not None:  # Spark's first(x, true)
+        raise unsupported(node, f"{type(node).__name__.upper()} with a second argument")
     return ex.AggCall(fn=_AGGREGATES[type(node)], arg=expression(arg))
 
 
@@ -270,7 +273,7 @@ def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
         raise unsupported(node, "IGNORE NULLS other than in first/last")
     if type(inner) in _EDGES:
         if inner.args.get("expression") is not None:
-            raise unsupported(node, "first/last with a second argument (write IGNORE NULLS)")
+            raise unsupported(node, f"{type(inner).__name__.upper()} with a second argument")
         return ex.AggCall(fn=_EDGES[type(inner)], arg=expression(inner.this), ignore_nulls=ignore_nulls)
     if isinstance(inner, exp.Ntile):
         return ex.WindowCall(fn="ntile", offset=_integer(inner.this, inner))

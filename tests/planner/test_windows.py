@@ -154,3 +154,14 @@ def test_sql_windows_refused_with_a_clear_error(t, text: str, message: str) -> N
 def test_join_on_a_window_is_refused(t) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(AnalysisError, match="join condition .* is not supported by sparkwire"):
         t.join(t.alias("o"), F.rank().over(W) == F.col("o.k"))
+
+
+def test_sql_first_and_last_are_aggregates_too(t) -> None:  # type: ignore[no-untyped-def]
+    from sparkwire.planner.sources import sql_dataframe
+
+    df = sql_dataframe(t._executor, "select v, first(x) f, last(k) l from t group by v", {"t": t})
+    calls = [a.expr for op in operators(df.plan) if op.op == "aggregate" for a in op.aggregates]
+    assert sorted(c.fn for c in calls) == ["first", "last"]
+    assert df.dtypes == [("v", "string"), ("f", "double"), ("l", "bigint")]
+    with pytest.raises(AnalysisError, match="FIRST with a second argument"):
+        sql_dataframe(t._executor, "select v, first(x, true) from t group by v", {"t": t})

@@ -99,6 +99,8 @@ def _aggregates_and_frames(api, df):  # noqa: ANN001, ANN202
         F.sum("id").over(W.orderBy("amount").rangeBetween(-5, 5)).alias("range_decimal"),
         F.avg("amount").over(W.partitionBy("k").orderBy("id").rowsBetween(-1, 0)).alias("avg_amount"),
         (F.sum("g").over(part) - F.col("g")).alias("others"),
+        F.sum("id").over(W.partitionBy("k").orderBy("x").rangeBetween(-1, 1)).alias("range_nan"),
+        F.count("*").over(W.orderBy(F.col("x").desc()).rangeBetween(-3, 0)).alias("range_nan_desc"),
     )
 
 
