@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from typing import Literal, Union
 
+from pydantic import ValidationError
+
 from sparkwire.planner import expressions as ex
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.functions import (
@@ -76,10 +78,12 @@ class WindowSpec:
                 f"{column.output_name!r} is not an aggregate or window function; over() "
                 "applies to one call, e.g. F.sum('x').over(w), F.row_number().over(w)"
             )
-        return Column(ex.Over(
-            function=function, partition_by=self._partition_by, order_by=self._order_by,
-            frame=self._frame,
-        ))
+        try:
+            over = ex.Over(function=function, partition_by=self._partition_by,
+                           order_by=self._order_by, frame=self._frame)
+        except ValidationError as exc:  # more keys than MAX_WINDOW_KEYS
+            raise AnalysisError(f"invalid window: {exc.errors()[0]['msg']}") from None
+        return Column(over)
 
 
 class Window:
