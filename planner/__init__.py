@@ -14,6 +14,7 @@ from sparkwire.planner.executor import Executor, ResultStream
 from sparkwire.planner.explain import explain_logical, explain_staged
 from sparkwire.planner.functions import Column, SortOrder
 from sparkwire.planner.stages import plan_stages
+from sparkwire.planner.window import Window, WindowSpec
 
 __all__ = [
     "AnalysisError",
@@ -25,6 +26,8 @@ __all__ = [
     "PlanError",
     "ResultStream",
     "SortOrder",
+    "Window",
+    "WindowSpec",
     "create_dataframe",
     "explain_logical",
     "explain_staged",

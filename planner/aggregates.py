@@ -11,6 +11,9 @@ Two-phase splitting maps each call to a partial call and a merge of the partials
     count(x) -> partial count(x),            merge sum,  result cast back to int64
     min/max  -> partial min/max,             merge min/max
     any_value -> partial any_value,          merge any_value
+    first/last -> partial first/last,        merge first/last (NULLs skipped in both
+                                             with ignorenulls; which row is first is
+                                             unspecified, as in Spark)
     avg(x)   -> partial sum(x) and count(x), merge sums, result sum / count
 
 ``count_distinct`` and ``quantile`` have no such split; an aggregate containing one runs
@@ -32,6 +35,7 @@ from sparkwire.planner.tree import column_names, fresh_name, transform, walk
 Items = tuple[NamedExpr, ...]
 _MERGE: dict[str, AggregateFunction] = {
     "sum": "sum", "count": "sum", "min": "min", "max": "max", "any_value": "any_value",
+    "first": "first", "last": "last",
 }
 
 
@@ -105,7 +109,8 @@ def split(lowered: Lowered) -> tuple[Items, Items, Items]:
     def partial_column(call: AggCall) -> Column:
         if call not in partial:
             name = partial[call] = fresh_name(output_name(call), taken)
-            merged = AggCall(fn=_MERGE[call.fn], arg=Column(name=name))
+            merged = AggCall(fn=_MERGE[call.fn], arg=Column(name=name),
+                             ignore_nulls=call.ignore_nulls)
             merge.append(NamedExpr(name=name, expr=merged))
         return Column(name=partial[call])
 

@@ -34,7 +34,7 @@ from sparkwire.planner.expressions import Call, Cast, Column, Expr, NamedExpr, R
 from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperation
 from sparkwire.planner.render import sql
 from sparkwire.planner.rules.predicates import conjunction, conjuncts, factor_common
-from sparkwire.planner.tree import column_names, transform
+from sparkwire.planner.tree import column_names, has_window, transform
 
 if TYPE_CHECKING:
     from sparkwire.planner.functions import Column as UserColumn
@@ -281,6 +281,9 @@ def analyze_join(
     if renames is not None:
         right = Project(input=right, columns=renames)
     scope = Scope([*left_attrs, *right_attrs])
+    if condition is not None and has_window(condition):
+        raise AnalysisError(f"a window function in a join condition ({sql(condition)}) is not "
+                            "supported by sparkwire; compute it with withColumn first")
     resolved = None if condition is None else scope.resolve(condition)
     if resolved is not None and not pa.types.is_boolean(scope.type_of(resolved)):
         raise AnalysisError(f"join condition {sql(resolved)} is not a boolean")

@@ -53,7 +53,8 @@ from sparkwire.planner.plan import (
 from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.rows import Row, format_table
-from sparkwire.planner.tree import has_aggregate, transform, walk
+from sparkwire.planner.tree import has_aggregate, has_window, transform, walk
+from sparkwire.planner.windowing import pull_windows
 from sparkwire.planner.types import spark_type_name
 
 SetKind = Literal["union", "intersect", "except"]
@@ -133,6 +134,11 @@ class DataFrame:
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
                 "aggregate first with groupBy().agg(), then filter its result"
             )
+        if has_window(condition.expr):
+            raise AnalysisError(
+                f"window functions are not allowed in filter: {sql(condition.expr)}; compute "
+                "them with withColumn, then filter on that column (as Spark requires)"
+            )
         predicate = self._scope.resolve(condition.expr)
         return self._derive(Filter(input=self._plan, predicate=predicate), self._attrs)
 
@@ -140,7 +146,7 @@ class DataFrame:
 
     def select(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> DataFrame:
         """Columns, names or ``"*"``; aggregates alone make it a global aggregate, as in PySpark."""
-        items = _flatten(cols)
+        items = F.flatten(cols)
         if not items:
             raise AnalysisError("select needs at least one column")
         columns = [F.to_column(c) for c in items]
@@ -202,7 +208,7 @@ class DataFrame:
         return self._project([(a.name, a.column) for a in kept])
 
     def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData:  # noqa: N802
-        keys = [self._named(F.to_column(c), "groupBy") for c in _flatten(cols)]
+        keys = [self._named(F.to_column(c), "groupBy") for c in F.flatten(cols)]
         check_unique(name for name, _ in keys)
         return GroupedData(self, tuple(keys))
 
@@ -217,7 +223,7 @@ class DataFrame:
         ascending: bool | list[bool] = True,
     ) -> DataFrame:
         """``ascending=False`` (or ``False`` in a list, per column) makes a key descending."""
-        items = _flatten(cols)
+        items = F.flatten(cols)
         if not items:
             raise AnalysisError("orderBy needs at least one column")
         flags = ascending if isinstance(ascending, list) else [ascending] * len(items)
@@ -470,7 +476,9 @@ class DataFrame:
         under its own name keeps its identity (internal name, qualifier), so two columns
         that only their DataFrames tell apart (after a join) may share a user name; any
         other name must be unique."""
-        by_internal = {a.internal: a for a in self._attrs}
+        windowed = pull_windows(self._plan, self._attrs, [expr for _, expr in outputs])
+        outputs = [(name, expr) for (name, _), expr in zip(outputs, windowed.exprs, strict=True)]
+        by_internal = {a.internal: a for a in windowed.attrs}
         items = []
         for name, expr in outputs:
             kept = by_internal.get(expr.name) if isinstance(expr, ColumnRef) else None
@@ -482,17 +490,21 @@ class DataFrame:
             computed = item.name not in by_internal or item.expr != by_internal[item.name].column
             if computed and folded.count(name.casefold()) > 1:
                 raise AnalysisError(f"duplicate column name {name!r}; give one of them an alias")
-        attrs = projected(self._scope, items, new_plan_id())
+        attrs = projected(Scope(windowed.attrs), items, new_plan_id())
         attrs = tuple(replace(a, name=name) for a, (name, _) in zip(attrs, outputs, strict=True))
-        return self._derive(Project(input=self._plan, columns=tuple(items)), attrs)
+        return self._derive(Project(input=windowed.plan, columns=tuple(items)), attrs)
 
     def _named(self, col: Column, where: str = "select") -> tuple[str, Expr]:
         """A per-row expression resolved against the current columns, with the name PySpark
-        gives it: the alias, a referenced column's own name, or the expression's text."""
+        gives it: the alias, a referenced column's own name, or the expression's text.
+        Window expressions are allowed where a projection computes them (``select``,
+        ``withColumn``), as in Spark; ``planner.windowing`` moves them below it."""
         if has_aggregate(col.expr):
             raise AnalysisError(
                 f"aggregate {sql(col.expr)} is not allowed in {where}; use agg() or groupBy().agg()"
             )
+        if where not in ("select", "withColumn") and has_window(col.expr):
+            raise _window_not_supported(col, where)
         resolved = self._scope.resolve(col.expr)
         if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
             return ref.name, resolved
@@ -501,7 +513,7 @@ class DataFrame:
     def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:
         """Each aggregate is an expression over aggregate calls (of input columns) and
         group keys (by name), e.g. ``F.sum("a") / F.count("*")``."""
-        items = _flatten(tuple(exprs))
+        items = F.flatten(tuple(exprs))
         if not items:
             raise AnalysisError("agg needs at least one aggregate expression")
         scope = self._scope
@@ -515,6 +527,8 @@ class DataFrame:
         aggregates = []
         for item in items:
             col = F.to_column(item)
+            if has_window(col.expr):
+                raise _window_not_supported(col, "agg")
             if not has_aggregate(col.expr):
                 raise AnalysisError(
                     f"{col.output_name!r} is not an aggregate expression; use F.sum, F.count, ..."
@@ -556,18 +570,18 @@ def _stream(df: DataFrame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:
             yield df._renamed(batch, schema)
 
 
+def _window_not_supported(col: Column, where: str) -> AnalysisError:
+    return AnalysisError(
+        f"a window expression in {where} ({col.output_name}) is not supported by sparkwire; "
+        "compute it with select or withColumn first"
+    )
+
+
 def _is_star(item: object) -> bool:
     """``"*"`` or an unaliased ``F.col("*")``."""
     if isinstance(item, Column):
         return item.expr == ColumnRef(name="*") and item.output_name == "*"
     return isinstance(item, str) and item == "*"
-
-
-def _flatten(items: tuple[Any, ...]) -> list[Any]:
-    """PySpark accepts ``f(a, b)`` and ``f([a, b])``."""
-    if len(items) == 1 and isinstance(items[0], list | tuple):
-        return list(items[0])
-    return list(items)
 
 
 def check_names(names: Sequence[str]) -> None:

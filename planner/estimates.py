@@ -6,9 +6,10 @@ count (a scan of some row groups counts their share); an in-memory source has it
 size and rows. Above the leaves the estimates are rough on purpose, and each guess is
 written here: a filter keeps its predicate's guessed share (``planner.selectivity``), an
 aggregate with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100
-bytes), a join or union both inputs (a semi or anti join its left, a cross join the product
-of rows). An ``Exchange`` is as big as the producer stage the caller says. Estimates
-decide between a broadcast and a shuffle, never correctness.
+bytes), a window as many rows as its input, a join or union both inputs (a semi or anti
+join its left, a cross join the product of rows). An ``Exchange`` is as big as the producer
+stage the caller says. Estimates decide between a broadcast and a shuffle, never
+correctness.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
+    Window,
     output_columns,
 )
 
@@ -53,7 +55,7 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return (exchanges or {}).get(node.stage, 0)
             case Filter():
                 return int(rows(node.input) * selectivity(node.predicate))
-            case Project() | Sort():
+            case Project() | Sort() | Window():
                 return rows(node.input)
             case Aggregate():
                 below = rows(node.input)
@@ -85,7 +87,7 @@ def estimate_bytes(op: Operator) -> int:
             return 0
         case Filter():
             return int(estimate_bytes(op.input) * selectivity(op.predicate))
-        case Project() | Sort():
+        case Project() | Sort() | Window():
             return estimate_bytes(op.input)
         case Aggregate():
             return estimate_bytes(op.input) // 2 if op.keys else _ROW_BYTES
@@ -113,6 +115,8 @@ def distinct_values(op: Operator, column: str) -> int:
     while True:
         match node:
             case Filter() | Sort() | Limit() | Sample():
+                node = node.input
+            case Window() if name in output_columns(node.input):
                 node = node.input
             case Project():
                 source = next((c.expr for c in node.columns if c.name == name), None)

@@ -21,9 +21,10 @@ from sparkwire.planner.plan import (
     SetOperation,
     Sort,
     StagedPlan,
+    Window,
     children,
 )
-from sparkwire.planner.render import identifier, named, sort_key, sql
+from sparkwire.planner.render import identifier, named, sort_key, sql, window_function
 
 _SHOWN_FILES = 3
 
@@ -90,6 +91,8 @@ def _line(op: Operator) -> str:
             return _join_line(op)
         case SetOperation():
             return f"{op.kind.capitalize()}{' all' if op.all else ''}"
+        case Window():
+            return _window_line(op)
         case _:
             assert_never(op)
 
@@ -103,6 +106,19 @@ def _join_line(op: Join) -> str:
         parts.append(f"condition={sql(op.condition)}")
     if op.null_aware:
         parts.append("null-aware")
+    return " ".join(parts)
+
+
+def _window_line(op: Window) -> str:
+    parts = ["Window"]
+    if op.partition_by:
+        parts.append("partition=[" + ", ".join(sql(k) for k in op.partition_by) + "]")
+    if op.order_by:
+        parts.append("order=[" + ", ".join(sort_key(k) for k in op.order_by) + "]")
+    items = ", ".join(
+        f"{window_function(f.function, f.frame)} AS {identifier(f.name)}" for f in op.functions
+    )
+    parts.append(f"[{items}]")
     return " ".join(parts)
 
 

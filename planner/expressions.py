@@ -14,7 +14,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from sparkwire.planner.limits import MAX_IN_LIST
+from sparkwire.planner.limits import MAX_IN_LIST, MAX_WINDOW_KEYS, MAX_WINDOW_OFFSET
 
 MAX_IDENTIFIER_LENGTH = 255
 
@@ -111,7 +111,12 @@ ScalarFunction = Literal[
     "day",
 ]
 AggregateFunction = Literal[
-    "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile",
+    "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",
+    "last",
+]
+#: Functions that exist only over a window (``planner.windowing``): ranking and offsets.
+WindowFunction = Literal[
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
 ]
 
 
@@ -156,18 +161,75 @@ class Call(Node):
 
 class AggCall(Node):
     """An aggregate call; ``arg=None`` is ``count(*)``; ``quantile`` takes ``fraction``
-    (the value at that fraction of the sorted input, one of its values)."""
+    (the value at that fraction of the sorted input, one of its values); ``first`` and
+    ``last`` may skip NULLs (``ignore_nulls``), as Spark's ``first(x, ignorenulls)``."""
 
     kind: Literal["aggregate"] = "aggregate"
     fn: AggregateFunction
     arg: Expr | None = None
     fraction: float | None = Field(default=None, ge=0.0, le=1.0)
+    ignore_nulls: bool = False
 
     @model_validator(mode="after")
     def _fraction_for_quantile(self) -> AggCall:
         if (self.fn == "quantile") != (self.fraction is not None):
             raise ValueError("quantile takes a fraction, and only quantile does")
+        if self.ignore_nulls and self.fn not in ("first", "last"):
+            raise ValueError("only first and last can ignore NULLs")
         return self
+
+
+class WindowCall(Node):
+    """A ranking or offset function, meaningful only over a window (``Over``).
+
+    ``offset`` is the rows ``lag``/``lead`` look back or ahead (never negative: a
+    negative lag is a lead) and the buckets of ``ntile``; ``arg`` and ``default`` belong
+    to ``lag``/``lead`` (the value read, and what a missing row gives)."""
+
+    kind: Literal["window_call"] = "window_call"
+    fn: WindowFunction
+    arg: Expr | None = None
+    offset: int = Field(default=1, ge=0, le=MAX_WINDOW_OFFSET)
+    default: Expr | None = None
+
+    @model_validator(mode="after")
+    def _arguments_fit(self) -> WindowCall:
+        offsets = self.fn in ("lag", "lead")
+        if offsets != (self.arg is not None):
+            raise ValueError("lag and lead read a column, and only they do")
+        if self.default is not None and not offsets:
+            raise ValueError("only lag and lead take a default")
+        if self.fn == "ntile" and self.offset < 1:
+            raise ValueError("ntile needs at least one bucket")
+        return self
+
+
+class Frame(Node):
+    """Which rows of its partition a window aggregate reads, relative to the current row:
+    ``rows`` counts rows, ``range`` compares the (one) order key's value; ``None`` is
+    unbounded (preceding for ``start``, following for ``end``), negative numbers precede."""
+
+    unit: Literal["rows", "range"]
+    start: int | None = Field(default=None, ge=-MAX_WINDOW_OFFSET, le=MAX_WINDOW_OFFSET)
+    end: int | None = Field(default=None, ge=-MAX_WINDOW_OFFSET, le=MAX_WINDOW_OFFSET)
+
+    @model_validator(mode="after")
+    def _ordered_bounds(self) -> Frame:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            raise ValueError("the lower bound of a window frame must not exceed its upper bound")
+        return self
+
+
+class Over(Node):
+    """``function OVER (PARTITION BY ... ORDER BY ... frame)``, as a user writes it. The
+    analyzer (``planner.windowing``) moves every ``Over`` into a ``Window`` operator and
+    leaves a column in its place: no ``Over`` reaches a worker (the compiler refuses it)."""
+
+    kind: Literal["over"] = "over"
+    function: Annotated[Union[AggCall, WindowCall], Field(discriminator="kind")]
+    partition_by: tuple[Expr, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    order_by: tuple[SortKey, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    frame: Frame | None = None
 
 
 class Case(Node):
@@ -183,7 +245,7 @@ class Cast(Node):
 
 
 Expr = Annotated[
-    Union[Column, Ref, Lit, Call, AggCall, Case, Cast],
+    Union[Column, Ref, Lit, Call, AggCall, Case, Cast, WindowCall, Over],
     Field(discriminator="kind"),
 ]
 
@@ -201,5 +263,23 @@ class SortKey(Node):
     nulls_first: bool = False
 
 
-for _model in (Call, AggCall, Case, Cast, NamedExpr, SortKey):
+class WindowItem(Node):
+    """One output column of a ``Window`` operator: a window function or an aggregate
+    (over ``frame``; ranking and offset functions have none) under ``name``."""
+
+    name: Identifier
+    function: Annotated[Union[AggCall, WindowCall], Field(discriminator="kind")]
+    frame: Frame | None = None
+
+    @model_validator(mode="after")
+    def _frame_for_aggregates(self) -> WindowItem:
+        aggregate = isinstance(self.function, AggCall)
+        if aggregate != (self.frame is not None):
+            raise ValueError("an aggregate over a window has a frame, a window function none")
+        if aggregate and self.function.fn == "count_distinct":
+            raise ValueError("count_distinct cannot run over a window")
+        return self
+
+
+for _model in (Call, AggCall, WindowCall, Over, Case, Cast, NamedExpr, SortKey, WindowItem):
     _model.model_rebuild()

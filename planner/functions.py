@@ -17,12 +17,15 @@ import decimal
 import math
 import re
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Any, Union
 
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import render
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.errors import AnalysisError
+
+if TYPE_CHECKING:
+    from sparkwire.planner.window import WindowSpec
 
 ColumnOrName = Union["Column", str]
 Value = Union["Column", bool, int, float, str, decimal.Decimal, dt.date, dt.datetime, None]
@@ -187,6 +190,10 @@ class Column:
 
     astype = cast
 
+    def over(self, window: WindowSpec) -> Column:
+        """This aggregate or window function computed over ``window`` (``planner.window``)."""
+        return window.over(self)
+
     def alias(self, name: str) -> Column:
         try:
             ex.check_identifier(name)
@@ -240,6 +247,13 @@ class SortOrder:
         return ex.SortKey(
             expr=self.column.expr, ascending=self.ascending, nulls_first=self.nulls_first
         )
+
+
+def flatten(items: tuple[Any, ...]) -> list[Any]:
+    """PySpark accepts ``f(a, b)`` and ``f([a, b])``."""
+    if len(items) == 1 and isinstance(items[0], list | tuple):
+        return list(items[0])
+    return list(items)
 
 
 def col(name: str) -> Column:
@@ -445,3 +459,19 @@ def _escape_like(text: str) -> str:
     if "%" in text or "_" in text or "\\" in text:
         raise AnalysisError(f"{text!r} holds a LIKE wildcard; use like() with an explicit pattern")
     return text
+
+
+# The window functions live with ``Window`` (``planner.window``), which builds on this
+# module's Column; they are imported last, once Column exists, to be ``F.row_number`` etc.
+from sparkwire.planner.window import (  # noqa: E402, F401 - re-exported as F.*
+    cume_dist,
+    dense_rank,
+    first,
+    lag,
+    last,
+    lead,
+    ntile,
+    percent_rank,
+    rank,
+    row_number,
+)

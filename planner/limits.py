@@ -26,6 +26,10 @@ MAX_STAGES: Final = 1024
 MAX_INPUTS: Final = 65536
 #: Values of one ``IN`` list.
 MAX_IN_LIST: Final = 65536
+#: Partition and order keys of one window.
+MAX_WINDOW_KEYS: Final = 64
+#: Rows a lag/lead or a frame bound reaches, buckets of an ntile (Spark's are ints).
+MAX_WINDOW_OFFSET: Final = 2**31 - 1
 #: Operators and expressions of one plan (JSON objects of a task plan).
 MAX_PLAN_NODES: Final = 200_000
 #: Nesting depth of a plan: operators over operators, expressions inside expressions.

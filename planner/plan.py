@@ -17,8 +17,8 @@ from typing import Annotated, ClassVar, Final, Literal, Union, assert_never
 
 from pydantic import Field, model_validator
 
-from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey
-from sparkwire.planner.limits import MAX_PARTITIONS, MAX_STAGES, MAX_TASKS
+from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey, WindowItem
+from sparkwire.planner.limits import MAX_PARTITIONS, MAX_STAGES, MAX_TASKS, MAX_WINDOW_KEYS
 
 PLAN_VERSION: Final = 1
 
@@ -110,6 +110,21 @@ class Sample(Node):
     rows: int = Field(ge=1, le=1_000_000)
 
 
+class Window(Node):
+    """Window functions over partitions of the input (Spark's ``Window`` operator): every
+    input row, its columns passed through, then one column per item, computed over the
+    rows sharing its ``partition_by`` values, ordered by ``order_by`` (no keys: one
+    partition of every row). All items share the keys; each has its own frame. A task
+    computing it must hold whole partitions (the stage cutter shuffles on the keys)."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["window"] = "window"
+    input: Operator
+    partition_by: tuple[Expr, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    order_by: tuple[SortKey, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    functions: tuple[WindowItem, ...] = Field(min_length=1)
+
+
 JoinType = Literal["inner", "left", "right", "full", "semi", "anti", "cross"]
 
 
@@ -164,7 +179,7 @@ class SetOperation(Node):
 Operator = Annotated[
     Union[
         ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-        SetOperation, Sample,
+        SetOperation, Sample, Window,
     ],
     Field(discriminator="op"),
 ]
@@ -172,12 +187,12 @@ Operator = Annotated[
 
 #: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
 LOGICAL_OPERATORS: Final = (
-    ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join, SetOperation,
+    ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Window,
 )
 #: What a task's fragment may hold on the wire.
 TASK_OPERATORS: Final = (
     ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-    SetOperation, Sample,
+    SetOperation, Sample, Window,
 )
 
 
@@ -222,6 +237,8 @@ def output_columns(op: Operator) -> list[str]:
             return output_columns(op.left) + output_columns(op.right)
         case SetOperation():
             return output_columns(op.left)
+        case Window():
+            return output_columns(op.input) + [f.name for f in op.functions]
         case _:
             assert_never(op)
 
@@ -287,5 +304,5 @@ class StagedPlan(Node):
         return self.stages[-1]
 
 
-for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample):
+for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, Window):
     _model.model_rebuild()

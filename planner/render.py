@@ -2,7 +2,10 @@
 
 ``sql`` is for people reading plans (``explain``): identifiers quoted when they are not
 plain, strings in single quotes, ``count(*)``. ``output_name`` is the column name PySpark
-would give an unaliased expression (``sum(x)``, ``count(1)``, ``count(DISTINCT x)``), so
+would give an unaliased expression (``sum(x)``, ``count(1)``, ``count(DISTINCT x)``,
+``RANK() OVER (PARTITION BY k ORDER BY v ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING
+AND CURRENT ROW)``: a window's frame is always spelled out, ``-1 FOLLOWING`` for one row
+before, and a few ranking functions are upper case, all as Spark 4 prints them), so
 code ported from PySpark finds its columns under the same names; it is then made a valid
 identifier, since a string literal may carry characters identifiers refuse.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from sparkwire.planner import frames
 from sparkwire.planner.expressions import (
     MAX_IDENTIFIER_LENGTH,
     AggCall,
@@ -19,10 +23,13 @@ from sparkwire.planner.expressions import (
     Cast,
     Column,
     Expr,
+    Frame,
     Lit,
     NamedExpr,
+    Over,
     Ref,
     SortKey,
+    WindowCall,
 )
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -33,6 +40,8 @@ _INFIX = {
     "and": "AND", "or": "OR",
 }
 _FUNCTION_NAMES = {"day": "dayofmonth"}
+# Spark prints these window functions in upper case, the others in lower case.
+_WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 
 
 def sql(expr: Expr) -> str:
@@ -54,10 +63,37 @@ def named(item: NamedExpr) -> str:
     return f"{sql(item.expr)} AS {identifier(item.name)}"
 
 
-def sort_key(key: SortKey) -> str:
+def sort_key(key: SortKey, naming: bool = False) -> str:
     order = "ASC" if key.ascending else "DESC"
     nulls = "FIRST" if key.nulls_first else "LAST"
-    return f"{sql(key.expr)} {order} NULLS {nulls}"
+    return f"{_render(key.expr, naming)} {order} NULLS {nulls}"
+
+
+def window_function(function: AggCall | WindowCall, frame: Frame | None) -> str:
+    """A ``Window`` operator's item, for explain: the function, then its frame if any."""
+    text = sql(function)
+    return text if frame is None else f"{text} {frames.frame_text(frame)}"
+
+
+def _window_call(expr: WindowCall, naming: bool) -> str:
+    name = _WINDOW_NAMES.get(expr.fn, expr.fn)
+    if expr.fn == "ntile":
+        return f"ntile({expr.offset})"
+    if expr.arg is None:
+        return f"{name}()"
+    default = "NULL" if expr.default is None else _render(expr.default, naming)
+    return f"{name}({_render(expr.arg, naming)}, {expr.offset}, {default})"
+
+
+def _over(expr: Over, naming: bool) -> str:
+    parts = []
+    if expr.partition_by:
+        parts.append("PARTITION BY " + ", ".join(_render(e, naming) for e in expr.partition_by))
+    if expr.order_by:
+        parts.append("ORDER BY " + ", ".join(sort_key(k, naming) for k in expr.order_by))
+    frame = frames.effective(expr.function, expr.frame, bool(expr.order_by))
+    parts.append(frames.frame_text(frame))
+    return f"{_render(expr.function, naming)} OVER ({' '.join(parts)})"
 
 
 def _render(expr: Expr, naming: bool) -> str:
@@ -96,7 +132,13 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"count(DISTINCT {r(expr.arg)})"
         if expr.fn == "quantile":
             return f"quantile({r(expr.arg)}, {expr.fraction:g})"
+        if expr.ignore_nulls and not naming:  # Spark names first(x, true) first(x)
+            return f"{expr.fn}({r(expr.arg)}) IGNORE NULLS"
         return f"{expr.fn}({r(expr.arg)})"
+    if isinstance(expr, WindowCall):
+        return _window_call(expr, naming)
+    if isinstance(expr, Over):
+        return _over(expr, naming)
     if isinstance(expr, Case):
         parts = [f"WHEN {r(c)} THEN {r(v)}" for c, v in expr.branches]
         if expr.otherwise is not None:

@@ -28,6 +28,11 @@ only ever a ``coalesce`` (or ``result``) boundary: publishing stores each chunk 
 the driver never hashes rows. A gathering consumer reads it directly; any other consumer
 first reads it through a coalesce of as many tasks as chunks (one chunk per task).
 
+A window needs whole partitions in one task: its input is hash-shuffled on the partition
+keys (unless already partitioned so, or in one task), and the window runs in each consumer
+task; a window without partition keys gathers every row into one task, as Spark does (and
+warns, as sparkwire logs). The output stays partitioned by those keys.
+
 Aggregates with keys run in two phases (partial, shuffle on the keys, merge) unless they
 contain ``count_distinct``, which shuffles raw rows (only the columns it reads) and
 aggregates once; input already in one task is aggregated where it is. A full sort gathers
@@ -36,6 +41,7 @@ into one task; range-partitioned sorting is future work.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, assert_never
@@ -64,6 +70,7 @@ from sparkwire.planner.plan import (
     Sort,
     Stage,
     StagedPlan,
+    Window,
     children,
     operators,
     output_columns,
@@ -78,6 +85,8 @@ RANGE_SAMPLE_ROWS = 1000
 TASKS_PER_WORKER = 2
 MAX_SHUFFLE_PARTITIONS = 256
 #: Spark's ``spark.sql.autoBroadcastJoinThreshold``; the session's setting overrides it.
+
+_log = logging.getLogger(__name__)
 
 
 def plan_stages(
@@ -183,6 +192,8 @@ class _Cutter:
                 return self.join(op)
             case SetOperation():
                 return self.set_operation(op)
+            case Window():
+                return self.window(op)
             case _:
                 assert_never(op)
 
@@ -290,6 +301,23 @@ class _Cutter:
             child,
             lambda f: aggregates.finish(f, lowered.key_columns, lowered.calls, lowered.outputs),
         )
+
+    def window(self, op: Window) -> _Open:
+        """The window in each task of its input hash-partitioned on the partition keys
+        (one task holding every row when there are none, or the input is one task)."""
+        child = self.cut(op.input)
+        if not op.partition_by:
+            if child.tasks > 1:
+                _log.warning("a window without partitionBy moves all rows into one task; this "
+                             "can be slow on large inputs")
+                child = replace(self.single(child),
+                                notes=("window: no partition keys, all rows in one task",))
+            child = self.single(child)
+        else:
+            child = self.materialize(child)
+            if child.tasks > 1:
+                child = self.partitioned(child, op.partition_by)
+        return self.extend(child, lambda f: with_children(op, [f]))
 
     def join(self, op: Join) -> _Open:
         """Broadcast the build side when allowed and small (``join_strategy``), else hash
@@ -414,7 +442,7 @@ def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...])
     node = fragment
     while node is not below:
         match node:
-            case Filter() | Sort() | Limit():
+            case Filter() | Sort() | Limit() | Window():
                 pass
             case Project():
                 kept = {c.name for c in node.columns if c.expr == Column(name=c.name)}

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from sparkwire.planner.expressions import MAX_IDENTIFIER_LENGTH, AggCall, Call, Case, Cast, Column, Expr
+from sparkwire.planner.expressions import (
+    MAX_IDENTIFIER_LENGTH,
+    AggCall,
+    Call,
+    Case,
+    Cast,
+    Column,
+    Expr,
+    Over,
+    WindowCall,
+)
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -12,6 +22,10 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return expr.args
     if isinstance(expr, AggCall):
         return () if expr.arg is None else (expr.arg,)
+    if isinstance(expr, WindowCall):
+        return tuple(e for e in (expr.arg, expr.default) if e is not None)
+    if isinstance(expr, Over):
+        return (expr.function, *expr.partition_by, *(k.expr for k in expr.order_by))
     if isinstance(expr, Case):
         flat = tuple(part for branch in expr.branches for part in branch)
         return flat if expr.otherwise is None else (*flat, expr.otherwise)
@@ -20,13 +34,18 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def walk(expr: Expr, *, into_aggregates: bool = True) -> Iterator[Expr]:
-    """Pre-order; ``into_aggregates=False`` stops at aggregate calls (yielding them)."""
+def walk(
+    expr: Expr, *, into_aggregates: bool = True, into_windows: bool = True
+) -> Iterator[Expr]:
+    """Pre-order; ``into_aggregates=False`` stops at aggregate calls, ``into_windows=False``
+    at window expressions (yielding them)."""
     yield expr
     if isinstance(expr, AggCall) and not into_aggregates:
         return
+    if isinstance(expr, Over) and not into_windows:
+        return
     for child in children(expr):
-        yield from walk(child, into_aggregates=into_aggregates)
+        yield from walk(child, into_aggregates=into_aggregates, into_windows=into_windows)
 
 
 def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
@@ -45,6 +64,17 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
         return Case(branches=branches, otherwise=otherwise)
     if isinstance(expr, Cast):
         return Cast(expr=transform(expr.expr, replace), to=expr.to)
+    if isinstance(expr, WindowCall):
+        arg = None if expr.arg is None else transform(expr.arg, replace)
+        default = None if expr.default is None else transform(expr.default, replace)
+        return expr.model_copy(update={"arg": arg, "default": default})
+    if isinstance(expr, Over):
+        return expr.model_copy(update={
+            "function": transform(expr.function, replace),
+            "partition_by": tuple(transform(e, replace) for e in expr.partition_by),
+            "order_by": tuple(k.model_copy(update={"expr": transform(k.expr, replace)})
+                              for k in expr.order_by),
+        })
     return expr
 
 
@@ -55,7 +85,13 @@ def column_names(expr: Expr, *, into_aggregates: bool = True) -> list[str]:
 
 
 def has_aggregate(expr: Expr) -> bool:
-    return any(isinstance(node, AggCall) for node in walk(expr))
+    """An aggregate call outside any window: ``sum(x) OVER w`` is a per-row value."""
+    return any(isinstance(node, AggCall) for node in walk(expr, into_windows=False))
+
+
+def has_window(expr: Expr) -> bool:
+    """A window expression, or a window function missing its ``OVER``."""
+    return any(isinstance(node, Over | WindowCall) for node in walk(expr))
 
 
 def fresh_name(base: str, taken: set[str]) -> str:

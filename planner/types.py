@@ -16,7 +16,10 @@ Rules (Spark's, where they are simple; each one written down):
 - ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
   ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
   ``decimal(min(38,p+4),min(38,s+4))``); ``min``/``max`` keep their input's type;
-- ``case``/``coalesce`` take the common type of their branches.
+- ``case``/``coalesce`` take the common type of their branches;
+- over a window (``planner.windowing``): ``row_number``/``rank``/``dense_rank``/``ntile``
+  are ``int32``, ``percent_rank``/``cume_dist`` ``float64``, ``lag``/``lead`` and
+  ``first``/``last`` keep their input's type; an aggregate has its aggregate type.
 
 Where the engine would produce another type the planner still reports this one; making the
 engine agree everywhere (casting its results) is tracked with the relational core's result
@@ -30,7 +33,7 @@ from collections.abc import Callable, Mapping
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit
+from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, Over, WindowCall
 
 _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
@@ -87,6 +90,10 @@ def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
             return common_all([infer(v, columns) for v in values])
         case AggCall():
             return _aggregate(expr, columns)
+        case Over():
+            return infer(expr.function, columns)
+        case WindowCall():
+            return _window(expr, columns)
         case Call():
             return _call(expr, columns)
     raise AnalysisError(f"cannot type expression {type(expr).__name__}")
@@ -169,7 +176,7 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         return pa.int64()
     assert expr.arg is not None
     arg = _plain(infer(expr.arg, columns))
-    if expr.fn in ("min", "max", "any_value", "quantile"):
+    if expr.fn in ("min", "max", "any_value", "quantile", "first", "last"):
         return arg
     if expr.fn == "sum":
         if pa.types.is_decimal(arg):
@@ -179,6 +186,14 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
     if pa.types.is_decimal(arg):
         return _bounded(arg.precision + 4, arg.scale + 4)
     return pa.float64()
+
+
+def _window(expr: WindowCall, columns: Mapping[str, pa.DataType]) -> pa.DataType:
+    if expr.fn in ("percent_rank", "cume_dist"):
+        return pa.float64()
+    if expr.arg is not None:  # lag, lead
+        return _plain(infer(expr.arg, columns))
+    return pa.int32()
 
 
 def _literal(lit: Lit) -> pa.DataType:

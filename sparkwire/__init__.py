@@ -14,7 +14,7 @@ implementations). This module only re-exports what a user reaches for first.
 """
 
 from sparkwire.coordinator import Session, Settings, load_settings
-from sparkwire.planner import AnalysisError, Column, DataFrame, PlanError, functions
+from sparkwire.planner import AnalysisError, Column, DataFrame, PlanError, Window, functions
 from sparkwire.transport.errors import SparkwireError
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Session",
     "Settings",
     "SparkwireError",
+    "Window",
     "functions",
     "load_settings",
 ]

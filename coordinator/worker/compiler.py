@@ -26,15 +26,32 @@ from sparkwire.coordinator.worker.expressions import (
     AGGREGATES,
     CALLS,
     DIALECT,
+    INTEGER_WINDOW_CALLS,
+    WINDOW_CALLS,
     CompileError,
     cast,
     col,
     duckdb_type,
+    edge_aggregate,
+    edge_over_window,
     ident,
     literal,
     paren,
 )
-from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
+from sparkwire.planner.expressions import (
+    AggCall,
+    Call,
+    Case,
+    Cast,
+    Column,
+    Expr,
+    Frame,
+    Lit,
+    NamedExpr,
+    SortKey,
+    WindowCall,
+    WindowItem,
+)
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
@@ -50,6 +67,7 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
+    Window,
     output_columns,
 )
 
@@ -168,6 +186,22 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
     )
 
 
+def _frame(frame: Frame) -> exp.WindowSpec:
+    """``ROWS``/``RANGE BETWEEN start AND end``; negative bounds precede the current row."""
+    start, start_side = _bound(frame.start, "PRECEDING")
+    end, end_side = _bound(frame.end, "FOLLOWING")
+    return exp.WindowSpec(kind=frame.unit.upper(), start=start, start_side=start_side,
+                          end=end, end_side=end_side)
+
+
+def _bound(value: int | None, unbounded_side: str) -> tuple[str | exp.Expression, str | None]:
+    if value is None:
+        return "UNBOUNDED", unbounded_side
+    if value == 0:
+        return "CURRENT ROW", None
+    return exp.Literal.number(abs(value)), "PRECEDING" if value < 0 else "FOLLOWING"
+
+
 def _unique(names: Iterable[str], where: str) -> None:
     """Refuse names equal but for case: DuckDB resolves even quoted identifiers ignoring
     case, so ``"a"`` would silently read column ``"A"`` (and ``"a"`` become ``"a_1"``)."""
@@ -253,6 +287,8 @@ class _Compiler:
                 return self._join(op)
             case SetOperation():
                 return self._set_operation(op)
+            case Window():
+                return self._window(op)
             case _:
                 assert_never(op)
 
@@ -360,6 +396,38 @@ class _Compiler:
         combined = _SET_OPERATIONS[op.kind](this=left, expression=right, distinct=not op.all)
         return _star_from(self.derived(combined))
 
+    def _window(self, op: Window) -> exp.Select:
+        """``SELECT *, f OVER (PARTITION BY ... ORDER BY ... frame) AS name, ... FROM
+        (input)``: every input row and column, one column per window item."""
+        inputs = output_columns(op.input)
+        _unique([*inputs, *(f.name for f in op.functions)], "window")
+        source = self.derived(self.operator(op.input))
+        items = [exp.alias_(self._over(op, f), ident(f.name)) for f in op.functions]
+        return _select_from([*map(col, inputs), *items], source)
+
+    def _over(self, op: Window, item: WindowItem) -> exp.Expression:
+        """The item's ``OVER`` clause; ranks and buckets cast to INTEGER, Spark's type for
+        them (DuckDB's is BIGINT), so a key hashed later hashes as the planner expects."""
+        function = item.function
+        call: exp.Expression
+        if isinstance(function, WindowCall):
+            args = [self.expr(a) for a in (function.arg, function.default) if a is not None]
+            call = WINDOW_CALLS[function.fn](args, function.offset)
+        elif function.fn in ("first", "last"):
+            assert function.arg is not None
+            call = edge_over_window(function.fn, self.expr(function.arg), function.ignore_nulls)
+        else:
+            call = self._agg(function)
+        window = exp.Window(
+            this=call,
+            partition_by=[self.expr(k) for k in op.partition_by] or None,
+            order=exp.Order(expressions=[self.sort_key(k) for k in op.order_by]) if op.order_by else None,
+            spec=None if item.frame is None else _frame(item.frame),
+        )
+        if isinstance(function, WindowCall) and function.fn in INTEGER_WINDOW_CALLS:
+            return cast(window, "INTEGER")
+        return window
+
     def named(self, named: NamedExpr) -> exp.Expression:
         return exp.alias_(self.expr(named.expr), ident(named.name))
 
@@ -381,6 +449,8 @@ class _Compiler:
             ifs = [exp.If(this=self.expr(c), true=self.expr(v)) for c, v in node.branches]
             default = exp.Null() if node.otherwise is None else self.expr(node.otherwise)
             return exp.Case(ifs=ifs, default=default)
+        if isinstance(node, WindowCall):
+            raise CompileError(f"window function {node.fn} outside a Window operator")
         if isinstance(node, Cast):
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
             # non-ASCII text, unlike Spark's UTF-8 encoding. The compiler does not know the
@@ -399,6 +469,8 @@ class _Compiler:
         if node.fn == "quantile":
             fraction = cast(exp.Literal.string(repr(node.fraction)), "DOUBLE")
             return exp.Anonymous(this="quantile_disc", expressions=[arg, fraction])
+        if node.fn in ("first", "last"):
+            return edge_aggregate(node.fn, arg, node.ignore_nulls)
         return AGGREGATES[node.fn](this=arg)
 
 

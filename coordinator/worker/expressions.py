@@ -1,8 +1,8 @@
 """Expressions to DuckDB SQL: every function the plan's allow-list names, its literals
 and types, as sqlglot trees the fragment compiler (``compiler``) places in its queries.
 
-Each allowed scalar function has one builder in ``CALLS`` and each aggregate one entry in
-``AGGREGATES``; where Spark's semantics differ from DuckDB's default, the builder says so
+Each allowed scalar function has one builder in ``CALLS``, each aggregate one entry in
+``AGGREGATES`` and each window function one builder in ``WINDOW_CALLS``; where Spark's semantics differ from DuckDB's default, the builder says so
 (``div``, ``concat``, ``date_add`` ...). Nothing is formatted into SQL text here either.
 """
 
@@ -245,6 +245,72 @@ AGGREGATES: dict[str, type[exp.AggFunc]] = {
     # any_value(), which skips them. Every first() of one aggregate reads the same row, so
     # dropDuplicates keeps whole input rows.
     "any_value": exp.First,
+    # Spark's first/last keep NULLs unless told to skip them (``edge_aggregate``).
+    "first": exp.First,
+    "last": exp.Last,
+}
+
+#: first/last over a window frame: the frame's first or last row.
+WINDOW_EDGES: dict[str, type[exp.Func]] = {"first": exp.FirstValue, "last": exp.LastValue}
+
+
+def edge_aggregate(fn: str, arg: exp.Expression, ignore_nulls: bool) -> exp.Expression:
+    """``first``/``last`` of a group; skipping NULLs is a ``FILTER`` on the aggregate
+    (DuckDB's ``any_value`` skips them too, but there is no such ``last``)."""
+    call = AGGREGATES[fn](this=arg)
+    if not ignore_nulls:
+        return call
+    keep = exp.Not(this=exp.Paren(this=exp.Is(this=paren(arg.copy()), expression=exp.Null())))
+    return exp.Filter(this=call, expression=exp.Where(this=keep))
+
+
+def edge_over_window(fn: str, arg: exp.Expression, ignore_nulls: bool) -> exp.Expression:
+    """``first``/``last`` over a window frame: ``first_value``/``last_value`` of the frame,
+    ``IGNORE NULLS`` for Spark's ``ignorenulls``."""
+    call = WINDOW_EDGES[fn](this=arg)
+    return exp.IgnoreNulls(this=call) if ignore_nulls else call
+
+
+def _ranking(cls: type[exp.Func]) -> Callable[[list[exp.Expression], int], exp.Expression]:
+    def build(args: list[exp.Expression], offset: int) -> exp.Expression:
+        arity(cls.__name__, args, 0)
+        return cls()
+
+    return build
+
+
+def _ntile(args: list[exp.Expression], buckets: int) -> exp.Expression:
+    """As Spark's: the first ``rows % n`` buckets get one row more than the rest."""
+    arity("ntile", args, 0)
+    return exp.Ntile(this=exp.Literal.number(buckets))
+
+
+def _shift(cls: type[exp.Func]) -> Callable[[list[exp.Expression], int], exp.Expression]:
+    """``lag``/``lead(value, rows, default)``; the planner gave the default the value's type
+    (DuckDB refuses a default of another type)."""
+
+    def build(args: list[exp.Expression], offset: int) -> exp.Expression:
+        if len(args) not in (1, 2):
+            raise CompileError(f"{cls.__name__} takes a value and a default, got {len(args)} arguments")
+        default = args[1] if len(args) == 2 else None
+        return cls(this=args[0], offset=exp.Literal.number(offset), default=default)
+
+    return build
+
+
+#: Window functions Spark types ``int`` (DuckDB: BIGINT); the compiler casts them.
+INTEGER_WINDOW_CALLS = frozenset({"row_number", "rank", "dense_rank", "ntile"})
+
+#: Ranking and offset functions over a window: (arguments, offset or buckets) -> call.
+WINDOW_CALLS: dict[str, Callable[[list[exp.Expression], int], exp.Expression]] = {
+    "row_number": _ranking(exp.RowNumber),
+    "rank": _ranking(exp.Rank),
+    "dense_rank": _ranking(exp.DenseRank),
+    "percent_rank": _ranking(exp.PercentRank),
+    "cume_dist": _ranking(exp.CumeDist),
+    "ntile": _ntile,
+    "lag": _shift(exp.Lag),
+    "lead": _shift(exp.Lead),
 }
 
 

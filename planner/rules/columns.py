@@ -8,7 +8,9 @@ needs: scans read only those, projections and aggregates drop unread outputs, an
 input that would still carry unread columns (a filter passes its predicate's columns up)
 gets a projection of exactly what the join and its parents read. The plan's own output
 columns never change. Set operations match columns by position and, without ``ALL``,
-compare whole rows, so their inputs keep every column.
+compare whole rows, so their inputs keep every column. A window computes only the
+functions something reads (none: it goes), and its input keeps what they, its partition
+and order keys, and the operators above read.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
+    Window,
     output_columns,
     with_children,
 )
-from sparkwire.planner.tree import column_names
+from sparkwire.planner.tree import children, column_names
 
 
 def prune_columns(plan: Operator) -> Operator:
@@ -68,8 +71,20 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
         case SetOperation():
             return with_children(op, [_prune(op.left, set(output_columns(op.left))),
                                       _prune(op.right, set(output_columns(op.right)))])
+        case Window():
+            return _prune_window(op, needed)
         case _:
             assert_never(op)
+
+
+def _prune_window(op: Window, needed: set[str]) -> Operator:
+    functions = tuple(f for f in op.functions if f.name in needed)
+    passed = needed & set(output_columns(op.input))
+    if not functions:
+        return _prune(op.input, passed)
+    reads = _reads([*op.partition_by, *(k.expr for k in op.order_by),
+                    *(a for f in functions for a in children(f.function))])
+    return op.model_copy(update={"input": _prune(op.input, passed | reads), "functions": functions})
 
 
 def _prune_join(op: Join, needed: set[str]) -> Operator:

@@ -5,7 +5,10 @@ whose rows the join does not pad with NULLs (the left of a left join, either of 
 one), and below a projection only when every column it reads passes through by name. A
 join's own condition is the mirror image: a part reading one side moves into that side
 when the join does not keep that side's unmatched rows (the right of a left join, where
-``o_comment NOT LIKE ...`` in TPC-H Q13's ``ON`` drops orders before they are shuffled)."""
+``o_comment NOT LIKE ...`` in TPC-H Q13's ``ON`` drops orders before they are shuffled).
+A filter moves below a window only where it reads nothing but partition keys that are plain
+columns (Spark's rule): it then drops whole partitions, which changes no other row's window
+values; any other condition would remove rows a window function counts or ranks."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from sparkwire.planner.plan import (
     Join,
     Operator,
     Project,
+    Window,
     children,
     output_columns,
     with_children,
@@ -62,14 +66,22 @@ def _sink(op: Filter) -> Operator:
             return op
         join = with_children(below, [_filtered(below.left, to_left), _filtered(below.right, to_right)])
         return _filtered(join, kept)
-    if isinstance(below, Project):
-        passing = {c.name for c in below.columns if c.expr == Column(name=c.name)}
+    if isinstance(below, Project | Window):
+        passing = _passing(below)
         moved = [p for p in parts if _reads(p) and _reads(p) <= passing]
         if not moved:
             return op
         kept = [p for p in parts if p not in moved]
         return _filtered(with_children(below, [_filtered(below.input, moved)]), kept)
     return op
+
+
+def _passing(op: Project | Window) -> set[str]:
+    """The columns a condition may read to move below ``op``: those a projection passes
+    through by name, a window's partition keys."""
+    if isinstance(op, Window):
+        return {k.name for k in op.partition_by if isinstance(k, Column)}
+    return {c.name for c in op.columns if c.expr == Column(name=c.name)}
 
 
 def _reads(predicate: Expr) -> set[str]:

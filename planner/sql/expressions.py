@@ -5,6 +5,12 @@ Only what the planner's allow-list can carry is translated; anything else is an
 out as ``Column("alias.name")`` (``qualify`` has qualified every one), which the analyzer
 resolves against the relation in scope. Subqueries are not expressions here: the
 translator takes them out of predicates before this module sees them.
+
+``f OVER (PARTITION BY ... ORDER BY ... ROWS|RANGE BETWEEN ...)`` becomes an ``Over``
+(named windows were written into each ``OVER`` first, ``syntax.inline_windows``); frame
+bounds must be integer literals, and an ``ORDER BY`` inside ``OVER`` without ``NULLS
+FIRST/LAST`` sorts NULLs as a top-level ``ORDER BY`` does here (the DuckDB-dialect parser
+records its own default, NULLS LAST, so write Spark's explicitly where NULLs occur).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ _UNARY: dict[type[exp.Expression], ex.ScalarFunction] = {
 }
 _AGGREGATES: dict[type[exp.Expression], ex.AggregateFunction] = {
     exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max", exp.AnyValue: "any_value",
+    exp.First: "first", exp.Last: "last",
 }
 _EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
 _SQL_TYPES = {
@@ -109,6 +116,8 @@ def expression(node: exp.Expression) -> ex.Expr:
             return ex.Call(fn=_EXTRACT[unit], args=(expression(node.expression),))
         case exp.Count():
             return _count(node)
+        case exp.Window():
+            return _window(node)
         case exp.Subquery() | exp.Select() | exp.Exists():
             raise unsupported(node, "a subquery here")
     for kinds, build in _TABLES:
@@ -131,6 +140,8 @@ def _aggregate(node: exp.Expression) -> ex.Expr:
     arg = node.this
     if isinstance(arg, exp.Distinct):
         raise unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
+    if node.args.get("expression") is not None:  # Spark's first(x, true)
+        raise unsupported(node, f"{type(node).__name__.upper()} with a second argument")
     return ex.AggCall(fn=_AGGREGATES[type(node)], arg=expression(arg))
 
 
@@ -228,6 +239,97 @@ def _count(node: exp.Count) -> ex.Expr:
             raise unsupported(node, "COUNT(DISTINCT ...) of several columns")
         return ex.AggCall(fn="count_distinct", arg=expression(arg.expressions[0]))
     return ex.AggCall(fn="count", arg=expression(arg))
+
+
+_RANKING: dict[type[exp.Expression], ex.WindowFunction] = {
+    exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
+    exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist",
+}
+_EDGES = {exp.FirstValue: "first", exp.First: "first", exp.LastValue: "last", exp.Last: "last"}
+
+
+def _window(node: exp.Window) -> ex.Expr:
+    if node.args.get("alias") is not None:
+        raise SqlError.at(node, f"unknown window {node.args['alias'].name!r}")
+    order = node.args.get("order")
+    keys = tuple(sort_key(o) for o in order.expressions) if order is not None else ()
+    try:
+        return ex.Over(
+            function=_window_function(node.this),
+            partition_by=tuple(expression(e) for e in node.args.get("partition_by") or []),
+            order_by=keys,
+            frame=_frame(node.args.get("spec")),
+        )
+    except ValueError as exc:  # a model's bound: too many keys, a frame out of order
+        raise SqlError.at(node, f"invalid window: {exc}") from None
+
+
+def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
+    ignore_nulls = isinstance(node, exp.IgnoreNulls)
+    inner = node.this if ignore_nulls else node
+    if type(inner) in _RANKING:
+        return ex.WindowCall(fn=_RANKING[type(inner)])
+    if ignore_nulls and type(inner) not in _EDGES:
+        raise unsupported(node, "IGNORE NULLS other than in first/last")
+    if type(inner) in _EDGES:
+        if inner.args.get("expression") is not None:
+            raise unsupported(node, f"{type(inner).__name__.upper()} with a second argument")
+        return ex.AggCall(fn=_EDGES[type(inner)], arg=expression(inner.this), ignore_nulls=ignore_nulls)
+    if isinstance(inner, exp.Ntile):
+        return ex.WindowCall(fn="ntile", offset=_integer(inner.this, inner))
+    if isinstance(inner, exp.Lag | exp.Lead):
+        offset = inner.args.get("offset")
+        n = 1 if offset is None else _integer(offset, inner)
+        fn: ex.WindowFunction = "lag" if isinstance(inner, exp.Lag) else "lead"
+        if n < 0:
+            fn, n = ("lead" if fn == "lag" else "lag"), -n
+        default = inner.args.get("default")
+        return ex.WindowCall(fn=fn, arg=expression(inner.this), offset=n,
+                             default=None if default is None else expression(default))
+    function = expression(inner)
+    if not isinstance(function, ex.AggCall):
+        raise unsupported(node, f"{type(inner).__name__.upper()} over a window")
+    return function
+
+
+def _frame(spec: exp.WindowSpec | None) -> ex.Frame | None:
+    if spec is None:
+        return None
+    if spec.args.get("exclude") is not None:
+        raise unsupported(spec, "EXCLUDE in a window frame")
+    return ex.Frame(
+        unit=spec.args["kind"].lower(),
+        start=_bound(spec.args.get("start"), spec.args.get("start_side"), spec),
+        end=_bound(spec.args.get("end"), spec.args.get("end_side"), spec),
+    )
+
+
+def _bound(value: exp.Expression | str | None, side: str | None, spec: exp.WindowSpec) -> int | None:
+    """``UNBOUNDED`` is None, ``CURRENT ROW`` 0, ``n PRECEDING`` -n, ``n FOLLOWING`` n."""
+    if value is None or (isinstance(value, str) and value.upper() == "UNBOUNDED"):
+        return None
+    if isinstance(value, str) and value.upper() == "CURRENT ROW":
+        return 0
+    n = _integer(value, spec)
+    return -n if (side or "").upper() == "PRECEDING" else n
+
+
+def _integer(node: exp.Expression, where: exp.Expression) -> int:
+    value = expression(node) if isinstance(node, exp.Expression) else None
+    if not (isinstance(value, ex.Lit) and isinstance(value.value, int)
+            and not isinstance(value.value, bool)):
+        raise unsupported(where, "a window offset or bound other than an integer literal")
+    return value.value
+
+
+def sort_key(node: exp.Ordered) -> ex.SortKey:
+    """An ``ORDER BY`` item, NULLs first ascending and last descending unless it says."""
+    descending = bool(node.args.get("desc"))
+    nulls_first = node.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = not descending  # Spark: NULLS FIRST ascending, NULLS LAST descending
+    return ex.SortKey(expr=expression(node.this), ascending=not descending,
+                      nulls_first=bool(nulls_first))
 
 
 def unsupported(node: exp.Expression, what: str) -> SqlError:

@@ -19,9 +19,10 @@ from sparkwire.planner.analyzer import Attribute, Relation, analyze_join, fresh
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.plan import Aggregate, Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
-from sparkwire.planner.sql.expressions import expression, unsupported
+from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.syntax import has_subquery
 from sparkwire.planner.tree import has_aggregate, transform
+from sparkwire.planner.windowing import pull_windows
 
 #: Translates a (scalar) subquery into its relation, in the enclosing query's scope.
 Subquery = Callable[[exp.Expression], Relation]
@@ -46,6 +47,9 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
     if not grouped:
         return _projected(relation, items)
+    windowed = next((item for item in node.expressions if item.find(exp.Window)), None)
+    if windowed is not None:
+        raise unsupported(windowed, "a window function in an aggregating SELECT")
     keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
     return _aggregate(relation, items, keys, having, subquery)
 
@@ -128,7 +132,11 @@ def _aggregate(
 
 
 def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:
-    """SELECT list under its names; a column passed through keeps its identity."""
+    """SELECT list under its names, window expressions computed below it
+    (``planner.windowing``); a column passed through keeps its identity."""
+    windowed = pull_windows(relation.plan, relation.attrs, [expr for _, expr in items])
+    items = [(name, expr) for (name, _), expr in zip(items, windowed.exprs, strict=True)]
+    relation = Relation(windowed.plan, windowed.attrs)
     by_internal = {a.internal: a for a in relation.attrs}
     taken: set[str] = set()
     named, attrs = [], []
@@ -165,12 +173,9 @@ def order_limit(node: exp.Expression, relation: Relation) -> Relation:
 def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
     """A SELECT output by name, or by its source column (``qualify`` writes ``t.c`` for an
     output that passes ``t.c`` through, and grouped outputs keep their qualifier)."""
-    descending = bool(node.args.get("desc"))
-    nulls_first = node.args.get("nulls_first")
-    if nulls_first is None:
-        nulls_first = not descending  # Spark: NULLS FIRST ascending, NULLS LAST descending
+    key = sort_key(node)
     try:
-        key = relation.scope.resolve(expression(node.this))
+        resolved = relation.scope.resolve(key.expr)
     except AnalysisError:
         raise unsupported(node, "ORDER BY an expression that is not in the SELECT list") from None
-    return ex.SortKey(expr=key, ascending=not descending, nulls_first=bool(nulls_first))
+    return key.model_copy(update={"expr": resolved})

@@ -18,6 +18,25 @@ def has_subquery(node: exp.Expression) -> bool:
     )
 
 
+def inline_windows(select: exp.Select) -> None:
+    """Write each named window (``WINDOW w AS (...)``) into the ``OVER w`` that use it, in
+    place; an ``OVER (w ROWS ...)`` keeps its own frame and adds the window's keys."""
+    named = {w.name.casefold(): w for w in select.args.get("windows") or []}
+    if not named:
+        return
+    for use in select.find_all(exp.Window):
+        ref = use.args.get("alias")
+        if ref is None or ref.name.casefold() not in named:
+            continue
+        base = named[ref.name.casefold()]
+        for part in ("partition_by", "order", "spec"):
+            if not use.args.get(part) and base.args.get(part):
+                use.set(part, base.args[part].copy() if part != "partition_by"
+                        else [e.copy() for e in base.args[part]])
+        use.set("alias", None)
+    select.set("windows", None)
+
+
 def in_nested_query(node: exp.Expression, top: exp.Expression) -> bool:
     parent = node.parent
     while parent is not None and parent is not top:

@@ -47,7 +47,7 @@ from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
 from sparkwire.planner.tree import has_aggregate, transform
 from sparkwire.planner import types
 
@@ -106,11 +106,24 @@ def _select(node: exp.Select, ctx: _Context) -> Relation:
     relation, correlated = _source(node, ctx)
     if correlated:
         raise unsupported(correlated[0], "a reference to a column of no table in scope")
+    _windows_only_in_select_list(node)
+    inline_windows(node)
     relation = project_or_aggregate(node, relation, lambda sub: _query(sub, ctx))
     if node.args.get("distinct") is not None:
         keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
         relation = Relation(Aggregate(input=relation.plan, keys=keys, aggregates=()), relation.attrs)
     return order_limit(node, relation)
+
+
+def _windows_only_in_select_list(node: exp.Select) -> None:
+    """Window functions are computed for the SELECT list; Spark refuses them in WHERE,
+    GROUP BY and HAVING, and sparkwire does not order by them or join on them either."""
+    clauses = [(part, node.args.get(part)) for part in ("where", "group", "having", "order")]
+    clauses += [("JOIN ... ON", j.args.get("on")) for j in node.args.get("joins") or []]
+    for name, clause in clauses:
+        window = clause.find(exp.Window) if clause is not None else None
+        if window is not None:
+            raise unsupported(window, f"a window function in {name.upper()}")
 
 
 def _from_item(node: exp.Expression, ctx: _Context) -> Relation:

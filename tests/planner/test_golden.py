@@ -1,7 +1,7 @@
 """Golden plans: a DataFrame query in, its logical and staged plans out, one file a case.
 
 Each ``golden/*.txt`` holds the query (a Python expression over the DataFrames ``t`` and
-``u`` and ``F``) under ``# query``, an optional ``# broadcast_threshold`` line, and the
+``u``, ``F`` and ``Window``) under ``# query``, an optional ``# broadcast_threshold`` line, and the
 expected ``explain(extended=True)`` text under ``# explain``. A change to the planner that
 changes a plan shows up here as a readable diff. ``SPARKWIRE_UPDATE_GOLDEN=1`` rewrites the
 files from the current planner (review the diff before committing it).
@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import create_dataframe
+from sparkwire.planner import Window, create_dataframe
 from sparkwire.planner import functions as F
 from tests.planner.conftest import FakeExecutor
 
@@ -43,7 +43,7 @@ def render(case: dict[str, str]) -> str:
     if "broadcast_threshold" in case:
         executor.broadcast_threshold = int(case["broadcast_threshold"])
     t, u = create_dataframe(executor, T), create_dataframe(executor, U)
-    df = eval(case["query"], {"t": t, "u": u, "F": F})  # the test's own file, not input
+    df = eval(case["query"], {"t": t, "u": u, "F": F, "Window": Window})  # the test's own file, not input
     return df.explain_string(extended=True)
 
 

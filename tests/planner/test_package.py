@@ -12,6 +12,8 @@ def test_public_names_are_pinned() -> None:
         "PlanError",
         "ResultStream",
         "SortOrder",
+        "Window",
+        "WindowSpec",
         "create_dataframe",
         "explain_logical",
         "explain_staged",
