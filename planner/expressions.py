@@ -100,6 +100,7 @@ ScalarFunction = Literal[
     "rtrim",
     # dates
     "date_add",
+    "date_sub",
     "add_months",
     # a few scalar helpers users reach for in filters
     "abs",

@@ -372,16 +372,18 @@ def rtrim(c: ColumnOrName) -> Column:
     return _scalar("rtrim", c)
 
 
-def date_add(start: ColumnOrName, days: int | Column) -> Column:
-    return Column(ex.Call(fn="date_add", args=(to_column(start).expr, _value(days))))
+def date_add(start: ColumnOrName, days: ColumnOrName | int) -> Column:
+    """``days`` is a column (a name is one) or a number, as in PySpark."""
+    return Column(ex.Call(fn="date_add", args=(to_column(start).expr, _number_or_column(days))))
 
 
-def date_sub(start: ColumnOrName, days: int | Column) -> Column:
-    return date_add(start, -days)
+def date_sub(start: ColumnOrName, days: ColumnOrName | int) -> Column:
+    return Column(ex.Call(fn="date_sub", args=(to_column(start).expr, _number_or_column(days))))
 
 
-def add_months(start: ColumnOrName, months: int | Column) -> Column:
-    return Column(ex.Call(fn="add_months", args=(to_column(start).expr, _value(months))))
+def add_months(start: ColumnOrName, months: ColumnOrName | int) -> Column:
+    """The same day ``months`` later, the month's last day where it has fewer (Spark's)."""
+    return Column(ex.Call(fn="add_months", args=(to_column(start).expr, _number_or_column(months))))
 
 
 def coalesce(*cols: ColumnOrName) -> Column:
@@ -414,6 +416,11 @@ def checked_call(fn: ex.ScalarFunction, *args: ex.Expr) -> Column:
     except ValidationError as exc:
         message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
         raise AnalysisError(message) from None
+
+
+def _number_or_column(value: ColumnOrName | int | float) -> ex.Expr:
+    """Where PySpark takes ``ColumnOrName`` or a number, a ``str`` is a column name."""
+    return to_column(value).expr if isinstance(value, Column | str) else _literal(value)
 
 
 def _value(value: Value) -> ex.Expr:

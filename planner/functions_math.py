@@ -20,7 +20,14 @@ from __future__ import annotations
 
 from sparkwire.planner import expressions as ex
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.functions import Column, ColumnOrName, checked_call, lit, to_column
+from sparkwire.planner.functions import (
+    Column,
+    ColumnOrName,
+    _number_or_column,
+    checked_call,
+    lit,
+    to_column,
+)
 
 __all__ = [
     "bround", "ceil", "ceiling", "exp", "floor", "greatest", "least", "ln", "log", "log10",
@@ -55,7 +62,7 @@ def sqrt(col: ColumnOrName) -> Column:
 
 
 def pow(col1: NumberOrColumn, col2: NumberOrColumn) -> Column:  # noqa: A001 - PySpark's name
-    return checked_call("pow", _operand(col1), _operand(col2))
+    return checked_call("pow", _number_or_column(col1), _number_or_column(col2))
 
 
 power = pow
@@ -104,7 +111,7 @@ def least(*cols: ColumnOrName) -> Column:
 
 
 def pmod(dividend: NumberOrColumn, divisor: NumberOrColumn) -> Column:
-    return checked_call("pmod", _operand(dividend), _operand(divisor))
+    return checked_call("pmod", _number_or_column(dividend), _number_or_column(divisor))
 
 
 def _to_integral(fn: ex.ScalarFunction, col: ColumnOrName, scale: int | None) -> Column:
@@ -117,8 +124,3 @@ def _extreme(fn: ex.ScalarFunction, cols: tuple[ColumnOrName, ...]) -> Column:
     if len(cols) < 2:
         raise AnalysisError(f"{fn} needs at least two columns")
     return checked_call(fn, *(to_column(c).expr for c in cols))
-
-
-def _operand(value: NumberOrColumn) -> ex.Expr:
-    """A column, a column name, or a number (PySpark's ``pow``/``pmod`` take all three)."""
-    return to_column(value).expr if isinstance(value, Column | str) else lit(value).expr

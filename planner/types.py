@@ -63,7 +63,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
         pa.string(),
     ),
     **dict.fromkeys(
-        ("date_add", "add_months", "current_date", "to_date", "trunc_date", "last_day",
+        ("date_add", "date_sub", "add_months", "current_date", "to_date", "trunc_date", "last_day",
          "next_day"),
         pa.date32(),
     ),

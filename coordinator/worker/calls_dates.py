@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast
+from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
 from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
 from sparkwire.planner import datetime_patterns
 
@@ -93,6 +93,11 @@ def _part(name: str, operand: str) -> Builder:
     return build
 
 
+def _date_sub(args: list[exp.Expression]) -> exp.Expression:
+    arity("date_sub", args, 2)
+    return CALLS["date_add"]([args[0], exp.Neg(this=paren(args[1]))])
+
+
 def _pinned(args: list[exp.Expression]) -> exp.Expression:
     """``current_date``/``current_timestamp``: the instant the planner read."""
     arity("current date or time", args, 1)
@@ -102,6 +107,7 @@ def _pinned(args: list[exp.Expression]) -> exp.Expression:
 DATE_CALLS: dict[str, Builder] = {
     "current_date": _pinned,
     "current_timestamp": _pinned,
+    "date_sub": _date_sub,
     "datediff": over("CAST(:a AS DATE) - CAST(:b AS DATE)", "a", "b"),
     "months_between": _months_between,
     "date_format": _date_format,

@@ -195,6 +195,7 @@ CALLS = [
     (call("rtrim", col("s")), "rtrim(s)"),
     (call("date_add", col("d"), lit(-40)), "CAST(d + INTERVAL (-40) DAY AS DATE)"),
     (call("add_months", col("d"), lit(1)), "CAST(d + INTERVAL 1 MONTH AS DATE)"),
+    (call("date_sub", col("d"), col("i")), "CAST(d - INTERVAL (i) DAY AS DATE)"),
     # strings, dates and math (planner.functions_text/_dates/_math), against DuckDB written by hand
     (call("substr", col("s"), lit(2), lit(3)), "substring(s, 2, 3)"),
     (call("substring", col("s"), lit(0), lit(2)), "substring(s, 1, 2)"),
