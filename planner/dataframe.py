@@ -125,9 +125,12 @@ class DataFrame:
         return self._derive(self._plan, [replace(a, qualifier=alias) for a in self._attrs])
 
     # -- transformations ----------------------------------------------------------------
-    def filter(self, condition: Column) -> DataFrame:
+    def filter(self, condition: Column | str) -> DataFrame:
+        """A Column condition, or a Spark SQL one as text (``"x > 1 AND s LIKE 'a%'"``)."""
+        if isinstance(condition, str):
+            condition = F.expr(condition)
         if not isinstance(condition, Column):
-            raise AnalysisError("filter takes a Column condition, e.g. F.col('x') > 1")
+            raise AnalysisError("filter takes a Column condition, e.g. F.col('x') > 1, or SQL text")
         if has_aggregate(condition.expr):
             raise AnalysisError(
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
@@ -159,6 +162,11 @@ class DataFrame:
             else:
                 outputs.append(self._named(F.to_column(item)))
         return self._project(outputs)
+
+    def selectExpr(self, *expr: str | Sequence[str]) -> DataFrame:  # noqa: N802 - PySpark's name
+        """``select`` of Spark SQL expressions (``"a + 1 AS b"``, ``"upper(s)"``, ``"*"``)."""
+        items = _flatten(expr)
+        return self.select(*(item if _is_star(item) else F.expr(item) for item in items))
 
     def withColumn(self, name: str, col: Column) -> DataFrame:  # noqa: N802 - PySpark's name
         """Replaces a column of that name (in any case) in place, or appends one."""

@@ -278,6 +278,13 @@ def to_column(value: ColumnOrName) -> Column:
     raise AnalysisError(f"expected a Column or a column name, got {type(value).__name__}")
 
 
+def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
+    """A Spark SQL expression as a Column (``planner.sql.column``): ``expr("a + 1 AS b")``."""
+    from sparkwire.planner.sql.column import sql_column  # the SQL front end builds on this module
+
+    return sql_column(str)
+
+
 def when(condition: Column, value: Value) -> Column:
     return Column(ex.Case(branches=((condition.expr, _value(value)),)))
 
