@@ -71,11 +71,12 @@ def strftime_pattern(pattern: str, parsing: bool = False) -> str:
     while i < len(pattern):
         ch = pattern[i]
         if ch == "'":
-            end = pattern.find("'", i + 1)
-            if end < 0:
-                raise AnalysisError(f"datetime pattern {pattern!r} has an unclosed quote")
-            out.append("'" if end == i + 1 else pattern[i + 1:end].replace("%", "%%"))
-            i = end + 1
+            if pattern.startswith("''", i):
+                out.append("'")
+                i += 2
+                continue
+            text, i = _quoted(pattern, i + 1)
+            out.append(text.replace("%", "%%"))
             continue
         if ch.isascii() and ch.isalpha():
             run = len(pattern) - i - len(pattern[i:].lstrip(ch))
@@ -92,6 +93,21 @@ def strftime_pattern(pattern: str, parsing: bool = False) -> str:
         out.append("%%" if ch == "%" else ch)
         i += 1
     return "".join(out)
+
+
+def _quoted(pattern: str, i: int) -> tuple[str, int]:
+    """The literal text from ``i`` to the closing quote (``''`` inside is a quote), and the
+    position after it."""
+    text: list[str] = []
+    while True:
+        end = pattern.find("'", i)
+        if end < 0:
+            raise AnalysisError(f"datetime pattern {pattern!r} has an unclosed quote")
+        text.append(pattern[i:end])
+        if not pattern.startswith("''", end):
+            return "".join(text), end + 1
+        text.append("'")
+        i = end + 2
 
 
 def check_datetime_pattern(pattern: str) -> str:

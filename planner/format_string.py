@@ -6,7 +6,7 @@ Java's Formatter prints it. Refused, naming the directive: everything else, amon
 ``%f``/``%e`` (Java rounds the decimal text HALF_UP, C's printf the binary value),
 ``%x``, ``%b``, argument indexes (``%1$s``) and ``%n``. ``%s`` of a float or double is
 refused when the plan is typed (Java prints ``1.0E10`` where DuckDB prints
-``10000000000.0``).
+``10000000000.0``), and of a date or timestamp (Spark formats its internal number).
 """
 
 from __future__ import annotations

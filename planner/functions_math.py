@@ -7,7 +7,8 @@ Spark's semantics, kept by the worker's builders (``coordinator.worker.math``):
   binary value gives 2.67); NaN and infinities stay; integers and decimals keep their type
   (a decimal's scale shrinks to the one asked for);
 - ``floor``/``ceil`` of a double or an integer are ``bigint``, of ``decimal(p,s)``
-  ``decimal(p-s+1,0)``;
+  ``decimal(p-s+1,0)``; of NaN or an infinity they fail the query (the cast to bigint),
+  where Spark gives 0 or the bigint's bounds;
 - ``log``/``ln``/``log10``/``log2`` of a value <= 0 are NULL (and ``log1p`` of one <= -1),
   where DuckDB gives -inf or NaN; ``log(base, x)`` is ``ln(x)/ln(base)``, NULL for a base <= 0;
 - ``sqrt`` of a negative is NaN; ``signum`` is a double, NaN for NaN;

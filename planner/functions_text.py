@@ -5,11 +5,14 @@ Spark's semantics, which the worker's builders keep where DuckDB differs
 
 - positions are 1-based; ``substring``/``substr`` read a start of 0 as 1 and a negative
   start as counted from the end, and give ``''`` when the range is empty;
-- ``instr``/``locate`` give 0 when not found, ``locate`` 0 for a start below 1;
+- ``instr``/``locate`` give 0 when not found, ``locate`` 0 for a start below 1 and 1 for
+  the empty string at any start;
 - ``lpad``/``rpad`` cut the string to ``len`` when it is longer (or the pad is empty) and
   give ``''`` for a negative ``len``; DuckDB raises on an empty pad;
 - ``concat_ws`` skips NULL parts; ``trim``/``ltrim``/``rtrim`` remove spaces only;
 - ``initcap`` lower-cases the string and upper-cases the first letter after each space;
+  letters whose title case is two letters differ (Java makes ``ß`` ``Ss``, DuckDB ``ẞ``),
+  as ``upper`` does;
 - regular expressions are Java's, refused where RE2 would read them otherwise
   (``planner.regex``); ``regexp_replace`` replaces every match, ``regexp_extract`` gives
   ``''`` when nothing matches;

@@ -27,8 +27,9 @@ Rules (Spark's, where they are simple; each one written down):
   ``bround`` keep integer and float types and turn ``decimal(p,s)`` to scale ``d`` into
   ``decimal(p-s+1+min(s,d),min(s,d))`` (``decimal(max(p-s+1,1-d),0)`` for ``d < 0``);
   ``pmod`` types as ``%``;
-- ``format_string`` needs one argument per directive and refuses ``%s`` of a float and
-  ``%d`` of a non-integer (``planner.format_string``).
+- ``format_string`` needs one argument per directive and refuses ``%s`` of a float, a
+  date or a timestamp (Spark prints Java's text of its internal value) and ``%d`` of a
+  non-integer (``planner.format_string``).
 
 Where the engine would produce another type the planner still reports this one; making the
 engine agree everywhere (casting its results) is tracked with the relational core's result
@@ -209,7 +210,9 @@ def _check_format_arguments(expr: Call, args: list[pa.DataType]) -> None:
         )
     for directive, arg in zip(wanted, args[1:], strict=True):
         arg = _plain(arg)
-        if pa.types.is_floating(arg) or (directive.conversion == "d" and not pa.types.is_integer(arg)):
+        printable = pa.types.is_string(arg) or pa.types.is_integer(arg) or pa.types.is_boolean(arg) \
+            or pa.types.is_decimal(arg) or pa.types.is_null(arg)
+        if not printable or (directive.conversion == "d" and not pa.types.is_integer(arg)):
             raise AnalysisError(
                 f"format_string %{directive.conversion} of a {spark_type_name(arg)} is not "
                 "supported by sparkwire"

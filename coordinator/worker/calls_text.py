@@ -26,8 +26,9 @@ _PAD = (
     "CASE WHEN :pad IS NULL THEN NULL WHEN :pad = '' OR :n <= length(:s) "
     "THEN substring(:s, 1, greatest(:n, 0)) ELSE {fn}(:s, :n, :pad) END"
 )
+# Spark finds the empty string at 1 whatever the start (UTF8String.indexOf returns 0).
 _LOCATE = template(
-    "CASE WHEN instr(substring(:s, :p), :sub) = 0 THEN 0 "
+    "CASE WHEN :sub = '' AND :s IS NOT NULL THEN 1 WHEN instr(substring(:s, :p), :sub) = 0 THEN 0 "
     "ELSE instr(substring(:s, :p), :sub) + :p - 1 END"
 )
 _LOCATE_BEFORE_START = template("CASE WHEN :s IS NULL OR :sub IS NULL THEN NULL ELSE 0 END")

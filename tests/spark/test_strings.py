@@ -27,7 +27,7 @@ def strings(api, df):
         F_.regexp_replace("s", r"[a-z]\.", "<$0>"), F_.regexp_replace("s", r"(\w)(\d+)", r"$2\$$1"),
         F_.regexp_extract("s", r"([a-z])(\d+)", 2), F_.regexp_extract("s", r"(x)?(\.)", 1),
         F_.instr("s", "b"), F_.instr("s", ""), F_.locate("b", "s"), F_.locate("b", "s", 3),
-        F_.locate("a", "s", 0), F_.initcap("s"), F_.format_string("[%5s|%-3d|%s]", "s", "n", "t"),
+        F_.locate("a", "s", 0), F_.locate("", "s", 3), F_.locate("c", "s", 30), F_.initcap("s"), F_.format_string("[%5s|%-3d|%s]", "s", "n", "t"),
         s.like("a%"), s.rlike(r"^\s+p"), s.startswith("a."), s.endswith(t), s.contains(t),
         s.eqNullSafe(t), s.eqNullSafe(F_.lit(None)), s.substr(0, 3), s.substr(-3, 2),
         F_.substring("s", 2, 100), F_.substring("s", -20, 22), F_.substring("s", 3, -1),
