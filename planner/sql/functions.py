@@ -6,6 +6,11 @@ argument wrapped in ``TsOrDsToDate``); this module maps those classes onto the f
 of ``planner.functions``, so a call written in SQL (``F.expr``, ``selectExpr``,
 ``session.sql``) is checked exactly as the same call made from Python is: patterns must be
 literals and pass the same checks. A function not listed here is ``... is not supported``.
+
+A call keeps Spark's meaning in ``session.sql`` too, whose text is parsed as DuckDB's
+dialect: ``regexp_replace`` replaces every match, positions are 1-based as in Spark.
+``instr(s, t)`` and ``locate(t, s)`` mean the same and are both named ``instr``; a
+``log(10, x)`` is computed (and named) as ``log10(x)``, sqlglot parsing both alike.
 """
 
 from __future__ import annotations
