@@ -15,7 +15,6 @@ from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
 from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
 from sparkwire.planner import datetime_patterns
 
-_DAY_US = 86_400_000_000
 _MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
 _SECONDS_IN_MONTH = (
     "(day(:{x}) * 86400 + (epoch_us(CAST(:{x} AS TIMESTAMP)) "
@@ -24,9 +23,10 @@ _SECONDS_IN_MONTH = (
 # Spark's DateTimeUtils.monthsBetween: whole months when the days of month agree or both
 # are month ends, else the day-and-time difference over a 31-day month (in whole seconds).
 _MONTHS_BETWEEN = (
-    f"CASE WHEN day(:a) = day(:b) OR (CAST(:a AS DATE) = last_day(:a) AND CAST(:b AS DATE) = last_day(:b)) "
-    f"THEN CAST({_MONTHS} AS DOUBLE) "
-    f"ELSE {_MONTHS} + ({_SECONDS_IN_MONTH.format(x='a')} - {_SECONDS_IN_MONTH.format(x='b')}) / 2678400.0 END"
+    "CASE WHEN day(:a) = day(:b) "
+    "OR (CAST(:a AS DATE) = last_day(:a) AND CAST(:b AS DATE) = last_day(:b)) "
+    f"THEN CAST({_MONTHS} AS DOUBLE) ELSE {_MONTHS} + "
+    f"({_SECONDS_IN_MONTH.format(x='a')} - {_SECONDS_IN_MONTH.format(x='b')}) / 2678400.0 END"
 )
 _ROUNDED_8 = template("floor(:x * 1e8 + 0.5) / 1e8")  # Java's Math.round(x * 1e8) / 1e8
 _MONTHS_BETWEEN_T = template(_MONTHS_BETWEEN)
@@ -44,7 +44,9 @@ def _months_between(args: list[exp.Expression]) -> exp.Expression:
 def _date_format(args: list[exp.Expression]) -> exp.Expression:
     arity("date_format", args, 2)
     pattern = datetime_patterns.strftime_pattern(literal_text(args[1], "date_format's pattern"))
-    return exp.Anonymous(this="strftime", expressions=[cast(args[0], "TIMESTAMP"), exp.Literal.string(pattern)])
+    return exp.Anonymous(
+        this="strftime", expressions=[cast(args[0], "TIMESTAMP"), exp.Literal.string(pattern)]
+    )
 
 
 def _parser(to: str) -> Builder:

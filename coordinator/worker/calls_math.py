@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast
+from sparkwire.coordinator.worker.expressions import arity
 from sparkwire.coordinator.worker.templates import Builder, over
 
 _DOUBLE = "CAST(:x AS DOUBLE)"
@@ -52,7 +52,10 @@ MATH_CALLS: dict[str, Builder] = {
     "ceiling": over("ceil(:x)", "x"),
     "sqrt": _double("sqrt"),
     "pow": over("pow(CAST(:x AS DOUBLE), CAST(:y AS DOUBLE))", "x", "y"),
-    "log": over(f"CASE WHEN :b <= 0 OR :x <= 0 THEN NULL ELSE ln({_DOUBLE}) / ln(CAST(:b AS DOUBLE)) END", "b", "x"),
+    "log": over(
+        f"CASE WHEN :b <= 0 OR :x <= 0 THEN NULL ELSE ln({_DOUBLE}) / ln(CAST(:b AS DOUBLE)) END",
+        "b", "x",
+    ),
     "ln": _logarithm("ln", 0),
     "log10": _logarithm("log10", 0),
     "log2": _logarithm("log2", 0),

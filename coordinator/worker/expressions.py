@@ -3,8 +3,9 @@ and types, as sqlglot trees the fragment compiler (``compiler``) places in its q
 
 Each allowed scalar function has one builder, here in ``CALLS`` or in the string, date and
 math groups (``calls_text``, ``calls_dates``, ``calls_math``, gathered by ``calls``), and
-each aggregate one entry in ``AGGREGATES``; where Spark's semantics differ from DuckDB's default, the builder says so
-(``div``, ``concat``, ``date_add`` ...). Nothing is formatted into SQL text here either.
+each aggregate one entry in ``AGGREGATES``; where Spark's semantics differ from DuckDB's
+default, the builder says so (``div``, ``concat``, ``date_add`` ...). Nothing is formatted
+into SQL text here either.
 """
 
 from __future__ import annotations

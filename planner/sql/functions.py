@@ -16,6 +16,7 @@ dialect: ``regexp_replace`` replaces every match, positions are 1-based as in Sp
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -39,7 +40,7 @@ def unwrapped(node: exp.Expression | None) -> exp.Expression | None:
     return node
 
 
-def _pattern(column: Column) -> object:
+def _pattern(column: Column) -> Any:
     """A datetime pattern as Spark wrote it: sqlglot keeps patterns in its own (strftime)
     form and gives Spark's back through the Spark dialect's inverse mapping."""
     value = _text(column)
@@ -52,21 +53,23 @@ def _one(fn: Callable[[Column], Column]) -> Callable[[_Args], Column]:
     return lambda a: fn(a[0])
 
 
-def _text(column: Column) -> object:
+def _text(column: Column) -> Any:
     """A literal's value (patterns and units are plain Python values in ``F``), else the column."""
     node = column.expr
     return node.value if isinstance(node, ex.Lit) and node.type is None else column
 
 
-_BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], Callable[[_Args], Column]]] = {
-    exp.ConcatWs: (("expressions",), lambda a: F.concat_ws(_text(a[0]), *a[1:])),  # type: ignore[arg-type]
+_Build = Callable[[_Args], Column]
+# node class -> (the node's arguments, in order, that are the call's) and the call
+_BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], _Build]] = {
+    exp.ConcatWs: (("expressions",), lambda a: F.concat_ws(_text(a[0]), *a[1:])),
     exp.RegexpReplace: (("this", "expression", "replacement"),
-                        lambda a: F.regexp_replace(a[0], _text(a[1]), _text(a[2]))),  # type: ignore[arg-type]
+                        lambda a: F.regexp_replace(a[0], _text(a[1]), _text(a[2]))),
     exp.RegexpExtract: (("this", "expression", "group"),
-                        lambda a: F.regexp_extract(a[0], _text(a[1]), _text(a[2]) if len(a) > 2 else 1)),  # type: ignore[arg-type]
-    exp.RegexpLike: (("this", "expression"), lambda a: a[0].rlike(_text(a[1]))),  # type: ignore[arg-type]
+                        lambda a: F.regexp_extract(a[0], _text(a[1]), _text(a[2]) if len(a) > 2 else 1)),
+    exp.RegexpLike: (("this", "expression"), lambda a: a[0].rlike(_text(a[1]))),
     exp.Initcap: (("this",), _one(F.initcap)),
-    exp.Format: (("this", "expressions"), lambda a: F.format_string(_text(a[0]), *a[1:])),  # type: ignore[arg-type]
+    exp.Format: (("this", "expressions"), lambda a: F.format_string(_text(a[0]), *a[1:])),
     exp.StartsWith: (("this", "expression"), lambda a: a[0].startswith(a[1])),
     exp.EndsWith: (("this", "expression"), lambda a: a[0].endswith(a[1])),
     exp.Contains: (("this", "expression"), lambda a: a[0].contains(a[1])),
@@ -75,11 +78,14 @@ _BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], Callable[[_Args], C
     exp.CurrentTimestamp: ((), lambda a: F.current_timestamp()),
     exp.DateDiff: (("this", "expression"), lambda a: F.datediff(a[0], a[1])),
     exp.MonthsBetween: (("this", "expression"), lambda a: F.months_between(a[0], a[1])),
-    exp.TimeToStr: (("this", "format"), lambda a: F.date_format(a[0], _pattern(a[1]))),  # type: ignore[arg-type]
-    exp.TsOrDsToDate: (("this", "format"), lambda a: F.to_date(a[0], *map(_pattern, a[1:]))),  # type: ignore[arg-type]
-    exp.StrToTime: (("this", "format"), lambda a: F.to_timestamp(a[0], _pattern(a[1]))),  # type: ignore[arg-type]
-    exp.TimestampTrunc: (("unit", "this"), lambda a: F.date_trunc(_text(a[0]), a[1])),  # type: ignore[arg-type]
-    exp.DateTrunc: (("this", "unit"), lambda a: F.trunc(a[0], _text(a[1]))),  # type: ignore[arg-type]
+    exp.TimeToStr: (("this", "format"),
+                    lambda a: F.date_format(a[0], _pattern(a[1]))),
+    exp.TsOrDsToDate: (("this", "format"),
+                       lambda a: F.to_date(a[0], *map(_pattern, a[1:]))),
+    exp.StrToTime: (("this", "format"),
+                    lambda a: F.to_timestamp(a[0], _pattern(a[1]))),
+    exp.TimestampTrunc: (("unit", "this"), lambda a: F.date_trunc(_text(a[0]), a[1])),
+    exp.DateTrunc: (("this", "unit"), lambda a: F.trunc(a[0], _text(a[1]))),
     exp.Hour: (("this",), _one(F.hour)),
     exp.Minute: (("this",), _one(F.minute)),
     exp.Second: (("this",), _one(F.second)),
@@ -89,10 +95,10 @@ _BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], Callable[[_Args], C
     exp.DayOfMonth: (("this",), _one(F.dayofmonth)),
     exp.Quarter: (("this",), _one(F.quarter)),
     exp.LastDay: (("this",), _one(F.last_day)),
-    exp.NextDay: (("this", "expression"), lambda a: F.next_day(a[0], _text(a[1]))),  # type: ignore[arg-type]
+    exp.NextDay: (("this", "expression"), lambda a: F.next_day(a[0], _text(a[1]))),
     exp.AddMonths: (("this", "expression"), lambda a: F.add_months(a[0], a[1])),
     exp.TsOrDsAdd: (("this", "expression"), lambda a: _date_add(a[0], a[1])),
-    exp.Round: (("this", "decimals"), lambda a: F.round(a[0], *map(_text, a[1:]))),  # type: ignore[arg-type]
+    exp.Round: (("this", "decimals"), lambda a: F.round(a[0], *map(_text, a[1:]))),
     exp.Floor: (("this",), _one(F.floor)),
     exp.Ceil: (("this",), _one(F.ceil)),
     exp.Sqrt: (("this",), _one(F.sqrt)),
@@ -103,8 +109,8 @@ _BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], Callable[[_Args], C
     exp.Greatest: (("this", "expressions"), lambda a: F.greatest(*a)),
     exp.Least: (("this", "expressions"), lambda a: F.least(*a)),
 }
-_BY_NAME: dict[str, Callable[[_Args], Column]] = {
-    "bround": lambda a: F.bround(a[0], *map(_text, a[1:])),  # type: ignore[arg-type]
+_BY_NAME: dict[str, _Build] = {
+    "bround": lambda a: F.bround(a[0], *map(_text, a[1:])),
     "log1p": _one(F.log1p),
     "pmod": lambda a: F.pmod(a[0], a[1]),
     "instr": lambda a: F.instr(a[0], a[1]),
@@ -118,13 +124,15 @@ def function(node: exp.Expression, translate: Translate) -> ex.Expr | None:
     this module knows."""
     if isinstance(node, exp.Anonymous):
         build = _BY_NAME.get(node.name.lower())
-        return None if build is None else build([Column(translate(a)) for a in node.expressions]).expr
+        if build is None:
+            return None
+        return build([Column(translate(a)) for a in node.expressions]).expr
     if isinstance(node, exp.StrPosition):
         return _position(node, translate)
     if isinstance(node, exp.Pad):
         pad = F.lpad if node.args.get("is_left") else F.rpad
         args = [Column(translate(node.args[k])) for k in ("this", "expression", "fill_pattern")]
-        return pad(*args).expr  # type: ignore[arg-type]
+        return pad(*args).expr
     if isinstance(node, exp.Log):
         return _log(node, translate)
     entry = _BY_CLASS.get(type(node))
@@ -149,7 +157,7 @@ def _position(node: exp.StrPosition, translate: Translate) -> ex.Expr:
     if position is None:
         return F.instr(Column(s), Column(sub)).expr
     pos = _text(Column(translate(position)))
-    return F.locate(_text(Column(sub)), Column(s), pos).expr  # type: ignore[arg-type]
+    return F.locate(_text(Column(sub)), Column(s), pos).expr
 
 
 def _log(node: exp.Log, translate: Translate) -> ex.Expr:
@@ -158,7 +166,7 @@ def _log(node: exp.Log, translate: Translate) -> ex.Expr:
     base, x = translate(node.this), Column(translate(node.expression))
     if isinstance(base, ex.Lit) and base.value in (10, 2):
         return (F.log10 if base.value == 10 else F.log2)(x).expr
-    return F.log(Column(base), x).expr  # type: ignore[arg-type]
+    return F.log(Column(base), x).expr
 
 
 def _date_add(start: Column, days: Column) -> Column:
