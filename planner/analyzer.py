@@ -35,6 +35,7 @@ from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperati
 from sparkwire.planner.render import sql
 from sparkwire.planner.rules.predicates import conjunction, conjuncts, factor_common
 from sparkwire.planner.tree import column_names, has_window, transform
+from sparkwire.planner.typed_calls import typed_calls
 
 if TYPE_CHECKING:
     from sparkwire.planner.functions import Column as UserColumn
@@ -112,7 +113,7 @@ class Scope:
                 return self.lookup(node.name, node.plan_id).column
             return None
 
-        return _spark_casts(transform(expr, replace_ref), self.types)
+        return typed_calls(_spark_casts(transform(expr, replace_ref), self.types), self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""

@@ -126,9 +126,12 @@ class DataFrame:
         return self._derive(self._plan, [replace(a, qualifier=alias) for a in self._attrs])
 
     # -- transformations ----------------------------------------------------------------
-    def filter(self, condition: Column) -> DataFrame:
+    def filter(self, condition: Column | str) -> DataFrame:
+        """A Column condition, or a Spark SQL one as text (``"x > 1 AND s LIKE 'a%'"``)."""
+        if isinstance(condition, str):
+            condition = F.expr(condition)
         if not isinstance(condition, Column):
-            raise AnalysisError("filter takes a Column condition, e.g. F.col('x') > 1")
+            raise AnalysisError("filter takes a Column condition, e.g. F.col('x') > 1, or SQL text")
         if has_aggregate(condition.expr):
             raise AnalysisError(
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
@@ -146,7 +149,7 @@ class DataFrame:
 
     def select(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> DataFrame:
         """Columns, names or ``"*"``; aggregates alone make it a global aggregate, as in PySpark."""
-        items = F.flatten(cols)
+        items = F.flatten_arguments(cols)
         if not items:
             raise AnalysisError("select needs at least one column")
         columns = [F.to_column(c) for c in items]
@@ -165,6 +168,11 @@ class DataFrame:
             else:
                 outputs.append(self._named(F.to_column(item)))
         return self._project(outputs)
+
+    def selectExpr(self, *expr: str | Sequence[str]) -> DataFrame:  # noqa: N802 - PySpark's name
+        """``select`` of Spark SQL expressions (``"a + 1 AS b"``, ``"upper(s)"``, ``"*"``)."""
+        items = F.flatten_arguments(expr)
+        return self.select(*(item if _is_star(item) else F.expr(item) for item in items))
 
     def withColumn(self, name: str, col: Column) -> DataFrame:  # noqa: N802 - PySpark's name
         """Replaces a column of that name (in any case) in place, or appends one."""
@@ -208,7 +216,7 @@ class DataFrame:
         return self._project([(a.name, a.column) for a in kept])
 
     def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData:  # noqa: N802
-        keys = [self._named(F.to_column(c), "groupBy") for c in F.flatten(cols)]
+        keys = [self._named(F.to_column(c), "groupBy") for c in F.flatten_arguments(cols)]
         check_unique(name for name, _ in keys)
         return GroupedData(self, tuple(keys))
 
@@ -223,7 +231,7 @@ class DataFrame:
         ascending: bool | list[bool] = True,
     ) -> DataFrame:
         """``ascending=False`` (or ``False`` in a list, per column) makes a key descending."""
-        items = F.flatten(cols)
+        items = F.flatten_arguments(cols)
         if not items:
             raise AnalysisError("orderBy needs at least one column")
         flags = ascending if isinstance(ascending, list) else [ascending] * len(items)
@@ -513,7 +521,7 @@ class DataFrame:
     def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:
         """Each aggregate is an expression over aggregate calls (of input columns) and
         group keys (by name), e.g. ``F.sum("a") / F.count("*")``."""
-        items = F.flatten(tuple(exprs))
+        items = F.flatten_arguments(tuple(exprs))
         if not items:
             raise AnalysisError("agg needs at least one aggregate expression")
         scope = self._scope

@@ -15,6 +15,7 @@ from typing import Annotated, Literal, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from sparkwire.planner.limits import MAX_IN_LIST, MAX_WINDOW_KEYS, MAX_WINDOW_OFFSET
+from sparkwire.planner.literal_args import NOT_LITERAL, check_literal_args
 
 MAX_IDENTIFIER_LENGTH = 255
 
@@ -99,6 +100,7 @@ ScalarFunction = Literal[
     "rtrim",
     # dates
     "date_add",
+    "date_sub",
     "add_months",
     # a few scalar helpers users reach for in filters
     "abs",
@@ -109,6 +111,61 @@ ScalarFunction = Literal[
     "year",
     "month",
     "day",
+    # strings (planner.functions_text)
+    "substr",
+    "concat_ws",
+    "lpad",
+    "rpad",
+    "regexp_replace",
+    "regexp_extract",
+    "rlike",
+    "instr",
+    "locate",
+    "initcap",
+    "format_string",
+    "startswith",
+    "endswith",
+    "contains",
+    "eq_null_safe",
+    # dates and times (planner.functions_dates)
+    "current_date",
+    "current_timestamp",
+    "datediff",
+    "months_between",
+    "date_format",
+    "to_date",
+    "to_timestamp",
+    "date_trunc",
+    "trunc_date",
+    "hour",
+    "minute",
+    "second",
+    "dayofweek",
+    "dayofyear",
+    "weekofyear",
+    "quarter",
+    "last_day",
+    "next_day",
+    # math (planner.functions_math)
+    "round",
+    "bround",
+    "round_double",  # round/bround of a double: the analyzer picks them (analyzer._typed_calls)
+    "bround_double",
+    "floor",
+    "ceil",
+    "ceiling",
+    "sqrt",
+    "pow",
+    "log",
+    "ln",
+    "log10",
+    "log2",
+    "log1p",
+    "exp",
+    "signum",
+    "greatest",
+    "least",
+    "pmod",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",
@@ -154,9 +211,19 @@ class Lit(Node):
 
 
 class Call(Node):
+    """A scalar function call. Arguments that are user-written patterns (regular
+    expressions, datetime patterns, format strings, units) must be literals and are checked
+    here, so a worker validating a plan refuses a bad one before compiling it
+    (``planner.literal_args``)."""
+
     kind: Literal["call"] = "call"
     fn: ScalarFunction
     args: tuple[Expr, ...] = Field(max_length=MAX_IN_LIST + 1)  # the longest: x IN (v1, ...)
+
+    @model_validator(mode="after")
+    def _literal_arguments(self) -> Call:
+        check_literal_args(self.fn, [_literal_value(a) for a in self.args])
+        return self
 
 
 class AggCall(Node):
@@ -242,6 +309,11 @@ class Cast(Node):
     kind: Literal["cast"] = "cast"
     expr: Expr
     to: TypeName
+
+
+def _literal_value(expr: Expr) -> object:
+    """A literal argument's value, or ``NOT_LITERAL``."""
+    return expr.value if isinstance(expr, Lit) else NOT_LITERAL
 
 
 Expr = Annotated[

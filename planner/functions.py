@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
+from pydantic import ValidationError
+
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import render
 from sparkwire.planner.limits import check_in_list
@@ -170,17 +172,26 @@ class Column:
         """SQL LIKE: ``%`` any run of characters, ``_`` one character."""
         return self._call("like", pattern)
 
-    def startswith(self, prefix: str) -> Column:
-        return self.like(_escape_like(prefix) + "%")
+    def rlike(self, pattern: str) -> Column:
+        """A Java regular expression found anywhere in the string (``planner.regex``)."""
+        return checked_call("rlike", self._expr, _value(pattern))
 
-    def endswith(self, suffix: str) -> Column:
-        return self.like("%" + _escape_like(suffix))
+    def startswith(self, other: Value) -> Column:
+        return self._call("startswith", other)
 
-    def contains(self, infix: str) -> Column:
-        return self.like("%" + _escape_like(infix) + "%")
+    def endswith(self, other: Value) -> Column:
+        return self._call("endswith", other)
 
-    def substr(self, start: int, length: int) -> Column:
-        return self._call("substring", start, length)
+    def contains(self, other: Value) -> Column:
+        return self._call("contains", other)
+
+    def eqNullSafe(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
+        """``<=>``: true when both are NULL, false when one is."""
+        return self._call("eq_null_safe", other)
+
+    def substr(self, startPos: int | Column, length: int | Column) -> Column:  # noqa: N803
+        """1-based; a negative start counts from the end (``planner.functions_text``)."""
+        return self._call("substr", startPos, length)
 
     def between(self, lower: Value, upper: Value) -> Column:
         return self._call("between", lower, upper)
@@ -249,7 +260,7 @@ class SortOrder:
         )
 
 
-def flatten(items: tuple[Any, ...]) -> list[Any]:
+def flatten_arguments(items: tuple[Any, ...]) -> list[Any]:
     """PySpark accepts ``f(a, b)`` and ``f([a, b])``."""
     if len(items) == 1 and isinstance(items[0], list | tuple):
         return list(items[0])
@@ -279,6 +290,13 @@ def to_column(value: ColumnOrName) -> Column:
     if isinstance(value, str):
         return col(value)
     raise AnalysisError(f"expected a Column or a column name, got {type(value).__name__}")
+
+
+def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
+    """A Spark SQL expression as a Column (``planner.sql.column``): ``expr("a + 1 AS b")``."""
+    from sparkwire.planner.sql.column import sql_column  # the SQL front end builds on this module
+
+    return sql_column(str)
 
 
 def when(condition: Column, value: Value) -> Column:
@@ -352,8 +370,8 @@ def dayofmonth(c: ColumnOrName) -> Column:
 
 
 def substring(c: ColumnOrName, pos: int, len: int) -> Column:  # noqa: A002 - PySpark's name
-    """1-based, as in Spark."""
-    return to_column(c).substr(pos, len)
+    """1-based; a negative ``pos`` counts from the end, as in Spark."""
+    return Column(ex.Call(fn="substring", args=(to_column(c).expr, _value(pos), _value(len))))
 
 
 def concat(*cols: ColumnOrName) -> Column:
@@ -375,16 +393,18 @@ def rtrim(c: ColumnOrName) -> Column:
     return _scalar("rtrim", c)
 
 
-def date_add(start: ColumnOrName, days: int | Column) -> Column:
-    return Column(ex.Call(fn="date_add", args=(to_column(start).expr, _value(days))))
+def date_add(start: ColumnOrName, days: ColumnOrName | int) -> Column:
+    """``days`` is a column (a name is one) or a number, as in PySpark."""
+    return Column(ex.Call(fn="date_add", args=(to_column(start).expr, _number_or_column(days))))
 
 
-def date_sub(start: ColumnOrName, days: int | Column) -> Column:
-    return date_add(start, -days)
+def date_sub(start: ColumnOrName, days: ColumnOrName | int) -> Column:
+    return Column(ex.Call(fn="date_sub", args=(to_column(start).expr, _number_or_column(days))))
 
 
-def add_months(start: ColumnOrName, months: int | Column) -> Column:
-    return Column(ex.Call(fn="add_months", args=(to_column(start).expr, _value(months))))
+def add_months(start: ColumnOrName, months: ColumnOrName | int) -> Column:
+    """The same day ``months`` later, the month's last day where it has fewer (Spark's)."""
+    return Column(ex.Call(fn="add_months", args=(to_column(start).expr, _number_or_column(months))))
 
 
 def coalesce(*cols: ColumnOrName) -> Column:
@@ -407,6 +427,21 @@ def _agg(fn: ex.AggregateFunction, c: ColumnOrName) -> Column:
 
 def _scalar(fn: ex.ScalarFunction, c: ColumnOrName) -> Column:
     return Column(ex.Call(fn=fn, args=(to_column(c).expr,)))
+
+
+def checked_call(fn: ex.ScalarFunction, *args: ex.Expr) -> Column:
+    """A call whose arguments the plan model checks (``planner.literal_args``), a refused
+    one reported as the ``AnalysisError`` it is rather than as a validation dump."""
+    try:
+        return Column(ex.Call(fn=fn, args=args))
+    except ValidationError as exc:
+        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise AnalysisError(message) from None
+
+
+def _number_or_column(value: ColumnOrName | int | float) -> ex.Expr:
+    """Where PySpark takes ``ColumnOrName`` or a number, a ``str`` is a column name."""
+    return to_column(value).expr if isinstance(value, Column | str) else _literal(value)
 
 
 def _value(value: Value) -> ex.Expr:
@@ -455,11 +490,10 @@ def _type_name(name: str) -> str:
         raise AnalysisError(f"cannot cast to {name!r}: {exc}") from None
 
 
-def _escape_like(text: str) -> str:
-    if "%" in text or "_" in text or "\\" in text:
-        raise AnalysisError(f"{text!r} holds a LIKE wildcard; use like() with an explicit pattern")
-    return text
-
+# Function groups kept in their own modules, re-exported here as PySpark has them in one.
+from sparkwire.planner.functions_dates import *  # noqa: E402, F403
+from sparkwire.planner.functions_math import *  # noqa: E402, F403
+from sparkwire.planner.functions_text import *  # noqa: E402, F403
 
 # The window functions live with ``Window`` (``planner.window``), which builds on this
 # module's Column; they are imported last, once Column exists, to be ``F.row_number`` etc.

@@ -39,7 +39,14 @@ _INFIX = {
     "eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
     "and": "AND", "or": "OR",
 }
-_FUNCTION_NAMES = {"day": "dayofmonth"}
+# PySpark's names where they differ from the allow-list's (its case included: ``FLOOR(x)``).
+_FUNCTION_NAMES = {
+    "day": "dayofmonth", "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
+    "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
+    "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
+}
+# Named without their argument, the query's clock reading (``functions_dates``).
+_NILADIC = frozenset({"current_date", "current_timestamp"})
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 
@@ -121,7 +128,11 @@ def _render(expr: Expr, naming: bool) -> str:
         if expr.fn == "in":
             return f"({args[0]} IN ({', '.join(args[1:])}))"
         if expr.fn == "like":
-            return f"({args[0]} LIKE {args[1]})"
+            return f"{args[0]} LIKE {args[1]}" if naming else f"({args[0]} LIKE {args[1]})"
+        if expr.fn == "eq_null_safe":
+            return f"({args[0]} <=> {args[1]})"
+        if expr.fn in _NILADIC:
+            return f"{expr.fn}()"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"

@@ -16,7 +16,20 @@ Rules (Spark's, where they are simple; each one written down):
 - ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
   ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
   ``decimal(min(38,p+4),min(38,s+4))``); ``min``/``max`` keep their input's type;
-- ``case``/``coalesce`` take the common type of their branches;
+- ``case``/``coalesce``/``greatest``/``least`` take the common type of their arguments;
+- string functions (``concat_ws``, ``lpad``, ``regexp_replace``, ``date_format`` ...) give
+  strings, ``instr``/``locate``/``datediff`` and the date parts (``hour``, ``dayofweek``,
+  ``weekofyear`` ...) ``int32``, ``rlike``/``startswith``/``contains``/``<=>`` ``bool``;
+  ``to_date``/``trunc``/``last_day``/``next_day`` dates, ``to_timestamp``/``date_trunc``
+  timestamps; ``months_between``, ``sqrt``, ``pow``, the logarithms, ``exp`` and
+  ``signum`` ``float64``;
+- ``floor``/``ceil`` are ``int64``, of ``decimal(p,s)`` ``decimal(p-s+1,0)``; ``round``/
+  ``bround`` keep integer and float types and turn ``decimal(p,s)`` to scale ``d`` into
+  ``decimal(p-s+1+min(s,d),min(s,d))`` (``decimal(max(p-s+1,1-d),0)`` for ``d < 0``);
+  ``pmod`` types as ``%``;
+- ``format_string`` needs one argument per directive and refuses ``%s`` of a float, a
+  date or a timestamp (Spark prints Java's text of its internal value) and ``%d`` of a
+  non-integer (``planner.format_string``).
 - over a window (``planner.windowing``): ``row_number``/``rank``/``dense_rank``/``ntile``
   are ``int32``, ``percent_rank``/``cume_dist`` ``float64``, ``lag``/``lead`` and
   ``first``/``last`` keep their input's type; an aggregate has its aggregate type.
@@ -32,6 +45,7 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
+from sparkwire.planner import format_string
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, Over, WindowCall
 
@@ -39,9 +53,30 @@ _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
 _BOOL_RESULT = frozenset(
     {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "in",
-     "between", "like"}
+     "between", "like", "rlike", "startswith", "endswith", "contains", "eq_null_safe"}
 )
-_INT32_RESULT = frozenset({"length", "year", "month", "day"})
+_INT32_RESULT = frozenset(
+    {"length", "year", "month", "day", "instr", "locate", "datediff", "hour", "minute", "second",
+     "dayofweek", "dayofyear", "weekofyear", "quarter"}
+)
+_FIXED_RESULT: dict[str, pa.DataType] = {
+    **dict.fromkeys(
+        ("lower", "upper", "substring", "substr", "concat", "trim", "ltrim", "rtrim",
+         "concat_ws", "lpad", "rpad", "regexp_replace", "regexp_extract", "initcap",
+         "format_string", "date_format"),
+        pa.string(),
+    ),
+    **dict.fromkeys(
+        ("date_add", "date_sub", "add_months", "current_date", "to_date", "trunc_date", "last_day",
+         "next_day"),
+        pa.date32(),
+    ),
+    **dict.fromkeys(("current_timestamp", "to_timestamp", "date_trunc"), pa.timestamp("us")),
+    **dict.fromkeys(
+        ("months_between", "sqrt", "pow", "log", "ln", "log10", "log2", "log1p", "exp", "signum"),
+        pa.float64(),
+    ),
+}
 _NAMED = {
     "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
     "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
@@ -136,20 +171,59 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     args = [infer(a, columns) for a in expr.args]
     if expr.fn == "div":
         return pa.float64()
-    if expr.fn in ("add", "sub", "mul", "mod"):
+    if expr.fn in ("add", "sub", "mul", "mod", "pmod"):
         if any(pa.types.is_decimal(_plain(a)) for a in args):
             # Spark types an integer literal beside a decimal with the fewest digits it
             # needs (spark.sql.legacy.literal.pickMinimumPrecision): 2 is decimal(1,0).
             args = [_literal_decimal(e) or a for e, a in zip(expr.args, args, strict=True)]
-        return _arithmetic(expr.fn, args[0], args[1])
-    if expr.fn == "coalesce":
+        return _arithmetic("mod" if expr.fn == "pmod" else expr.fn, args[0], args[1])
+    if expr.fn in ("coalesce", "greatest", "least"):
         return common_all(args)
-    if expr.fn in ("lower", "upper", "substring", "concat", "trim", "ltrim", "rtrim"):
-        return pa.string()
-    if expr.fn in ("date_add", "add_months"):
-        return pa.date32()
+    if expr.fn in _FIXED_RESULT:
+        if expr.fn == "format_string":
+            _check_format_arguments(expr, args)
+        return _FIXED_RESULT[expr.fn]
+    if expr.fn in ("round", "bround", "round_double", "bround_double"):
+        scale = expr.args[1]
+        assert isinstance(scale, Lit) and isinstance(scale.value, int)  # literal_args
+        return _rounded(_plain(args[0]), scale.value)
+    if expr.fn in ("floor", "ceil", "ceiling"):
+        arg = _plain(args[0])
+        return _bounded(arg.precision - arg.scale + 1, 0) if pa.types.is_decimal(arg) else pa.int64()
     # neg, abs, trunc
     return _plain(args[0])
+
+
+def _rounded(arg: pa.DataType, scale: int) -> pa.DataType:
+    """Spark's ``round``/``bround`` type: integers and floats keep theirs; a decimal keeps
+    one more integral digit (rounding may carry) and at most ``scale`` fractional ones."""
+    if not pa.types.is_decimal(arg):
+        return arg
+    integral = arg.precision - arg.scale + 1
+    if scale < 0:
+        return _bounded(max(integral, -scale + 1), 0)
+    new_scale = min(arg.scale, scale)
+    return _bounded(integral + new_scale, new_scale)
+
+
+def _check_format_arguments(expr: Call, args: list[pa.DataType]) -> None:
+    """One argument per directive, and no ``%s`` of a float (``planner.format_string``)."""
+    pattern = expr.args[0]
+    assert isinstance(pattern, Lit) and isinstance(pattern.value, str)  # literal_args
+    wanted = format_string.directives(pattern.value)
+    if len(wanted) != len(args) - 1:
+        raise AnalysisError(
+            f"format_string {pattern.value!r} takes {len(wanted)} argument(s), got {len(args) - 1}"
+        )
+    for directive, arg in zip(wanted, args[1:], strict=True):
+        arg = _plain(arg)
+        printable = pa.types.is_string(arg) or pa.types.is_integer(arg) or pa.types.is_boolean(arg) \
+            or pa.types.is_decimal(arg) or pa.types.is_null(arg)
+        if not printable or (directive.conversion == "d" and not pa.types.is_integer(arg)):
+            raise AnalysisError(
+                f"format_string %{directive.conversion} of a {spark_type_name(arg)} is not "
+                "supported by sparkwire"
+            )
 
 
 def _arithmetic(fn: str, a: pa.DataType, b: pa.DataType) -> pa.DataType:

@@ -26,7 +26,7 @@ from sparkwire.planner.functions import (
     SortOrder,
     Value,
     _value,
-    flatten,
+    flatten_arguments,
     to_column,
 )
 from sparkwire.planner.limits import MAX_WINDOW_OFFSET
@@ -53,13 +53,13 @@ class WindowSpec:
         self._frame = frame
 
     def partitionBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> WindowSpec:  # noqa: N802
-        keys = tuple(to_column(c).expr for c in flatten(cols))
+        keys = tuple(to_column(c).expr for c in flatten_arguments(cols))
         return WindowSpec(keys, self._order_by, self._frame)
 
     def orderBy(self, *cols: OrderItem | Sequence[OrderItem]) -> WindowSpec:  # noqa: N802
         """Columns sort ascending with NULLs first unless given as ``desc()`` and so on."""
         keys = tuple(
-            (c if isinstance(c, SortOrder) else to_column(c).asc()).key() for c in flatten(cols)
+            (c if isinstance(c, SortOrder) else to_column(c).asc()).key() for c in flatten_arguments(cols)
         )
         return WindowSpec(self._partition_by, keys, self._frame)
 

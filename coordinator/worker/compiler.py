@@ -22,9 +22,9 @@ from typing import assert_never
 
 from sqlglot import exp
 
+from sparkwire.coordinator.worker.calls import CALLS
 from sparkwire.coordinator.worker.expressions import (
     AGGREGATES,
-    CALLS,
     DIALECT,
     INTEGER_WINDOW_CALLS,
     WINDOW_CALLS,

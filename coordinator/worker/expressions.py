@@ -1,8 +1,10 @@
 """Expressions to DuckDB SQL: every function the plan's allow-list names, its literals
 and types, as sqlglot trees the fragment compiler (``compiler``) places in its queries.
 
-Each allowed scalar function has one builder in ``CALLS``, each aggregate one entry in
-``AGGREGATES`` and each window function one builder in ``WINDOW_CALLS``; where Spark's semantics differ from DuckDB's default, the builder says so
+Each allowed scalar function has one builder, here in ``CALLS`` or in the string, date and
+math groups (``calls_text``, ``calls_dates``, ``calls_math``, gathered by ``calls``), each
+aggregate one entry in ``AGGREGATES`` and each window function one builder in
+``WINDOW_CALLS``; where Spark's semantics differ from DuckDB's default, the builder says so
 (``div``, ``concat``, ``date_add`` ...). Nothing is formatted into SQL text here either.
 """
 
@@ -142,14 +144,6 @@ def _between(args: list[exp.Expression]) -> exp.Expression:
     return exp.Between(this=paren(args[0]), low=paren(args[1]), high=paren(args[2]))
 
 
-def _substring(args: list[exp.Expression]) -> exp.Expression:
-    """SQL's 1-based ``substring(s, start, length)``; without a length, to the end."""
-    if len(args) not in (2, 3):
-        raise CompileError(f"substring takes 2 or 3 arguments, got {len(args)}")
-    length = args[2] if len(args) == 3 else None
-    return exp.Substring(this=args[0], start=args[1], length=length)
-
-
 def _date_shift(unit: str) -> Callable[[list[exp.Expression]], exp.Expression]:
     """``date_add(d, n)`` / ``add_months(d, n)`` as Spark has them: a DATE moved by ``n``
     days or months (DuckDB's date + interval is a TIMESTAMP, so it is cast back); a month
@@ -218,7 +212,6 @@ CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "between": _between,
     "coalesce": _coalesce,
     "like": _binary(exp.Like),
-    "substring": _substring,
     "concat": _concat,
     "trim": _named_function("trim"),
     "ltrim": _named_function("ltrim"),

@@ -26,6 +26,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.functions import _type_name
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.functions import function, unwrapped
 
 _BINARY: dict[type[exp.Expression], ex.ScalarFunction] = {
     exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div", exp.Mod: "mod",
@@ -94,7 +95,7 @@ def expression(node: exp.Expression) -> ex.Expr:
             return ex.Call(fn="date_add", args=(expression(node.this), expression(node.expression)))
         case exp.DPipe():
             return ex.Call(fn="concat", args=(expression(node.this), expression(node.expression)))
-        case exp.Concat():
+        case exp.Concat() if not isinstance(node, exp.ConcatWs):
             return ex.Call(fn="concat", args=tuple(expression(e) for e in node.expressions))
         case exp.Trim():
             if node.expression is not None:
@@ -123,7 +124,18 @@ def expression(node: exp.Expression) -> ex.Expr:
     for kinds, build in _TABLES:
         if type(node) in kinds:
             return build(node)
-    raise unsupported(node, type(node).__name__.upper())
+    called = function(node, expression)
+    if called is not None:
+        return called
+    raise unsupported(node, _function_name(node))
+
+
+def _function_name(node: exp.Expression) -> str:
+    if isinstance(node, exp.Anonymous):
+        return f"the function {node.name}"
+    if isinstance(node, exp.Func):
+        return f"the function {node.sql_name().lower()}"
+    return type(node).__name__.upper()
 
 
 def _binary(node: exp.Expression) -> ex.Expr:
@@ -133,7 +145,8 @@ def _binary(node: exp.Expression) -> ex.Expr:
 
 
 def _unary(node: exp.Expression) -> ex.Expr:
-    return ex.Call(fn=_UNARY[type(node)], args=(expression(node.this),))
+    # Spark SQL's year(d) parses as Year(TsOrDsToDate(d)): a conversion Spark does anyway.
+    return ex.Call(fn=_UNARY[type(node)], args=(expression(unwrapped(node.this)),))
 
 
 def _aggregate(node: exp.Expression) -> ex.Expr:
@@ -333,4 +346,4 @@ def sort_key(node: exp.Ordered) -> ex.SortKey:
 
 
 def unsupported(node: exp.Expression, what: str) -> SqlError:
-    return SqlError.at(node, f"{what} is not supported")
+    return SqlError.at(node, f"{what} is not supported by sparkwire")

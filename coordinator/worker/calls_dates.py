@@ -1,0 +1,129 @@
+"""Date and time builders: Spark's semantics (``planner.functions_dates``) in DuckDB.
+
+Every operand is cast to the DATE or TIMESTAMP the function reads, as Spark casts it;
+DuckDB's ``dayofweek`` counts from 0 on Sunday (Spark's from 1), its ``datediff(part, a,
+b)`` is ``b - a`` (Spark's ``datediff(end, start)`` is ``end - start``) and it has no
+``months_between`` or ``next_day``. Patterns and units were checked by the plan model and
+are translated here (``planner.datetime_patterns``).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
+from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
+from sparkwire.planner import datetime_patterns
+
+_MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
+_SECONDS_IN_MONTH = (
+    "(day(:{x}) * 86400 + (epoch_us(CAST(:{x} AS TIMESTAMP)) "
+    "- epoch_us(date_trunc('day', CAST(:{x} AS TIMESTAMP)))) // 1000000)"
+)
+# Spark's DateTimeUtils.monthsBetween: whole months when the days of month agree or both
+# are month ends, else the day-and-time difference over a 31-day month (in whole seconds).
+_MONTHS_BETWEEN = (
+    "CASE WHEN day(:a) = day(:b) "
+    "OR (CAST(:a AS DATE) = last_day(:a) AND CAST(:b AS DATE) = last_day(:b)) "
+    f"THEN CAST({_MONTHS} AS DOUBLE) ELSE {_MONTHS} + "
+    f"({_SECONDS_IN_MONTH.format(x='a')} - {_SECONDS_IN_MONTH.format(x='b')}) / 2678400.0 END"
+)
+_ROUNDED_8 = template("floor(:x * 1e8 + 0.5) / 1e8")  # Java's Math.round(x * 1e8) / 1e8
+_MONTHS_BETWEEN_T = template(_MONTHS_BETWEEN)
+
+
+def _months_between(args: list[exp.Expression]) -> exp.Expression:
+    arity("months_between", args, 3)
+    a, b, round_off = (cast(args[0], "TIMESTAMP"), cast(args[1], "TIMESTAMP"), args[2])
+    months = _MONTHS_BETWEEN_T(a=a, b=b)
+    if isinstance(round_off, exp.Boolean) and round_off.this:
+        return _ROUNDED_8(x=months)
+    return months
+
+
+def _date_format(args: list[exp.Expression]) -> exp.Expression:
+    arity("date_format", args, 2)
+    pattern = datetime_patterns.strftime_pattern(literal_text(args[1], "date_format's pattern"))
+    return exp.Anonymous(
+        this="strftime", expressions=[cast(args[0], "TIMESTAMP"), exp.Literal.string(pattern)]
+    )
+
+
+def _parser(to: str) -> Builder:
+    """``to_date``/``to_timestamp``: a cast without a pattern, ``strptime`` with one (an
+    unparsable string is an error either way, as in Spark's ANSI mode)."""
+
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        if len(args) == 1:
+            return cast(args[0], to)
+        arity(f"to_{to.lower()}", args, 2)
+        pattern = datetime_patterns.strftime_pattern(
+            literal_text(args[1], "the datetime pattern"), parsing=True
+        )
+        parsed = exp.Anonymous(
+            this="strptime", expressions=[cast(args[0], "VARCHAR"), exp.Literal.string(pattern)]
+        )
+        return cast(parsed, to)
+
+    return build
+
+
+def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        arity("date truncation", args, 2)
+        unit = units[literal_text(args[unit_at], "the unit").lower()]
+        value = cast(args[1 - unit_at], to)
+        return cast(exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(unit), value]), to)
+
+    return build
+
+
+def _next_day(args: list[exp.Expression]) -> exp.Expression:
+    arity("next_day", args, 2)
+    day = datetime_patterns.iso_day(literal_text(args[1], "next_day's day"))
+    return _NEXT_DAY(d=cast(args[0], "DATE"), n=exp.Literal.number(day))
+
+
+_NEXT_DAY = template("CAST(:d + CAST((:n - isodow(:d) + 6) % 7 + 1 AS INTEGER) AS DATE)")
+
+
+def _part(name: str, operand: str) -> Builder:
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        arity(name, args, 1)
+        return exp.Anonymous(this=name, expressions=[cast(args[0], operand)])
+
+    return build
+
+
+def _date_sub(args: list[exp.Expression]) -> exp.Expression:
+    arity("date_sub", args, 2)
+    return CALLS["date_add"]([args[0], exp.Neg(this=paren(args[1]))])
+
+
+def _pinned(args: list[exp.Expression]) -> exp.Expression:
+    """``current_date``/``current_timestamp``: the instant the planner read."""
+    arity("current date or time", args, 1)
+    return args[0]
+
+
+DATE_CALLS: dict[str, Builder] = {
+    "current_date": _pinned,
+    "current_timestamp": _pinned,
+    "date_sub": _date_sub,
+    "datediff": over("CAST(:a AS DATE) - CAST(:b AS DATE)", "a", "b"),
+    "months_between": _months_between,
+    "date_format": _date_format,
+    "to_date": _parser("DATE"),
+    "to_timestamp": _parser("TIMESTAMP"),
+    "date_trunc": _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNITS),
+    "trunc_date": _truncate("DATE", 1, datetime_patterns.DATE_UNITS),
+    "hour": _part("hour", "TIMESTAMP"),
+    "minute": _part("minute", "TIMESTAMP"),
+    "second": _part("second", "TIMESTAMP"),
+    "dayofweek": over("isodow(CAST(:d AS DATE)) % 7 + 1", "d"),
+    "dayofyear": _part("dayofyear", "DATE"),
+    "weekofyear": _part("weekofyear", "DATE"),
+    "quarter": _part("quarter", "DATE"),
+    "last_day": _part("last_day", "DATE"),
+    "next_day": _next_day,
+}

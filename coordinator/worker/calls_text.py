@@ -1,0 +1,124 @@
+"""String builders: Spark's semantics (``planner.functions_text``) in DuckDB.
+
+Where DuckDB's function of the same name differs, the template says how: its
+``substring`` reads a start of 0 as "before the first character" (Spark: the first),
+its ``lpad`` raises on an empty pad, its ``regexp_replace`` replaces only the first match
+and writes groups as ``\\1`` (Java: ``$1``), it has no ``initcap``, and its ``printf``
+prints NULL as NULL where Java prints ``null``.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.expressions import CompileError, arity, cast
+from sparkwire.coordinator.worker.templates import Builder, literal_int, literal_text, over, template
+from sparkwire.planner import format_string
+from sparkwire.planner.regex import java_replacement
+
+# Spark's 0-based start: a positive start counts from 1, a negative from the end, 0 is 1.
+_START = "(CASE WHEN :p > 0 THEN :p - 1 WHEN :p < 0 THEN length(:s) + :p ELSE 0 END)"
+_SUBSTRING = template(
+    f"substring(:s, greatest({_START}, 0) + 1, greatest({_START} + :n - greatest({_START}, 0), 0))"
+)
+_SUBSTRING_TO_END = template(f"substring(:s, greatest({_START}, 0) + 1)")
+_PAD = (
+    "CASE WHEN :pad IS NULL THEN NULL WHEN :pad = '' OR :n <= length(:s) "
+    "THEN substring(:s, 1, greatest(:n, 0)) ELSE {fn}(:s, :n, :pad) END"
+)
+# Spark finds the empty string at 1 whatever the start (UTF8String.indexOf returns 0).
+_LOCATE = template(
+    "CASE WHEN :sub = '' AND :s IS NOT NULL THEN 1 WHEN instr(substring(:s, :p), :sub) = 0 THEN 0 "
+    "ELSE instr(substring(:s, :p), :sub) + :p - 1 END"
+)
+_LOCATE_BEFORE_START = template("CASE WHEN :s IS NULL OR :sub IS NULL THEN NULL ELSE 0 END")
+_INITCAP = (
+    "array_to_string(list_transform(string_split(lower(:s), ' '), lambda w: upper(w[1]) || w[2:]), ' ')"
+)
+
+
+def _substring(args: list[exp.Expression]) -> exp.Expression:
+    if len(args) == 3:
+        return _SUBSTRING(s=cast(args[0], "VARCHAR"), p=args[1], n=args[2])
+    arity("substring", args, 2)
+    return _SUBSTRING_TO_END(s=cast(args[0], "VARCHAR"), p=args[1])
+
+
+def _regexp_replace(args: list[exp.Expression]) -> exp.Expression:
+    arity("regexp_replace", args, 4)  # the 4th, the position, is 1 (planner.literal_args)
+    rewrite = java_replacement(literal_text(args[2], "regexp_replace's replacement"))
+    return exp.Anonymous(
+        this="regexp_replace",
+        expressions=[args[0], args[1], exp.Literal.string(rewrite), exp.Literal.string("g")],
+    )
+
+
+def _locate(args: list[exp.Expression]) -> exp.Expression:
+    arity("locate", args, 3)
+    sub, s, start = args
+    position = literal_int(start, "locate's position")
+    if position < 1:
+        return _LOCATE_BEFORE_START(s=s, sub=sub)
+    if position == 1:
+        return exp.Anonymous(this="instr", expressions=[s, sub])
+    return _LOCATE(s=s, sub=sub, p=start)
+
+
+def _format_string(args: list[exp.Expression]) -> exp.Expression:
+    if not args:
+        raise CompileError("format_string takes a format")
+    parts = format_string.parse(literal_text(args[0], "format_string's format"))
+    values = iter(args[1:])
+    pieces: list[exp.Expression] = []
+    for part in parts:
+        if isinstance(part, str):
+            pieces.append(exp.Literal.string(part))
+            continue
+        value = next(values, None)
+        if value is None:
+            raise CompileError("format_string has fewer arguments than directives")
+        if part.conversion == "s":
+            value = cast(value, "VARCHAR")
+        printed = exp.Anonymous(this="printf", expressions=[exp.Literal.string(part.printf), value])
+        null = exp.Anonymous(
+            this="printf", expressions=[exp.Literal.string(part.null_printf), exp.Literal.string("null")]
+        )
+        pieces.append(exp.Coalesce(this=printed, expressions=[null]))
+    result: exp.Expression = pieces[0] if pieces else exp.Literal.string("")
+    for piece in pieces[1:]:
+        result = exp.DPipe(this=result, expression=piece, safe=False)
+    return result
+
+
+def _concat_ws(args: list[exp.Expression]) -> exp.Expression:
+    if len(args) < 2:
+        raise CompileError("concat_ws takes a separator and at least one column")
+    return exp.Anonymous(this="concat_ws", expressions=[cast(a, "VARCHAR") for a in args])
+
+
+def _named(name: str, n: int) -> Builder:
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        arity(name, args, n)
+        return exp.Anonymous(this=name, expressions=args)
+
+    return build
+
+
+TEXT_CALLS: dict[str, Builder] = {
+    "substring": _substring,
+    "substr": _substring,
+    "concat_ws": _concat_ws,
+    "lpad": over(_PAD.format(fn="lpad"), "s", "n", "pad"),
+    "rpad": over(_PAD.format(fn="rpad"), "s", "n", "pad"),
+    "regexp_replace": _regexp_replace,
+    "regexp_extract": _named("regexp_extract", 3),
+    "rlike": _named("regexp_matches", 2),
+    "instr": _named("instr", 2),
+    "locate": _locate,
+    "initcap": over(_INITCAP, "s"),
+    "format_string": _format_string,
+    "startswith": _named("starts_with", 2),
+    "endswith": _named("ends_with", 2),
+    "contains": _named("contains", 2),
+    "eq_null_safe": over(":a IS NOT DISTINCT FROM :b", "a", "b"),
+}

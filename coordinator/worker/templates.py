@@ -1,0 +1,58 @@
+"""Fixed DuckDB expressions with holes, for builders that need more than one node.
+
+A template is constant SQL written in this package (never user text), parsed once by
+sqlglot; each use copies the tree and puts argument nodes (parenthesised, so precedence
+holds) where ``:name`` placeholders stand. User data only ever enters as nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlglot
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.expressions import DIALECT, CompileError, paren
+
+Builder = Callable[[list[exp.Expression]], exp.Expression]
+
+
+def template(sql: str) -> Callable[..., exp.Expression]:
+    tree = sqlglot.parse_one(sql, dialect=DIALECT)
+
+    def fill(**nodes: exp.Expression) -> exp.Expression:
+        def put(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Placeholder):
+                return paren(nodes[node.name].copy())
+            return node
+
+        return exp.Paren(this=tree.transform(put))
+
+    return fill
+
+
+def over(sql: str, *names: str) -> Builder:
+    """A builder filling ``sql``'s placeholders with the call's arguments, in order."""
+    fill = template(sql)
+
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        if len(args) != len(names):
+            raise CompileError(f"{sql!r} takes {len(names)} argument(s), got {len(args)}")
+        return fill(**dict(zip(names, args, strict=True)))
+
+    return build
+
+
+def literal_text(node: exp.Expression, what: str) -> str:
+    """The text of a string literal argument (the plan model made sure it is one)."""
+    if isinstance(node, exp.Literal) and node.is_string:
+        return node.this
+    raise CompileError(f"{what} must be a string literal")
+
+
+def literal_int(node: exp.Expression, what: str) -> int:
+    if isinstance(node, exp.Neg):
+        return -literal_int(node.this, what)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return int(node.this)
+    raise CompileError(f"{what} must be an integer literal")

@@ -1,0 +1,91 @@
+"""Arguments that must be literals, and the check each one passes.
+
+Regular expressions, datetime patterns, format strings, units and day names are user data
+that changes what a function means, so they travel as literals and are checked wherever a
+``Call`` is validated: when the planner builds it (an ``AnalysisError`` for the user) and
+when a worker parses a task plan (the plan is refused before anything is compiled). Scales
+and group indexes must be literal integers because DuckDB needs them constant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from sparkwire.planner import datetime_patterns, format_string, regex
+from sparkwire.planner.errors import AnalysisError
+
+
+class _NotLiteral:
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+#: Stands for an argument that is not a literal.
+NOT_LITERAL: Final = _NotLiteral()
+
+Check = Callable[[object], object]
+
+
+def _text(check: Callable[[str], object]) -> Check:
+    def run(value: object) -> object:
+        if not isinstance(value, str):
+            raise AnalysisError(f"expected a string literal, got {value!r}")
+        return check(value)
+
+    return run
+
+
+def _integer(value: object) -> object:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise AnalysisError(f"expected an integer literal, got {value!r}")
+    return value
+
+
+def _one(value: object) -> object:
+    if value != 1 or isinstance(value, bool):
+        raise AnalysisError(f"a position other than 1 ({value!r}) is not supported by sparkwire")
+    return value
+
+
+def _boolean(value: object) -> object:
+    if not isinstance(value, bool):
+        raise AnalysisError(f"expected a boolean literal, got {value!r}")
+    return value
+
+
+_REGEX = _text(regex.check_java_regex)
+_DATETIME = _text(datetime_patterns.check_datetime_pattern)
+
+CHECKS: dict[str, dict[int, Check]] = {
+    "rlike": {1: _REGEX},
+    "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
+    "regexp_extract": {1: _REGEX, 2: _integer},
+    "locate": {2: _integer},
+    "format_string": {0: _text(format_string.check_format)},
+    "date_format": {1: _DATETIME},
+    "to_date": {1: _DATETIME},
+    "to_timestamp": {1: _DATETIME},
+    "date_trunc": {0: _text(datetime_patterns.timestamp_unit)},
+    "trunc_date": {1: _text(datetime_patterns.date_unit)},
+    "next_day": {1: _text(datetime_patterns.iso_day)},
+    "months_between": {2: _boolean},
+    "round": {1: _integer},
+    "bround": {1: _integer},
+    "round_double": {1: _integer},
+    "bround_double": {1: _integer},
+}
+
+
+def check_literal_args(fn: str, values: Sequence[object]) -> None:
+    """Refuse a call whose pattern-like arguments are not valid literals, naming the function."""
+    for position, check in CHECKS.get(fn, {}).items():
+        if position >= len(values):
+            continue
+        value = values[position]
+        if value is NOT_LITERAL:
+            raise AnalysisError(f"{fn}: argument {position + 1} must be a literal")
+        try:
+            check(value)
+        except AnalysisError as exc:
+            raise AnalysisError(f"{fn}: {exc}") from None

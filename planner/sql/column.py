@@ -1,0 +1,40 @@
+"""One SQL expression as a Column: ``F.expr``, ``selectExpr`` and ``filter``/``where`` with
+a string, in Spark SQL's dialect.
+
+The text is parsed by sqlglot as the single item of a ``SELECT`` with nothing else (no
+FROM, no second item, no second statement), then translated by ``planner.sql.expressions``
+into the planner's own validated expression models: nothing of the text travels further.
+``expr AS name`` gives the column that name.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError
+
+from sparkwire.planner.functions import Column
+from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.expressions import expression
+
+DIALECT = "spark"
+
+
+def sql_column(text: str) -> Column:
+    """The Column the SQL expression ``text`` means."""
+    if not isinstance(text, str):
+        raise SqlError(f"expected SQL expression text, got {type(text).__name__}")
+    try:
+        statements = sqlglot.parse(f"SELECT {text}", read=DIALECT)
+    except ParseError as exc:
+        first = exc.errors[0] if exc.errors else {}
+        raise SqlError(f"cannot parse SQL expression {text!r}: {first.get('description', exc)}") from None
+    select = statements[0] if len(statements) == 1 else None
+    if not isinstance(select, exp.Select) or len(select.expressions) != 1 or any(
+        select.args.get(key) for key in select.arg_types if key != "expressions"
+    ):
+        raise SqlError(f"{text!r} is not one SQL expression")
+    node = select.expressions[0]
+    if isinstance(node, exp.Alias):
+        return Column(expression(node.this)).alias(node.alias)
+    return Column(expression(node))
