@@ -185,6 +185,22 @@ class Column:
     def cast(self, to: str) -> Column:
         return Column(ex.Cast(expr=self._expr, to=_type_name(to)))
 
+    def getItem(self, key: Value) -> Column:  # noqa: N802 - PySpark's name
+        """An array's element (0-based) or a map's value."""
+        return nested_functions.get_item(self, key)
+
+    def __getitem__(self, key: Value) -> Column:
+        return self.getItem(key)
+
+    def getField(self, name: str) -> Column:  # noqa: N802 - PySpark's name
+        return nested_functions.get_field(self, name)
+
+    def __getattr__(self, name: str) -> Column:
+        # Only called for missing attributes: ``F.col("s").field`` as in PySpark.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.getField(name)
+
     astype = cast
 
     def alias(self, name: str) -> Column:
@@ -445,3 +461,8 @@ def _escape_like(text: str) -> str:
     if "%" in text or "_" in text or "\\" in text:
         raise AnalysisError(f"{text!r} holds a LIKE wildcard; use like() with an explicit pattern")
     return text
+
+
+# Arrays, maps, structs, collection aggregates and generators live in their own module.
+from sparkwire.planner import nested_functions  # noqa: E402
+from sparkwire.planner.nested_functions import *  # noqa: E402, F403

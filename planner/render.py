@@ -32,7 +32,7 @@ _INFIX = {
     "eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
     "and": "AND", "or": "OR",
 }
-_FUNCTION_NAMES = {"day": "dayofmonth"}
+_FUNCTION_NAMES = {"day": "dayofmonth", "create_map": "map", "named_struct": "struct"}
 
 
 def sql(expr: Expr) -> str:
@@ -88,6 +88,12 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} LIKE {args[1]})"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
+        if expr.fn == "get_item":
+            return f"{args[0]}[{args[1]}]"
+        if expr.fn == "get_field":
+            return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
+        if expr.fn == "named_struct":  # Spark names F.struct(a, b) after its values
+            args = args[1::2]
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"
     if isinstance(expr, AggCall):
         if expr.arg is None:
@@ -96,6 +102,12 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"count(DISTINCT {r(expr.arg)})"
         if expr.fn == "quantile":
             return f"quantile({r(expr.arg)}, {expr.fraction:g})"
+        if expr.fn == "sum_distinct":
+            return f"sum(DISTINCT {r(expr.arg)})"
+        if expr.fn == "percentile_approx":
+            shown = repr(expr.fraction) if expr.fractions is None else \
+                f"array({', '.join(map(repr, expr.fractions))})"
+            return f"percentile_approx({r(expr.arg)}, {shown}, {expr.accuracy})"
         return f"{expr.fn}({r(expr.arg)})"
     if isinstance(expr, Case):
         parts = [f"WHEN {r(c)} THEN {r(v)}" for c, v in expr.branches]
