@@ -13,7 +13,8 @@ Rules (Spark's):
 - ``collect_list``/``collect_set`` are arrays of the input type; ``stddev``/``variance`` and
   their ``_samp``/``_pop`` forms are ``float64``; ``approx_count_distinct`` and ``count_if``
   are ``int64``; ``percentile_approx`` has the input's type (an array of it for several
-  percentages); ``sum_distinct`` is typed as ``sum``.
+  percentages), numbers, dates and timestamps only (Spark would cast a string to double;
+  sparkwire asks for the cast); ``sum_distinct`` is typed as ``sum``.
 
 A function applied to the wrong kind of value (``element_at`` of a string) is an
 ``AnalysisError`` naming the function and the type it got.
@@ -87,6 +88,12 @@ def aggregate_type(call: AggCall, arg: pa.DataType) -> pa.DataType | None:
     if call.fn in ("approx_count_distinct", "count_if"):
         return pa.int64()
     if call.fn == "percentile_approx":
+        if not (pa.types.is_integer(arg) or pa.types.is_floating(arg) or pa.types.is_decimal(arg)
+                or pa.types.is_date(arg) or pa.types.is_timestamp(arg)):
+            raise AnalysisError(
+                f"percentile_approx takes a numeric, date or timestamp column, got {arg}; "
+                "cast it first"
+            )
         return arg if call.fractions is None else array_of(arg)
     return None
 
