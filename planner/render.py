@@ -92,8 +92,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"{args[0]}[{args[1]}]"
         if expr.fn == "get_field":
             return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
-        if expr.fn == "named_struct":  # Spark names F.struct(a, b) after its values
-            args = args[1::2]
+        if expr.fn == "named_struct":
+            args = _struct_fields(expr, args)
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"
     if isinstance(expr, AggCall):
         if expr.arg is None:
@@ -118,6 +118,19 @@ def _render(expr: Expr, naming: bool) -> str:
     if naming:  # PySpark names a cast column after what is cast
         return r(expr.expr)
     return f"CAST({r(expr.expr)} AS {expr.to})"
+
+
+def _struct_fields(expr: Call, args: list[str]) -> list[str]:
+    """Spark names ``F.struct(a, b.alias("c"), lit(1))`` ``struct(a, b AS c, 1)``: a field
+    shows its value, and its name where an alias gave one (not the column's own name, nor
+    ``col<position>``)."""
+    shown = []
+    for position, (name, value) in enumerate(zip(expr.args[0::2], expr.args[1::2], strict=True), 1):
+        text = args[2 * position - 1]
+        own = value.name if isinstance(value, Column | Ref) else f"col{position}"
+        field = name.value if isinstance(name, Lit) else None
+        shown.append(text if field == own else f"{text} AS {field}")
+    return shown
 
 
 def _literal(lit: Lit, naming: bool) -> str:
