@@ -54,7 +54,7 @@ from sparkwire.planner.render import sql
 from sparkwire.planner.generate import generate
 from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.nested_functions import GeneratorColumn
-from sparkwire.planner.rows import Row, format_table
+from sparkwire.planner.rows import Row, format_table, python_value
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
 
@@ -189,6 +189,11 @@ class DataFrame:
         check_names([name])
         if not isinstance(col, Column):
             raise AnalysisError("withColumn takes a Column; use F.lit() for a constant")
+        if isinstance(col, GeneratorColumn):
+            generated = col.alias(name)
+            replaced = [a.name.casefold() == name.casefold() for a in self._attrs]
+            items: list[Any] = [generated if r else a.name for a, r in zip(self._attrs, replaced, strict=True)]
+            return self._select_generating(items if any(replaced) else [*items, generated])
         _, expr = self._named(col, "withColumn")
         outputs = [
             (name, expr) if a.name.casefold() == name.casefold() else (a.name, a.column)
@@ -434,8 +439,9 @@ class DataFrame:
     def collect(self) -> list[Row]:
         """Every row, as ``Row`` objects (field access by name or position)."""
         table = self.toArrow()
+        columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
         return [Row(zip(table.column_names, values, strict=True))
-                for values in zip(*(c.to_pylist() for c in table.columns), strict=True)]
+                for values in zip(*columns, strict=True)]
 
     def take(self, n: int) -> list[Row]:
         return self.limit(n).collect()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from sparkwire.planner import expressions as ex
-from sparkwire.planner import render
+from sparkwire.planner import render, typenames
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.errors import AnalysisError
 
@@ -191,6 +191,10 @@ class Column:
 
     def __getitem__(self, key: Value) -> Column:
         return self.getItem(key)
+
+    def __iter__(self) -> None:
+        # __getitem__ would otherwise make a Column iterable without end
+        raise TypeError("Column is not iterable")
 
     def getField(self, name: str) -> Column:  # noqa: N802 - PySpark's name
         return nested_functions.get_field(self, name)
@@ -451,6 +455,8 @@ def _type_name(name: str) -> str:
     """PySpark type names (``int``, ``long``, ``decimal(10, 2)`` ...) or planner ones."""
     normal = re.sub(r"\s+", "", name.lower())
     normal = _SPARK_TYPES.get(normal, normal)
+    if "<" in normal:
+        normal = typenames.from_spark(normal, _SPARK_TYPES)
     try:
         return ex.check_type_name(normal)
     except ValueError as exc:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from sparkwire.planner import expressions as ex
+from sparkwire.planner import typenames
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import MAX_PERCENTAGES
 from sparkwire.planner.functions import Column, ColumnOrName, Value, _value, to_column
@@ -91,6 +92,10 @@ def struct(*cols: ColumnOrName | Sequence[ColumnOrName]) -> Column:
             name = c.output_name.rsplit(".", 1)[-1] if not c.is_aliased else c.output_name
         else:
             name = f"col{position}"
+        try:
+            typenames.check_field_name(name)
+        except ValueError as exc:
+            raise AnalysisError(f"{exc}: such a field name is not supported by sparkwire") from None
         args += [ex.Lit(value=name), c.expr]
     return _call("named_struct", *args)
 

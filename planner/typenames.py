@@ -57,6 +57,23 @@ def parse(text: str) -> TypeTree:
     return tree
 
 
+def check_field_name(name: str) -> str:
+    """A struct field name: a valid identifier without the grammar's ``<>,:``."""
+    from sparkwire.planner.expressions import check_identifier
+
+    check_identifier(name)
+    if _FIELD.fullmatch(name) is None:
+        raise ValueError(f"struct field name {name!r} holds one of <>,:")
+    return name
+
+
+def from_spark(text: str, leaves: dict[str, str]) -> str:
+    """A Spark type string (``array<int>``, ``map<string,bigint>``) in the plan's words:
+    each leaf type (a word before ``<``, ``,``, ``>`` or the end) renamed by ``leaves``."""
+    return re.sub(r"(?<![A-Za-z0-9_])[a-z]+(?=[<>,]|$)",
+                  lambda m: leaves.get(m[0], m[0]), text)
+
+
 def render(tree: TypeTree) -> str:
     """The plan type name of a tree (``parse``'s inverse)."""
     return _spell(tree, lambda leaf: leaf)
@@ -114,15 +131,13 @@ class _Parser:
         return TypeTree("map", args=(key, self.type(depth)))
 
     def _struct(self, depth: int) -> TypeTree:
-        from sparkwire.planner.expressions import check_identifier
-
         fields: list[str] = []
         args: list[TypeTree] = []
         while True:
             match = _FIELD.match(self.text, self.pos)
             if match is None:
                 raise ValueError(f"expected a struct field name in type {self.text!r}")
-            fields.append(check_identifier(match[0]))
+            fields.append(check_field_name(match[0]))
             self.pos = match.end()
             self._expect(":")
             args.append(self.type(depth))

@@ -142,3 +142,25 @@ def test_generator_misuse_is_refused(df) -> None:
     with pytest.raises(AnalysisError, match="invalid regex"):
         F.split("s", "[")
     assert isinstance(F.split("s", ",").expr.args[1], Lit)  # the pattern travels as a literal
+
+
+def test_show_and_collect_give_nested_values_as_pyspark_does() -> None:
+    from sparkwire.planner.rows import Row, format_table, python_value
+
+    t = pa.table({
+        "st": pa.array([{"i": 1, "s": "a"}, None], pa.struct([("i", pa.int32()), ("s", pa.string())])),
+        "m": pa.array([[("a", None)], []], pa.map_(pa.string(), pa.int64())),
+        "arr": pa.array([[1, None], None], pa.list_(pa.int32())),
+    })
+    lines = format_table(t, 5, True).splitlines()
+    assert lines[3] == "|{1, a}|{a -> NULL}|[1, NULL]|"
+    assert lines[4] == "|  NULL|         {}|     NULL|"
+    first = python_value(t["st"][0].as_py(), t.schema.field("st").type)
+    assert isinstance(first, Row) and first.s == "a"
+    assert python_value(t["m"][0].as_py(), t.schema.field("m").type) == {"a": None}
+
+
+def test_nested_casts_take_spark_type_names() -> None:
+    frame = create_dataframe(FakeExecutor(workers=2, chunks=2), T)
+    out = frame.select(F.col("arr").cast("array<bigint>"), F.col("m").cast("map<string, string>"))
+    assert out.dtypes == [("arr", "array<bigint>"), ("m", "map<string,string>")]
