@@ -19,7 +19,8 @@ differ, Spark wins, and each rule is written where it is applied:
   a map lookup of a missing key is NULL in both engines;
 - ``array_distinct`` keeps the first of equal elements in order and one NULL (DuckDB's
   ``list_distinct`` drops NULLs and reorders);
-- ``sort_array`` puts NULLs first ascending and last descending;
+- ``sort_array`` puts NULLs first ascending and last descending (NULL *fields* of struct
+  elements still sort as DuckDB orders them, after values, where Spark puts them first);
 - ``collect_list``/``collect_set`` skip NULLs and give ``[]`` for no rows (DuckDB's
   ``list`` keeps NULLs and gives NULL);
 - ``approx_count_distinct`` is exact (``count(DISTINCT x)``): within any ``rsd`` of

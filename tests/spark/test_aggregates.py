@@ -107,3 +107,23 @@ def test_approx_count_distinct_within_rsd(spark, sessions, rsd: float) -> None:
             assert row["b"] == exact[k]["b"] and row["s"] == exact[k]["s"], "exact counts"
             for c in ("b", "s", "i"):
                 assert abs(row[c] - want[k][c]) <= max(1, 3 * rsd * want[k][c]), (k, c)
+
+
+@pytest.mark.slow
+def test_nested_and_decimal_inputs(spark, sessions) -> None:
+    from tests.spark.test_arrays import DATA as NESTED
+
+    def program(api, df):
+        F = api.F
+        dec = F.col("i").cast("decimal(10,2)")
+        return df.groupBy("k").agg(
+            F.size(F.collect_set("arr")).alias("n_sets"),
+            F.sort_array(F.collect_set("arr")).alias("arrs"),
+            F.sort_array(F.collect_list(F.struct(F.coalesce("i", F.lit(0)), F.coalesce("s", F.lit(""))))).alias("structs"),
+            F.percentile_approx(dec, 0.5).alias("pdec"),
+            F.stddev(dec).alias("sdec"),
+            F.sum_distinct(dec).alias("sumdec"),
+            F.collect_list(F.lit(None).cast("int")).alias("nothing"),
+        )
+
+    assert_same(program, [NESTED], spark, sessions)

@@ -81,11 +81,13 @@ def generators(api, df):
         df.select("k", F.explode("arr").alias("v")).groupBy("v").agg(
             F.count("*").alias("n"), F.sort_array(F.collect_list("k")).alias("ks")),
         df.withColumn("arr", F.explode_outer("arr")).withColumn("piece", F.explode(F.split("s", ","))),
+        df.select("k", "arr").join(df.select("k", F.col("i").alias("j")), "k")
+          .select("j", F.posexplode("arr")).orderBy("j", "pos", "col"),
     ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("which", range(7))
+@pytest.mark.parametrize("which", range(8))
 def test_generators(spark, sessions, which: int) -> None:
     assert_same(lambda api, df: generators(api, df)[which], [DATA], spark, sessions)
 
