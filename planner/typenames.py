@@ -1,5 +1,4 @@
-"""The grammar of plan type names, nested ones included, parsed without recursion limits
-being anyone's guess::
+"""The grammar of plan type names, nested ones included, parsed with bounded nesting::
 
     type   := simple | decimal(p,s) | array<type> | map<type,type> | struct<field:type,...>
     simple := bool | int8 | int16 | int32 | int64 | float32 | float64 | string | binary

@@ -16,7 +16,10 @@ Rules (Spark's, where they are simple; each one written down):
 - ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
   ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
   ``decimal(min(38,p+4),min(38,s+4))``); ``min``/``max`` keep their input's type;
-- ``case``/``coalesce`` take the common type of their branches.
+- ``case``/``coalesce`` take the common type of their branches;
+- arrays, maps, structs and the aggregates that build or summarise them: see
+  ``planner.collection_types``. An array is ``list<element: T>`` (PySpark's ``toArrow()``
+  name for the element field), whatever its source named it.
 
 Where the engine would produce another type the planner still reports this one; making the
 engine agree everywhere (casting its results) is tracked with the relational core's result
