@@ -14,10 +14,16 @@ Two-phase splitting maps each call to a partial call and a merge of the partials
     first/last -> partial first/last,        merge first/last (NULLs skipped in both
                                              with ignorenulls; which row is first is
                                              unspecified, as in Spark)
+    count_if(c) -> partial count_if(c),      merge sum,  result cast back to int64
+    collect_list(x) -> partial collect_list, merge merge_lists (the lists concatenated)
+    collect_set(x)  -> partial collect_set,  merge merge_sets (concatenated, distinct)
     avg(x)   -> partial sum(x) and count(x), merge sums, result sum / count
 
-``count_distinct`` and ``quantile`` have no such split; an aggregate containing one runs
-in a single phase.
+The others (``count_distinct``, ``approx_count_distinct``, ``sum_distinct``, ``quantile``,
+``percentile_approx``, the ``stddev``/``variance`` family) have no such split here; an
+aggregate containing one runs in a single phase, after a shuffle on its keys (the
+standard deviations could merge count, mean and M2 partials, but a raw shuffle of the one
+column they read is simpler and exact).
 Partial columns are named like PySpark would name the call (``sum(x)``, ``count(1)``), so
 plans stay readable; names are made unique against the keys and each other.
 """
@@ -36,6 +42,7 @@ Items = tuple[NamedExpr, ...]
 _MERGE: dict[str, AggregateFunction] = {
     "sum": "sum", "count": "sum", "min": "min", "max": "max", "any_value": "any_value",
     "first": "first", "last": "last",
+    "count_if": "sum", "collect_list": "merge_lists", "collect_set": "merge_sets",
 }
 
 
@@ -56,9 +63,9 @@ class Lowered:
 
 
 def splittable(agg: Aggregate) -> bool:
-    """``count_distinct`` and ``quantile`` have no partial form: they aggregate once."""
+    """Only calls with a merge (and ``avg``) have a partial form; the rest aggregate once."""
     return not any(
-        isinstance(node, AggCall) and node.fn in ("count_distinct", "quantile")
+        isinstance(node, AggCall) and node.fn not in _MERGE and node.fn != "avg"
         for a in agg.aggregates
         for node in walk(a.expr)
     )
@@ -122,7 +129,7 @@ def split(lowered: Lowered) -> tuple[Items, Items, Items]:
             total = partial_column(AggCall(fn="sum", arg=call.arg))
             rows = partial_column(AggCall(fn="count", arg=call.arg))
             finals[item.name] = Call(fn="div", args=(total, rows))
-        elif call.fn == "count":
+        elif call.fn in ("count", "count_if"):
             finals[item.name] = Cast(expr=partial_column(call), to="int64")
         else:
             finals[item.name] = partial_column(call)

@@ -113,7 +113,8 @@ class Scope:
                 return self.lookup(node.name, node.plan_id).column
             return None
 
-        return typed_calls(_spark_casts(transform(expr, replace_ref), self.types), self.types)
+        return typed_calls(
+            _map_lookups(_spark_casts(transform(expr, replace_ref), self.types), self.types), self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""
@@ -165,6 +166,25 @@ def _spark_casts(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
             if pa.types.is_floating(operand) or pa.types.is_decimal(operand):
                 inner = Call(fn="trunc", args=(inner,))
             return Cast(expr=inner, to=node.to)
+        return None
+
+    return transform(expr, visit)
+
+
+def _map_lookups(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
+    """``element_at`` and ``[]`` of a map are key lookups (``map_value``), ``[]`` of a
+    struct takes a field: the worker's array forms are 1- and 0-based indexes that fail
+    out of bounds, as Spark's do."""
+
+    def visit(node: Expr) -> Expr | None:
+        if isinstance(node, Call) and node.fn in ("element_at", "get_item"):
+            args = tuple(_map_lookups(a, columns) for a in node.args)
+            container = types.infer(args[0], columns)
+            if pa.types.is_map(container):
+                return Call(fn="map_value", args=args)
+            if pa.types.is_struct(container) and node.fn == "get_item":
+                return Call(fn="get_field", args=args)
+            return Call(fn=node.fn, args=args)
         return None
 
     return transform(expr, visit)
@@ -376,5 +396,6 @@ def with_result_types(plan: Operator, attrs: Sequence[Attribute]) -> Operator:
 
 
 def _engine_may_differ(t: pa.DataType) -> bool:
-    """Integers and decimals: DuckDB's floating results are doubles, as Spark's are."""
-    return pa.types.is_integer(t) or pa.types.is_decimal(t)
+    """Integers and decimals: DuckDB's floating results are doubles, as Spark's are; and
+    arrays, maps and structs, whose elements and fields DuckDB types by its own rules."""
+    return pa.types.is_integer(t) or pa.types.is_decimal(t) or types.is_nested(t)

@@ -51,8 +51,10 @@ from sparkwire.planner.plan import (
     StagedPlan,
 )
 from sparkwire.planner.render import sql
+from sparkwire.planner.generate import generate
 from sparkwire.planner.grouped import GroupedData
-from sparkwire.planner.rows import Row, format_table
+from sparkwire.planner.nested_functions import GeneratorColumn
+from sparkwire.planner.rows import Row, format_table, python_value
 from sparkwire.planner.tree import has_aggregate, has_window, transform, walk
 from sparkwire.planner.windowing import pull_windows
 from sparkwire.planner.types import spark_type_name
@@ -152,6 +154,8 @@ class DataFrame:
         items = F.flatten_arguments(cols)
         if not items:
             raise AnalysisError("select needs at least one column")
+        if any(isinstance(c, GeneratorColumn) for c in items):
+            return self._select_generating(items)
         columns = [F.to_column(c) for c in items]
         if any(has_aggregate(c.expr) for c in columns):
             for c in columns:
@@ -174,11 +178,36 @@ class DataFrame:
         items = F.flatten_arguments(expr)
         return self.select(*(item if _is_star(item) else F.expr(item) for item in items))
 
+    def _select_generating(self, items: list[Any]) -> DataFrame:
+        """A select with one generator (``planner.generate``): the ``Generate`` operator,
+        then the items, each resolved against this DataFrame's columns (which pass
+        through the generator unchanged) or taken from the generated columns."""
+        generators = [c for c in items if isinstance(c, GeneratorColumn)]
+        if len(generators) > 1:
+            raise AnalysisError(
+                "only one generator (explode, posexplode ...) is allowed per select, as in Spark"
+            )
+        op, added, generated = generate(self._plan, self._attrs, generators[0])
+        outputs: list[tuple[str, Expr]] = []
+        for item in items:
+            if item is generators[0]:
+                outputs.extend(generated)
+            elif _is_star(item):
+                outputs.extend((a.name, a.column) for a in self._attrs)
+            else:
+                outputs.append(self._named(F.to_column(item)))
+        return self._derive(op, [*self._attrs, *added])._project(outputs)
+
     def withColumn(self, name: str, col: Column) -> DataFrame:  # noqa: N802 - PySpark's name
         """Replaces a column of that name (in any case) in place, or appends one."""
         check_names([name])
         if not isinstance(col, Column):
             raise AnalysisError("withColumn takes a Column; use F.lit() for a constant")
+        if isinstance(col, GeneratorColumn):
+            generated = col.alias(name)
+            replaced = [a.name.casefold() == name.casefold() for a in self._attrs]
+            items: list[Any] = [generated if r else a.name for a, r in zip(self._attrs, replaced, strict=True)]
+            return self._select_generating(items if any(replaced) else [*items, generated])
         _, expr = self._named(col, "withColumn")
         outputs = [
             (name, expr) if a.name.casefold() == name.casefold() else (a.name, a.column)
@@ -424,8 +453,9 @@ class DataFrame:
     def collect(self) -> list[Row]:
         """Every row, as ``Row`` objects (field access by name or position)."""
         table = self.toArrow()
+        columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
         return [Row(zip(table.column_names, values, strict=True))
-                for values in zip(*(c.to_pylist() for c in table.columns), strict=True)]
+                for values in zip(*columns, strict=True)]
 
     def take(self, n: int) -> list[Row]:
         return self.limit(n).collect()
@@ -468,13 +498,20 @@ class DataFrame:
         names, which differ where a join renamed a column apart."""
         if schema.names != [a.internal for a in self._attrs]:
             return schema
-        return pa.schema([f.with_name(a.name) for f, a in zip(schema, self._attrs, strict=True)])
+        return pa.schema([
+            (f.with_type(a.type) if types.is_nested(a.type) else f).with_name(a.name)
+            for f, a in zip(schema, self._attrs, strict=True)
+        ])
 
     @staticmethod
     def _renamed(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
-        if batch.schema.names == schema.names:
+        """The batch under the user's names; arrays, maps and structs also get the field
+        names the schema promises (DuckDB names a list's element ``l``, Spark ``element``)."""
+        if batch.schema.names == schema.names and batch.schema.types == schema.types:
             return batch
-        return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+        if batch.schema.types == schema.types:
+            return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+        return batch.rename_columns(schema.names).cast(schema)
 
     def _derive(self, plan: Operator, attributes: Sequence[Attribute]) -> DataFrame:
         return DataFrame(plan, attributes, self._executor)

@@ -7,7 +7,8 @@ size and rows. Above the leaves the estimates are rough on purpose, and each gue
 written here: a filter keeps its predicate's guessed share (``planner.selectivity``), an
 aggregate with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100
 bytes), a window as many rows as its input, a join or union both inputs (a semi or anti
-join its left, a cross join the product of rows). An ``Exchange`` is as big as the producer
+join its left, a cross join the product of rows), a generator four rows per input row.
+An ``Exchange`` is as big as the producer
 stage the caller says. Estimates decide between a broadcast and a shuffle, never
 correctness.
 """
@@ -24,6 +25,7 @@ from sparkwire.planner.plan import (
     Aggregate,
     Exchange,
     Filter,
+    Generate,
     Join,
     Limit,
     LocalSource,
@@ -38,6 +40,8 @@ from sparkwire.planner.plan import (
 )
 
 _ROW_BYTES = 100
+# Rows a generator (explode) makes of each input row: a guess, as for filters.
+_GENERATED_PER_ROW = 4
 # A side at most this big (estimated bytes) is broadcast to a join; the executor may set another.
 DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 
@@ -64,6 +68,8 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return min(rows(node.input), node.n)
             case Sample():
                 return min(rows(node.input), node.rows)
+            case Generate():
+                return rows(node.input) * _GENERATED_PER_ROW
             case Join(how="semi" | "anti"):
                 return rows(node.left)
             case Join(how="cross"):
@@ -95,6 +101,8 @@ def estimate_bytes(op: Operator) -> int:
             return min(estimate_bytes(op.input), op.n * _ROW_BYTES)
         case Sample():
             return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
+        case Generate():
+            return estimate_bytes(op.input) * _GENERATED_PER_ROW
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:

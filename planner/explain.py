@@ -11,6 +11,7 @@ from sparkwire.planner.plan import (
     Boundary,
     Exchange,
     Filter,
+    Generate,
     Join,
     Limit,
     LocalSource,
@@ -87,6 +88,9 @@ def _line(op: Operator) -> str:
             return f"Limit {op.n}"
         case Sample():
             return f"Sample {op.rows} rows"
+        case Generate():
+            name = f"{'pos' if op.position else ''}explode{'_outer' if op.outer else ''}"
+            return f"Generate {name}({sql(op.expr)}) AS ({_names(op.names)})"
         case Join():
             return _join_line(op)
         case SetOperation():

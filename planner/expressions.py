@@ -9,32 +9,16 @@ these trees into SQL with a quoting generator; nothing here is ever formatted in
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from sparkwire.planner import typenames
 from sparkwire.planner.limits import MAX_IN_LIST, MAX_WINDOW_KEYS, MAX_WINDOW_OFFSET
 from sparkwire.planner.literal_args import NOT_LITERAL, check_literal_args
 
 MAX_IDENTIFIER_LENGTH = 255
 
-_TYPE_NAMES = frozenset(
-    {
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "float32",
-        "float64",
-        "string",
-        "binary",
-        "date",
-        "timestamp",
-    }
-)
-_DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")
 
 
 def check_identifier(name: str) -> str:
@@ -55,13 +39,11 @@ def check_identifier(name: str) -> str:
 
 
 def check_type_name(name: str) -> str:
-    """Accept only the type names sparkwire knows how to cast to on every engine."""
-    if name in _TYPE_NAMES:
-        return name
-    match = _DECIMAL.fullmatch(name)
-    if match and 1 <= int(match[1]) <= 38 and int(match[2]) <= int(match[1]):
-        return name
-    raise ValueError(f"unknown type {name!r}; known: {sorted(_TYPE_NAMES)} and decimal(p,s)")
+    """Accept only the type names sparkwire knows how to cast to on every engine: the
+    grammar of ``planner.typenames`` (leaves, ``decimal(p,s)``, bounded ``array<T>``,
+    ``map<K,V>``, ``struct<name:T,...>``)."""
+    typenames.parse(name)
+    return name
 
 
 Identifier = Annotated[str, AfterValidator(check_identifier)]
@@ -166,15 +148,37 @@ ScalarFunction = Literal[
     "greatest",
     "least",
     "pmod",
+    # arrays, maps and structs (planner.collection_types, worker.collections)
+    "split",
+    "array",
+    "array_contains",
+    "size",
+    "element_at",
+    "get_item",
+    "map_value",
+    "get_field",
+    "named_struct",
+    "array_distinct",
+    "sort_array",
+    "create_map",
+    "map_keys",
+    "map_values",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",
     "last",
+    "collect_list", "collect_set", "approx_count_distinct", "count_if", "sum_distinct",
+    "stddev", "stddev_samp", "stddev_pop", "std", "variance", "var_samp", "var_pop",
+    "percentile_approx",
+    # the merge halves of collect_list / collect_set (planner.aggregates)
+    "merge_lists", "merge_sets",
 ]
 #: Functions that exist only over a window (``planner.windowing``): ranking and offsets.
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
 ]
+#: Percentages one ``percentile_approx`` may ask for.
+MAX_PERCENTAGES = 1024
 
 
 class Node(BaseModel):
@@ -229,18 +233,32 @@ class Call(Node):
 class AggCall(Node):
     """An aggregate call; ``arg=None`` is ``count(*)``; ``quantile`` takes ``fraction``
     (the value at that fraction of the sorted input, one of its values); ``first`` and
-    ``last`` may skip NULLs (``ignore_nulls``), as Spark's ``first(x, ignorenulls)``."""
+    ``last`` may skip NULLs (``ignore_nulls``), as Spark's ``first(x, ignorenulls)``;
+    ``percentile_approx`` takes ``accuracy`` and either one ``fraction`` or several
+    ``fractions`` (then its result is an array)."""
 
     kind: Literal["aggregate"] = "aggregate"
     fn: AggregateFunction
     arg: Expr | None = None
     fraction: float | None = Field(default=None, ge=0.0, le=1.0)
     ignore_nulls: bool = False
+    fractions: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] | None = Field(
+        default=None, min_length=1, max_length=MAX_PERCENTAGES)
+    accuracy: int | None = Field(default=None, ge=1, le=2**31 - 1)
 
     @model_validator(mode="after")
     def _fraction_for_quantile(self) -> AggCall:
-        if (self.fn == "quantile") != (self.fraction is not None):
-            raise ValueError("quantile takes a fraction, and only quantile does")
+        percentile = self.fn == "percentile_approx"
+        if self.fn == "quantile" and (self.fraction is None or self.fractions is not None):
+            raise ValueError("quantile takes one fraction")
+        if percentile and (self.fraction is None) == (self.fractions is None):
+            raise ValueError("percentile_approx takes one fraction or several fractions")
+        if not percentile and self.fn != "quantile" and (
+            self.fraction is not None or self.fractions is not None
+        ):
+            raise ValueError("only quantile and percentile_approx take fractions")
+        if percentile != (self.accuracy is not None):
+            raise ValueError("percentile_approx takes an accuracy, and only it does")
         if self.ignore_nulls and self.fn not in ("first", "last"):
             raise ValueError("only first and last can ignore NULLs")
         return self

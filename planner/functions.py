@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Union
 from pydantic import ValidationError
 
 from sparkwire.planner import expressions as ex
-from sparkwire.planner import render
+from sparkwire.planner import render, typenames
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.errors import AnalysisError
 
@@ -198,6 +198,26 @@ class Column:
 
     def cast(self, to: str) -> Column:
         return Column(ex.Cast(expr=self._expr, to=_type_name(to)))
+
+    def getItem(self, key: Value) -> Column:  # noqa: N802 - PySpark's name
+        """An array's element (0-based) or a map's value."""
+        return nested_functions.get_item(self, key)
+
+    def __getitem__(self, key: Value) -> Column:
+        return self.getItem(key)
+
+    def __iter__(self) -> None:
+        # __getitem__ would otherwise make a Column iterable without end
+        raise TypeError("Column is not iterable")
+
+    def getField(self, name: str) -> Column:  # noqa: N802 - PySpark's name
+        return nested_functions.get_field(self, name)
+
+    def __getattr__(self, name: str) -> Column:
+        # Only called for missing attributes: ``F.col("s").field`` as in PySpark.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self.getField(name)
 
     astype = cast
 
@@ -484,6 +504,8 @@ def _type_name(name: str) -> str:
     """PySpark type names (``int``, ``long``, ``decimal(10, 2)`` ...) or planner ones."""
     normal = re.sub(r"\s+", "", name.lower())
     normal = _SPARK_TYPES.get(normal, normal)
+    if "<" in normal:
+        normal = typenames.from_spark(normal, _SPARK_TYPES)
     try:
         return ex.check_type_name(normal)
     except ValueError as exc:
@@ -509,3 +531,7 @@ from sparkwire.planner.window import (  # noqa: E402, F401 - re-exported as F.*
     rank,
     row_number,
 )
+
+# Arrays, maps, structs, collection aggregates and generators live in their own module.
+from sparkwire.planner import nested_functions  # noqa: E402
+from sparkwire.planner.nested_functions import *  # noqa: E402, F403

@@ -55,3 +55,8 @@ def plan_depth(node: BaseModel) -> int:
         elif isinstance(item, tuple):
             stack.extend((value, level + 1) for value in item if isinstance(value, BaseModel | tuple))
     return deepest
+#: Nesting of one type name (``array<map<string,array<int64>>>`` nests 3 deep).
+MAX_TYPE_DEPTH: Final = 16
+#: Characters of one type name, and fields of one struct type.
+MAX_TYPE_NAME_LENGTH: Final = 8192
+MAX_STRUCT_FIELDS: Final = 512

@@ -73,6 +73,30 @@ class Project(Node):
     columns: tuple[NamedExpr, ...] = Field(min_length=1)
 
 
+class Generate(Node):
+    """PySpark's ``explode`` family in a ``select``: one output row per element of the
+    array (``kind="array"``) or entry of the map (``kind="map"``) ``expr``, carrying the
+    input row's columns, then ``names``: the element's 0-based position first when
+    ``position``, then the element (an array) or its key and value (a map). A row whose
+    collection is NULL or empty yields nothing, or with ``outer`` one row of NULLs."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["generate"] = "generate"
+    input: Operator
+    expr: Expr
+    kind: Literal["array", "map"]
+    position: bool = False
+    outer: bool = False
+    names: tuple[Identifier, ...] = Field(min_length=1, max_length=3)
+
+    @model_validator(mode="after")
+    def _one_name_per_output(self) -> Generate:
+        wanted = int(self.position) + (2 if self.kind == "map" else 1)
+        if len(self.names) != wanted:
+            raise ValueError(f"this generator makes {wanted} column(s), named {len(self.names)}")
+        return self
+
+
 class Aggregate(Node):
     """Group by ``keys`` (empty: one global group) computing ``aggregates``."""
 
@@ -179,7 +203,7 @@ class SetOperation(Node):
 Operator = Annotated[
     Union[
         ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-        SetOperation, Sample, Window,
+        SetOperation, Sample, Window, Generate,
     ],
     Field(discriminator="op"),
 ]
@@ -188,11 +212,12 @@ Operator = Annotated[
 #: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
 LOGICAL_OPERATORS: Final = (
     ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Window,
+    Generate,
 )
 #: What a task's fragment may hold on the wire.
 TASK_OPERATORS: Final = (
     ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-    SetOperation, Sample, Window,
+    SetOperation, Sample, Window, Generate,
 )
 
 
@@ -229,6 +254,8 @@ def output_columns(op: Operator) -> list[str]:
             return [c.name for c in op.columns]
         case Aggregate():
             return [k.name for k in op.keys] + [a.name for a in op.aggregates]
+        case Generate():
+            return output_columns(op.input) + list(op.names)
         case Filter() | Sort() | Limit() | Sample():
             return output_columns(op.input)
         case Join(how="semi" | "anti"):
@@ -304,5 +331,6 @@ class StagedPlan(Node):
         return self.stages[-1]
 
 
-for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, Window):
+for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, Window,
+               Generate):
     _model.model_rebuild()

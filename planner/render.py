@@ -44,6 +44,7 @@ _FUNCTION_NAMES = {
     "day": "dayofmonth", "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
+    "create_map": "map", "named_struct": "struct",
 }
 # Named without their argument, the query's clock reading (``functions_dates``).
 _NILADIC = frozenset({"current_date", "current_timestamp"})
@@ -135,6 +136,12 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"{expr.fn}()"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
+        if expr.fn == "get_item":
+            return f"{args[0]}[{args[1]}]"
+        if expr.fn == "get_field":
+            return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
+        if expr.fn == "named_struct":
+            args = _struct_fields(expr, args)
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"
     if isinstance(expr, AggCall):
         if expr.arg is None:
@@ -145,6 +152,12 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"quantile({r(expr.arg)}, {expr.fraction:g})"
         if expr.ignore_nulls and not naming:  # Spark names first(x, true) first(x)
             return f"{expr.fn}({r(expr.arg)}) IGNORE NULLS"
+        if expr.fn == "sum_distinct":
+            return f"sum(DISTINCT {r(expr.arg)})"
+        if expr.fn == "percentile_approx":
+            shown = repr(expr.fraction) if expr.fractions is None else \
+                f"array({', '.join(map(repr, expr.fractions))})"
+            return f"percentile_approx({r(expr.arg)}, {shown}, {expr.accuracy})"
         return f"{expr.fn}({r(expr.arg)})"
     if isinstance(expr, WindowCall):
         return _window_call(expr, naming)
@@ -159,6 +172,19 @@ def _render(expr: Expr, naming: bool) -> str:
     if naming:  # PySpark names a cast column after what is cast
         return r(expr.expr)
     return f"CAST({r(expr.expr)} AS {expr.to})"
+
+
+def _struct_fields(expr: Call, args: list[str]) -> list[str]:
+    """Spark names ``F.struct(a, b.alias("c"), lit(1))`` ``struct(a, b AS c, 1)``: a field
+    shows its value, and its name where an alias gave one (not the column's own name, nor
+    ``col<position>``)."""
+    shown = []
+    for position, (name, value) in enumerate(zip(expr.args[0::2], expr.args[1::2], strict=True), 1):
+        text = args[2 * position - 1]
+        own = value.name if isinstance(value, Column | Ref) else f"col{position}"
+        field = name.value if isinstance(name, Lit) else None
+        shown.append(text if field == own else f"{text} AS {field}")
+    return shown
 
 
 def _literal(lit: Lit, naming: bool) -> str:

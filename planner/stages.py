@@ -3,7 +3,7 @@
 The cutter walks the plan bottom-up. Each subtree yields the *open* stage that computes it
 (fragment, task count, scan splits) while finished producer stages accumulate in dependency
 order, so ids number producers first. An operator either extends the open stage (Filter,
-Project, the per-task half of Limit and top-k, a partial aggregate) or closes it with a
+Project, Generate, the per-task half of Limit and top-k, a partial aggregate) or closes it with a
 boundary and opens a consumer stage that reads an ``Exchange``. A join would cut its two
 subtrees the same way and close both (shuffle) or one (broadcast) before opening its stage.
 
@@ -34,7 +34,8 @@ task; a window without partition keys gathers every row into one task, as Spark 
 warns, as sparkwire logs). The output stays partitioned by those keys.
 
 Aggregates with keys run in two phases (partial, shuffle on the keys, merge) unless they
-contain ``count_distinct``, which shuffles raw rows (only the columns it reads) and
+contain a call without a partial form (``count_distinct``, ``stddev`` ...: see
+``planner.aggregates``), which shuffles raw rows (only the columns it reads) and
 aggregates once; input already in one task is aggregated where it is. A full sort gathers
 into one task; range-partitioned sorting is future work.
 """
@@ -59,6 +60,7 @@ from sparkwire.planner.plan import (
     Exchange,
     FileSplit,
     Filter,
+    Generate,
     Join,
     Limit,
     LocalSource,
@@ -180,7 +182,7 @@ class _Cutter:
                 return _Open(op, tasks=op.chunks, published=True)
             case Exchange() | Sample():
                 raise PlanError(f"a logical plan cannot hold {type(op).__name__}; the stage cutter adds it")
-            case Filter() | Project():
+            case Filter() | Project() | Generate():
                 return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
             case Limit():
                 return self.gather(self.cut(op.input), lambda f: with_children(op, [f]))
@@ -442,7 +444,7 @@ def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...])
     node = fragment
     while node is not below:
         match node:
-            case Filter() | Sort() | Limit() | Window():
+            case Filter() | Sort() | Limit() | Window() | Generate():
                 pass
             case Project():
                 kept = {c.name for c in node.columns if c.expr == Column(name=c.name)}

@@ -33,6 +33,9 @@ Rules (Spark's, where they are simple; each one written down):
 - over a window (``planner.windowing``): ``row_number``/``rank``/``dense_rank``/``ntile``
   are ``int32``, ``percent_rank``/``cume_dist`` ``float64``, ``lag``/``lead`` and
   ``first``/``last`` keep their input's type; an aggregate has its aggregate type.
+- arrays, maps, structs and the aggregates that build or summarise them: see
+  ``planner.collection_types``. An array is ``list<element: T>`` (PySpark's ``toArrow()``
+  name for the element field), whatever its source named it.
 
 Where the engine would produce another type the planner still reports this one; making the
 engine agree everywhere (casting its results) is tracked with the relational core's result
@@ -45,7 +48,7 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner import format_string
+from sparkwire.planner import collection_types, format_string, typenames
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, Over, WindowCall
 
@@ -86,10 +89,21 @@ _NAMED = {
 
 
 def from_name(name: str) -> pa.DataType:
-    """The Arrow type of a planner type name (``int64``, ``decimal(12,2)`` ...)."""
-    if name in _NAMED:
-        return _NAMED[name]
-    precision, scale = name[len("decimal("):-1].split(",")
+    """The Arrow type of a planner type name (``int64``, ``decimal(12,2)``, ``array<int32>``
+    ...); an array's element field is named ``element``, as in PySpark's ``toArrow()``."""
+    return _arrow(typenames.parse(name))
+
+
+def _arrow(tree: typenames.TypeTree) -> pa.DataType:
+    if tree.kind == "array":
+        return pa.list_(pa.field("element", _arrow(tree.args[0])))
+    if tree.kind == "map":
+        return pa.map_(_arrow(tree.args[0]), _arrow(tree.args[1]))
+    if tree.kind == "struct":
+        return pa.struct([pa.field(f, _arrow(a)) for f, a in zip(tree.fields, tree.args, strict=True)])
+    if tree.name in _NAMED:
+        return _NAMED[tree.name]
+    precision, scale = tree.name[len("decimal("):-1].split(",")
     return pa.decimal128(int(precision), int(scale))
 
 
@@ -103,7 +117,28 @@ def to_name(t: pa.DataType) -> str | None:
         return f"decimal({t.precision},{t.scale})"
     if pa.types.is_timestamp(t):
         return "timestamp"
+    if pa.types.is_map(t):
+        parts = [to_name(t.key_type), to_name(t.item_type)]
+        return None if None in parts else f"map<{parts[0]},{parts[1]}>"
+    if pa.types.is_list(t):
+        inner = to_name(t.value_type)
+        return None if inner is None else f"array<{inner}>"
+    if pa.types.is_struct(t):
+        fields = [(f.name, to_name(f.type)) for f in t]
+        if any(n is None for _, n in fields):
+            return None
+        name = "struct<" + ",".join(f"{f}:{n}" for f, n in fields) + ">"
+        try:
+            typenames.parse(name)
+        except ValueError:
+            return None
+        return name
     return None
+
+
+def is_nested(t: pa.DataType) -> bool:
+    t = _plain(t)
+    return pa.types.is_list(t) or pa.types.is_map(t) or pa.types.is_struct(t)
 
 
 def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
@@ -169,6 +204,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     if expr.fn in _INT32_RESULT:
         return pa.int32()
     args = [infer(a, columns) for a in expr.args]
+    if expr.fn in collection_types.COLLECTION_FUNCTIONS:
+        return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
     if expr.fn == "div":
         return pa.float64()
     if expr.fn in ("add", "sub", "mul", "mod", "pmod"):
@@ -250,9 +287,12 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         return pa.int64()
     assert expr.arg is not None
     arg = _plain(infer(expr.arg, columns))
+    collected = collection_types.aggregate_type(expr, arg)
+    if collected is not None:
+        return collected
     if expr.fn in ("min", "max", "any_value", "quantile", "first", "last"):
         return arg
-    if expr.fn == "sum":
+    if expr.fn in ("sum", "sum_distinct"):
         if pa.types.is_decimal(arg):
             return _bounded(arg.precision + 10, arg.scale)
         return pa.float64() if pa.types.is_floating(arg) else pa.int64()
@@ -323,6 +363,9 @@ def _plain(t: pa.DataType) -> pa.DataType:
         return pa.string()
     if pa.types.is_large_binary(t):
         return pa.binary()
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) \
+            or pa.types.is_large_list_view(t):
+        return pa.list_(pa.field("element", _plain(t.value_type)))
     if pa.types.is_unsigned_integer(t):
         widened: dict[int, pa.DataType] = {8: pa.int16(), 16: pa.int32(), 32: pa.int64()}
         return widened.get(t.bit_width, pa.decimal128(20, 0))
@@ -339,18 +382,10 @@ def _kind(t: pa.DataType) -> str:
     return next((name for name, test in _KINDS if test(t)), str(t))
 
 
-_SPARK_NAMES = {
-    "bool": "boolean", "int8": "tinyint", "int16": "smallint", "int32": "int",
-    "int64": "bigint", "float32": "float", "float64": "double", "string": "string",
-    "binary": "binary", "date": "date", "timestamp": "timestamp",
-}
-
 
 def spark_type_name(t: pa.DataType) -> str:
     """The name Spark SQL gives the type (``df.dtypes``, ``printSchema``)."""
     name = to_name(t)
     if name is None:
         return str(t)
-    if name.startswith("decimal"):
-        return name
-    return _SPARK_NAMES[name]
+    return typenames.spark_name(typenames.parse(name))

@@ -1,12 +1,15 @@
 """Every scalar builder the compiler knows: the core ones of ``expressions`` and the
-string, date and math groups, one builder per name of the plan's allow-list."""
+string, date, math and collection groups, one builder per name of the plan's allow-list."""
 
 from __future__ import annotations
 
 from sparkwire.coordinator.worker.calls_dates import DATE_CALLS
 from sparkwire.coordinator.worker.calls_math import MATH_CALLS
 from sparkwire.coordinator.worker.calls_text import TEXT_CALLS
+from sparkwire.coordinator.worker.collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.expressions import CALLS as CORE_CALLS
 from sparkwire.coordinator.worker.templates import Builder
 
-CALLS: dict[str, Builder] = {**CORE_CALLS, **TEXT_CALLS, **DATE_CALLS, **MATH_CALLS}
+CALLS: dict[str, Builder] = {
+    **CORE_CALLS, **TEXT_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
+}

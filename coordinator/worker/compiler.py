@@ -23,6 +23,7 @@ from typing import assert_never
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.calls import CALLS
+from sparkwire.coordinator.worker.collections import AGGREGATE_BUILDERS
 from sparkwire.coordinator.worker.expressions import (
     AGGREGATES,
     DIALECT,
@@ -58,6 +59,7 @@ from sparkwire.planner.plan import (
     Exchange,
     FileSplit,
     Filter,
+    Generate,
     Join,
     Limit,
     LocalSource,
@@ -267,6 +269,8 @@ class _Compiler:
                 return _select_from(map(self.named, op.columns), source)
             case Aggregate():
                 return self._aggregate(op)
+            case Generate():
+                return self._generate(op)
             case Sort():
                 source = self.derived(self.operator(op.input))
                 query = _star_from(source).order_by(*map(self.sort_key, op.keys), copy=False)
@@ -466,11 +470,44 @@ class _Compiler:
         arg = self.expr(node.arg)
         if node.fn == "count_distinct":
             return exp.Count(this=exp.Distinct(expressions=[arg]))
-        if node.fn == "quantile":
-            fraction = cast(exp.Literal.string(repr(node.fraction)), "DOUBLE")
-            return exp.Anonymous(this="quantile_disc", expressions=[arg, fraction])
+        if node.fn in ("quantile", "percentile_approx"):
+            fractions = [node.fraction] if node.fractions is None else list(node.fractions)
+            doubles = [cast(exp.Literal.string(repr(f)), "DOUBLE") for f in fractions]
+            wanted = doubles[0] if node.fractions is None else exp.Array(expressions=doubles)
+            return exp.Anonymous(this="quantile_disc", expressions=[arg, wanted])
         if node.fn in ("first", "last"):
             return edge_aggregate(node.fn, arg, node.ignore_nulls)
+        if node.fn in AGGREGATE_BUILDERS:
+            return AGGREGATE_BUILDERS[node.fn](arg)
         return AGGREGATES[node.fn](this=arg)
+
+    def _generate(self, op: Generate) -> exp.Select:
+        """``SELECT <input columns>, unnest(...) AS <names> FROM (input)``: DuckDB zips
+        the unnests of one SELECT, so a position, a key and a value come from parallel
+        lists of one length. ``outer`` replaces a NULL or empty collection by ``[NULL]``,
+        which yields the one row of NULLs Spark's ``explode_outer`` gives; positions are
+        0-based ``INTEGER``s, as Spark's ``pos``."""
+        columns = output_columns(op.input)
+        _unique([*columns, *op.names], "generate")
+        source = self.derived(self.operator(op.input))
+        collection = self.expr(op.expr)
+        count = cast(exp.Anonymous(this="cardinality", expressions=[collection.copy()]), "BIGINT")
+        lists: list[exp.Expression] = []
+        if op.position:
+            lists.append(exp.Anonymous(this="range", expressions=[count.copy()]))
+        if op.kind == "map":
+            lists += [exp.Anonymous(this=f, expressions=[collection.copy()]) for f in ("map_keys", "map_values")]
+        else:
+            lists.append(collection)
+        if op.outer:
+            filled = exp.GT(this=count, expression=exp.Literal.number(0))
+            lists = [exp.Case(ifs=[exp.If(this=filled.copy(), true=values)],
+                              default=exp.Array(expressions=[exp.Null()])) for values in lists]
+        generated = [exp.Anonymous(this="unnest", expressions=[values]) for values in lists]
+        if op.position:
+            generated[0] = cast(generated[0], "INTEGER")
+        outputs = [*map(col, columns),
+                   *(exp.alias_(g, ident(n)) for g, n in zip(generated, op.names, strict=True))]
+        return _select_from(outputs, source)
 
 

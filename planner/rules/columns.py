@@ -23,6 +23,7 @@ from sparkwire.planner.plan import (
     Aggregate,
     Exchange,
     Filter,
+    Generate,
     Join,
     Limit,
     LocalSource,
@@ -64,6 +65,9 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
             return with_children(op, [_prune(op.input, needed | _reads([op.predicate]))])
         case Sort():
             return with_children(op, [_prune(op.input, needed | _reads(k.expr for k in op.keys))])
+        case Generate():
+            reads = (needed - set(op.names)) | _reads([op.expr])
+            return with_children(op, [_prune(op.input, reads & set(output_columns(op.input)))])
         case Limit() | Sample():
             return with_children(op, [_prune(op.input, needed)])
         case Join():

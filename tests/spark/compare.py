@@ -66,7 +66,8 @@ def assert_same(
         assert ours.dtypes == want_types, f"types on {session.settings.workers} worker(s)"
         result = ours.toArrow()
         assert result.schema == ours.schema, "the result has the types the schema promised"
-        got_rows = [normalize(row, want_types) for row in result.to_pylist()]
+        got_rows = [normalize(_maps_as_dicts(row, result.schema), want_types)
+                    for row in result.to_pylist()]
         _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel,
                      where=f"{session.settings.workers} worker(s)")
 
@@ -75,6 +76,24 @@ def normalize(row: dict[str, Any], types: list[tuple[str, str]]) -> tuple[Any, .
     """A row as a tuple in column order, with maps as sorted item lists (Arrow gives maps as
     lists of pairs, PySpark as dicts) and nested rows as dicts."""
     return tuple(_value(row[name]) for name, _ in types)
+
+
+def _maps_as_dicts(row: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
+    """Arrow's maps (lists of key-value pairs, an empty map an empty list) as dicts, as
+    PySpark's ``asDict(recursive=True)`` gives them, found by the Arrow types."""
+    return {f.name: _arrow_value(row[f.name], f.type) for f in schema}
+
+
+def _arrow_value(value: Any, t: pa.DataType) -> Any:
+    if value is None:
+        return None
+    if pa.types.is_map(t):
+        return {k: _arrow_value(v, t.item_type) for k, v in value}
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return [_arrow_value(v, t.value_type) for v in value]
+    if pa.types.is_struct(t):
+        return {f.name: _arrow_value(value[f.name], f.type) for f in t}
+    return value
 
 
 def _value(value: Any) -> Any:
