@@ -30,7 +30,7 @@ from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.dataframe import DataFrame
-from sparkwire.planner.sources import DataFrameReader, create_dataframe, sql_dataframe
+from sparkwire.planner.sources import DataFrameReader, create_dataframe, range_table, sql_dataframe
 from sparkwire.planner.plan import LocalSource, StagedPlan
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError
@@ -122,8 +122,10 @@ class Session(Closeable):
         return self._last.metrics if self._last is not None else None
 
     # -- PySpark-style API -------------------------------------------------------------
-    def createDataFrame(self, data: Any) -> DataFrame:  # noqa: N802 - PySpark's name
-        """A DataFrame over a ``pyarrow.Table``, a pandas DataFrame, or a Spark DataFrame.
+    def createDataFrame(self, data: Any, schema: Any = None) -> DataFrame:  # noqa: N802 - PySpark's name
+        """A DataFrame over a ``pyarrow.Table``, a pandas DataFrame, a list of rows (tuples,
+        lists, dicts, ``Row``s; ``schema`` a DDL string, a ``StructType`` or column names),
+        or a Spark DataFrame.
 
         A Spark DataFrame is written as Parquet by Spark's executors into the session's
         exchange directory and read from there, so its rows never gather on the driver.
@@ -134,7 +136,14 @@ class Session(Closeable):
                                                        dir=self.settings.spark_exchange_dir))
             path = export_spark_dataframe(data, self._exchange, self.settings.timeouts.partition_wait)
             return self.read.parquet(str(path))
-        return create_dataframe(self, data)
+        return create_dataframe(self, data, schema)
+
+    def range(self, start: int, end: int | None = None, step: int = 1,
+              numPartitions: int | None = None) -> DataFrame:  # noqa: N803 - PySpark's name
+        """A ``bigint`` column ``id`` from ``start`` to ``end`` (exclusive) by ``step``. The
+        rows are made on the driver and published like ``createDataFrame``'s, so chunked by
+        the session (``numPartitions`` is accepted for PySpark's signature)."""
+        return create_dataframe(self, range_table(start, end, step))
 
     def sql(self, text: str) -> DataFrame:
         """A DataFrame for one SQL query over the session's temporary views

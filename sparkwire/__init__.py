@@ -15,6 +15,7 @@ implementations). This module only re-exports what a user reaches for first.
 
 from sparkwire.coordinator import Session, Settings, load_settings
 from sparkwire.planner import AnalysisError, Column, DataFrame, PlanError, functions
+from sparkwire import types
 from sparkwire.transport.errors import SparkwireError
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "SparkwireError",
     "functions",
     "load_settings",
+    "types",
 ]
