@@ -13,7 +13,7 @@ Two-phase splitting maps each call to a partial call and a merge of the partials
     any_value -> partial any_value,          merge any_value
     avg(x)   -> partial sum(x) and count(x), merge sums, result sum / count
 
-``count_distinct`` and ``quantile`` have no such split; an aggregate containing one runs
+``count_distinct``, ``quantile`` and ``stddev_samp`` have no such split; an aggregate containing one runs
 in a single phase.
 Partial columns are named like PySpark would name the call (``sum(x)``, ``count(1)``), so
 plans stay readable; names are made unique against the keys and each other.
@@ -52,9 +52,10 @@ class Lowered:
 
 
 def splittable(agg: Aggregate) -> bool:
-    """``count_distinct`` and ``quantile`` have no partial form: they aggregate once."""
+    """``count_distinct``, ``quantile`` and ``stddev_samp`` have no partial form: they
+    aggregate once."""
     return not any(
-        isinstance(node, AggCall) and node.fn in ("count_distinct", "quantile")
+        isinstance(node, AggCall) and node.fn in ("count_distinct", "quantile", "stddev_samp")
         for a in agg.aggregates
         for node in walk(a.expr)
     )

@@ -52,6 +52,7 @@ from sparkwire.planner.plan import (
 )
 from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
+from sparkwire.planner.na import NO_VALUE, DataFrameNaFunctions
 from sparkwire.planner.rows import Row, format_table
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
@@ -238,6 +239,22 @@ class DataFrame:
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise AnalysisError(f"limit takes a non-negative int, got {n!r}")
         return self._derive(Limit(input=self._plan, n=n), self._attrs)
+
+    # -- missing values (``planner.na``) ------------------------------------------------
+    @property
+    def na(self) -> DataFrameNaFunctions:
+        return DataFrameNaFunctions(self)
+
+    def fillna(self, value: Any, subset: str | Sequence[str] | None = None) -> DataFrame:
+        return self.na.fill(value, subset)
+
+    def dropna(self, how: str = "any", thresh: int | None = None,
+               subset: str | Sequence[str] | None = None) -> DataFrame:
+        return self.na.drop(how, thresh, subset)
+
+    def replace(self, to_replace: Any, value: Any = NO_VALUE,
+                subset: str | Sequence[str] | None = None) -> DataFrame:
+        return self.na.replace(to_replace, value, subset)
 
     # -- joins and set operations ---------------------------------------------------------
     def join(

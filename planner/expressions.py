@@ -87,6 +87,7 @@ ScalarFunction = Literal[
     "not",
     "is_null",
     "is_not_null",
+    "isnan",
     "in",
     "between",
     "coalesce",
@@ -112,6 +113,7 @@ ScalarFunction = Literal[
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile",
+    "stddev_samp",
 ]
 
 

@@ -35,7 +35,7 @@ from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Exp
 _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
 _BOOL_RESULT = frozenset(
-    {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "in",
+    {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "isnan", "in",
      "between", "like"}
 )
 _INT32_RESULT = frozenset({"length", "year", "month", "day"})
@@ -175,6 +175,8 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         if pa.types.is_decimal(arg):
             return _bounded(arg.precision + 10, arg.scale)
         return pa.float64() if pa.types.is_floating(arg) else pa.int64()
+    if expr.fn == "stddev_samp":
+        return pa.float64()
     # avg
     if pa.types.is_decimal(arg):
         return _bounded(arg.precision + 4, arg.scale + 4)

@@ -214,6 +214,7 @@ CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "not": _unary(exp.Not),
     "is_null": _is_null,
     "is_not_null": _is_not_null,
+    "isnan": _named_function("isnan"),
     "in": _in,
     "between": _between,
     "coalesce": _coalesce,
@@ -245,6 +246,7 @@ AGGREGATES: dict[str, type[exp.AggFunc]] = {
     # any_value(), which skips them. Every first() of one aggregate reads the same row, so
     # dropDuplicates keeps whole input rows.
     "any_value": exp.First,
+    "stddev_samp": exp.StddevSamp,
 }
 
 
