@@ -53,6 +53,7 @@ from sparkwire.planner.plan import (
 from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.na import NO_VALUE, DataFrameNaFunctions
+from sparkwire.planner.describe import describe, summary
 from sparkwire.planner.rows import Row, format_table
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
@@ -209,9 +210,9 @@ class DataFrame:
 
     groupby = groupBy
 
-    def agg(self, *exprs: Column | Sequence[Column]) -> DataFrame:
-        """A global aggregate: one row."""
-        return self._aggregate((), exprs)
+    def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> DataFrame:
+        """A global aggregate: one row; also ``agg({"column": "function"})``."""
+        return GroupedData(self, ()).agg(*exprs)
 
     def orderBy(  # noqa: N802 - PySpark's name
         self, *cols: ColumnOrName | SortOrder | Sequence[ColumnOrName | SortOrder],
@@ -255,6 +256,17 @@ class DataFrame:
     def replace(self, to_replace: Any, value: Any = NO_VALUE,
                 subset: str | Sequence[str] | None = None) -> DataFrame:
         return self.na.replace(to_replace, value, subset)
+
+    # -- statistics (``planner.describe``) -----------------------------------------------
+    def describe(self, *cols: str | Sequence[str]) -> DataFrame:
+        """count, mean, stddev, min and max of the columns (default: numeric and string
+        ones) as strings, computed now."""
+        return describe(self, cols)
+
+    def summary(self, *statistics: str) -> DataFrame:
+        """Like ``describe`` with chosen statistics (default: count, mean, stddev, min,
+        25%, 50%, 75%, max)."""
+        return summary(self, statistics)
 
     # -- joins and set operations ---------------------------------------------------------
     def join(

@@ -88,6 +88,7 @@ ScalarFunction = Literal[
     "is_null",
     "is_not_null",
     "isnan",
+    "try_double",
     "in",
     "between",
     "coalesce",

@@ -11,7 +11,7 @@ Rules (Spark's, where they are simple; each one written down):
 - integer arithmetic widens to the wider operand; any floating operand makes ``float64``;
   decimal with integer is decimal; ``/`` is always ``float64`` (PySpark's true division);
 - comparisons, logic, ``in``, ``between``, null tests are ``bool``;
-- ``length``/``year``/``month``/``day`` are ``int32``; string functions give strings;
+- ``length``/``year``/``month``/``day`` are ``int32``; ``try_double`` is ``float64``; string functions give strings;
   ``date_add``/``add_months`` give dates;
 - ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
   ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
@@ -127,7 +127,7 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     if expr.fn in _INT32_RESULT:
         return pa.int32()
     args = [infer(a, columns) for a in expr.args]
-    if expr.fn == "div":
+    if expr.fn in ("div", "try_double"):
         return pa.float64()
     if expr.fn in ("add", "sub", "mul", "mod"):
         if any(pa.types.is_decimal(_plain(a)) for a in args):
