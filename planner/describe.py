@@ -13,8 +13,11 @@ one string column per described column. Spark's rules, each kept:
 - percentiles (``"25%"`` ...) are Spark's ``percentile_approx``, which for fewer rows than
   its accuracy (10000) is exact: the value at 1-based rank ``ceil(p * n)`` of the ``n``
   non-null values, integers staying integers and decimals becoming doubles. That is DuckDB's
-  ``quantile_disc`` rank too. (With NaN among the values Spark's sketch orders them its own
-  way; sparkwire sorts NaN last, as Spark's sort does.)
+  ``quantile_disc`` rank too; integers stay integers, decimals print in the column's scale
+  (``0.00``). Two cases have no one Spark answer: with NaN among the values Spark's sketch
+  ranks them its own way (sparkwire sorts NaN last, as Spark's sort does), and in some plan
+  shapes Spark prints a decimal percentile as the double it computed (``0.0``, ``-3.5``;
+  seen with one or two described columns), in others in the column's scale, as here.
 - values print as Spark's cast to string does: integers and decimals plainly, doubles as
   Java's ``Double.toString`` (``1.0E8``, ``1.0E-5``, ``0.5``, ``NaN``, ``Infinity``).
 """
@@ -31,7 +34,7 @@ import pyarrow as pa
 
 from sparkwire.planner.analyzer import Attribute
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.expressions import AggCall, Call, Cast, Expr, NamedExpr
+from sparkwire.planner.expressions import AggCall, Call, Expr, NamedExpr
 from sparkwire.planner.plan import Aggregate
 
 if TYPE_CHECKING:
@@ -69,16 +72,6 @@ def _as_number(attr: Attribute) -> Expr:
     return attr.column
 
 
-def _as_ranked(attr: Attribute) -> Expr:
-    """The column as its percentiles are ranked: integers and doubles as they are, the
-    rest as doubles."""
-    if pa.types.is_integer(attr.type) or pa.types.is_floating(attr.type):
-        return attr.column
-    if pa.types.is_decimal(attr.type):
-        return Cast(expr=attr.column, to="float64")
-    return _as_number(attr)
-
-
 def _call(statistic: str, attr: Attribute) -> AggCall:
     match statistic:
         case "count":
@@ -97,7 +90,7 @@ def _call(statistic: str, attr: Attribute) -> AggCall:
             f"statistic {statistic!r} is not supported by sparkwire; use count, mean, stddev, "
             "min, max, count_distinct, approx_count_distinct or a percentile such as '75%'"
         )
-    return AggCall(fn="quantile", arg=_as_ranked(attr), fraction=float(match[1]) / 100)
+    return AggCall(fn="quantile", arg=_as_number(attr), fraction=float(match[1]) / 100)
 
 
 def _statistics(df: DataFrame, attrs: list[Attribute], statistics: tuple[str, ...]) -> DataFrame:
