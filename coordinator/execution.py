@@ -29,9 +29,9 @@ from sparkwire.planner.limits import MAX_TASKS
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
+    FILE_SCANS,
     FileSplit,
     Operator,
-    ParquetScan,
     StagedPlan,
     transform_up,
 )
@@ -431,9 +431,9 @@ def _batches(plans: list[bytes]) -> Iterator[list[bytes]]:
 
 
 def _narrow_scan(fragment: Operator, splits: tuple[FileSplit, ...]) -> Operator:
-    """The fragment with its ParquetScan (a stage holds at most one) restricted to one
+    """The fragment with its file scan (a stage holds at most one) restricted to one
     task's splits."""
     return transform_up(
         fragment,
-        lambda op: op.model_copy(update={"splits": splits}) if isinstance(op, ParquetScan) else op,
+        lambda op: op.model_copy(update={"splits": splits}) if isinstance(op, FILE_SCANS) else op,
     )

@@ -50,6 +50,8 @@ from sparkwire.planner.plan import (
     Sort,
     StagedPlan,
 )
+from sparkwire.planner import partitioning
+from sparkwire.planner.io import DataFrameWriter
 from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.na import NO_VALUE, DataFrameNaFunctions
@@ -256,6 +258,27 @@ class DataFrame:
     def replace(self, to_replace: Any, value: Any = NO_VALUE,
                 subset: str | Sequence[str] | None = None) -> DataFrame:
         return self.na.replace(to_replace, value, subset)
+
+    # -- sampling and partitioning (``planner.partitioning``) ---------------------------
+    def sample(self, withReplacement: bool | float | None = None,  # noqa: N803 - PySpark's name
+               fraction: float | int | None = None, seed: int | None = None) -> DataFrame:
+        """Each row kept with probability ``fraction``: ``sample(0.1)``, ``sample(0.1, 7)``,
+        ``sample(False, 0.1, 7)``."""
+        return partitioning.sample(self, withReplacement, fraction, seed)
+
+    def repartition(self, numPartitions: int | ColumnOrName,  # noqa: N803 - PySpark's name
+                    *cols: ColumnOrName) -> DataFrame:
+        """Rows hashed on ``cols`` (every column when none) into ``numPartitions`` tasks."""
+        return partitioning.repartition(self, numPartitions, cols)
+
+    def coalesce(self, numPartitions: int) -> DataFrame:  # noqa: N803 - PySpark's name
+        """The input's tasks merged into at most ``numPartitions``, without a shuffle."""
+        return partitioning.coalesce(self, numPartitions)
+
+    @property
+    def write(self) -> DataFrameWriter:
+        """``df.write.mode(...).parquet(path)`` (``planner.io``)."""
+        return DataFrameWriter(self)
 
     # -- statistics (``planner.describe``) -----------------------------------------------
     def describe(self, *cols: str | Sequence[str]) -> DataFrame:

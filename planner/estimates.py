@@ -2,7 +2,9 @@
 known before anything runs.
 
 A scan is as big as its columns' share of its files on disk and has the rows its footers
-count (a scan of some row groups counts their share); an in-memory source has its Arrow size and rows. Above the
+count (a scan of some row groups counts their share); a text scan is its files' sizes (of
+100-byte rows); an in-memory source has its Arrow size and rows; a sample keeps its
+fraction. Above the
 leaves the estimates are rough on purpose, and each guess is written here: a filter keeps
 half its input, an aggregate with keys half, a global aggregate one row, a limit at most
 ``n`` rows (of 100 bytes), a join or union both inputs (a semi or anti join its left, a
@@ -12,6 +14,7 @@ caller says. Estimates decide between a broadcast and a shuffle, never correctne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import assert_never
 
@@ -19,7 +22,12 @@ from sparkwire.planner.expressions import Column
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.plan import (
     Aggregate,
+    CsvScan,
     Exchange,
+    JsonScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Filter,
     Join,
     Limit,
@@ -60,6 +68,14 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return min(rows(node.input), node.n)
             case Sample():
                 return min(rows(node.input), node.rows)
+            case RowSample():
+                return int(rows(node.input) * node.fraction)
+            case Repartition():
+                return rows(node.input)
+            case ParquetWrite():
+                return 1
+            case CsvScan() | JsonScan():
+                return text_bytes(node) // _ROW_BYTES
             case Join(how="semi" | "anti"):
                 return rows(node.left)
             case Join(how="cross"):
@@ -91,10 +107,29 @@ def estimate_bytes(op: Operator) -> int:
             return min(estimate_bytes(op.input), op.n * _ROW_BYTES)
         case Sample():
             return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
+        case RowSample():
+            return int(estimate_bytes(op.input) * op.fraction)
+        case Repartition():
+            return estimate_bytes(op.input)
+        case ParquetWrite():
+            return _ROW_BYTES
+        case CsvScan() | JsonScan():
+            return text_bytes(op)
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:
             assert_never(op)
+
+
+def text_bytes(scan: CsvScan | JsonScan) -> int:
+    """A text scan's size: its files' sizes (0 for a file gone since planning)."""
+    total = 0
+    for split in scan.splits:
+        try:
+            total += os.path.getsize(split.path)
+        except OSError:
+            pass
+    return total
 
 
 def _split_rows(path: str, row_groups: tuple[int, ...] | None) -> int:
@@ -110,7 +145,7 @@ def distinct_values(op: Operator, column: str) -> int:
     node, name = op, column
     while True:
         match node:
-            case Filter() | Sort() | Limit() | Sample():
+            case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition():
                 node = node.input
             case Project():
                 source = next((c.expr for c in node.columns if c.name == name), None)

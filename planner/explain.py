@@ -9,8 +9,13 @@ from typing import assert_never
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
+    CsvScan,
     Exchange,
     Filter,
+    JsonScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Join,
     Limit,
     LocalSource,
@@ -86,6 +91,17 @@ def _line(op: Operator) -> str:
             return f"Limit {op.n}"
         case Sample():
             return f"Sample {op.rows} rows"
+        case RowSample():
+            return f"RowSample fraction={op.fraction} seed={op.seed}"
+        case Repartition():
+            how = "coalesce" if op.coalesce else "repartition"
+            keys = f" by [{', '.join(sql(k) for k in op.keys)}]" if op.keys else ""
+            return f"{how.capitalize()} {op.partitions}{keys}"
+        case ParquetWrite():
+            return f"ParquetWrite {op.directory!r} job={op.job} [{_names(op.names)}]"
+        case CsvScan() | JsonScan():
+            kind = "CsvScan" if isinstance(op, CsvScan) else "JsonScan"
+            return f"{kind} [{_names(op.columns)}] files={len(op.splits)}"
         case Join():
             return _join_line(op)
         case SetOperation():

@@ -15,6 +15,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.executor import Executor
 from sparkwire.planner.parquet_meta import file_info, list_parquet_files
 from sparkwire.planner.plan import FileSplit, ParquetScan
+from sparkwire.planner.io import read_csv, read_json
 from sparkwire.planner.schemas import arrow_schema, rows_table
 from sparkwire.planner.sql import sql_relation
 
@@ -47,6 +48,25 @@ class DataFrameReader:
         splits = tuple(FileSplit(path=i.path) for i in infos)  # whole files: DuckDB's native reader
         scan = ParquetScan(splits=splits, columns=columns)
         return DataFrame(scan, _attributes(infos[0].schema), self._executor)
+
+
+    def csv(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None,
+            sep: str | None = None, header: bool | str = False,
+            inferSchema: bool | str = False) -> DataFrame:  # noqa: N803 - PySpark's name
+        """CSV files with Spark's defaults and inference (``planner.io``)."""
+        paths = [path] if isinstance(path, str | os.PathLike) else list(path)
+        return read_csv(self._executor, paths, header=_flag(header), infer_schema=_flag(inferSchema),
+                        schema=schema, sep="," if sep is None else sep)
+
+    def json(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None) -> DataFrame:
+        """JSON-lines files, one object per line (``planner.io``)."""
+        paths = [path] if isinstance(path, str | os.PathLike) else list(path)
+        return read_json(self._executor, paths, schema)
+
+
+def _flag(value: bool | str) -> bool:
+    """PySpark's options take ``True`` or ``"true"``."""
+    return value.lower() == "true" if isinstance(value, str) else bool(value)
 
 
 def create_dataframe(

@@ -57,8 +57,14 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    FILE_SCANS,
+    CsvScan,
+    JsonScan,
     ParquetScan,
+    ParquetWrite,
     Project,
+    Repartition,
+    RowSample,
     Sample,
     SetOperation,
     Sort,
@@ -119,9 +125,9 @@ def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
     to work one DuckDB does in milliseconds. Rows held by the driver are published as a
     stage of their own, so a plan reading them is always cut."""
     nodes = list(operators(plan))
-    if not task_bytes or any(isinstance(n, LocalSource) for n in nodes):
+    if not task_bytes or any(isinstance(n, LocalSource | Repartition) for n in nodes):
         return None
-    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, ParquetScan))
+    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, FILE_SCANS))
     if total > task_bytes:
         return None
     return Stage(
@@ -167,8 +173,16 @@ class _Cutter:
                 groups = group_splits(op.splits, wanted, split_below=self.workers)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
                 return _Open(scan, tasks=len(groups), splits=groups)
+            case CsvScan() | JsonScan():
+                n, k = len(op.splits), min(self.scan_tasks, len(op.splits))
+                groups = tuple(op.splits[i * n // k:(i + 1) * n // k] for i in range(k))
+                return _Open(op, tasks=k, splits=groups)
             case LocalSource():
                 return _Open(op, tasks=op.chunks, published=True)
+            case RowSample() | ParquetWrite():
+                return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
+            case Repartition():
+                return self.repartition_to(op)
             case Exchange() | Sample():
                 raise PlanError(f"a logical plan cannot hold {type(op).__name__}; the stage cutter adds it")
             case Filter() | Project():
@@ -231,6 +245,20 @@ class _Cutter:
         if not keys:
             return self.single(open_)
         return self.shuffle(open_, tuple(Column(name=k) for k in keys))
+
+    def repartition_to(self, op: Repartition) -> _Open:
+        """``coalesce(n)``: the input's tasks merged into at most ``n`` (never more tasks
+        than it has, as in Spark); ``repartition(n, *keys)``: rows hashed on the keys (on
+        every column when none) into ``n`` tasks."""
+        child = self.materialize(self.cut(op.input))
+        if op.coalesce:
+            if child.tasks <= op.partitions:
+                return child
+            return self.close(child, Boundary(kind="coalesce"), consumer_tasks=op.partitions)
+        keys = op.keys or _all_columns(op.input)
+        boundary = Boundary(kind="shuffle", keys=keys, partitions=op.partitions)
+        consumer = self.close(child, boundary, consumer_tasks=op.partitions)
+        return replace(consumer, partitioning=keys if op.partitions == self.partitions else None)
 
     def sort(self, op: Sort) -> _Open:
         child = self.cut(op.input)

@@ -25,7 +25,12 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    CsvScan,
+    JsonScan,
     ParquetScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Project,
     Sample,
     SetOperation,
@@ -43,7 +48,7 @@ def prune_columns(plan: Operator) -> Operator:
 def _prune(op: Operator, needed: set[str]) -> Operator:
     """``op`` rewritten to produce at least ``needed`` (a subset of its columns), in order."""
     match op:
-        case ParquetScan() | LocalSource():
+        case ParquetScan() | CsvScan() | JsonScan() | LocalSource():
             return op.model_copy(update={"columns": _keep(op.columns, needed)})
         case Exchange():
             return op
@@ -61,8 +66,13 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
             return with_children(op, [_prune(op.input, needed | _reads([op.predicate]))])
         case Sort():
             return with_children(op, [_prune(op.input, needed | _reads(k.expr for k in op.keys))])
-        case Limit() | Sample():
+        case Limit() | Sample() | RowSample():
             return with_children(op, [_prune(op.input, needed)])
+        case Repartition():
+            reads = needed | _reads(op.keys)
+            return with_children(op, [_prune(op.input, reads)])
+        case ParquetWrite():
+            return with_children(op, [_prune(op.input, set(output_columns(op.input)))])
         case Join():
             return _prune_join(op, needed)
         case SetOperation():
