@@ -31,7 +31,10 @@ if TYPE_CHECKING:
 def sample(df: DataFrame, with_replacement: bool | float | None, fraction: float | None,
            seed: int | None) -> DataFrame:
     if isinstance(with_replacement, float | int) and not isinstance(with_replacement, bool):
-        with_replacement, fraction, seed = None, with_replacement, fraction  # type: ignore[assignment]
+        # sample(0.1) / sample(0.1, 7) / sample(0.1, seed=7), as PySpark reads them
+        if fraction is not None:
+            seed = fraction  # type: ignore[assignment]
+        with_replacement, fraction = None, with_replacement
     if with_replacement:
         raise AnalysisError("sample(withReplacement=True) is not supported by sparkwire")
     if isinstance(fraction, bool) or not isinstance(fraction, float | int) or not 0 <= fraction <= 1:

@@ -139,5 +139,6 @@ def _as_table(data: object) -> pa.Table:
         if isinstance(data, pd.DataFrame):
             return pa.Table.from_pandas(data, preserve_index=False)
     raise AnalysisError(
-        f"createDataFrame takes a pyarrow Table or a pandas DataFrame, got {type(data).__name__}"
+        "createDataFrame takes a pyarrow Table, a pandas DataFrame or a list of rows, "
+        f"got {type(data).__name__}"
     )
