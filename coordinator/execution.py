@@ -194,6 +194,10 @@ class QueryResult(Closeable):
             raise self._cause(exc) from exc
         self._reader = PartitionReader(first.schema, self._batches(first, run, waiting))
 
+    def placement(self, stage: int, task: int) -> str:
+        """The address of the worker that ran (the current attempt of) a task."""
+        return self._scheduler.run(stage, task).address
+
     @property
     def schema(self) -> pa.Schema:
         assert self._reader is not None
@@ -221,7 +225,7 @@ class QueryResult(Closeable):
             fragment = _narrow_scan(fragment, stage.splits[run.task])
         return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
                         attempt=run.attempt, fragment=fragment,
-                        inputs=self._scheduler.inputs(run), output=stage.output)
+                        inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep)
 
     def _watch(self, runs: list[Run]) -> None:
         """A thread per worker reading its runs' status partitions, in delivery order."""

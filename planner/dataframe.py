@@ -51,6 +51,7 @@ from sparkwire.planner.plan import (
     StagedPlan,
 )
 from sparkwire.planner import partitioning
+from sparkwire.planner.caching import with_caches
 from sparkwire.planner.io import DataFrameWriter
 from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
@@ -275,6 +276,21 @@ class DataFrame:
         """The input's tasks merged into at most ``numPartitions``, without a shuffle."""
         return partitioning.coalesce(self, numPartitions)
 
+    def cache(self) -> DataFrame:
+        """Keep this result on the workers from its first use on (``planner.caching``)."""
+        self._executor.cache(self._plan)
+        return self
+
+    def persist(self, storageLevel: object = None) -> DataFrame:  # noqa: N803 - PySpark's name
+        """``cache()``: the workers' stores hold it in memory and spill beyond their budget,
+        whatever the storage level asked."""
+        return self.cache()
+
+    def unpersist(self, blocking: bool = False) -> DataFrame:
+        """Release the workers' copy (at once: ``blocking`` changes nothing)."""
+        self._executor.uncache(self._plan)
+        return self
+
     @property
     def write(self) -> DataFrameWriter:
         """``df.write.mode(...).parquet(path)`` (``planner.io``)."""
@@ -410,8 +426,9 @@ class DataFrame:
 
     # -- actions ------------------------------------------------------------------------
     def staged_plan(self) -> StagedPlan:
+        plan = with_caches(self._plan, self._executor)
         return plan_query(
-            with_result_types(self._plan, self._attrs), [a.internal for a in self._attrs],
+            with_result_types(plan, self._attrs), [a.internal for a in self._attrs],
             self._executor.workers, self._executor.broadcast_threshold,
             self._executor.range_sort_rows, self._executor.task_bytes,
         )

@@ -22,8 +22,10 @@ from sparkwire.planner.expressions import Column
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.plan import (
     Aggregate,
+    CachedSource,
     CsvScan,
     Exchange,
+    Keep,
     JsonScan,
     ParquetWrite,
     Repartition,
@@ -70,7 +72,9 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return min(rows(node.input), node.rows)
             case RowSample():
                 return int(rows(node.input) * node.fraction)
-            case Repartition():
+            case CachedSource():
+                return node.rows
+            case Repartition() | Keep():
                 return rows(node.input)
             case ParquetWrite():
                 return 1
@@ -109,7 +113,9 @@ def estimate_bytes(op: Operator) -> int:
             return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
         case RowSample():
             return int(estimate_bytes(op.input) * op.fraction)
-        case Repartition():
+        case CachedSource():
+            return op.rows * _ROW_BYTES
+        case Repartition() | Keep():
             return estimate_bytes(op.input)
         case ParquetWrite():
             return _ROW_BYTES

@@ -9,8 +9,10 @@ from typing import assert_never
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
+    CachedSource,
     CsvScan,
     Exchange,
+    Keep,
     Filter,
     JsonScan,
     ParquetWrite,
@@ -93,6 +95,10 @@ def _line(op: Operator) -> str:
             return f"Sample {op.rows} rows"
         case RowSample():
             return f"RowSample fraction={op.fraction} seed={op.seed}"
+        case CachedSource():
+            return f"CachedSource {op.cache_id} chunks={op.chunks} [{_names(op.columns)}]"
+        case Keep():
+            return f"Keep as {op.cache_id}"
         case Repartition():
             how = "coalesce" if op.coalesce else "repartition"
             keys = f" by [{', '.join(sql(k) for k in op.keys)}]" if op.keys else ""

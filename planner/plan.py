@@ -85,6 +85,38 @@ class JsonScan(TextScan):
     op: Literal["json_scan"] = "json_scan"
 
 
+CacheId = Annotated[str, Field(pattern=r"^cache_[0-9a-f]{1,32}$")]
+
+
+class CachedSource(Node):
+    """A cached result (``df.cache()``): chunk ``i`` is held in the partition store of the
+    worker at ``addresses[i]``, and task ``i`` of a stage reading it runs there."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["cached_source"] = "cached_source"
+    cache_id: CacheId
+    chunks: int = Field(ge=1, le=MAX_TASKS)
+    columns: tuple[Identifier, ...]
+    addresses: tuple[Annotated[str, Field(min_length=1, max_length=512)], ...]
+    rows: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_address_per_chunk(self) -> CachedSource:
+        if len(self.addresses) != self.chunks:
+            raise ValueError(f"{self.chunks} chunks but {len(self.addresses)} addresses")
+        return self
+
+
+class Keep(Node):
+    """Keep ``input``'s result as cache ``cache_id``: the stage cutter ends a stage here
+    whose tasks' outputs the workers hold after the query (``Stage.keep``). Logical only."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["keep"] = "keep"
+    input: Operator
+    cache_id: CacheId
+
+
 class Exchange(Node):
     """The output of producer stage ``stage`` arriving across a network boundary."""
 
@@ -243,6 +275,7 @@ Operator = Annotated[
     Union[
         ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate,
         Sort, Limit, Join, SetOperation, Sample, RowSample, Repartition, ParquetWrite,
+        CachedSource, Keep,
     ],
     Field(discriminator="op"),
 ]
@@ -254,12 +287,12 @@ FILE_SCANS: Final = (ParquetScan, CsvScan, JsonScan)
 #: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
 LOGICAL_OPERATORS: Final = (
     ParquetScan, CsvScan, JsonScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join,
-    SetOperation, RowSample, Repartition, ParquetWrite,
+    SetOperation, RowSample, Repartition, ParquetWrite, CachedSource, Keep,
 )
 #: What a task's fragment may hold on the wire.
 TASK_OPERATORS: Final = (
     ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort,
-    Limit, Join, SetOperation, Sample, RowSample, ParquetWrite,
+    Limit, Join, SetOperation, Sample, RowSample, ParquetWrite, CachedSource,
 )
 
 
@@ -290,7 +323,7 @@ def operators(root: Operator) -> Iterator[Operator]:
 def output_columns(op: Operator) -> list[str]:
     """The names of ``op``'s output columns, in order."""
     match op:
-        case ParquetScan() | CsvScan() | JsonScan() | LocalSource() | Exchange():
+        case ParquetScan() | CsvScan() | JsonScan() | LocalSource() | Exchange() | CachedSource():
             return list(op.columns)
         case ParquetWrite():
             return list(WRITE_COLUMNS)
@@ -298,7 +331,7 @@ def output_columns(op: Operator) -> list[str]:
             return [c.name for c in op.columns]
         case Aggregate():
             return [k.name for k in op.keys] + [a.name for a in op.aggregates]
-        case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition():
+        case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition() | Keep():
             return output_columns(op.input)
         case Join(how="semi" | "anti"):
             return output_columns(op.left)
@@ -346,6 +379,8 @@ class Stage(Node):
     tasks: int = Field(ge=1, le=MAX_TASKS)
     splits: tuple[tuple[FileSplit, ...], ...] = ()
     output: Boundary
+    # The cache whose chunks this stage's task outputs become (``Keep``); kept by the workers.
+    keep: CacheId | None = None
     # For explain: the planner's row estimate and why it chose what it did (join strategies).
     estimated_rows: int = Field(default=0, ge=0)
     notes: tuple[str, ...] = ()
@@ -372,5 +407,5 @@ class StagedPlan(Node):
 
 
 for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, RowSample,
-               Repartition, ParquetWrite):
+               Repartition, ParquetWrite, Keep):
     _model.model_rebuild()

@@ -58,7 +58,9 @@ from sparkwire.planner.plan import (
     LocalSource,
     Operator,
     FILE_SCANS,
+    CachedSource,
     CsvScan,
+    Keep,
     JsonScan,
     ParquetScan,
     ParquetWrite,
@@ -125,7 +127,8 @@ def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
     to work one DuckDB does in milliseconds. Rows held by the driver are published as a
     stage of their own, so a plan reading them is always cut."""
     nodes = list(operators(plan))
-    if not task_bytes or any(isinstance(n, LocalSource | Repartition) for n in nodes):
+    if not task_bytes or any(isinstance(n, LocalSource | Repartition | Keep | CachedSource)
+                             for n in nodes):
         return None
     total = sum(estimate_bytes(n) for n in nodes if isinstance(n, FILE_SCANS))
     if total > task_bytes:
@@ -179,6 +182,12 @@ class _Cutter:
                 return _Open(op, tasks=k, splits=groups)
             case LocalSource():
                 return _Open(op, tasks=op.chunks, published=True)
+            case CachedSource():
+                return _Open(op, tasks=op.chunks)
+            case Keep():
+                child = self.materialize(self.cut(op.input))
+                return self.close(child, Boundary(kind="coalesce"), consumer_tasks=child.tasks,
+                                  keep=op.cache_id)
             case RowSample() | ParquetWrite():
                 return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
             case Repartition():
@@ -200,15 +209,17 @@ class _Cutter:
             case _:
                 assert_never(op)
 
-    def close(self, open_: _Open, output: Boundary, consumer_tasks: int) -> _Open:
-        """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange."""
+    def close(self, open_: _Open, output: Boundary, consumer_tasks: int,
+              keep: str | None = None) -> _Open:
+        """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange;
+        ``keep`` names the cache the stage's outputs become."""
         stage_id = len(self.stages)
         produced = {s.id: s.estimated_rows for s in self.stages}
         self.stages.append(
             Stage(
                 id=stage_id, fragment=open_.fragment, tasks=open_.tasks, splits=open_.splits,
                 output=output, estimated_rows=estimate_rows(open_.fragment, produced),
-                notes=open_.notes,
+                notes=open_.notes, keep=keep,
             )
         )
         exchange = Exchange(stage=stage_id, columns=tuple(output_columns(open_.fragment)))

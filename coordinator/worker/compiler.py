@@ -38,7 +38,9 @@ from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Exp
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
+    CachedSource,
     CsvScan,
+    Keep,
     JsonScan,
     ParquetWrite,
     Repartition,
@@ -60,6 +62,7 @@ from sparkwire.planner.plan import (
 
 __all__ = [
     "PARTITION_COLUMN",
+    "CachedTable",
     "CompileError",
     "CompiledFragment",
     "ExchangeTable",
@@ -110,7 +113,15 @@ class RowGroupTable:
     splits: tuple[FileSplit, ...]
 
 
-TableInput = ExchangeTable | LocalTable | RowGroupTable
+@dataclass(frozen=True)
+class CachedTable:
+    """Register this task's chunk of cache ``cache_id``, held in this worker's store."""
+
+    name: str
+    cache_id: str
+
+
+TableInput = ExchangeTable | LocalTable | RowGroupTable | CachedTable
 
 
 @dataclass(frozen=True)
@@ -269,7 +280,11 @@ class _Compiler:
                 return _select_from(map(col, op.columns), self._text_source(op))
             case RowSample():
                 return self._row_sample(op)
-            case Repartition() | ParquetWrite():
+            case CachedSource():
+                _unique(op.columns, "cached source")
+                table = self._table(CachedTable(name=op.cache_id, cache_id=op.cache_id))
+                return _select_from(map(col, op.columns), table)
+            case Repartition() | ParquetWrite() | Keep():
                 raise CompileError(f"{type(op).__name__} cannot run inside a fragment")
             case _:
                 assert_never(op)

@@ -39,6 +39,7 @@ from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import (
     PARTITION_COLUMN,
+    CachedTable,
     CompiledFragment,
     ExchangeTable,
     LocalTable,
@@ -179,6 +180,8 @@ class Worker:
         output = self.store.create(task_plan.query_id, task_plan.stage, task_plan.task,
                                    [*data, STATUS_PARTITION], task_plan.attempt)
         output.start(STATUS_SCHEMA, [STATUS_PARTITION])
+        if task_plan.keep is not None:
+            self.store.pin(task_plan.keep, task_plan.task, output)
         try:
             self._queue.put(task_plan.query_id, _Task(task_plan, compiled, output))
         except QueueFull as full:
@@ -305,6 +308,11 @@ class Worker:
                     engine.register(table.name, chunks[plan.task])
                 case RowGroupTable():
                     engine.register_row_groups(table.name, table.splits)
+                case CachedTable():
+                    reader = self.store.open_pinned(table.cache_id, plan.task)
+                    task.inputs.append(reader)
+                    engine.register(table.name, pa.RecordBatchReader.from_batches(
+                        reader.schema, iter(reader)))
                 case _:
                     assert_never(table)
 

@@ -25,8 +25,10 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    CachedSource,
     CsvScan,
     JsonScan,
+    Keep,
     ParquetScan,
     ParquetWrite,
     Repartition,
@@ -48,7 +50,7 @@ def prune_columns(plan: Operator) -> Operator:
 def _prune(op: Operator, needed: set[str]) -> Operator:
     """``op`` rewritten to produce at least ``needed`` (a subset of its columns), in order."""
     match op:
-        case ParquetScan() | CsvScan() | JsonScan() | LocalSource():
+        case ParquetScan() | CsvScan() | JsonScan() | LocalSource() | CachedSource():
             return op.model_copy(update={"columns": _keep(op.columns, needed)})
         case Exchange():
             return op
@@ -71,7 +73,7 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
         case Repartition():
             reads = needed | _reads(op.keys)
             return with_children(op, [_prune(op.input, reads)])
-        case ParquetWrite():
+        case ParquetWrite() | Keep():
             return with_children(op, [_prune(op.input, set(output_columns(op.input)))])
         case Join():
             return _prune_join(op, needed)

@@ -55,6 +55,39 @@ def test_dict_agg_and_pivot(spark, sessions) -> None:
     assert_same(program, [DATA], spark, sessions)
 
 
+@pytest.mark.slow
+def test_repartition_and_coalesce_keep_every_row(spark, sessions) -> None:
+    def program(api, df):
+        F = api.F
+        by_key = df.repartition(3, "k").groupBy("k").agg(F.sum("i").alias("s"), F.count("*").alias("n"))
+        spread = df.repartition(4).filter(F.col("i") >= 0).groupBy("k").agg(F.max("x").alias("s"),
+                                                                             F.count("d").alias("n"))
+        merged = df.coalesce(1).groupBy("k").agg(F.min("i").alias("s"), F.count("s").alias("n"))
+        named = df.repartition("p").select("k", F.col("p").cast("bigint").alias("s"),
+                                           F.lit(1).cast("bigint").alias("n"))
+        return (by_key.withColumn("s", F.col("s").cast("double"))
+                .union(spread).union(merged.withColumn("s", F.col("s").cast("double")))
+                .union(named.withColumn("s", F.col("s").cast("double"))))
+
+    assert_same(program, [DATA], spark, sessions)
+
+
+def test_sample_keeps_its_fraction_and_its_rows_for_a_seed(sessions) -> None:
+    """Spark's sampled rows cannot be reproduced; the fraction and the determinism can."""
+    n = 20_000
+    for session in sessions:
+        ids = session.range(n)
+        first = sorted(r.id for r in ids.sample(0.3, 5).collect())
+        assert abs(len(first) - 0.3 * n) < 5 * (n * 0.3 * 0.7) ** 0.5
+        assert sorted(r.id for r in ids.sample(False, 0.3, 5).collect()) == first
+        other = sorted(r.id for r in ids.sample(fraction=0.3, seed=6).collect())
+        assert other != first and abs(len(other) - 0.3 * n) < 5 * (n * 0.21) ** 0.5
+        assert ids.sample(0.0, 1).count() == 0
+        assert ids.sample(1.0, 1).count() == n
+        small = ids.sample(0.01, 9).count()
+        assert 0 < small < 0.01 * n + 5 * (n * 0.0099) ** 0.5
+
+
 def _expected(theirs) -> tuple[list[tuple[str, str]], list[tuple]]:
     types = [(f.name, f.dataType.simpleString()) for f in theirs.schema.fields]
     return types, [normalize(r.asDict(recursive=True), types) for r in theirs.collect()]
