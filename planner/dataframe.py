@@ -50,13 +50,10 @@ from sparkwire.planner.plan import (
     Sort,
     StagedPlan,
 )
-from sparkwire.planner import partitioning
 from sparkwire.planner.caching import with_caches
-from sparkwire.planner.io import DataFrameWriter
+from sparkwire.planner.frame_methods import FrameMethods
 from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
-from sparkwire.planner.na import NO_VALUE, DataFrameNaFunctions
-from sparkwire.planner.describe import describe, summary
 from sparkwire.planner.rows import Row, format_table
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
@@ -67,7 +64,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-class DataFrame:
+class DataFrame(FrameMethods):
     __slots__ = ("_plan", "_attrs", "_executor", "_id")
     _plan: Operator
     _attrs: tuple[Attribute, ...]
@@ -243,69 +240,6 @@ class DataFrame:
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise AnalysisError(f"limit takes a non-negative int, got {n!r}")
         return self._derive(Limit(input=self._plan, n=n), self._attrs)
-
-    # -- missing values (``planner.na``) ------------------------------------------------
-    @property
-    def na(self) -> DataFrameNaFunctions:
-        return DataFrameNaFunctions(self)
-
-    def fillna(self, value: Any, subset: str | Sequence[str] | None = None) -> DataFrame:
-        return self.na.fill(value, subset)
-
-    def dropna(self, how: str = "any", thresh: int | None = None,
-               subset: str | Sequence[str] | None = None) -> DataFrame:
-        return self.na.drop(how, thresh, subset)
-
-    def replace(self, to_replace: Any, value: Any = NO_VALUE,
-                subset: str | Sequence[str] | None = None) -> DataFrame:
-        return self.na.replace(to_replace, value, subset)
-
-    # -- sampling and partitioning (``planner.partitioning``) ---------------------------
-    def sample(self, withReplacement: bool | float | None = None,  # noqa: N803 - PySpark's name
-               fraction: float | int | None = None, seed: int | None = None) -> DataFrame:
-        """Each row kept with probability ``fraction``: ``sample(0.1)``, ``sample(0.1, 7)``,
-        ``sample(False, 0.1, 7)``."""
-        return partitioning.sample(self, withReplacement, fraction, seed)
-
-    def repartition(self, numPartitions: int | ColumnOrName,  # noqa: N803 - PySpark's name
-                    *cols: ColumnOrName) -> DataFrame:
-        """Rows hashed on ``cols`` (every column when none) into ``numPartitions`` tasks."""
-        return partitioning.repartition(self, numPartitions, cols)
-
-    def coalesce(self, numPartitions: int) -> DataFrame:  # noqa: N803 - PySpark's name
-        """The input's tasks merged into at most ``numPartitions``, without a shuffle."""
-        return partitioning.coalesce(self, numPartitions)
-
-    def cache(self) -> DataFrame:
-        """Keep this result on the workers from its first use on (``planner.caching``)."""
-        self._executor.cache(self._plan)
-        return self
-
-    def persist(self, storageLevel: object = None) -> DataFrame:  # noqa: N803 - PySpark's name
-        """``cache()``: the workers' stores hold it in memory and spill beyond their budget,
-        whatever the storage level asked."""
-        return self.cache()
-
-    def unpersist(self, blocking: bool = False) -> DataFrame:
-        """Release the workers' copy (at once: ``blocking`` changes nothing)."""
-        self._executor.uncache(self._plan)
-        return self
-
-    @property
-    def write(self) -> DataFrameWriter:
-        """``df.write.mode(...).parquet(path)`` (``planner.io``)."""
-        return DataFrameWriter(self)
-
-    # -- statistics (``planner.describe``) -----------------------------------------------
-    def describe(self, *cols: str | Sequence[str]) -> DataFrame:
-        """count, mean, stddev, min and max of the columns (default: numeric and string
-        ones) as strings, computed now."""
-        return describe(self, cols)
-
-    def summary(self, *statistics: str) -> DataFrame:
-        """Like ``describe`` with chosen statistics (default: count, mean, stddev, min,
-        25%, 50%, 75%, max)."""
-        return summary(self, statistics)
 
     # -- joins and set operations ---------------------------------------------------------
     def join(

@@ -28,6 +28,14 @@ only ever a ``coalesce`` (or ``result``) boundary: publishing stores each chunk 
 the driver never hashes rows. A gathering consumer reads it directly; any other consumer
 first reads it through a coalesce of as many tasks as chunks (one chunk per task).
 
+A CSV or JSON scan spreads its whole files over up to ``TASKS_PER_WORKER * workers`` tasks,
+in order. A ``CachedSource`` is a stage of one task per chunk, each placed where its chunk
+is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
+outputs the workers keep as that cache. ``Repartition`` is a boundary the user asked for: a
+hash shuffle into its partitions (on every column when it names none), or for ``coalesce``
+a coalesce boundary into fewer tasks (never more). A ``ParquetWrite`` runs in every task
+of the final stage. Plans holding any of the last three, or a cache, are never one stage.
+
 Aggregates with keys run in two phases (partial, shuffle on the keys, merge) unless they
 contain ``count_distinct``, which shuffles raw rows (only the columns it reads) and
 aggregates once; input already in one task is aggregated where it is. A full sort gathers

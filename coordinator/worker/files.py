@@ -1,4 +1,5 @@
-"""Which files a task may read, checked when its plan arrives, before anything opens them.
+"""Which files a task may read, and where it may write, checked when its plan arrives,
+before anything opens them (a write directory again once it is made, ``worker.writer``).
 
 A plan names files by path, and a plan is untrusted. A path must be absolute and, once
 every symlink is resolved, lie under one of the worker's data roots when it has any

@@ -161,3 +161,46 @@ def test_frame_errors(sessions) -> None:
         session.createDataFrame([(1,)], "a integr")
     with pytest.raises(AnalysisError, match="step"):
         session.range(1, 5, 0)
+
+
+@pytest.mark.slow
+def test_cached_frames_give_pysparks_answers(spark, sessions) -> None:
+    def program(api, df):
+        F = api.F
+        kept = df.filter(F.col("i").isNotNull()).withColumn("y", F.col("x") * 2).cache()
+        first = kept.groupBy("k").agg(F.sum("y").alias("s"), F.count("*").alias("n"))
+        again = kept.filter(F.col("i") > 0).groupBy("k").agg(F.max("y").alias("s"),
+                                                            F.count("d").alias("n"))
+        return first.union(again)
+
+    assert_same(program, [DATA], spark, sessions)
+
+
+def test_a_cached_frame_is_read_from_the_workers_stores() -> None:
+    from sparkwire.coordinator import Session
+    from sparkwire.planner.plan import CachedSource, LocalSource, operators
+
+    table = pa.table({"k": ["a", "b", None] * 400, "v": list(range(1200))})
+    with Session(workers=3, local_chunk_rows=400) as session:
+        workers = session.cluster.workers
+        df = session.createDataFrame(table)
+        kept = df.filter(df.v % 3 != 0).cache()
+        assert kept.count() == 800  # materializes the cache, then counts it
+        held = [w.store.memory_bytes for w in workers]
+        assert sum(held) > 0 and sum(1 for h in held if h) == 3  # a chunk on every worker
+        derived = kept.groupBy("k").count()
+        plan = derived.staged_plan()
+        leaves = [op for s in plan.stages for op in operators(s.fragment)]
+        assert any(isinstance(op, CachedSource) for op in leaves)
+        assert not any(isinstance(op, LocalSource) for op in leaves)  # nothing recomputed
+        assert sorted(derived.collect(), key=repr) == sorted(
+            df.filter(df.v % 3 != 0).groupBy("k").count().collect(), key=repr)
+        done = sum(len(w.completed) for w in workers)
+        derived.collect()
+        reading = session.last_metrics.stages[0]
+        assert reading.tasks == 3 and reading.done == 3  # one task per cached chunk
+        assert sum(len(w.completed) for w in workers) - done == sum(s.tasks for s in plan.stages)
+        kept.unpersist()
+        assert [w.store.memory_bytes for w in workers] == [0, 0, 0]
+        assert [w.store.partitions_held() for w in workers] == [0, 0, 0]
+        assert kept.count() == 800  # plain again
