@@ -263,6 +263,11 @@ class DataFrameWriter:
         self._df = df
         self._mode = mode
 
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise AnalysisError(f"DataFrameWriter.{name} is not supported by sparkwire; use write.parquet")
+
     def mode(self, saveMode: str | None) -> DataFrameWriter:  # noqa: N803 - PySpark's name
         return DataFrameWriter(self._df, _save_mode(saveMode))
 

@@ -50,6 +50,13 @@ class DataFrameReader:
         return DataFrame(scan, _attributes(infos[0].schema), self._executor)
 
 
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise AnalysisError(
+            f"DataFrameReader.{name} is not supported by sparkwire; use read.parquet, read.csv or read.json"
+        )
+
     def csv(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None,
             sep: str | None = None, header: bool | str = False,
             inferSchema: bool | str = False) -> DataFrame:  # noqa: N803 - PySpark's name

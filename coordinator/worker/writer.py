@@ -5,7 +5,7 @@ file is closed, are renamed to ``part-<task>-<job>.parquet`` in one step: a read
 directory (which lists ``*.parquet``) never sees half a file, and a task run again after a
 worker loss replaces its own file rather than adding a second. The directory was checked
 against the data roots when the plan arrived (``files.check_output_directory``); it is
-checked again here, after it is made, in case a symlink appeared in between. The driver
+checked again here, before and after it is made, in case a symlink appeared in between. The driver
 writes ``_SUCCESS`` once every task has reported (``planner.io``).
 """
 
@@ -32,6 +32,7 @@ def part_name(task: int, job: str) -> str:
 def write_task(target: ParquetWrite, task: int, schema: pa.Schema,
                batches: Iterable[pa.RecordBatch], roots: Sequence[Path]) -> pa.RecordBatch:
     """Write ``batches`` (of ``schema``) as the task's file; its name and row count."""
+    check_output_directory(target.directory, roots)
     os.makedirs(target.directory, exist_ok=True)
     check_output_directory(target.directory, roots)
     if len(target.names) != len(schema):

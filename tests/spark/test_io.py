@@ -167,3 +167,7 @@ def test_read_errors(sessions, files: Path) -> None:
         read.json(str(files / "nested.json"))
     with pytest.raises(AnalysisError, match="not supported by sparkwire"):
         sessions[0].range(3).write.parquet(str(files / "p"), partitionBy="id")
+    with pytest.raises(AnalysisError, match="DataFrameWriter.csv is not supported by sparkwire"):
+        sessions[0].range(3).write.csv(str(files / "p"))
+    with pytest.raises(AnalysisError, match="DataFrameReader.orc is not supported by sparkwire"):
+        read.orc(str(files / "p"))
