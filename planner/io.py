@@ -11,11 +11,12 @@ Spark's rules kept here:
 
 - CSV: columns ``_c0, _c1 ...`` without a header; without ``inferSchema`` every column is a
   string; inference tries, per value, ``int``, ``bigint``, ``decimal(p,0)`` (integers
-  beyond ``bigint``), ``double``, ``date`` (``yyyy-MM-dd``), ``boolean``, then ``string``,
-  and widens across rows (``int`` and ``bigint`` to ``bigint``, integers and ``double`` to
-  ``double``, anything else mixed to ``string``); an empty field is NULL and types
-  nothing; a column with no value is a string. Timestamps are not inferred (they stay
-  strings) - a gap, not Spark's rule.
+  beyond ``bigint``), ``double``, ``date`` (``yyyy-MM-dd``), ``timestamp``
+  (``yyyy-MM-dd HH:mm[:ss[.SSSSSS]]``, ``T`` or a space between), ``boolean``, then
+  ``string``, and widens across rows (``int`` and ``bigint`` to ``bigint``, integers and
+  ``double`` to ``double``, ``date`` and ``timestamp`` to ``timestamp``, anything else
+  mixed to ``string``); an empty field is NULL and types nothing; a column with no value
+  is a string. Timestamps are read as the session's (UTC) wall clock.
 - JSON lines: fields are the union of every object's keys, sorted by name; integers are
   ``bigint``, other numbers ``double``, ``true``/``false`` ``boolean``, strings ``string``
   (no date inference, as Spark's default); integers with doubles widen to ``double``,
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 _INT = re.compile(r"[+-]?\d+")
 _DOUBLE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(NaN|Infinity)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?")
 _NUMBERS = (pa.int32(), pa.int64(), pa.float64())
 SUCCESS = "_SUCCESS"
 
@@ -146,12 +148,13 @@ def _csv_value_type(text: str) -> pa.DataType | None:
         return pa.decimal128(digits, 0) if digits <= 38 else pa.float64()
     if _DOUBLE.fullmatch(text):
         return pa.float64()
-    if _DATE.fullmatch(text):
+    if _DATE.fullmatch(text) or _TIMESTAMP.fullmatch(text):
         try:
-            dt.date.fromisoformat(text)
-            return pa.date32()
+            dt.datetime.fromisoformat(text)
         except ValueError:
             pass
+        else:
+            return pa.date32() if len(text) == 10 else pa.timestamp("us")
     if text.lower() in ("true", "false"):
         return pa.bool_()
     return pa.string()
@@ -171,6 +174,8 @@ def _widen(a: pa.DataType | None, b: pa.DataType | None) -> pa.DataType | None:
         return b if a is None else a
     if b is None:
         return a
+    if {a, b} == {pa.date32(), pa.timestamp("us")}:
+        return pa.timestamp("us")
     if (a in _NUMBERS or pa.types.is_decimal(a)) and (b in _NUMBERS or pa.types.is_decimal(b)):
         if pa.float64() in (a, b):
             return pa.float64()

@@ -19,12 +19,12 @@ from sparkwire.transport.errors import SparkwireError
 from tests.spark.compare import _assert_rows, normalize
 
 CSV = (
-    "id,name,score,day,flag,big\n"
-    "1,ann,1.5,2024-02-29,true,1\n"
-    "2,,,2024-01-31,false,3000000000\n"
-    "-3,\"quoted, comma\",-0.25,,TRUE,\n"
-    ",\"esc \\\"q\\\"\",NaN,1999-12-31,,0\n"
-    "0,zed,1e3,2023-12-31,false,-7\n"
+    "id,name,score,day,flag,big,at\n"
+    "1,ann,1.5,2024-02-29,true,1,2024-02-29 23:59:59\n"
+    "2,,,2024-01-31,false,3000000000,2024-01-01T10:00:00.125\n"
+    "-3,\"quoted, comma\",-0.25,,TRUE,,\n"
+    ",\"esc \\\"q\\\"\",NaN,1999-12-31,,0,1999-12-31\n"
+    "0,zed,1e3,2023-12-31,false,-7,2023-12-31 00:00\n"
 )
 JSON = (
     '{"b": 1, "a": "x", "c": true}\n'
@@ -68,7 +68,7 @@ def test_reads_match_pyspark(spark, sessions, files: Path) -> None:
         lambda r: r.csv(one),
         lambda r: r.csv(one, inferSchema=True),
         lambda r: r.csv(one, header=True, schema="id bigint, name string, score double, day date, "
-                                                   "flag boolean, big decimal(12,0)"),
+                                                   "flag boolean, big decimal(12,0), at timestamp"),
         lambda r: r.csv(str(files / "semi.csv"), sep=";", header="true", inferSchema="true"),
         lambda r: r.json(str(files / "j.json")),
         lambda r: r.json(str(files / "j.json"), schema="a string, b double, e bigint"),
