@@ -29,9 +29,9 @@ from sparkwire.planner.limits import MAX_TASKS
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
+    FILE_SCANS,
     FileSplit,
     Operator,
-    ParquetScan,
     StagedPlan,
     transform_up,
 )
@@ -194,6 +194,10 @@ class QueryResult(Closeable):
             raise self._cause(exc) from exc
         self._reader = PartitionReader(first.schema, self._batches(first, run, waiting))
 
+    def placement(self, stage: int, task: int) -> str:
+        """The address of the worker that ran (the current attempt of) a task."""
+        return self._scheduler.run(stage, task).address
+
     @property
     def schema(self) -> pa.Schema:
         assert self._reader is not None
@@ -221,7 +225,7 @@ class QueryResult(Closeable):
             fragment = _narrow_scan(fragment, stage.splits[run.task])
         return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
                         attempt=run.attempt, fragment=fragment,
-                        inputs=self._scheduler.inputs(run), output=stage.output)
+                        inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep)
 
     def _watch(self, runs: list[Run]) -> None:
         """A thread per worker reading its runs' status partitions, in delivery order."""
@@ -431,9 +435,9 @@ def _batches(plans: list[bytes]) -> Iterator[list[bytes]]:
 
 
 def _narrow_scan(fragment: Operator, splits: tuple[FileSplit, ...]) -> Operator:
-    """The fragment with its ParquetScan (a stage holds at most one) restricted to one
+    """The fragment with its file scan (a stage holds at most one) restricted to one
     task's splits."""
     return transform_up(
         fragment,
-        lambda op: op.model_copy(update={"splits": splits}) if isinstance(op, ParquetScan) else op,
+        lambda op: op.model_copy(update={"splits": splits}) if isinstance(op, FILE_SCANS) else op,
     )

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sparkwire.coordinator.routing import route
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, InputPartition
-from sparkwire.planner.plan import Exchange, LocalSource, StagedPlan, operators
+from sparkwire.planner.plan import CachedSource, Exchange, LocalSource, StagedPlan, operators
 from sparkwire.transport.errors import TaskFailed
 
 __all__ = ["Run", "Scheduler"]
@@ -67,9 +67,14 @@ class Scheduler:
         self._streamed: set[int] = set()
 
     def _place(self, stage: int, task: int, live: list[str]) -> str:
-        """Task ``i`` of stage ``s`` on live worker ``(i + s) mod n``; local data where it is."""
-        if isinstance(self._plan.stages[stage].fragment, LocalSource):
+        """Task ``i`` of stage ``s`` on live worker ``(i + s) mod n``; local data where it is,
+        on the driver, and a cached chunk where it is held."""
+        fragment = self._plan.stages[stage].fragment
+        if isinstance(fragment, LocalSource):
             return self._driver
+        cached = next((n for n in operators(fragment) if isinstance(n, CachedSource)), None)
+        if cached is not None:
+            return cached.addresses[task]
         return live[(task + stage) % len(live)]
 
     # -- what runs where -----------------------------------------------------------------

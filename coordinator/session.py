@@ -17,6 +17,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,10 +31,20 @@ from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.dataframe import DataFrame
-from sparkwire.planner.sources import DataFrameReader, create_dataframe, sql_dataframe
-from sparkwire.planner.plan import LocalSource, StagedPlan
+from sparkwire.planner.sources import DataFrameReader, create_dataframe, range_table, sql_dataframe
+from sparkwire.planner.expressions import AggCall, NamedExpr
+from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.plan import (
+    Aggregate,
+    CachedSource,
+    Keep,
+    LocalSource,
+    Operator,
+    StagedPlan,
+    output_columns,
+)
 from sparkwire.transport.base import WorkerTransport
-from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.errors import ConfigError, SparkwireError
 from sparkwire.transport.registry import transport_class
 from sparkwire.transport.closing import Closeable
 
@@ -75,6 +86,7 @@ class Session(Closeable):
         self._last: QueryResult | None = None
         self._sources: list[str] = []
         self._views: dict[str, DataFrame] = {}
+        self._caches: dict[Operator, _Cache] = {}
         self._exchange: Path | None = None
         self._closed = False
         self.read = DataFrameReader(self)
@@ -108,6 +120,45 @@ class Session(Closeable):
                            columns=tuple(table.column_names), bytes=table.nbytes,
                            rows=table.num_rows)
 
+    def cache(self, plan: Operator) -> None:
+        self._caches.setdefault(plan, _Cache(f"cache_{uuid.uuid4().hex}"))
+
+    def uncache(self, plan: Operator) -> None:
+        cache = self._caches.pop(plan, None)
+        if cache is not None and cache.source is not None:
+            self._release(cache.source)
+
+    def has_caches(self) -> bool:
+        return bool(self._caches)
+
+    def cached_source(self, plan: Operator) -> CachedSource | None:
+        cache = self._caches.get(plan)
+        if cache is None:
+            return None
+        if cache.source is None:
+            cache.source = self._materialize(plan, cache.cache_id)
+        return cache.source
+
+    def _materialize(self, plan: Operator, cache_id: str) -> CachedSource:
+        """Run ``plan`` once, its last stage kept as the cache, counting its rows."""
+        counted = Aggregate(input=Keep(input=plan, cache_id=cache_id), keys=(),
+                            aggregates=(NamedExpr(name="rows", expr=AggCall(fn="count")),))
+        staged = plan_query(counted, ["rows"], self.workers, self.broadcast_threshold,
+                            self.range_sort_rows, self.task_bytes)
+        kept = next(stage for stage in staged.stages if stage.keep == cache_id)
+        with self.execute(staged) as result:
+            rows = sum(sum(batch.column(0).to_pylist()) for batch in result)
+            addresses = tuple(result.placement(kept.id, task) for task in range(kept.tasks))
+        return CachedSource(cache_id=cache_id, chunks=kept.tasks, addresses=addresses,
+                            columns=tuple(output_columns(plan)), rows=rows)
+
+    def _release(self, source: CachedSource) -> None:
+        for address in dict.fromkeys(source.addresses):
+            try:
+                self.cluster.client(address).cancel(source.cache_id)
+            except SparkwireError:
+                pass  # a worker gone took its chunks with it
+
     def register_view(self, name: str, df: DataFrame) -> None:
         self._views[name.casefold()] = df
 
@@ -122,8 +173,10 @@ class Session(Closeable):
         return self._last.metrics if self._last is not None else None
 
     # -- PySpark-style API -------------------------------------------------------------
-    def createDataFrame(self, data: Any) -> DataFrame:  # noqa: N802 - PySpark's name
-        """A DataFrame over a ``pyarrow.Table``, a pandas DataFrame, or a Spark DataFrame.
+    def createDataFrame(self, data: Any, schema: Any = None) -> DataFrame:  # noqa: N802 - PySpark's name
+        """A DataFrame over a ``pyarrow.Table``, a pandas DataFrame, a list of rows (tuples,
+        lists, dicts, ``Row``s; ``schema`` a DDL string, a ``StructType`` or column names),
+        or a Spark DataFrame.
 
         A Spark DataFrame is written as Parquet by Spark's executors into the session's
         exchange directory and read from there, so its rows never gather on the driver.
@@ -134,7 +187,14 @@ class Session(Closeable):
                                                        dir=self.settings.spark_exchange_dir))
             path = export_spark_dataframe(data, self._exchange, self.settings.timeouts.partition_wait)
             return self.read.parquet(str(path))
-        return create_dataframe(self, data)
+        return create_dataframe(self, data, schema)
+
+    def range(self, start: int, end: int | None = None, step: int = 1,
+              numPartitions: int | None = None) -> DataFrame:  # noqa: N803 - PySpark's name
+        """A ``bigint`` column ``id`` from ``start`` to ``end`` (exclusive) by ``step``. The
+        rows are made on the driver and published like ``createDataFrame``'s, so chunked by
+        the session (``numPartitions`` is accepted for PySpark's signature)."""
+        return create_dataframe(self, range_table(start, end, step))
 
     def sql(self, text: str) -> DataFrame:
         """A DataFrame for one SQL query over the session's temporary views
@@ -146,12 +206,24 @@ class Session(Closeable):
         if self._closed:
             return
         self._closed = True
+        for cache in self._caches.values():
+            if cache.source is not None:
+                self._release(cache.source)
+        self._caches.clear()
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
         self.cluster.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
 
+
+
+@dataclass
+class _Cache:
+    """A cached plan: its id, and where its chunks are once it is materialized."""
+
+    cache_id: str
+    source: CachedSource | None = None
 
 
 def _make_cluster(

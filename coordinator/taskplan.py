@@ -26,7 +26,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from sparkwire.planner.expressions import Node
 from sparkwire.planner.limits import MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS
-from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, Boundary, Operator, disallowed
+from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, Boundary, CacheId, Operator, disallowed
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 
@@ -69,6 +69,8 @@ class TaskPlan(Node):
     fragment: Operator
     inputs: tuple[InputPartition, ...] = Field(default=(), max_length=MAX_INPUTS)
     output: Boundary
+    #: The cache this task's output becomes, held after the query (``Stage.keep``).
+    keep: CacheId | None = None
 
     @model_validator(mode="after")
     def _only_task_operators(self) -> TaskPlan:

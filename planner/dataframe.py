@@ -50,6 +50,8 @@ from sparkwire.planner.plan import (
     Sort,
     StagedPlan,
 )
+from sparkwire.planner.caching import with_caches
+from sparkwire.planner.frame_methods import FrameMethods
 from sparkwire.planner.render import sql
 from sparkwire.planner.generate import generate
 from sparkwire.planner.grouped import GroupedData
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-class DataFrame:
+class DataFrame(FrameMethods):
     __slots__ = ("_plan", "_attrs", "_executor", "_id")
     _plan: Operator
     _attrs: tuple[Attribute, ...]
@@ -251,9 +253,9 @@ class DataFrame:
 
     groupby = groupBy
 
-    def agg(self, *exprs: Column | Sequence[Column]) -> DataFrame:
-        """A global aggregate: one row."""
-        return self._aggregate((), exprs)
+    def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> DataFrame:
+        """A global aggregate: one row; also ``agg({"column": "function"})``."""
+        return GroupedData(self, ()).agg(*exprs)
 
     def orderBy(  # noqa: N802 - PySpark's name
         self, *cols: ColumnOrName | SortOrder | Sequence[ColumnOrName | SortOrder],
@@ -401,8 +403,9 @@ class DataFrame:
 
     # -- actions ------------------------------------------------------------------------
     def staged_plan(self) -> StagedPlan:
+        plan = with_caches(self._plan, self._executor)
         return plan_query(
-            with_result_types(self._plan, self._attrs), [a.internal for a in self._attrs],
+            with_result_types(plan, self._attrs), [a.internal for a in self._attrs],
             self._executor.workers, self._executor.broadcast_threshold,
             self._executor.range_sort_rows, self._executor.task_bytes,
         )

@@ -2,19 +2,20 @@
 known before anything runs.
 
 A scan is as big as its columns' share of its files on disk and has the rows its footers
-count (a scan of some row groups counts their share); an in-memory source has its Arrow
-size and rows. Above the leaves the estimates are rough on purpose, and each guess is
-written here: a filter keeps its predicate's guessed share (``planner.selectivity``), an
-aggregate with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100
-bytes), a window as many rows as its input, a join or union both inputs (a semi or anti
-join its left, a cross join the product of rows), a generator four rows per input row.
-An ``Exchange`` is as big as the producer
-stage the caller says. Estimates decide between a broadcast and a shuffle, never
-correctness.
+count (a scan of some row groups counts their share); a text scan is its files' sizes (of
+100-byte rows); an in-memory source has its Arrow size and rows; a sample keeps its
+fraction. Above the leaves the estimates are rough on purpose, and each guess is written
+here: a filter keeps its predicate's guessed share (``planner.selectivity``), an aggregate
+with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100 bytes), a
+window as many rows as its input, a join or union both inputs (a semi or anti join its
+left, a cross join the product of rows), a generator four rows per input row. An
+``Exchange`` is as big as the producer stage the caller says. Estimates decide between a
+broadcast and a shuffle, never correctness.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import assert_never
 
@@ -23,7 +24,14 @@ from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.selectivity import selectivity
 from sparkwire.planner.plan import (
     Aggregate,
+    CachedSource,
+    CsvScan,
     Exchange,
+    Keep,
+    JsonScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Filter,
     Generate,
     Join,
@@ -70,6 +78,16 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return min(rows(node.input), node.rows)
             case Generate():
                 return rows(node.input) * _GENERATED_PER_ROW
+            case RowSample():
+                return int(rows(node.input) * node.fraction)
+            case CachedSource():
+                return node.rows
+            case Repartition() | Keep():
+                return rows(node.input)
+            case ParquetWrite():
+                return 1
+            case CsvScan() | JsonScan():
+                return text_bytes(node) // _ROW_BYTES
             case Join(how="semi" | "anti"):
                 return rows(node.left)
             case Join(how="cross"):
@@ -103,10 +121,31 @@ def estimate_bytes(op: Operator) -> int:
             return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
         case Generate():
             return estimate_bytes(op.input) * _GENERATED_PER_ROW
+        case RowSample():
+            return int(estimate_bytes(op.input) * op.fraction)
+        case CachedSource():
+            return op.rows * _ROW_BYTES
+        case Repartition() | Keep():
+            return estimate_bytes(op.input)
+        case ParquetWrite():
+            return _ROW_BYTES
+        case CsvScan() | JsonScan():
+            return text_bytes(op)
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:
             assert_never(op)
+
+
+def text_bytes(scan: CsvScan | JsonScan) -> int:
+    """A text scan's size: its files' sizes (0 for a file gone since planning)."""
+    total = 0
+    for split in scan.splits:
+        try:
+            total += os.path.getsize(split.path)
+        except OSError:
+            pass
+    return total
 
 
 def _split_rows(path: str, row_groups: tuple[int, ...] | None) -> int:
@@ -122,7 +161,7 @@ def distinct_values(op: Operator, column: str) -> int:
     node, name = op, column
     while True:
         match node:
-            case Filter() | Sort() | Limit() | Sample():
+            case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition():
                 node = node.input
             case Window() if name in output_columns(node.input):
                 node = node.input

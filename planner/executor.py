@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
-from sparkwire.planner.plan import LocalSource, StagedPlan
+from sparkwire.planner.plan import CachedSource, LocalSource, Operator, StagedPlan
 
 if TYPE_CHECKING:
     from sparkwire.planner.dataframe import DataFrame
@@ -68,3 +68,15 @@ class Executor(Protocol):
 
     def execute(self, plan: StagedPlan) -> ResultStream:
         """Start the plan and return its result stream."""
+
+    def cache(self, plan: Operator) -> None:
+        """Keep ``plan``'s result on the workers from its first use on (``planner.caching``)."""
+
+    def uncache(self, plan: Operator) -> None:
+        """Release ``plan``'s cache; a no-op if it has none."""
+
+    def has_caches(self) -> bool:
+        """Whether any plan is cached (planning skips the lookup when none is)."""
+
+    def cached_source(self, plan: Operator) -> CachedSource | None:
+        """The cache of exactly ``plan``, materialized now if it is not yet; else None."""

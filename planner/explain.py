@@ -9,9 +9,16 @@ from typing import assert_never
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
+    CachedSource,
+    CsvScan,
     Exchange,
+    Keep,
     Filter,
     Generate,
+    JsonScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Join,
     Limit,
     LocalSource,
@@ -91,6 +98,21 @@ def _line(op: Operator) -> str:
         case Generate():
             name = f"{'pos' if op.position else ''}explode{'_outer' if op.outer else ''}"
             return f"Generate {name}({sql(op.expr)}) AS ({_names(op.names)})"
+        case RowSample():
+            return f"RowSample fraction={op.fraction} seed={op.seed}"
+        case CachedSource():
+            return f"CachedSource {op.cache_id} chunks={op.chunks} [{_names(op.columns)}]"
+        case Keep():
+            return f"Keep as {op.cache_id}"
+        case Repartition():
+            how = "coalesce" if op.coalesce else "repartition"
+            keys = f" by [{', '.join(sql(k) for k in op.keys)}]" if op.keys else ""
+            return f"{how.capitalize()} {op.partitions}{keys}"
+        case ParquetWrite():
+            return f"ParquetWrite {op.directory!r} job={op.job} [{_names(op.names)}]"
+        case CsvScan() | JsonScan():
+            kind = "CsvScan" if isinstance(op, CsvScan) else "JsonScan"
+            return f"{kind} [{_names(op.columns)}] files={len(op.splits)}"
         case Join():
             return _join_line(op)
         case SetOperation():

@@ -70,6 +70,8 @@ ScalarFunction = Literal[
     "not",
     "is_null",
     "is_not_null",
+    "isnan",
+    "try_double",
     "in",
     "between",
     "coalesce",

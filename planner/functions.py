@@ -196,7 +196,14 @@ class Column:
     def between(self, lower: Value, upper: Value) -> Column:
         return self._call("between", lower, upper)
 
-    def cast(self, to: str) -> Column:
+    def cast(self, to: str | object) -> Column:
+        """``to`` is a type name (``"int"``, ``"decimal(10,2)"``) or a type object, ours
+        (``sparkwire.types``) or PySpark's, read through its ``simpleString()``."""
+        if not isinstance(to, str):
+            simple = getattr(to, "simpleString", None)
+            if simple is None:
+                raise AnalysisError(f"cast takes a type name or a DataType, got {type(to).__name__}")
+            to = str(simple())
         return Column(ex.Cast(expr=self._expr, to=_type_name(to)))
 
     def getItem(self, key: Value) -> Column:  # noqa: N802 - PySpark's name

@@ -2,31 +2,56 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sparkwire.planner import functions as F
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import Expr
-from sparkwire.planner.functions import Column
+from sparkwire.planner.functions import Column, ColumnOrName
+from sparkwire.planner.pivot import dict_aggregates, pivot_values, pivoted
 
 if TYPE_CHECKING:
     from sparkwire.planner.dataframe import DataFrame
 
 
 class GroupedData:
-    """``df.groupBy(...)``: finish with ``agg`` or a shortcut."""
+    """``df.groupBy(...)``: finish with ``agg`` or a shortcut; ``pivot`` first to spread
+    one column's values into columns (``planner.pivot``)."""
 
-    __slots__ = ("_df", "_keys")
+    __slots__ = ("_df", "_keys", "_pivot")
 
-    def __init__(self, df: DataFrame, keys: tuple[tuple[str, Expr], ...]) -> None:
+    def __init__(self, df: DataFrame, keys: tuple[tuple[str, Expr], ...],
+                 pivot: tuple[Expr, tuple[Any, ...]] | None = None) -> None:
         self._df = df
         self._keys = keys
+        self._pivot = pivot
 
-    def agg(self, *exprs: Column | Sequence[Column]) -> DataFrame:
+    def agg(self, *exprs: Column | Sequence[Column] | Mapping[str, str]) -> DataFrame:
+        """Aggregate columns, or one dict ``{"column": "function"}`` (Spark's names)."""
+        if len(exprs) == 1 and isinstance(exprs[0], Mapping):
+            exprs = tuple(dict_aggregates(exprs[0]))
+        if self._pivot is not None:
+            column, values = self._pivot
+            flat = exprs[0] if len(exprs) == 1 and isinstance(exprs[0], list | tuple) else exprs
+            columns = [F.to_column(c) for c in flat]
+            scope = self._df._scope
+            result_types = [scope.type_of(scope.resolve(c.expr)) for c in columns]
+            exprs = tuple(pivoted(column, values, columns, result_types))
         return self._df._aggregate(self._keys, exprs)
 
+    def pivot(self, pivot_col: ColumnOrName, values: Sequence[Any] | None = None) -> GroupedData:
+        """Spread ``pivot_col``'s values (``values``, or its distinct values, computed now
+        and sorted) into one column each (per aggregate)."""
+        if self._pivot is not None:
+            raise AnalysisError("pivot can only follow groupBy, once")
+        column = F.to_column(pivot_col)
+        found = list(values) if values is not None else pivot_values(self._df, column)
+        return GroupedData(self._df, self._keys, (column.expr, tuple(found)))
+
     def count(self) -> DataFrame:
+        if self._pivot is not None:
+            return self.agg(F.count("*"))  # named by the pivot values
         return self.agg(F.count("*").alias("count"))
 
     def sum(self, *cols: str) -> DataFrame:

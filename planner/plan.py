@@ -17,7 +17,7 @@ from typing import Annotated, ClassVar, Final, Literal, Union, assert_never
 
 from pydantic import Field, model_validator
 
-from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey, WindowItem
+from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey, TypeName, WindowItem
 from sparkwire.planner.limits import MAX_PARTITIONS, MAX_STAGES, MAX_TASKS, MAX_WINDOW_KEYS
 
 PLAN_VERSION: Final = 1
@@ -48,6 +48,73 @@ class LocalSource(Node):
     # The table's Arrow size and rows, for the planner's estimates.
     bytes: int = Field(default=0, ge=0)
     rows: int = Field(default=0, ge=0)
+
+
+class TextScan(Node):
+    """Text files (whole, one or more per task) read with a schema fixed by the planner:
+    ``schema`` names every column of the files and its type, ``columns`` the ones the plan
+    reads (column pruning narrows these, never the schema the reader needs)."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    splits: tuple[FileSplit, ...]
+    schema_names: tuple[Identifier, ...] = Field(min_length=1)
+    schema_types: tuple[TypeName, ...] = Field(min_length=1)
+    columns: tuple[Identifier, ...]
+
+    @model_validator(mode="after")
+    def _schema_pairs_up(self) -> TextScan:
+        if len(self.schema_names) != len(self.schema_types):
+            raise ValueError("a text scan's schema needs one type per name")
+        if not set(self.columns) <= set(self.schema_names):
+            raise ValueError("a text scan reads only columns of its schema")
+        return self
+
+
+class CsvScan(TextScan):
+    """CSV files (Spark's defaults: ``"`` quotes, ``\\`` escapes, an empty field is NULL);
+    ``header`` skips each file's first line; ``sep`` is one character."""
+
+    op: Literal["csv_scan"] = "csv_scan"
+    header: bool = False
+    sep: str = Field(default=",", min_length=1, max_length=1, pattern=r"^[^\r\n\"\\]$")
+
+
+class JsonScan(TextScan):
+    """JSON lines files: one object per line, its fields read by name."""
+
+    op: Literal["json_scan"] = "json_scan"
+
+
+CacheId = Annotated[str, Field(pattern=r"^cache_[0-9a-f]{1,32}$")]
+
+
+class CachedSource(Node):
+    """A cached result (``df.cache()``): chunk ``i`` is held in the partition store of the
+    worker at ``addresses[i]``, and task ``i`` of a stage reading it runs there."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["cached_source"] = "cached_source"
+    cache_id: CacheId
+    chunks: int = Field(ge=1, le=MAX_TASKS)
+    columns: tuple[Identifier, ...]
+    addresses: tuple[Annotated[str, Field(min_length=1, max_length=512)], ...]
+    rows: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_address_per_chunk(self) -> CachedSource:
+        if len(self.addresses) != self.chunks:
+            raise ValueError(f"{self.chunks} chunks but {len(self.addresses)} addresses")
+        return self
+
+
+class Keep(Node):
+    """Keep ``input``'s result as cache ``cache_id``: the stage cutter ends a stage here
+    whose tasks' outputs the workers hold after the query (``Stage.keep``). Logical only."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["keep"] = "keep"
+    input: Operator
+    cache_id: CacheId
 
 
 class Exchange(Node):
@@ -149,6 +216,49 @@ class Window(Node):
     functions: tuple[WindowItem, ...] = Field(min_length=1)
 
 
+class RowSample(Node):
+    """Each row of the input kept with probability ``fraction`` (``df.sample``), decided by
+    a hash of the seed and the row's position in its task: the same input in the same
+    tasks keeps the same rows."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["row_sample"] = "row_sample"
+    input: Operator
+    fraction: float = Field(ge=0.0, le=1.0)
+    seed: int = Field(ge=-(2**63), lt=2**63)
+
+
+class Repartition(Node):
+    """A stage boundary the user asked for: ``repartition(n, *keys)`` hashes rows on
+    ``keys`` (all columns when none) into ``partitions`` tasks; ``coalesce(n)`` merges
+    the input's tasks into at most ``partitions``. Logical only: the stage cutter turns
+    it into a boundary."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["repartition"] = "repartition"
+    input: Operator
+    partitions: int = Field(ge=1, le=MAX_PARTITIONS)
+    keys: tuple[Expr, ...] = ()
+    coalesce: bool = False
+
+
+class ParquetWrite(Node):
+    """Each task writes its input rows to one Parquet file ``part-<task>-<job>.parquet``
+    in ``directory`` (under the worker's data roots when it has any), the columns named
+    ``names``, and outputs one row: the file's name and its row count."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["parquet_write"] = "parquet_write"
+    input: Operator
+    directory: str = Field(min_length=1, max_length=4096)
+    job: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    names: tuple[Identifier, ...] = Field(min_length=1)
+
+
+#: The columns a ``ParquetWrite`` outputs.
+WRITE_COLUMNS: Final = ("file", "rows")
+
+
 JoinType = Literal["inner", "left", "right", "full", "semi", "anti", "cross"]
 
 
@@ -202,22 +312,26 @@ class SetOperation(Node):
 
 Operator = Annotated[
     Union[
-        ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-        SetOperation, Sample, Window, Generate,
+        ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate,
+        Sort, Limit, Join, SetOperation, Sample, RowSample, Repartition, ParquetWrite,
+        CachedSource, Keep, Window, Generate,
     ],
     Field(discriminator="op"),
 ]
 
+#: Operators that read files named by ``FileSplit``s, narrowed to each task's splits.
+FILE_SCANS: Final = (ParquetScan, CsvScan, JsonScan)
+
 
 #: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
 LOGICAL_OPERATORS: Final = (
-    ParquetScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Window,
-    Generate,
+    ParquetScan, CsvScan, JsonScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join,
+    SetOperation, RowSample, Repartition, ParquetWrite, CachedSource, Keep, Window, Generate,
 )
 #: What a task's fragment may hold on the wire.
 TASK_OPERATORS: Final = (
-    ParquetScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort, Limit, Join,
-    SetOperation, Sample, Window, Generate,
+    ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort,
+    Limit, Join, SetOperation, Sample, RowSample, ParquetWrite, CachedSource, Window, Generate,
 )
 
 
@@ -248,15 +362,17 @@ def operators(root: Operator) -> Iterator[Operator]:
 def output_columns(op: Operator) -> list[str]:
     """The names of ``op``'s output columns, in order."""
     match op:
-        case ParquetScan() | LocalSource() | Exchange():
+        case ParquetScan() | CsvScan() | JsonScan() | LocalSource() | Exchange() | CachedSource():
             return list(op.columns)
+        case ParquetWrite():
+            return list(WRITE_COLUMNS)
         case Project():
             return [c.name for c in op.columns]
         case Aggregate():
             return [k.name for k in op.keys] + [a.name for a in op.aggregates]
         case Generate():
             return output_columns(op.input) + list(op.names)
-        case Filter() | Sort() | Limit() | Sample():
+        case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition() | Keep():
             return output_columns(op.input)
         case Join(how="semi" | "anti"):
             return output_columns(op.left)
@@ -306,6 +422,8 @@ class Stage(Node):
     tasks: int = Field(ge=1, le=MAX_TASKS)
     splits: tuple[tuple[FileSplit, ...], ...] = ()
     output: Boundary
+    # The cache whose chunks this stage's task outputs become (``Keep``); kept by the workers.
+    keep: CacheId | None = None
     # For explain: the planner's row estimate and why it chose what it did (join strategies).
     estimated_rows: int = Field(default=0, ge=0)
     notes: tuple[str, ...] = ()
@@ -331,6 +449,6 @@ class StagedPlan(Node):
         return self.stages[-1]
 
 
-for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, Window,
-               Generate):
+for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, RowSample,
+               Repartition, ParquetWrite, Keep, Window, Generate):
     _model.model_rebuild()

@@ -14,8 +14,10 @@ class Row(tuple):  # noqa: SLOT001 - fields live on the class instance below
 
     __fields__: tuple[str, ...]
 
-    def __new__(cls, items: Iterable[tuple[str, Any]]) -> Row:
-        pairs = list(items)
+    def __new__(cls, items: Iterable[tuple[str, Any]] = (), **fields: Any) -> Row:
+        """``Row(pairs)``, or ``Row(a=1, b="x")`` as PySpark builds one (fields in the
+        order given)."""
+        pairs = [*items, *fields.items()]
         row = super().__new__(cls, [v for _, v in pairs])
         row.__fields__ = tuple(k for k, _ in pairs)
         return row

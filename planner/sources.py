@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -15,6 +15,8 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.executor import Executor
 from sparkwire.planner.parquet_meta import file_info, list_parquet_files
 from sparkwire.planner.plan import FileSplit, ParquetScan
+from sparkwire.planner.io import read_csv, read_json
+from sparkwire.planner.schemas import arrow_schema, rows_table
 from sparkwire.planner.sql import sql_relation
 
 if TYPE_CHECKING:
@@ -48,11 +50,47 @@ class DataFrameReader:
         return DataFrame(scan, _attributes(infos[0].schema), self._executor)
 
 
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise AnalysisError(
+            f"DataFrameReader.{name} is not supported by sparkwire; use read.parquet, read.csv or read.json"
+        )
+
+    def csv(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None,
+            sep: str | None = None, header: bool | str = False,
+            inferSchema: bool | str = False) -> DataFrame:  # noqa: N803 - PySpark's name
+        """CSV files with Spark's defaults and inference (``planner.io``)."""
+        paths = [path] if isinstance(path, str | os.PathLike) else list(path)
+        return read_csv(self._executor, paths, header=_flag(header), infer_schema=_flag(inferSchema),
+                        schema=schema, sep="," if sep is None else sep)
+
+    def json(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None) -> DataFrame:
+        """JSON-lines files, one object per line (``planner.io``)."""
+        paths = [path] if isinstance(path, str | os.PathLike) else list(path)
+        return read_json(self._executor, paths, schema)
+
+
+def _flag(value: bool | str) -> bool:
+    """PySpark's options take ``True`` or ``"true"``."""
+    return value.lower() == "true" if isinstance(value, str) else bool(value)
+
+
 def create_dataframe(
-    executor: Executor, data: pa.Table | pa.RecordBatch | pd.DataFrame
+    executor: Executor, data: pa.Table | pa.RecordBatch | pd.DataFrame | Sequence[Any],
+    schema: Any = None,
 ) -> DataFrame:
-    """``session.createDataFrame``: the executor keeps the rows and chooses the chunks."""
-    table = _as_table(data)
+    """``session.createDataFrame``: the executor keeps the rows and chooses the chunks.
+
+    ``data`` is an Arrow table or batch, a pandas DataFrame, or a list of rows (tuples,
+    lists, dicts, ``Row``); ``schema`` a DDL string, a ``StructType`` or a list of names
+    (``planner.schemas``). A table given with a schema is cast to it (names by position)."""
+    if isinstance(data, list | tuple):
+        table = rows_table(data, schema)
+    else:
+        table = _as_table(data)
+        if schema is not None:
+            table = _with_schema(table, schema)
     check_names(table.column_names)
     source = executor.register_local(table)
     return DataFrame(source, _attributes(table.schema), executor)
@@ -62,6 +100,33 @@ def sql_dataframe(executor: Executor, text: str, views: Mapping[str, DataFrame])
     """``session.sql``: the query's plan, built by the SQL front end over the views."""
     relation = sql_relation(text, {name: df.relation for name, df in views.items()})
     return DataFrame(relation.plan, relation.attrs, executor)
+
+
+def range_table(start: int, end: int | None, step: int) -> pa.Table:
+    """``session.range``: one ``bigint`` column ``id``, ``start`` to ``end`` (exclusive) by
+    ``step``; ``range(n)`` counts from 0, as in PySpark."""
+    if end is None:
+        start, end = 0, start
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise AnalysisError(f"range's {name} must be an int, got {value!r}")
+    if step == 0:
+        raise AnalysisError("range's step must not be 0")
+    return pa.table({"id": pa.array(range(start, end, step), type=pa.int64())})
+
+
+def _with_schema(table: pa.Table, schema: Any) -> pa.Table:
+    if isinstance(schema, list | tuple) and all(isinstance(n, str) for n in schema):
+        if len(schema) != table.num_columns:
+            raise AnalysisError(f"{len(schema)} names for {table.num_columns} columns")
+        return table.rename_columns(list(schema))
+    target = arrow_schema(schema)
+    if len(target) != table.num_columns:
+        raise AnalysisError(f"a schema of {len(target)} columns for {table.num_columns} columns")
+    try:
+        return table.rename_columns(target.names).cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise AnalysisError(f"the data does not fit the schema: {exc}") from None
 
 
 def _attributes(schema: pa.Schema) -> list[Attribute]:
@@ -81,5 +146,6 @@ def _as_table(data: object) -> pa.Table:
         if isinstance(data, pd.DataFrame):
             return pa.Table.from_pandas(data, preserve_index=False)
     raise AnalysisError(
-        f"createDataFrame takes a pyarrow Table or a pandas DataFrame, got {type(data).__name__}"
+        "createDataFrame takes a pyarrow Table, a pandas DataFrame or a list of rows, "
+        f"got {type(data).__name__}"
     )

@@ -33,6 +33,14 @@ keys (unless already partitioned so, or in one task), and the window runs in eac
 task; a window without partition keys gathers every row into one task, as Spark does (and
 warns, as sparkwire logs). The output stays partitioned by those keys.
 
+A CSV or JSON scan spreads its whole files over up to ``TASKS_PER_WORKER * workers`` tasks,
+in order. A ``CachedSource`` is a stage of one task per chunk, each placed where its chunk
+is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
+outputs the workers keep as that cache. ``Repartition`` is a boundary the user asked for: a
+hash shuffle into its partitions (on every column when it names none), or for ``coalesce``
+a coalesce boundary into fewer tasks (never more). A ``ParquetWrite`` runs in every task
+of the final stage. Plans holding any of the last three, or a cache, are never one stage.
+
 Aggregates with keys run in two phases (partial, shuffle on the keys, merge) unless they
 contain a call without a partial form (``count_distinct``, ``stddev`` ...: see
 ``planner.aggregates``), which shuffles raw rows (only the columns it reads) and
@@ -65,8 +73,16 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    FILE_SCANS,
+    CachedSource,
+    CsvScan,
+    Keep,
+    JsonScan,
     ParquetScan,
+    ParquetWrite,
     Project,
+    Repartition,
+    RowSample,
     Sample,
     SetOperation,
     Sort,
@@ -130,9 +146,10 @@ def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
     to work one DuckDB does in milliseconds. Rows held by the driver are published as a
     stage of their own, so a plan reading them is always cut."""
     nodes = list(operators(plan))
-    if not task_bytes or any(isinstance(n, LocalSource) for n in nodes):
+    if not task_bytes or any(isinstance(n, LocalSource | Repartition | Keep | CachedSource)
+                             for n in nodes):
         return None
-    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, ParquetScan))
+    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, FILE_SCANS))
     if total > task_bytes:
         return None
     return Stage(
@@ -178,8 +195,22 @@ class _Cutter:
                 groups = group_splits(op.splits, wanted, split_below=self.workers)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
                 return _Open(scan, tasks=len(groups), splits=groups)
+            case CsvScan() | JsonScan():
+                n, k = len(op.splits), min(self.scan_tasks, len(op.splits))
+                groups = tuple(op.splits[i * n // k:(i + 1) * n // k] for i in range(k))
+                return _Open(op, tasks=k, splits=groups)
             case LocalSource():
                 return _Open(op, tasks=op.chunks, published=True)
+            case CachedSource():
+                return _Open(op, tasks=op.chunks)
+            case Keep():
+                child = self.materialize(self.cut(op.input))
+                return self.close(child, Boundary(kind="coalesce"), consumer_tasks=child.tasks,
+                                  keep=op.cache_id)
+            case RowSample() | ParquetWrite():
+                return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
+            case Repartition():
+                return self.repartition_to(op)
             case Exchange() | Sample():
                 raise PlanError(f"a logical plan cannot hold {type(op).__name__}; the stage cutter adds it")
             case Filter() | Project() | Generate():
@@ -199,15 +230,17 @@ class _Cutter:
             case _:
                 assert_never(op)
 
-    def close(self, open_: _Open, output: Boundary, consumer_tasks: int) -> _Open:
-        """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange."""
+    def close(self, open_: _Open, output: Boundary, consumer_tasks: int,
+              keep: str | None = None) -> _Open:
+        """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange;
+        ``keep`` names the cache the stage's outputs become."""
         stage_id = len(self.stages)
         produced = {s.id: s.estimated_rows for s in self.stages}
         self.stages.append(
             Stage(
                 id=stage_id, fragment=open_.fragment, tasks=open_.tasks, splits=open_.splits,
                 output=output, estimated_rows=estimate_rows(open_.fragment, produced),
-                notes=open_.notes,
+                notes=open_.notes, keep=keep,
             )
         )
         exchange = Exchange(stage=stage_id, columns=tuple(output_columns(open_.fragment)))
@@ -244,6 +277,20 @@ class _Cutter:
         if not keys:
             return self.single(open_)
         return self.shuffle(open_, tuple(Column(name=k) for k in keys))
+
+    def repartition_to(self, op: Repartition) -> _Open:
+        """``coalesce(n)``: the input's tasks merged into at most ``n`` (never more tasks
+        than it has, as in Spark); ``repartition(n, *keys)``: rows hashed on the keys (on
+        every column when none) into ``n`` tasks."""
+        child = self.materialize(self.cut(op.input))
+        if op.coalesce:
+            if child.tasks <= op.partitions:
+                return child
+            return self.close(child, Boundary(kind="coalesce"), consumer_tasks=op.partitions)
+        keys = op.keys or _all_columns(op.input)
+        boundary = Boundary(kind="shuffle", keys=keys, partitions=op.partitions)
+        consumer = self.close(child, boundary, consumer_tasks=op.partitions)
+        return replace(consumer, partitioning=keys if op.partitions == self.partitions else None)
 
     def sort(self, op: Sort) -> _Open:
         child = self.cut(op.input)

@@ -11,7 +11,7 @@ Rules (Spark's, where they are simple; each one written down):
 - integer arithmetic widens to the wider operand; any floating operand makes ``float64``;
   decimal with integer is decimal; ``/`` is always ``float64`` (PySpark's true division);
 - comparisons, logic, ``in``, ``between``, null tests are ``bool``;
-- ``length``/``year``/``month``/``day`` are ``int32``; string functions give strings;
+- ``length``/``year``/``month``/``day`` are ``int32``; ``try_double`` is ``float64``; string functions give strings;
   ``date_add``/``add_months`` give dates;
 - ``count`` is ``int64``; ``sum`` of integers is ``int64``, of floats ``float64``, of
   ``decimal(p,s)`` ``decimal(min(38,p+10),s)``; ``avg`` is ``float64`` (of decimals
@@ -55,7 +55,7 @@ from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Exp
 _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
 _BOOL_RESULT = frozenset(
-    {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "in",
+    {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_null", "is_not_null", "isnan", "in",
      "between", "like", "rlike", "startswith", "endswith", "contains", "eq_null_safe"}
 )
 _INT32_RESULT = frozenset(
@@ -206,7 +206,7 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     args = [infer(a, columns) for a in expr.args]
     if expr.fn in collection_types.COLLECTION_FUNCTIONS:
         return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
-    if expr.fn == "div":
+    if expr.fn in ("div", "try_double"):
         return pa.float64()
     if expr.fn in ("add", "sub", "mul", "mod", "pmod"):
         if any(pa.types.is_decimal(_plain(a)) for a in args):
@@ -296,6 +296,8 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         if pa.types.is_decimal(arg):
             return _bounded(arg.precision + 10, arg.scale)
         return pa.float64() if pa.types.is_floating(arg) else pa.int64()
+    if expr.fn == "stddev_samp":
+        return pa.float64()
     # avg
     if pa.types.is_decimal(arg):
         return _bounded(arg.precision + 4, arg.scale + 4)

@@ -15,6 +15,7 @@ implementations). This module only re-exports what a user reaches for first.
 
 from sparkwire.coordinator import Session, Settings, load_settings
 from sparkwire.planner import AnalysisError, Column, DataFrame, PlanError, Window, functions
+from sparkwire import types
 from sparkwire.transport.errors import SparkwireError
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "Window",
     "functions",
     "load_settings",
+    "types",
 ]

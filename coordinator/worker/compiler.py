@@ -56,6 +56,13 @@ from sparkwire.planner.expressions import (
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
+    CachedSource,
+    CsvScan,
+    Keep,
+    JsonScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Exchange,
     FileSplit,
     Filter,
@@ -75,6 +82,7 @@ from sparkwire.planner.plan import (
 
 __all__ = [
     "PARTITION_COLUMN",
+    "CachedTable",
     "CompileError",
     "CompiledFragment",
     "ExchangeTable",
@@ -125,17 +133,27 @@ class RowGroupTable:
     splits: tuple[FileSplit, ...]
 
 
-TableInput = ExchangeTable | LocalTable | RowGroupTable
+@dataclass(frozen=True)
+class CachedTable:
+    """Register this task's chunk of cache ``cache_id``, held in this worker's store."""
+
+    name: str
+    cache_id: str
+
+
+TableInput = ExchangeTable | LocalTable | RowGroupTable | CachedTable
 
 
 @dataclass(frozen=True)
 class CompiledFragment:
     """The query of one task and what it needs: the tables to register under the names the
-    query uses, and every Parquet file it may read (the engine allows exactly those)."""
+    query uses, and every file it may read (the engine allows exactly those); ``write`` is
+    where the task writes its rows instead of streaming them (``worker.writer``)."""
 
     sql: str
     tables: tuple[TableInput, ...]
     files: tuple[str, ...]
+    write: ParquetWrite | None = None
 
 
 def _select_from(columns: Iterable[exp.Expression], source: exp.Expression) -> exp.Select:
@@ -153,7 +171,10 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
     """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
     the fragment is walked once, collecting its tables as its leaves are compiled."""
     compiler = _Compiler()
-    query = compiler.operator(fragment)
+    write = fragment if isinstance(fragment, ParquetWrite) else None
+    if write is not None and output.kind != "result":
+        raise CompileError("a Parquet write is the final stage, read by the coordinator")
+    query = compiler.operator(fragment if write is None else write.input)
     if output.kind in ("shuffle", "range"):
         if not output.keys:
             raise CompileError(f"a {output.kind} boundary needs at least one key")
@@ -185,6 +206,7 @@ def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
         sql=query.sql(dialect=DIALECT, identify=True, copy=False),
         tables=tuple(compiler.tables.values()),
         files=tuple(compiler.files),
+        write=write,
     )
 
 
@@ -293,6 +315,17 @@ class _Compiler:
                 return self._set_operation(op)
             case Window():
                 return self._window(op)
+            case CsvScan() | JsonScan():
+                _unique(op.schema_names, "text scan")
+                return _select_from(map(col, op.columns), self._text_source(op))
+            case RowSample():
+                return self._row_sample(op)
+            case CachedSource():
+                _unique(op.columns, "cached source")
+                table = self._table(CachedTable(name=op.cache_id, cache_id=op.cache_id))
+                return _select_from(map(col, op.columns), table)
+            case Repartition() | ParquetWrite() | Keep():
+                raise CompileError(f"{type(op).__name__} cannot run inside a fragment")
             case _:
                 assert_never(op)
 
@@ -309,6 +342,51 @@ class _Compiler:
             return self._table(RowGroupTable(name=f"scan_{count}", splits=scan.splits))
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
         return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[paths]))
+
+    def _text_source(self, scan: CsvScan | JsonScan) -> exp.Expression:
+        """``read_csv`` / ``read_json`` of the split files with the planner's schema, no
+        sniffing: every column by name and type, so each task reads the same columns."""
+        if not scan.splits:
+            raise CompileError("a text scan with no splits")
+        self.files.update(dict.fromkeys(split.path for split in scan.splits))
+        schema = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.Literal.string(name), expression=exp.Literal.string(
+                duckdb_type(type_name).sql(dialect=DIALECT)))
+            for name, type_name in zip(scan.schema_names, scan.schema_types, strict=True)
+        ])
+        options: dict[str, exp.Expression] = {"columns": schema}
+        if isinstance(scan, CsvScan):
+            reader = "read_csv"
+            # Spark's CSV defaults: '"' quotes, '\\' escapes, an unquoted empty field is
+            # NULL and a quoted one the empty string; no dialect sniffing.
+            options.update(header=exp.Boolean(this=scan.header), delim=exp.Literal.string(scan.sep),
+                           quote=exp.Literal.string('"'), escape=exp.Literal.string("\\"),
+                           allow_quoted_nulls=exp.false(), auto_detect=exp.false())
+        else:
+            reader = "read_json"
+            options.update(format=exp.Literal.string("newline_delimited"),
+                           auto_detect=exp.false())
+        paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
+        args = [paths, *(exp.EQ(this=exp.column(k), expression=v) for k, v in options.items())]
+        return exp.Table(this=exp.Anonymous(this=reader, expressions=args))
+
+    def _row_sample(self, op: RowSample) -> exp.Select:
+        """Rows whose ``hash(position, seed, row)`` falls below ``fraction`` of the hash
+        range: the position is the row's number in the task's input, in input order
+        (insertion order is preserved), so the same input keeps the same rows."""
+        if op.fraction >= 1.0:
+            return _star_from(self.derived(self.operator(op.input)))
+        position = "__sparkwire_position"
+        numbered = _select_from(
+            [exp.Star(), exp.alias_(exp.Window(this=exp.RowNumber()), ident(position))],
+            self.derived(self.operator(op.input)),
+        )
+        names = output_columns(op.input)
+        hashed = exp.Anonymous(this="hash", expressions=[
+            col(position), exp.Literal.number(op.seed), *map(col, names)])
+        threshold = cast(exp.Literal.number(int(op.fraction * 2**64)), "UBIGINT")
+        return _select_from(map(col, names), self.derived(numbered)).where(
+            exp.LT(this=hashed, expression=threshold), copy=False)
 
     def _aggregate(self, op: Aggregate) -> exp.Select:
         source = self.derived(self.operator(op.input))

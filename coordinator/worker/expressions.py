@@ -227,6 +227,10 @@ CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "not": _unary(exp.Not),
     "is_null": _is_null,
     "is_not_null": _is_not_null,
+    "isnan": _named_function("isnan"),
+    # describe()'s reading of a string column as numbers: NULL where it is none (Spark's
+    # lenient cast), never an error
+    "try_double": lambda args: exp.TryCast(this=args[0], to=exp.DataType.build("DOUBLE")),
     "in": _in,
     "between": _between,
     "coalesce": _coalesce,

@@ -1,4 +1,5 @@
-"""Which files a task may read, checked when its plan arrives, before anything opens them.
+"""Which files a task may read, and where it may write, checked when its plan arrives,
+before anything opens them (a write directory again once it is made, ``worker.writer``).
 
 A plan names files by path, and a plan is untrusted. A path must be absolute and, once
 every symlink is resolved, lie under one of the worker's data roots when it has any
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from sparkwire.transport.errors import PlanRejected
 
-__all__ = ["check_files"]
+__all__ = ["check_files", "check_output_directory"]
 
 
 def check_files(files: Iterable[str], roots: Sequence[Path]) -> None:
@@ -36,6 +37,21 @@ def check_files(files: Iterable[str], roots: Sequence[Path]) -> None:
             raise PlanRejected(f"cannot read {name!r}: {exc.strerror}") from None
         if not stat.S_ISREG(mode):
             raise PlanRejected(f"{name!r} is not a regular file")
+
+
+def check_output_directory(directory: str, roots: Sequence[Path]) -> None:
+    """Raise ``PlanRejected`` unless the task may write files into ``directory``: an
+    absolute path that, with every symlink of its existing part resolved, lies under a data
+    root when the worker has any, and is a directory if it exists. The refusal is the same
+    whether anything exists there or not."""
+    if not os.path.isabs(directory):
+        raise PlanRejected(f"output directories must be absolute: {directory!r}")
+    real = os.path.realpath(directory)
+    real_roots = [os.path.realpath(root) for root in roots]
+    if real_roots and not any(_within(real, root) for root in real_roots):
+        raise PlanRejected(f"{directory!r} is outside the worker's data roots")
+    if os.path.exists(real) and not os.path.isdir(real):
+        raise PlanRejected(f"{directory!r} is not a directory")
 
 
 def _within(path: str, root: str) -> bool:

@@ -34,10 +34,12 @@ from sparkwire.coordinator.worker.engine import Databases, TaskEngine
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.memory import MemoryPlan
-from sparkwire.coordinator.worker.files import check_files
+from sparkwire.coordinator.worker.files import check_files, check_output_directory
+from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import (
     PARTITION_COLUMN,
+    CachedTable,
     CompiledFragment,
     ExchangeTable,
     LocalTable,
@@ -163,6 +165,8 @@ class Worker:
         except RecursionError:
             raise PlanRejected("cannot compile task plan: it nests too deep") from None
         check_files(compiled.files, self.settings.worker.engine.data_roots)
+        if compiled.write is not None:
+            check_output_directory(compiled.write.directory, self.settings.worker.engine.data_roots)
         read = {t.stage for t in compiled.tables if isinstance(t, ExchangeTable)}
         named = {part.stage for part in task_plan.inputs}
         if read != named:
@@ -176,6 +180,8 @@ class Worker:
         output = self.store.create(task_plan.query_id, task_plan.stage, task_plan.task,
                                    [*data, STATUS_PARTITION], task_plan.attempt)
         output.start(STATUS_SCHEMA, [STATUS_PARTITION])
+        if task_plan.keep is not None:
+            self.store.pin(task_plan.keep, task_plan.task, output)
         try:
             self._queue.put(task_plan.query_id, _Task(task_plan, compiled, output))
         except QueueFull as full:
@@ -241,12 +247,16 @@ class Worker:
                 self._register_inputs(task, engine)
                 setup = time.perf_counter() - started
                 result = engine.run(task.compiled.sql)
+                schema, batches = result.schema, result
+                if task.compiled.write is not None:  # the rows go to a file; its name out
+                    batches = [write_task(task.compiled.write, plan.task, result.schema, result,
+                                          self.settings.worker.engine.data_roots)]
+                    schema = WRITE_SCHEMA
                 shuffle = plan.output.kind in ("shuffle", "range")
-                schema = result.schema
                 if shuffle:
                     schema = schema.remove(schema.get_field_index(PARTITION_COLUMN))
                 output.start(schema, data)
-                for batch in result:
+                for batch in batches:
                     if shuffle:
                         pieces = split_by_partition(batch, plan.output.partitions)
                     else:
@@ -298,6 +308,11 @@ class Worker:
                     engine.register(table.name, chunks[plan.task])
                 case RowGroupTable():
                     engine.register_row_groups(table.name, table.splits)
+                case CachedTable():
+                    reader = self.store.open_pinned(table.cache_id, plan.task)
+                    task.inputs.append(reader)
+                    engine.register(table.name, pa.RecordBatchReader.from_batches(
+                        reader.schema, iter(reader)))
                 case _:
                     assert_never(table)
 

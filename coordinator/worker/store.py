@@ -183,6 +183,9 @@ class PartitionStore:
         self._tasks: dict[tuple[str, int, int, int], TaskOutput] = {}  # query, stage, task, attempt
         # Recently dropped queries, so a late open() fails fast instead of waiting; bounded.
         self._dropped: OrderedDict[str, None] = OrderedDict()
+        # Task outputs kept as a cache's chunks (``pin``), by cache id and chunk: they
+        # outlive their query and go with ``drop_query(cache_id)``.
+        self._pinned: dict[tuple[str, int], TaskOutput] = {}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -220,7 +223,27 @@ class PartitionStore:
         schema, batches = output.iterate(key.partition, self.idle_timeout)
         return PartitionReader(schema, batches)
 
+    def pin(self, cache_id: str, chunk: int, output: TaskOutput) -> None:
+        """Keep ``output`` as chunk ``chunk`` of cache ``cache_id`` beyond its query; its
+        memory stays counted in the budget (and spills like any other output)."""
+        with self._cond:
+            if self._closed:
+                raise ConnectionLost("the worker is closing")
+            self._pinned[(cache_id, chunk)] = output
+
+    def open_pinned(self, cache_id: str, chunk: int) -> PartitionReader:
+        """Chunk ``chunk`` of a cache, read from its start."""
+        with self._cond:
+            output = self._pinned.get((cache_id, chunk))
+        if output is None:
+            raise PartitionNotFound(
+                f"chunk {chunk} of {cache_id} is not held here (a worker lost it, or it was "
+                "unpersisted): unpersist and cache again")
+        schema, batches = output.iterate(0, self.idle_timeout)
+        return PartitionReader(schema, batches)
+
     def drop_query(self, query_id: str) -> None:
+        """Drop a query's outputs, but those pinned to a cache; or a cache's chunks."""
         with self._cond:
             self._dropped[query_id] = None
             while len(self._dropped) > _DROPPED_REMEMBERED:
@@ -228,13 +251,19 @@ class PartitionStore:
             outputs = [t for k, t in self._tasks.items() if k[0] == query_id]
             for output in outputs:
                 del self._tasks[(output.query_id, output.stage, output.task, output.attempt)]
+            kept = {id(t) for t in self._pinned.values()}
+            outputs = [t for t in outputs if id(t) not in kept]
+            for key in [k for k in self._pinned if k[0] == query_id]:
+                outputs.append(self._pinned.pop(key))
             self._cond.notify_all()
         for output in outputs:
             output._drop()
 
     def partitions_held(self) -> int:
+        """Partitions of running queries' tasks and of cached chunks."""
         with self._cond:
-            return sum(len(t.partitions) for t in self._tasks.values())
+            outputs = {id(t): t for t in (*self._tasks.values(), *self._pinned.values())}
+            return sum(len(t.partitions) for t in outputs.values())
 
     def close(self) -> None:
         """Drop every output, and wake every ``open`` still waiting for a task: a call
@@ -242,7 +271,7 @@ class PartitionStore:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-            queries = {k[0] for k in self._tasks}
+            queries = {k[0] for k in self._tasks} | {k[0] for k in self._pinned}
         for query_id in queries:
             self.drop_query(query_id)
 

@@ -28,7 +28,14 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    CachedSource,
+    CsvScan,
+    JsonScan,
+    Keep,
     ParquetScan,
+    ParquetWrite,
+    Repartition,
+    RowSample,
     Project,
     Sample,
     SetOperation,
@@ -47,7 +54,7 @@ def prune_columns(plan: Operator) -> Operator:
 def _prune(op: Operator, needed: set[str]) -> Operator:
     """``op`` rewritten to produce at least ``needed`` (a subset of its columns), in order."""
     match op:
-        case ParquetScan() | LocalSource():
+        case ParquetScan() | CsvScan() | JsonScan() | LocalSource() | CachedSource():
             return op.model_copy(update={"columns": _keep(op.columns, needed)})
         case Exchange():
             return op
@@ -68,8 +75,13 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
         case Generate():
             reads = (needed - set(op.names)) | _reads([op.expr])
             return with_children(op, [_prune(op.input, reads & set(output_columns(op.input)))])
-        case Limit() | Sample():
+        case Limit() | Sample() | RowSample():
             return with_children(op, [_prune(op.input, needed)])
+        case Repartition():
+            reads = needed | _reads(op.keys)
+            return with_children(op, [_prune(op.input, reads)])
+        case ParquetWrite() | Keep():
+            return with_children(op, [_prune(op.input, set(output_columns(op.input)))])
         case Join():
             return _prune_join(op, needed)
         case SetOperation():

@@ -60,6 +60,17 @@ class FakeExecutor:
             columns=tuple(table.column_names), bytes=table.nbytes, rows=table.num_rows,
         )
 
+    def cache(self, plan: object) -> None:
+        raise NotImplementedError("the fake executor keeps no caches")
+
+    uncache = cache
+
+    def has_caches(self) -> bool:
+        return False
+
+    def cached_source(self, plan: object) -> None:
+        return None
+
     def execute(self, plan: StagedPlan) -> FakeStream:
         self.executed.append(plan)
         stream = FakeStream(self.result.schema, self.result.to_batches(max_chunksize=2))

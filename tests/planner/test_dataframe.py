@@ -30,8 +30,10 @@ def test_create_dataframe_registers_table_and_accepts_pandas(executor: FakeExecu
     pdf = pd.DataFrame({"a": [1, 2]}, index=[10, 11])
     create_dataframe(executor, pdf)
     assert executor.registered[-1].column_names == ["a"]  # no index column
-    with pytest.raises(AnalysisError, match="pyarrow Table or a pandas DataFrame"):
-        create_dataframe(executor, [1, 2])  # type: ignore[arg-type]
+    with pytest.raises(AnalysisError, match="pyarrow Table, a pandas DataFrame or a list of rows"):
+        create_dataframe(executor, {1, 2})  # type: ignore[arg-type]
+    with pytest.raises(AnalysisError, match="cannot take a row of type int"):
+        create_dataframe(executor, [1, 2])  # rows are tuples, lists, dicts or Rows
 
 
 def test_unknown_column_lists_available_columns(df) -> None:

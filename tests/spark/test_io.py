@@ -1,0 +1,173 @@
+"""``session.read.csv`` / ``.json`` and ``df.write.parquet`` against real PySpark: the same
+files read by both give the same names, types and rows; what sparkwire writes, PySpark
+reads back whole; the save modes and ``_SUCCESS`` behave as Spark's; and a worker with
+data roots refuses to read or write outside them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from sparkwire.coordinator import Session
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.transport.errors import SparkwireError
+from tests.spark.compare import _assert_rows, normalize
+
+CSV = (
+    "id,name,score,day,flag,big,at\n"
+    "1,ann,1.5,2024-02-29,true,1,2024-02-29 23:59:59\n"
+    "2,,,2024-01-31,false,3000000000,2024-01-01T10:00:00.125\n"
+    "-3,\"quoted, comma\",-0.25,,TRUE,,\n"
+    ",\"esc \\\"q\\\"\",NaN,1999-12-31,,0,1999-12-31\n"
+    "0,zed,1e3,2023-12-31,false,-7,2023-12-31 00:00\n"
+)
+JSON = (
+    '{"b": 1, "a": "x", "c": true}\n'
+    '{"b": 2.5, "d": null}\n'
+    '\n'
+    '{"a": "", "b": -3, "c": false, "e": 12}\n'
+    '{"a": null, "e": 9007199254740993}\n'
+)
+
+
+def _expected(theirs) -> tuple[list[tuple[str, str]], list[tuple]]:
+    types = [(f.name, f.dataType.simpleString()) for f in theirs.schema.fields]
+    return types, [normalize(r.asDict(recursive=True), types) for r in theirs.collect()]
+
+
+def _same(ours, expected) -> None:
+    want_types, want = expected
+    assert ours.dtypes == want_types
+    got = [normalize(r, want_types) for r in ours.toArrow().to_pylist()]
+    _assert_rows(got, want, ordered=False, rel=1e-12, where="files")
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "csv").mkdir()
+    (tmp_path / "csv" / "a.csv").write_text(CSV)
+    (tmp_path / "csv" / "b.csv").write_text(CSV.replace("ann", "bob").replace("1.5", "2.5"))
+    (tmp_path / "csv" / "_ignored.csv").write_text("not,data\n")
+    (tmp_path / "semi.csv").write_text("x;y\n1;a\n2;b\n")
+    (tmp_path / "j.json").write_text(JSON)
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_reads_match_pyspark(spark, sessions, files: Path) -> None:
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    csv_dir, one = str(files / "csv"), str(files / "csv" / "a.csv")
+    cases = [
+        lambda r: r.csv(csv_dir, header=True, inferSchema=True),
+        lambda r: r.csv(one, header=True),
+        lambda r: r.csv(one),
+        lambda r: r.csv(one, inferSchema=True),
+        lambda r: r.csv(one, header=True, schema="id bigint, name string, score double, day date, "
+                                                   "flag boolean, big decimal(12,0), at timestamp"),
+        lambda r: r.csv(str(files / "semi.csv"), sep=";", header="true", inferSchema="true"),
+        lambda r: r.json(str(files / "j.json")),
+        lambda r: r.json(str(files / "j.json"), schema="a string, b double, e bigint"),
+    ]
+    expected = [_expected(case(spark.read)) for case in cases]
+    for session in sessions:
+        for n, (case, want) in enumerate(zip(cases, expected)):
+            try:
+                _same(case(session.read), want)
+            except AssertionError as exc:
+                raise AssertionError(f"case {n}: {exc}") from None
+
+
+DATA = pa.table({
+    "k": pa.array(["a", None, "", "b"] * 25, pa.string()),
+    "v": pa.array([1, -2, None, 0] * 25, pa.int32()),
+    "x": pa.array([0.5, float("nan"), None, -1e300] * 25, pa.float64()),
+    "d": pa.array([decimal.Decimal("1.10"), None, decimal.Decimal("-0.01"), decimal.Decimal("0")] * 25,
+                  pa.decimal128(9, 2)),
+    "day": pa.array([dt.date(2024, 2, 29), dt.date(1970, 1, 1), None, dt.date(2023, 12, 31)] * 25),
+})
+
+
+@pytest.mark.slow
+def test_written_parquet_reads_back_in_pyspark(spark, sessions, tmp_path: Path) -> None:
+    source = spark.createDataFrame(DATA)
+    want = _expected(source)
+    for session in sessions:
+        out = tmp_path / f"out{session.workers}"
+        df = session.createDataFrame(DATA).repartition(3)
+        df.write.parquet(str(out))
+        parts = sorted(p.name for p in out.iterdir() if p.name.startswith("part-"))
+        assert (out / "_SUCCESS").exists()
+        assert len(parts) == 3  # one file per task of the final stage
+        assert not [p for p in out.iterdir() if p.name.startswith(".")]
+        _same(session.read.parquet(str(out)), want)
+        back = spark.read.parquet(str(out))
+        assert _expected(back)[0] == want[0]
+        _assert_rows(sorted(_expected(back)[1], key=repr), sorted(want[1], key=repr),
+                     ordered=True, rel=0, where="PySpark reading sparkwire's files")
+
+        with pytest.raises(AnalysisError, match="already exists"):
+            df.write.parquet(str(out))
+        df.limit(3).write.mode("ignore").parquet(str(out))
+        assert session.read.parquet(str(out)).count() == 100
+        df.limit(3).write.parquet(str(out), mode="append")
+        assert session.read.parquet(str(out)).count() == 103
+        df.limit(3).write.mode("overwrite").parquet(str(out))
+        assert session.read.parquet(str(out)).count() == 3
+        assert (out / "_SUCCESS").exists()
+
+
+def test_a_failed_write_leaves_no_directory(sessions, tmp_path: Path) -> None:
+    session = sessions[0]
+    df = session.createDataFrame(pa.table({"a": pa.array(["1", "x"])}))
+    bad = df.select(df["a"].cast("int").alias("n"))  # 'x' fails the task
+    target = tmp_path / "failed"
+    with pytest.raises(SparkwireError):
+        bad.write.parquet(str(target))
+    assert not target.exists()
+
+
+def test_reads_and_writes_outside_the_data_roots_are_refused(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "t.csv").write_text("a\n1\n")
+    (outside / "t.json").write_text('{"a": 1}\n')
+    (root / "t.csv").write_text("a\n1\n")
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    with Session(workers=1, worker={"engine": {"data_roots": [str(root)]}}) as session:
+        assert session.read.csv(str(root / "t.csv"), header=True).count() == 1
+        for df in (session.read.csv(str(outside / "t.csv"), header=True),
+                   session.read.json(str(outside / "t.json")),
+                   session.read.csv(str(root / "link" / "t.csv"), header=True)):
+            with pytest.raises(SparkwireError, match="outside the worker's data roots"):
+                df.collect()
+        rows = session.range(3)
+        for target in (outside / "w", root / "link" / "w", root / ".." / "outside" / "w2"):
+            with pytest.raises(SparkwireError, match="outside the worker's data roots"):
+                rows.write.parquet(str(target))
+            assert not target.exists()
+        rows.write.parquet(str(root / "ok"))
+        assert (root / "ok" / "_SUCCESS").exists()
+    assert sorted(os.listdir(outside)) == ["t.csv", "t.json"]
+
+
+def test_read_errors(sessions, files: Path) -> None:
+    read = sessions[0].read
+    with pytest.raises(AnalysisError, match="does not exist"):
+        read.csv(str(files / "missing.csv"))
+    with pytest.raises(AnalysisError, match="sep"):
+        read.csv(str(files / "semi.csv"), sep="\n")
+    (files / "nested.json").write_text('{"a": {"b": 1}}\n')
+    with pytest.raises(AnalysisError, match="not supported by sparkwire"):
+        read.json(str(files / "nested.json"))
+    with pytest.raises(AnalysisError, match="not supported by sparkwire"):
+        sessions[0].range(3).write.parquet(str(files / "p"), partitionBy="id")
+    with pytest.raises(AnalysisError, match="DataFrameWriter.csv is not supported by sparkwire"):
+        sessions[0].range(3).write.csv(str(files / "p"))
+    with pytest.raises(AnalysisError, match="DataFrameReader.orc is not supported by sparkwire"):
+        read.orc(str(files / "p"))
