@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     # worker), and a query reading at most this many in all runs as one task; 0: always two
     # scan tasks per worker, never one stage (tests of distribution use 0).
     task_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
+    # Spark's spark.sql.ansi.enabled (on by default since Spark 4): division by zero,
+    # integer overflow and casts of invalid input raise an error naming Spark's error class;
+    # off, division and casts give NULL instead (``coordinator.worker.semantics``).
+    ansi: bool = True
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)

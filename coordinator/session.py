@@ -96,6 +96,10 @@ class Session(Closeable):
     def task_bytes(self) -> int:
         return self.settings.task_bytes
 
+    @property
+    def ansi(self) -> bool:
+        return self.settings.ansi
+
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
         chunks = max(1, min(self.workers, wanted))

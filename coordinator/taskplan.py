@@ -69,6 +69,8 @@ class TaskPlan(Node):
     fragment: Operator
     inputs: tuple[InputPartition, ...] = Field(default=(), max_length=MAX_INPUTS)
     output: Boundary
+    #: Spark's ANSI mode, from the staged plan: how the fragment's arithmetic and casts fail.
+    ansi: bool = True
 
     @model_validator(mode="after")
     def _only_task_operators(self) -> TaskPlan:

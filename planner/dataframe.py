@@ -361,7 +361,7 @@ class DataFrame:
         return plan_query(
             with_result_types(self._plan, self._attrs), [a.internal for a in self._attrs],
             self._executor.workers, self._executor.broadcast_threshold,
-            self._executor.range_sort_rows, self._executor.task_bytes,
+            self._executor.range_sort_rows, self._executor.task_bytes, self._executor.ansi,
         )
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
@@ -488,14 +488,17 @@ class DataFrame:
 
     def _named(self, col: Column, where: str = "select") -> tuple[str, Expr]:
         """A per-row expression resolved against the current columns, with the name PySpark
-        gives it: the alias, a referenced column's own name, or the expression's text."""
+        gives it: the alias, a referenced column's name as the user wrote it (``"AMOUNT"``
+        finds ``amount`` and is named ``AMOUNT``; ``"o.x"`` is ``x``), or the expression's
+        text."""
         if has_aggregate(col.expr):
             raise AnalysisError(
                 f"aggregate {sql(col.expr)} is not allowed in {where}; use agg() or groupBy().agg()"
             )
         resolved = self._scope.resolve(col.expr)
         if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
-            return ref.name, resolved
+            written = col.expr.name if isinstance(col.expr, ColumnRef | Ref) else ref.name
+            return (written if written.casefold() == ref.name.casefold() else ref.name), resolved
         return col.output_name, resolved
 
     def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:

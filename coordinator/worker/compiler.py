@@ -34,6 +34,7 @@ from sparkwire.coordinator.worker.expressions import (
     literal,
     paren,
 )
+from sparkwire.coordinator.worker.semantics import MODE_CALLS, spark_cast
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
     Aggregate,
@@ -129,10 +130,11 @@ def _star_from(source: exp.Expression) -> exp.Select:
     return _select_from([exp.Star()], source)
 
 
-def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
+def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True) -> CompiledFragment:
     """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
-    the fragment is walked once, collecting its tables as its leaves are compiled."""
-    compiler = _Compiler()
+    the fragment is walked once, collecting its tables as its leaves are compiled. ``ansi`` is
+    Spark's ANSI mode, which decides how division and casts fail (``semantics``)."""
+    compiler = _Compiler(ansi)
     query = compiler.operator(fragment)
     if output.kind in ("shuffle", "range"):
         if not output.keys:
@@ -201,7 +203,8 @@ class _Compiler:
     """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
     collects the tables and files the query reads."""
 
-    def __init__(self) -> None:
+    def __init__(self, ansi: bool) -> None:
+        self.ansi = ansi
         self._aliases = 0
         self.tables: dict[str, TableInput] = {}
         self.files: dict[str, None] = {}  # ordered set
@@ -374,7 +377,10 @@ class _Compiler:
         if isinstance(node, Lit):
             return literal(node)
         if isinstance(node, Call):
-            return CALLS[node.fn]([self.expr(arg) for arg in node.args])
+            args = [self.expr(arg) for arg in node.args]
+            if node.fn in MODE_CALLS:
+                return MODE_CALLS[node.fn](args, self.ansi)
+            return CALLS[node.fn](args)
         if isinstance(node, AggCall):
             return self._agg(node)
         if isinstance(node, Case):
@@ -383,9 +389,8 @@ class _Compiler:
             return exp.Case(ifs=ifs, default=default)
         if isinstance(node, Cast):
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
-            # non-ASCII text, unlike Spark's UTF-8 encoding. The compiler does not know the
-            # operand's type, and encode() would break BLOB -> BLOB, so it stays a plain cast.
-            return exp.Cast(this=self.expr(node.expr), to=duckdb_type(node.to))
+            # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
+            return spark_cast(self.expr(node.expr), node.source, node.to, self.ansi)
         raise CompileError(f"unsupported expression {type(node).__name__}")
 
     def _agg(self, node: AggCall) -> exp.Expression:

@@ -347,9 +347,21 @@ def test_compile_errors_for_bad_arity_and_shuffle_without_keys(table: pa.Table) 
 def test_engine_error_from_duckdb(engine: TaskEngine, table: pa.Table) -> None:
     from sparkwire.coordinator.worker.engine import EngineError
 
-    fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
-    with pytest.raises(EngineError, match="[Dd]ivision by zero"):
+    # a cast the planner made itself (no source type) is DuckDB's own, failing on bad text
+    fragment = Project(input=exchange(table), columns=(named("m", Cast(expr=col("s"), to="int32")),))
+    with pytest.raises(EngineError, match="DuckDB failed the task's query: Conversion Error"):
         run_fragment(engine, fragment, {0: table})
+
+
+def test_remainder_by_zero_follows_the_ansi_mode(engine: TaskEngine, table: pa.Table) -> None:
+    """ANSI on: Spark's REMAINDER_BY_ZERO error, not DuckDB's text; off: NULL."""
+    from sparkwire.coordinator.worker.engine import EngineError
+
+    fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
+    with pytest.raises(EngineError, match=r"^\[REMAINDER_BY_ZERO\] Remainder by zero"):
+        run_fragment(engine, fragment, {0: table})
+    got = run_fragment(engine, fragment, {0: table}, ansi=False)
+    assert got.column("m").null_count == table.num_rows
 
 
 def test_or_inside_and_keeps_its_parentheses(engine: TaskEngine) -> None:

@@ -1,0 +1,295 @@
+"""Spark's runtime semantics where DuckDB's differ: division, remainder and casts, in both of
+Spark's modes (``spark.sql.ansi.enabled``, the plan's ``ansi`` flag).
+
+With ANSI on (Spark 4's default) a bad value raises an error naming Spark's error class, built
+in the query with DuckDB's ``error()`` from literal text and the offending value (never
+formatted into SQL); with ANSI off the same value gives NULL, as Spark's legacy mode does.
+The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
+
+- ``a / b`` and ``a % b`` with ``b = 0``: ``DIVIDE_BY_ZERO`` / ``REMAINDER_BY_ZERO`` (but NULL
+  for a NULL ``a``), else NULL; DuckDB gives +-inf for ``/`` and fails ``%``. Doubles too.
+- string -> any type: the text is trimmed of whitespace first;
+- string -> integers: ANSI accepts ``[+-]digits`` only; legacy also takes a fraction and
+  truncates it (``'1.9'`` is 1, ``'.5'`` is 0); out of range or malformed is
+  ``CAST_INVALID_INPUT`` / NULL (DuckDB would round ``'1.9'`` to 2);
+- string -> double/float: Java's syntax, with ``NaN``, ``Infinity``, ``inf`` and a trailing
+  ``d``/``f`` (``'1.5d'``);
+- string -> decimal: rounded HALF_UP; too many digits is ``NUMERIC_VALUE_OUT_OF_RANGE``;
+- string -> date: ``yyyy``, ``yyyy-[m]m``, ``yyyy-[m]m-[d]d``, anything after a following
+  ``T`` or space ignored; an impossible day (``2023-02-29``) is invalid input;
+- string -> timestamp: DuckDB's reading of a date and time (not its ``infinity``), plus
+  Spark's date-only forms (``'2024'``);
+- string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
+  ``no``, ``0`` in any case; anything else invalid;
+- double/float -> integers: truncated toward zero; beyond the type (or NaN) is
+  ``CAST_OVERFLOW``, or in legacy mode saturates (NaN is 0; tinyint/smallint wrap from int);
+- integers/decimals -> a narrower integer: ``CAST_OVERFLOW``, or in legacy mode wraps around
+  as Java's narrowing does (3000000000 as int is -1294967296);
+- numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL.
+
+Integer overflow of ``+ - *`` raises DuckDB's overflow error, which the engine reports as
+``ARITHMETIC_OVERFLOW`` (``engine``); Spark's legacy wrap-around is not reproduced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.expressions import arity, cast, duckdb_type, paren
+
+_INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_SPARK_TYPE = {
+    "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
+    "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "bool": "BOOLEAN",
+    "date": "DATE", "timestamp": "TIMESTAMP", "binary": "BINARY",
+}
+#: What Spark's ``UTF8String.trimAll`` removes around a value before parsing it.
+_WHITESPACE = " \t\n\r\f\v"
+_TRUE = ("t", "true", "y", "yes", "1")
+_FALSE = ("f", "false", "n", "no", "0")
+_DATE = r"([0-9]{4})(?:-([0-9]{1,2})(?:-([0-9]{1,2}))?)?(?:[T ].*)?"
+#: A date and a time: DuckDB reads the rest, but also ``infinity``, which Spark does not.
+_TIMESTAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9].*"
+_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
+
+
+def spark_type(name: str) -> str:
+    """The type as Spark's error messages spell it (``INT``, ``DECIMAL(5,2)``)."""
+    return _SPARK_TYPE.get(name, name.upper())
+
+
+def raise_error(error_class: str, *parts: exp.Expression | str) -> exp.Expression:
+    """``error('[CLASS] ' || ...)``: fails the query with Spark's error class leading the
+    message; ``parts`` are literal text or values (shown as text, NULL as ``NULL``)."""
+    message: exp.Expression = exp.Literal.string(f"[{error_class}] ")
+    for part in parts:
+        piece = exp.Literal.string(part) if isinstance(part, str) else exp.Coalesce(
+            this=cast(part, "VARCHAR"), expressions=[exp.Literal.string("NULL")])
+        message = exp.DPipe(this=message, expression=piece, safe=False)
+    return exp.Anonymous(this="error", expressions=[message])
+
+
+def _zero_guard(
+    dividend: exp.Expression, divisor: exp.Expression, ansi: bool, error_class: str, text: str,
+    try_name: str,
+) -> exp.Expression:
+    """The divisor, NULL where it is 0 (legacy) or failing the query there (ANSI) unless the
+    dividend is NULL: Spark reads the dividend before it checks the divisor."""
+    zero: exp.Expression = exp.EQ(this=paren(divisor), expression=exp.Literal.number(0))
+    if ansi:
+        zero = exp.And(this=zero, expression=exp.Not(
+            this=exp.Is(this=paren(dividend), expression=exp.Null())))
+        failure = raise_error(error_class, f"{text}. Use `{try_name}` to tolerate divisor being 0 "
+                                            f"and return NULL instead. {_HINT}")
+    else:
+        failure = exp.Null()
+    return exp.Case(ifs=[exp.If(this=zero, true=failure)], default=divisor)
+
+
+def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """PySpark's ``/``: true division as doubles (the planner casts a decimal result back to
+    its decimal type), with Spark's division by zero."""
+    arity("div", list(args), 2)
+    divisor = _zero_guard(args[0], cast(args[1], "DOUBLE"), ansi, "DIVIDE_BY_ZERO",
+                          "Division by zero", "try_divide")
+    return exp.Div(this=cast(args[0], "DOUBLE"), expression=exp.Paren(this=divisor))
+
+
+def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``a % b``: the sign of ``a`` in both engines; Spark's remainder by zero."""
+    arity("mod", list(args), 2)
+    divisor = _zero_guard(args[0], args[1], ansi, "REMAINDER_BY_ZERO", "Remainder by zero",
+                          "try_mod")
+    return exp.Mod(this=paren(args[0]), expression=exp.Paren(this=divisor))
+
+
+#: The scalar functions whose builder depends on the ANSI mode (the others are in ``CALLS``).
+MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]] = {
+    "div": divide,
+    "mod": remainder,
+}
+
+
+def spark_cast(value: exp.Expression, source: str | None, to: str, ansi: bool) -> exp.Expression:
+    """``CAST(value AS to)`` as Spark computes it from ``source`` (a planner type name, or
+    None when the planner made the cast itself and vouches that DuckDB's agrees)."""
+    if source is None or source == to:
+        return exp.Cast(this=value, to=duckdb_type(to))
+    if source == "string":
+        return _from_string(value, to, ansi)
+    if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
+        return _to_integer(value, source, to, ansi)
+    if to.startswith("decimal") and (source in _INTEGER_BITS or source.startswith(("float", "decimal"))):
+        exact = exp.TryCast(this=value, to=duckdb_type(to))
+        return _checked(exact, value, ansi, _out_of_range(value, to))
+    return exp.Cast(this=value, to=duckdb_type(to))
+
+
+def _checked(result: exp.Expression, value: exp.Expression, ansi: bool,
+             failure: exp.Expression) -> exp.Expression:
+    """``result``; with ANSI on, ``failure`` where it is NULL for a non-NULL ``value``."""
+    if not ansi:
+        return result
+    bad = exp.And(this=exp.Not(this=exp.Is(this=paren(value), expression=exp.Null())),
+                  expression=exp.Is(this=paren(result), expression=exp.Null()))
+    return exp.Case(ifs=[exp.If(this=bad, true=failure)], default=result)
+
+
+def _invalid(value: exp.Expression, to: str) -> exp.Expression:
+    return raise_error(
+        "CAST_INVALID_INPUT", "The value '", value,
+        f"' of the type \"STRING\" cannot be cast to \"{spark_type(to)}\" because it is "
+        "malformed. Correct the value as per the syntax, or change its target type. Use "
+        f"`try_cast` to tolerate malformed input and return NULL instead. {_HINT}",
+    )
+
+
+def _out_of_range(value: exp.Expression, to: str) -> exp.Expression:
+    return raise_error(
+        "NUMERIC_VALUE_OUT_OF_RANGE", "", value,
+        f" cannot be represented as {spark_type(to)}. {_HINT}",
+    )
+
+
+def _overflow(value: exp.Expression, source: str, to: str) -> exp.Expression:
+    return raise_error(
+        "CAST_OVERFLOW", "The value ", value,
+        f" of the type \"{spark_type(source)}\" cannot be cast to \"{spark_type(to)}\" due to an "
+        f"overflow. Use `try_cast` to tolerate overflow and return NULL instead. {_HINT}",
+    )
+
+
+def _call(name: str, *args: exp.Expression | str) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=[
+        exp.Literal.string(a) if isinstance(a, str) else a for a in args])
+
+
+def _matches(text: exp.Expression, pattern: str) -> exp.Expression:
+    return _call("regexp_full_match", text, pattern)
+
+
+def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
+    return exp.Case(ifs=[exp.If(this=condition, true=then)])
+
+
+def _from_string(value: exp.Expression, to: str, ansi: bool) -> exp.Expression:
+    text = _call("trim", value, _WHITESPACE)
+    result: exp.Expression
+    if to in _INTEGER_BITS:
+        if ansi:
+            result = _when(_matches(text, "[+-]?[0-9]+"), exp.TryCast(this=text, to=duckdb_type(to)))
+        else:
+            whole = _call("regexp_extract", text, "^[+-]?[0-9]*")
+            sign_only = exp.In(this=whole, expressions=[exp.Literal.string(s) for s in ("", "+", "-")])
+            result = _when(
+                _matches(text, r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)"),
+                exp.Case(ifs=[exp.If(this=sign_only, true=exp.Literal.number(0))],
+                         default=exp.TryCast(this=whole, to=duckdb_type(to))),
+            )
+            result = exp.Cast(this=result, to=duckdb_type(to))
+    elif to in ("float32", "float64"):
+        plain = _call("regexp_replace", text, "([0-9.])[dDfF]$", r"\1")
+        result = exp.TryCast(this=plain, to=duckdb_type(to))
+    elif to.startswith("decimal"):
+        result = exp.TryCast(this=text, to=duckdb_type(to))
+        if ansi:
+            number = exp.TryCast(this=text, to=duckdb_type("float64"))
+            too_big = exp.And(this=exp.Not(this=exp.Is(this=number, expression=exp.Null())),
+                              expression=exp.Is(this=result, expression=exp.Null()))
+            return _checked(exp.Case(ifs=[exp.If(this=too_big, true=_out_of_range(value, to))],
+                                     default=result), value, ansi, _invalid(value, to))
+    elif to == "date":
+        result = _date(text)
+    elif to == "timestamp":
+        date_only = r"[0-9]{4}(-[0-9]{1,2}){0,2}"
+        result = exp.Case(
+            ifs=[exp.If(this=_matches(text, date_only), true=cast(_date(text), "TIMESTAMP"))],
+            default=_when(_matches(text, _TIMESTAMP), exp.TryCast(this=text, to=duckdb_type(to))),
+        )
+    elif to == "bool":
+        lowered = exp.Lower(this=text)
+        result = exp.Case(ifs=[
+            exp.If(this=exp.In(this=lowered, expressions=[exp.Literal.string(s) for s in _TRUE]),
+                   true=exp.Boolean(this=True)),
+            exp.If(this=exp.In(this=lowered, expressions=[exp.Literal.string(s) for s in _FALSE]),
+                   true=exp.Boolean(this=False)),
+        ], default=exp.Null())
+    else:
+        return exp.Cast(this=value, to=duckdb_type(to))
+    return _checked(result, value, ansi, _invalid(value, to))
+
+
+def _date(text: exp.Expression) -> exp.Expression:
+    """Spark's date forms rebuilt as ``y-m-d`` for DuckDB; NULL when malformed or impossible."""
+    part = [_call("regexp_extract", text, _DATE, exp.Literal.number(i)) for i in (1, 2, 3)]
+    month = exp.Coalesce(this=_call("nullif", part[1], ""), expressions=[exp.Literal.string("1")])
+    day = exp.Coalesce(this=_call("nullif", part[2], ""), expressions=[exp.Literal.string("1")])
+    dashed: exp.Expression = part[0]
+    for piece in (month, day):
+        dashed = exp.DPipe(this=exp.DPipe(this=dashed, expression=exp.Literal.string("-"), safe=False),
+                           expression=piece, safe=False)
+    return _when(_matches(text, _DATE), exp.TryCast(this=dashed, to=duckdb_type("date")))
+
+
+def _bounds(bits: int) -> tuple[exp.Expression, exp.Expression]:
+    return exp.Literal.number(-(2 ** (bits - 1))), exp.Literal.number(2 ** (bits - 1) - 1)
+
+
+def _wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
+    """Java's narrowing: the low ``bits`` bits of the integer ``value`` as a signed number."""
+    half, size = exp.Literal.number(2 ** (bits - 1)), exp.Literal.number(2 ** bits)
+    shifted = exp.Add(this=cast(value, "HUGEINT"), expression=half)
+    positive = exp.Mod(this=exp.Paren(this=exp.Add(
+        this=exp.Paren(this=exp.Mod(this=exp.Paren(this=shifted), expression=size)),
+        expression=size)), expression=size)
+    return exp.Cast(this=exp.Sub(this=exp.Paren(this=positive), expression=half),
+                    to=duckdb_type(to))
+
+
+def _to_integer(value: exp.Expression, source: str, to: str, ansi: bool) -> exp.Expression:
+    bits = _INTEGER_BITS[to]
+    low, high = _bounds(bits)
+    fractional = not source.startswith("int")
+    whole = _call("trunc", value) if fractional else value
+    if ansi:
+        out = exp.Or(this=exp.GT(this=whole, expression=high), expression=exp.LT(this=whole, expression=low))
+        if source.startswith("float"):
+            out = exp.Or(this=_call("isnan", value), expression=exp.Paren(this=out))
+        return exp.Case(ifs=[exp.If(this=out, true=_overflow(value, source, to))],
+                        default=exp.Cast(this=whole, to=duckdb_type(to)))
+    if source.startswith("float"):
+        wide = 64 if bits == 64 else 32
+        wide_low, wide_high = _bounds(wide)
+        saturated = exp.Case(ifs=[
+            exp.If(this=_call("isnan", value), true=exp.Literal.number(0)),
+            exp.If(this=exp.GTE(this=value, expression=wide_high), true=wide_high),
+            exp.If(this=exp.LTE(this=value, expression=wide_low), true=wide_low),
+        ], default=cast(whole, "HUGEINT"))
+        if bits < 32:
+            return _wrapped(saturated, bits, to)
+        return exp.Cast(this=saturated, to=duckdb_type(to))
+    return _wrapped(whole, bits, to)
+
+
+#: A runtime error the query raised on purpose (``semantics.raise_error``): ``[CLASS] text``.
+_SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
+#: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
+_OVERFLOW = re.compile(r"Overflow in (addition|subtraction|multiplication|negation)[^!]*")
+_TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
+
+
+def spark_error(message: str) -> str | None:
+    """The error as Spark reports it, when the query failed on a value Spark rejects in
+    ANSI mode: one raised by the query itself keeps its text; DuckDB's integer overflow
+    becomes Spark's ``ARITHMETIC_OVERFLOW``. None for any other failure."""
+    if match := _SPARK_ERROR.search(message):
+        return match[0]
+    if match := _OVERFLOW.search(message):
+        hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
+            if match[1] in _TRY else ""
+        return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "
+                f'"spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.')
+    return None
