@@ -32,6 +32,8 @@ from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_data
 from sparkwire.planner.dataframe import DataFrame
 from sparkwire.planner.sources import DataFrameReader, create_dataframe, sql_dataframe
 from sparkwire.planner.plan import LocalSource, StagedPlan
+from sparkwire.planner.pyspark_names import SESSION
+from sparkwire.planner.unsupported import missing_attribute
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.registry import transport_class
@@ -124,6 +126,10 @@ class Session(Closeable):
     def last_metrics(self) -> QueryMetrics | None:
         """The metrics of the last query run, of the attempt that produced its result."""
         return self._last.metrics if self._last is not None else None
+
+    def __getattr__(self, name: str) -> object:
+        # Only called for missing attributes: PySpark's SparkSession API sparkwire lacks.
+        raise missing_attribute("Session", name, SESSION, "SparkSession")
 
     # -- PySpark-style API -------------------------------------------------------------
     def createDataFrame(self, data: Any) -> DataFrame:  # noqa: N802 - PySpark's name

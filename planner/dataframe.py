@@ -39,6 +39,7 @@ from sparkwire.planner.expressions import AggCall, Call, Expr, NamedExpr, Ref, S
 from sparkwire.planner.expressions import Column as ColumnRef
 from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.pyspark_names import DATAFRAME
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import (
     Aggregate,
@@ -55,6 +56,7 @@ from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.rows import Row, format_table
 from sparkwire.planner.tree import has_aggregate, transform, walk
 from sparkwire.planner.types import spark_type_name
+from sparkwire.planner.unsupported import missing_attribute
 
 SetKind = Literal["union", "intersect", "except"]
 
@@ -114,7 +116,10 @@ class DataFrame:
         return Column(Ref(name=name, plan_id=self._id))
 
     def __getattr__(self, name: str) -> Column:
-        # Only called for missing attributes: ``df.price`` as in PySpark.
+        # Only called for missing attributes: ``df.price`` as in PySpark; a PySpark method
+        # sparkwire lacks is "not supported", anything else neither attribute nor column.
+        if name in DATAFRAME:
+            raise missing_attribute("DataFrame", name, DATAFRAME)
         if name.startswith("_") or name.casefold() not in {c.casefold() for c in self.columns}:
             raise AttributeError(f"DataFrame has no attribute or column {name!r}")
         return self[name]

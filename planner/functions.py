@@ -22,7 +22,9 @@ from typing import Union
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import render
 from sparkwire.planner.limits import check_in_list
-from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.errors import AnalysisError, plain_message
+from sparkwire.planner.pyspark_names import COLUMN, FUNCTIONS
+from sparkwire.planner.unsupported import missing_attribute
 
 ColumnOrName = Union["Column", str]
 Value = Union["Column", bool, int, float, str, decimal.Decimal, dt.date, dt.datetime, None]
@@ -68,6 +70,10 @@ class Column:
 
     def __repr__(self) -> str:
         return f"Column<'{self.output_name}'>"
+
+    def __getattr__(self, name: str) -> Column:
+        # Only called for missing attributes: PySpark's Column methods sparkwire lacks.
+        raise missing_attribute("Column", name, COLUMN)
 
     def __bool__(self) -> bool:
         raise TypeError(
@@ -246,7 +252,7 @@ def col(name: str) -> Column:
     try:
         return Column(ex.Column(name=name))
     except ValueError as exc:
-        raise AnalysisError(f"invalid column name: {exc}") from None
+        raise AnalysisError(f"invalid column name: {plain_message(exc)}") from None
 
 
 column = col
@@ -445,3 +451,8 @@ def _escape_like(text: str) -> str:
     if "%" in text or "_" in text or "\\" in text:
         raise AnalysisError(f"{text!r} holds a LIKE wildcard; use like() with an explicit pattern")
     return text
+
+
+def __getattr__(name: str) -> object:
+    """``F.<name>`` for a PySpark function sparkwire lacks says so (PEP 562)."""
+    raise missing_attribute("functions", name, FUNCTIONS)

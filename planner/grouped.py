@@ -9,6 +9,8 @@ from sparkwire.planner import functions as F
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import Expr
 from sparkwire.planner.functions import Column
+from sparkwire.planner.pyspark_names import GROUPED_DATA
+from sparkwire.planner.unsupported import missing_attribute
 
 if TYPE_CHECKING:
     from sparkwire.planner.dataframe import DataFrame
@@ -25,6 +27,10 @@ class GroupedData:
 
     def agg(self, *exprs: Column | Sequence[Column]) -> DataFrame:
         return self._df._aggregate(self._keys, exprs)
+
+    def __getattr__(self, name: str) -> object:
+        # Only called for missing attributes: PySpark's GroupedData methods sparkwire lacks.
+        raise missing_attribute("GroupedData", name, GROUPED_DATA)
 
     def count(self) -> DataFrame:
         return self.agg(F.count("*").alias("count"))
