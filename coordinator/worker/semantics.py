@@ -25,7 +25,12 @@ The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
   ``CAST_OVERFLOW``, or in legacy mode saturates (NaN is 0; tinyint/smallint wrap from int);
 - integers/decimals -> a narrower integer: ``CAST_OVERFLOW``, or in legacy mode wraps around
   as Java's narrowing does (3000000000 as int is -1294967296);
-- numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL.
+- numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL;
+- double -> string: Java's ``Double.toString``: plain from 1e-3 up to 1e7 (``123456.7``,
+  ``1.0``, ``-0.0``), else ``1.0E10`` / ``1.5E-10`` (DuckDB writes ``10000000000.0`` and
+  ``1.5e-10``), ``NaN``, ``Infinity``; the shortest digits that read back, in both. Floats
+  and other types print as DuckDB does, which matches Spark for integers, decimals (scale
+  kept), booleans, dates and timestamps.
 
 Integer overflow of ``+ - *`` raises DuckDB's overflow error, which the engine reports as
 ``ARITHMETIC_OVERFLOW`` (``engine``); Spark's legacy wrap-around is not reproduced.
@@ -122,6 +127,8 @@ def spark_cast(value: exp.Expression, source: str | None, to: str, ansi: bool) -
         return _from_string(value, to, ansi)
     if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
         return _to_integer(value, source, to, ansi)
+    if source == "float64" and to == "string":
+        return _double_text(value)
     if to.startswith("decimal") and (source in _INTEGER_BITS or source.startswith(("float", "decimal"))):
         exact = exp.TryCast(this=value, to=duckdb_type(to))
         return _checked(exact, value, ansi, _out_of_range(value, to))
@@ -232,6 +239,51 @@ def _date(text: exp.Expression) -> exp.Expression:
         dashed = exp.DPipe(this=exp.DPipe(this=dashed, expression=exp.Literal.string("-"), safe=False),
                            expression=piece, safe=False)
     return _when(_matches(text, _DATE), exp.TryCast(this=dashed, to=duckdb_type("date")))
+
+
+def _double_text(value: exp.Expression) -> exp.Expression:
+    """Java's ``Double.toString`` from DuckDB's shortest text of ``|value|``, which is plain
+    (``10000000000.0``, ``0.0001``) or ``d[.ddd]e±NN``: the digits and the decimal exponent
+    are taken from either form and written as ``d.dddE<n>`` outside [1e-3, 1e7)."""
+    magnitude = exp.Abs(this=value)
+    text = cast(magnitude, "VARCHAR")
+    mantissa = _call("split_part", text, "e", exp.Literal.number(1))
+    whole = _call("split_part", mantissa, ".", exp.Literal.number(1))
+    fraction = _call("split_part", mantissa, ".", exp.Literal.number(2))
+    written_exponent = exp.Coalesce(
+        this=exp.TryCast(this=_call("split_part", text, "e", exp.Literal.number(2)),
+                         to=duckdb_type("int32")),
+        expressions=[exp.Literal.number(0)])
+    leading_zeros = exp.Sub(this=exp.Length(this=fraction),
+                            expression=exp.Length(this=_call("ltrim", fraction, "0")))
+    # 12.5 is 1.25E1; 0.0001 is 1.0E-4 (only a plain form can start with "0.")
+    exponent = exp.Add(this=written_exponent, expression=exp.Paren(this=exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=whole, expression=exp.Literal.string("0")),
+                    true=exp.Neg(this=exp.Paren(this=exp.Add(this=leading_zeros,
+                                                             expression=exp.Literal.number(1)))))],
+        default=exp.Sub(this=exp.Length(this=whole), expression=exp.Literal.number(1)))))
+    digits = _call("rtrim", _call("ltrim", exp.DPipe(this=whole, expression=fraction, safe=False),
+                                  "0"), "0")
+    tail = exp.Coalesce(this=_call("nullif", exp.Substring(this=digits, start=exp.Literal.number(2)),
+                                   ""), expressions=[exp.Literal.string("0")])
+    scientific = exp.DPipe(this=exp.DPipe(this=exp.DPipe(this=exp.DPipe(
+        this=exp.Substring(this=digits, start=exp.Literal.number(1), length=exp.Literal.number(1)),
+        expression=exp.Literal.string("."), safe=False), expression=tail, safe=False),
+        expression=exp.Literal.string("E"), safe=False), expression=cast(exponent, "VARCHAR"), safe=False)
+    plain = exp.And(this=exp.GTE(this=magnitude, expression=exp.Literal.number(0.001)),
+                    expression=exp.LT(this=magnitude, expression=exp.Literal.number(10_000_000)))
+    unsigned = exp.Case(ifs=[
+        exp.If(this=_call("isnan", value), true=exp.Literal.string("NaN")),
+        exp.If(this=_call("isinf", value), true=exp.Literal.string("Infinity")),
+        exp.If(this=exp.EQ(this=magnitude, expression=exp.Literal.number(0)),
+               true=exp.Literal.string("0.0")),
+        exp.If(this=plain, true=text),
+    ], default=scientific)
+    negative = exp.Or(this=exp.LT(this=value, expression=exp.Literal.number(0)),
+                      expression=_call("signbit", value))
+    sign = exp.Case(ifs=[exp.If(this=exp.And(this=negative, expression=exp.Not(
+        this=_call("isnan", value))), true=exp.Literal.string("-"))], default=exp.Literal.string(""))
+    return exp.DPipe(this=sign, expression=unsigned, safe=False)
 
 
 def _bounds(bits: int) -> tuple[exp.Expression, exp.Expression]:
