@@ -55,6 +55,7 @@ from sparkwire.planner.render import sql
 from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.rows import Row, format_table
 from sparkwire.planner.tree import has_aggregate, transform, walk
+from sparkwire.planner.typed import spark_typed
 from sparkwire.planner.types import spark_type_name
 from sparkwire.planner.unsupported import missing_attribute
 
@@ -548,6 +549,7 @@ class DataFrame:
             aggregates.append(NamedExpr(name=col.output_name, expr=transform(col.expr, resolve)))
         check_unique([*(k.name for k in key_items), *(a.name for a in aggregates)])
         agg_types = {**scope.types, **key_scope.types}
+        aggregates = [a.model_copy(update={"expr": spark_typed(a.expr, agg_types)}) for a in aggregates]
         attrs = [*key_attrs, *(
             Attribute(a.name, a.name, types.infer(a.expr, agg_types)) for a in aggregates
         )]

@@ -72,6 +72,8 @@ ScalarFunction = Literal[
     "sub",
     "mul",
     "div",
+    # exact decimal quotient: (a, b, scale) with a and b cast to their decimal types
+    "decimal_div",
     "mod",
     "neg",
     # comparison

@@ -28,7 +28,7 @@ from sparkwire.planner.expressions import (
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _UNSAFE = re.compile(r'["`\x00-\x1f\x7f]')
 _INFIX = {
-    "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
+    "add": "+", "sub": "-", "mul": "*", "div": "/", "decimal_div": "/", "mod": "%",
     "eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
     "and": "AND", "or": "OR",
 }

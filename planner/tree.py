@@ -44,7 +44,7 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
         otherwise = None if expr.otherwise is None else transform(expr.otherwise, replace)
         return Case(branches=branches, otherwise=otherwise)
     if isinstance(expr, Cast):
-        return Cast(expr=transform(expr.expr, replace), to=expr.to)
+        return expr.model_copy(update={"expr": transform(expr.expr, replace)})
     return expr
 
 

@@ -129,6 +129,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     if expr.fn in _INT32_RESULT:
         return pa.int32()
     args = [infer(a, columns) for a in expr.args]
+    if expr.fn == "decimal_div":
+        return _arithmetic("div", args[0], args[1])
     if expr.fn in ("add", "sub", "mul", "mod", "div"):
         if any(pa.types.is_decimal(_plain(a)) for a in args):
             # Spark types an integer literal beside a decimal with the fewest digits it
@@ -143,6 +145,14 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return pa.date32()
     # neg, abs, trunc
     return _plain(args[0])
+
+
+def decimal_operands(expr: Call, columns: Mapping[str, pa.DataType]) -> list[pa.Decimal128Type]:
+    """The decimal types Spark computes the operands of a decimal ``expr`` in: integers
+    widen to the digits they may have (an integer literal to the digits it has)."""
+    args = [_plain(infer(a, columns)) for a in expr.args]
+    args = [_literal_decimal(e) or a for e, a in zip(expr.args, args, strict=True)]
+    return [_as_decimal(a) for a in args]
 
 
 def _arithmetic(fn: str, a: pa.DataType, b: pa.DataType) -> pa.DataType:

@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast, duckdb_type, paren
+from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
 
 _INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _SPARK_TYPE = {
@@ -103,6 +103,60 @@ def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     return exp.Div(this=cast(args[0], "DOUBLE"), expression=exp.Paren(this=divisor))
 
 
+def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``decimal_div(a, b, scale)``: Spark's exact decimal quotient, rounded HALF_UP to
+    ``scale`` digits (DuckDB divides decimals as doubles, 16 digits). ``a`` and ``b`` are
+    casts to their decimal types (the planner's), so their scales are known: the quotient of
+    their unscaled 128-bit integers, scaled, is rounded and written back as a decimal."""
+    arity("decimal_div", list(args), 3)
+    a, b, scale_literal = args
+    scales = [_decimal_scale(arg) for arg in (a, b)]
+    if not isinstance(scale_literal, exp.Literal) or scale_literal.is_string:
+        raise CompileError("decimal_div takes the result scale as an integer literal")
+    scale = int(scale_literal.this)
+    shift = scale - scales[0] + scales[1]  # digits the dividend gains so the quotient has `scale`
+    numerator = _unscaled(a, scales[0], max(shift, 0))
+    denominator = _zero_guard(a, _unscaled(b, scales[1], max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
+                              "Division by zero", "try_divide")
+    quotient = exp.IntDiv(this=numerator, expression=exp.Paren(this=denominator))
+    rest = exp.Mod(this=numerator, expression=exp.Paren(this=denominator))
+    away = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator]),
+                   expression=exp.Anonymous(this="sign", expressions=[denominator]))
+    half_up = exp.Case(ifs=[exp.If(
+        this=exp.GTE(this=exp.Mul(this=exp.Literal.number(2), expression=exp.Abs(this=rest)),
+                     expression=exp.Abs(this=denominator)), true=away)], default=exp.Literal.number(0))
+    rounded = exp.Add(this=quotient, expression=half_up)
+    magnitude = cast(exp.Abs(this=rounded), "VARCHAR")
+    # at least one digit before the point; lpad would cut a longer text to the width
+    width = exp.Greatest(this=exp.Length(this=magnitude), expressions=[exp.Literal.number(scale + 1)])
+    digits = _call("lpad", magnitude, cast(width, "INTEGER"), "0")
+    sign = exp.Case(ifs=[exp.If(this=exp.LT(this=rounded, expression=exp.Literal.number(0)),
+                                true=exp.Literal.string("-"))], default=exp.Literal.string(""))
+    whole = exp.Anonymous(this="left", expressions=[
+        digits, exp.Sub(this=exp.Length(this=digits), expression=exp.Literal.number(scale))])
+    text: exp.Expression = exp.DPipe(this=sign, expression=whole, safe=False)
+    if scale:
+        fraction = exp.Anonymous(this="right", expressions=[digits, exp.Literal.number(scale)])
+        text = exp.DPipe(this=exp.DPipe(this=text, expression=exp.Literal.string("."), safe=False),
+                         expression=fraction, safe=False)
+    return exp.Cast(this=text, to=duckdb_type(f"decimal(38,{scale})"))
+
+
+def _decimal_scale(arg: exp.Expression) -> int:
+    to = arg.args.get("to") if isinstance(arg, exp.Cast) else None
+    if to is None or to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
+        raise CompileError("decimal_div takes operands cast to decimal types")
+    return int(to.expressions[1].this.this)
+
+
+def _unscaled(value: exp.Expression, scale: int, extra: int) -> exp.Expression:
+    """The decimal ``value`` (of ``scale``) times ``10^(scale+extra)`` as a HUGEINT: exact."""
+    unscaled = cast(exp.Mul(this=paren(value), expression=exp.Literal.number(10 ** scale)), "HUGEINT")
+    if not extra:
+        return unscaled
+    return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
+
+
 def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     """``a % b``: the sign of ``a`` in both engines; Spark's remainder by zero."""
     arity("mod", list(args), 2)
@@ -114,6 +168,7 @@ def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
 #: The scalar functions whose builder depends on the ANSI mode (the others are in ``CALLS``).
 MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]] = {
     "div": divide,
+    "decimal_div": decimal_divide,
     "mod": remainder,
 }
 

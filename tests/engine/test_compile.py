@@ -161,6 +161,9 @@ CALLS = [
     (call("mul", col("dec"), lit(2)), "dec * 2"),
     (call("div", col("id"), lit(4)), "CAST(id AS DOUBLE) / 4"),
     (call("mod", col("i"), lit(3)), "i % 3"),
+    # exact: dec has 2 decimals, a quarter of it 4, shown at the requested scale 6
+    (call("decimal_div", Cast(expr=col("dec"), to="decimal(10,2)"),
+          Cast(expr=lit(-4), to="decimal(1,0)"), lit(6)), "CAST(dec / -4 AS DECIMAL(38,6))"),
     (call("neg", col("x")), "-x"),
     (call("eq", col("g"), lit("aa")), "g = 'aa'"),
     (call("ne", col("i"), lit(0)), "i <> 0"),

@@ -90,7 +90,8 @@ def _decimal_aggregates(api: Any, df: Any) -> Any:
     F = api.F
     return df.groupBy("g").agg(
         F.avg("dec").alias("avg_dec"), F.sum("dec").alias("sum_dec"), F.avg("i").alias("avg_i"),
-        F.sum("l").alias("sum_l"),
+        F.sum("l").alias("sum_l"), (F.sum("dec") / F.count("dec")).alias("mean_dec"),
+        (F.sum("dec") / F.sum("i")).alias("dec_per_i"), F.sum("x").cast("string").alias("x_str"),
     )
 
 
