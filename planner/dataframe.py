@@ -312,7 +312,7 @@ class DataFrame:
     def unionByName(self, other: DataFrame, allowMissingColumns: bool = False) -> DataFrame:  # noqa: N802,N803
         """Rows of both, matching columns by name (in any case)."""
         if allowMissingColumns:
-            raise AnalysisError("unionByName(allowMissingColumns=True) is not supported yet")
+            raise AnalysisError("unionByName(allowMissingColumns=True) is not supported by sparkwire")
         if len(self._attrs) != len(other._attrs):
             raise AnalysisError(
                 f"unionByName needs the same columns: {self.columns} and {other.columns}"

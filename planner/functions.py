@@ -308,7 +308,7 @@ def count(c: ColumnOrName) -> Column:
 
 def countDistinct(c: ColumnOrName, *more: ColumnOrName) -> Column:
     if more:
-        raise AnalysisError("countDistinct of several columns is not supported; use one column")
+        raise AnalysisError("countDistinct of several columns is not supported by sparkwire; use one column")
     return _agg("count_distinct", c)
 
 

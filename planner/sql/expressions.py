@@ -231,4 +231,4 @@ def _count(node: exp.Count) -> ex.Expr:
 
 
 def unsupported(node: exp.Expression, what: str) -> SqlError:
-    return SqlError.at(node, f"{what} is not supported")
+    return SqlError.at(node, f"{what} is not supported by sparkwire")

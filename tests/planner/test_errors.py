@@ -61,3 +61,10 @@ def test_plain_message_keeps_field_and_reason() -> None:
         M(n=0)
     assert plain_message(caught.value) == "n: Input should be greater than or equal to 1"
     assert plain_message(ValueError("just this")) == "just this"
+
+
+def test_sql_names_what_sparkwire_lacks(executor, df) -> None:
+    from sparkwire.planner.sources import sql_dataframe
+
+    with pytest.raises(AnalysisError, match="LEVENSHTEIN is not supported by sparkwire"):
+        sql_dataframe(executor, "SELECT levenshtein(rdd_like, rdd_like) FROM t", {"t": df})
