@@ -34,7 +34,8 @@ from sparkwire.coordinator.worker.expressions import (
     literal,
     paren,
 )
-from sparkwire.coordinator.worker.semantics import MODE_CALLS, spark_cast
+from sparkwire.coordinator.worker.casts import spark_cast
+from sparkwire.coordinator.worker.semantics import MODE_CALLS
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
     Aggregate,
