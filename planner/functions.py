@@ -193,6 +193,10 @@ class Column:
 
     astype = cast
 
+    def try_cast(self, to: str) -> Column:
+        """``cast`` that gives NULL where the value cannot be cast, in ANSI mode too."""
+        return Column(ex.Cast(expr=self._expr, to=_type_name(to), safe=True))
+
     def alias(self, name: str) -> Column:
         try:
             ex.check_identifier(name)

@@ -105,7 +105,7 @@ def _render(expr: Expr, naming: bool) -> str:
     assert isinstance(expr, Cast)
     if naming:  # PySpark names a cast column after what is cast
         return r(expr.expr)
-    return f"CAST({r(expr.expr)} AS {expr.to})"
+    return f"{'TRY_CAST' if expr.safe else 'CAST'}({r(expr.expr)} AS {expr.to})"
 
 
 def _literal(lit: Lit, naming: bool) -> str:

@@ -29,7 +29,7 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Cast) and node.source is None:
             inner = spark_typed(node.expr, columns)
             source = types.to_name(types.infer(inner, columns))
-            return Cast(expr=inner, to=node.to, source=source)
+            return node.model_copy(update={"expr": inner, "source": source})
         if isinstance(node, Call) and node.fn == "div":
             call = Call(fn="div", args=tuple(spark_typed(a, columns) for a in node.args))
             result = types.infer(call, columns)

@@ -1,8 +1,9 @@
-"""Casts as Spark computes them, in both of Spark's modes (the plan's ``ansi`` flag): the
-compiler's builder for every ``Cast`` whose source type the planner recorded
-(``planner.typed``). With ANSI on, a value Spark rejects fails the query with Spark's error
-class (``semantics.raise_error``); off, it is NULL, or wraps/saturates as Spark's legacy
-casts do. The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
+"""Casts as Spark computes them, in Spark's three modes (``Mode``): the compiler's builder
+for every ``Cast`` whose source type the planner recorded (``planner.typed``). With ANSI on,
+a value Spark rejects fails the query with Spark's error class (``semantics.raise_error``);
+``try_cast`` reads values as strictly as ANSI mode but gives NULL instead; with ANSI off
+(legacy) it is NULL, or wraps/saturates as Spark's legacy casts do. The rules, each checked
+against PySpark 4 (``tests/spark/test_semantics.py``):
 
 - string -> any type: the text is trimmed of whitespace first;
 - string -> integers: ANSI accepts ``[+-]digits`` only; legacy also takes a fraction and
@@ -31,6 +32,8 @@ casts do. The rules, each checked against PySpark 4 (``tests/spark/test_semantic
 
 from __future__ import annotations
 
+from typing import Literal
+
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
@@ -51,33 +54,37 @@ _DATE = r"([0-9]{4})(?:-([0-9]{1,2})(?:-([0-9]{1,2}))?)?(?:[T ].*)?"
 _TIMESTAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9].*"
 
 
+#: ``ansi`` (strict, failing), ``try`` (strict, NULL) or ``legacy`` (lenient, NULL).
+Mode = Literal["ansi", "try", "legacy"]
+
+
 def spark_type(name: str) -> str:
     """The type as Spark's error messages spell it (``INT``, ``DECIMAL(5,2)``)."""
     return _SPARK_TYPE.get(name, name.upper())
 
 
 
-def spark_cast(value: exp.Expression, source: str | None, to: str, ansi: bool) -> exp.Expression:
+def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode) -> exp.Expression:
     """``CAST(value AS to)`` as Spark computes it from ``source`` (a planner type name, or
     None when the planner made the cast itself and vouches that DuckDB's agrees)."""
     if source is None or source == to:
         return exp.Cast(this=value, to=duckdb_type(to))
     if source == "string":
-        return _from_string(value, to, ansi)
+        return _from_string(value, to, mode)
     if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
-        return _to_integer(value, source, to, ansi)
+        return _to_integer(value, source, to, mode)
     if source == "float64" and to == "string":
         return _double_text(value)
     if to.startswith("decimal") and (source in _INTEGER_BITS or source.startswith(("float", "decimal"))):
         exact = exp.TryCast(this=value, to=duckdb_type(to))
-        return _checked(exact, value, ansi, _out_of_range(value, to))
+        return _checked(exact, value, mode, _out_of_range(value, to))
     return exp.Cast(this=value, to=duckdb_type(to))
 
 
-def _checked(result: exp.Expression, value: exp.Expression, ansi: bool,
+def _checked(result: exp.Expression, value: exp.Expression, mode: Mode,
              failure: exp.Expression) -> exp.Expression:
     """``result``; with ANSI on, ``failure`` where it is NULL for a non-NULL ``value``."""
-    if not ansi:
+    if mode != "ansi":
         return result
     bad = exp.And(this=exp.Not(this=exp.Is(this=paren(value), expression=exp.Null())),
                   expression=exp.Is(this=paren(result), expression=exp.Null()))
@@ -116,11 +123,11 @@ def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=condition, true=then)])
 
 
-def _from_string(value: exp.Expression, to: str, ansi: bool) -> exp.Expression:
+def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
     text = call("trim", value, _WHITESPACE)
     result: exp.Expression
     if to in _INTEGER_BITS:
-        if ansi:
+        if mode != "legacy":
             result = _when(_matches(text, "[+-]?[0-9]+"), exp.TryCast(this=text, to=duckdb_type(to)))
         else:
             whole = call("regexp_extract", text, "^[+-]?[0-9]*")
@@ -136,12 +143,12 @@ def _from_string(value: exp.Expression, to: str, ansi: bool) -> exp.Expression:
         result = exp.TryCast(this=plain, to=duckdb_type(to))
     elif to.startswith("decimal"):
         result = exp.TryCast(this=text, to=duckdb_type(to))
-        if ansi:
+        if mode == "ansi":
             number = exp.TryCast(this=text, to=duckdb_type("float64"))
             too_big = exp.And(this=exp.Not(this=exp.Is(this=number, expression=exp.Null())),
                               expression=exp.Is(this=result, expression=exp.Null()))
             return _checked(exp.Case(ifs=[exp.If(this=too_big, true=_out_of_range(value, to))],
-                                     default=result), value, ansi, _invalid(value, to))
+                                     default=result), value, mode, _invalid(value, to))
     elif to == "date":
         result = _date(text)
     elif to == "timestamp":
@@ -160,7 +167,7 @@ def _from_string(value: exp.Expression, to: str, ansi: bool) -> exp.Expression:
         ], default=exp.Null())
     else:
         return exp.Cast(this=value, to=duckdb_type(to))
-    return _checked(result, value, ansi, _invalid(value, to))
+    return _checked(result, value, mode, _invalid(value, to))
 
 
 def _date(text: exp.Expression) -> exp.Expression:
@@ -235,16 +242,17 @@ def _wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
                     to=duckdb_type(to))
 
 
-def _to_integer(value: exp.Expression, source: str, to: str, ansi: bool) -> exp.Expression:
+def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.Expression:
     bits = _INTEGER_BITS[to]
     low, high = _bounds(bits)
     fractional = not source.startswith("int")
     whole = call("trunc", value) if fractional else value
-    if ansi:
+    if mode != "legacy":
         out = exp.Or(this=exp.GT(this=whole, expression=high), expression=exp.LT(this=whole, expression=low))
         if source.startswith("float"):
             out = exp.Or(this=call("isnan", value), expression=exp.Paren(this=out))
-        return exp.Case(ifs=[exp.If(this=out, true=_overflow(value, source, to))],
+        failure = _overflow(value, source, to) if mode == "ansi" else exp.Null()
+        return exp.Case(ifs=[exp.If(this=out, true=failure)],
                         default=exp.Cast(this=whole, to=duckdb_type(to)))
     if source.startswith("float"):
         wide = 64 if bits == 64 else 32

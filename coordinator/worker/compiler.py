@@ -34,7 +34,7 @@ from sparkwire.coordinator.worker.expressions import (
     literal,
     paren,
 )
-from sparkwire.coordinator.worker.casts import spark_cast
+from sparkwire.coordinator.worker.casts import Mode, spark_cast
 from sparkwire.coordinator.worker.semantics import MODE_CALLS
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
@@ -391,7 +391,8 @@ class _Compiler:
         if isinstance(node, Cast):
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
             # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
-            return spark_cast(self.expr(node.expr), node.source, node.to, self.ansi)
+            mode: Mode = "try" if node.safe else "ansi" if self.ansi else "legacy"
+            return spark_cast(self.expr(node.expr), node.source, node.to, mode)
         raise CompileError(f"unsupported expression {type(node).__name__}")
 
     def _agg(self, node: AggCall) -> exp.Expression:

@@ -129,6 +129,20 @@ def test_ansi_mode_values(spark: Any, sessions: list[Any]) -> None:
         )
 
     assert_same(program, [good], spark, sessions)
+
+    def tried(api: Any, df: Any) -> Any:
+        c = api.F.col("s")
+        return df.select(c.try_cast("int"), c.try_cast("date").alias("d"),
+                         c.try_cast("boolean").alias("b"), c.try_cast("decimal(5,2)").alias("dec"))
+
+    assert_same(tried, [STRINGS], spark, sessions)
+    query = "SELECT s, TRY_CAST(s AS INT) AS i, TRY_CAST(s AS DATE) AS d FROM sem_strings"
+    spark.createDataFrame(STRINGS).createOrReplaceTempView("sem_strings")
+    want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
+    for session in sessions:
+        session.createDataFrame(STRINGS).createOrReplaceTempView("sem_strings")
+        got = session.sql(query).toArrow()
+        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want
     numbers = NUMBERS.filter(pa.compute.field("i") != 0)  # no zero divisors in ANSI mode
 
     def arithmetic(api: Any, df: Any) -> Any:
