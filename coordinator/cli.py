@@ -1,8 +1,19 @@
-"""The ``sparkwire`` command: ``demo`` and ``explain``."""
+"""The sparkwire command line.
+
+  demo     run TPC-H Q1 and Q6 on generated data
+  run      run a query: a .sql file, a Python file or module defining query(session), or a
+           built-in TPC-H query
+  explain  print a query's stages
+  worker   serve one worker (used by clusters)
+
+Settings come from --config (or SPARKWIRE_CONFIG), SPARKWIRE_* env vars and the flags below.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import os
 import signal
 import sys
@@ -14,6 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -27,27 +39,35 @@ from sparkwire.transport.errors import SparkwireError
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sparkwire", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="sparkwire", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transport", help="transport name (default from config: memory)")
     parser.add_argument("--workers", type=int, help="number of workers (default from config: 4)")
     parser.add_argument("--config", help="TOML config file (default: $SPARKWIRE_CONFIG)")
     parser.add_argument("--cluster", choices=["local", "process", "spark"],
                         help="where workers run (default: by transport)")
     parser.add_argument("--master", help="Spark master URL for --cluster spark, e.g. local[2]")
+    parser.add_argument("--ansi", action=argparse.BooleanOptionalAction, default=None,
+                        help="Spark's ANSI mode: errors for division by zero, overflow and "
+                        "invalid casts (default from config: on)")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="run TPC-H Q1 and Q6 on generated data")
     demo.add_argument("--scale", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
     for name, text in (("run", "run a query"), ("explain", "print a query's stages")):
         command = commands.add_parser(name, help=text)
         command.add_argument(
-            "query", help=f"a .sql file, or a built-in DataFrame query: {', '.join(sorted(QUERIES))}"
+            "query", help="a .sql file; a Python file (.py) or module (a.b) whose "
+            "query(session) returns a DataFrame; or a built-in DataFrame query: "
+            f"{', '.join(sorted(QUERIES))}",
         )
         command.add_argument(
             "--data", type=Path,
-            help="for a .sql file: a directory whose Parquet folders and files are the tables "
-            "(named after them); default: generated TPC-H data at --scale",
+            help="a directory whose Parquet folders and files become tables (temporary views "
+            "named after them); default for a .sql file or built-in query: generated TPC-H "
+            "data at --scale",
         )
-        command.add_argument("--scale", type=float, default=0.1)
+        command.add_argument("--scale", type=float, default=0.1,
+                             help="TPC-H scale factor (default 0.1)")
     worker = commands.add_parser(
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
@@ -60,48 +80,102 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    console = Console()
+    console = Console(highlight=False)
     if args.command == "worker":
         return _serve_worker(args)
-    sql_file = Path(args.query) if args.command != "demo" and args.query.endswith(".sql") else None
-    if args.command != "demo" and sql_file is None and args.query not in QUERIES:
-        console.print(f"[red]error:[/red] {args.query!r} is neither a .sql file nor one of "
-                      f"{', '.join(sorted(QUERIES))}")
-        return 2
-    spark = _spark_session(args.master) if args.cluster == "spark" else None
+    spark = None
     try:
+        kind = _query_kind(args.query) if args.command != "demo" else "builtin"
+        settings = load_settings(args.config, transport=args.transport, overrides_from="flag",
+                                 workers=args.workers, ansi=args.ansi)
+        spark = _spark_session(args.master) if args.cluster == "spark" else None
         data = getattr(args, "data", None)
-        if data is None:
-            tables = TPCH_TABLES if sql_file is not None else ("lineitem",)
+        if data is None and kind != "python":
+            tables = TPCH_TABLES if kind == "sql" else ("lineitem",)
             with console.status(f"TPC-H data at scale {args.scale:g}…"):
                 data = ensure_tpch(args.scale, tables=tables)
-        with Session(workers=args.workers, transport=args.transport, config_file=args.config,
-                     cluster=args.cluster, spark=spark) as session:
-            if sql_file is not None:
-                for name, path in _tables(data):
-                    session.read.parquet(str(path)).createOrReplaceTempView(name)
-                queries = {sql_file.name: session.sql(sql_file.read_text())}
-            else:
-                lineitem = session.read.parquet(str(data / "lineitem"))
-                names = list(QUERIES) if args.command == "demo" else [args.query]
-                queries = {name: QUERIES[name](lineitem) for name in names}
+        with Session(settings=settings, cluster=args.cluster, spark=spark) as session:
+            queries = _queries(args, kind, session, data)
             if args.command == "explain":
                 for df in queries.values():
-                    console.print(df.explain_string())
+                    print(df.explain_string())
                 return 0
             console.print(
-                f"sparkwire {args.command}: {data}, {session.workers} workers "
-                f"({type(session.cluster).__name__}), transport {session.settings.transport.kind}"
+                f"sparkwire {args.command}: {data or args.query}, {session.workers} workers "
+                f"({type(session.cluster).__name__}), transport {session.settings.transport.kind}",
+                markup=False,
             )
             for name, df in queries.items():
                 _run(console, session, name, df)
     except (SparkwireError, PlanError, OSError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
         return 1
+    except _UsageError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        return 2
     finally:
         if spark is not None:
             spark.stop()
     return 0
+
+
+class _UsageError(Exception):
+    """A query argument the command cannot use (exit status 2, as argparse's errors)."""
+
+
+def _query_kind(query: str) -> str:
+    """``sql``, ``python`` (a file or an importable module) or ``builtin``."""
+    if query.endswith(".sql"):
+        return "sql"
+    if query in QUERIES:
+        return "builtin"
+    if query.endswith(".py") or _importable(query):
+        return "python"
+    raise _UsageError(
+        f"{query!r} is neither a .sql file, a Python file or module, nor one of "
+        f"{', '.join(sorted(QUERIES))}"
+    )
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module.split(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _queries(args: argparse.Namespace, kind: str, session: Session, data: Path | None) -> dict[str, Any]:
+    """The DataFrames to run or explain, by name; tables under ``data`` become views."""
+    if data is not None and kind != "builtin":
+        for name, path in _tables(data):
+            session.read.parquet(str(path)).createOrReplaceTempView(name)
+    if kind == "sql":
+        sql_file = Path(args.query)
+        return {sql_file.name: session.sql(sql_file.read_text())}
+    if kind == "python":
+        return {args.query: _python_query(args.query)(session)}
+    assert data is not None
+    lineitem = session.read.parquet(str(data / "lineitem"))
+    names = list(QUERIES) if args.command == "demo" else [args.query]
+    return {name: QUERIES[name](lineitem) for name in names}
+
+
+def _python_query(query: str) -> Any:
+    """The ``query`` function of a Python file or an importable module."""
+    if query.endswith(".py"):
+        path = Path(query)
+        if not path.is_file():
+            raise OSError(f"no such Python file: {path}")
+        spec = importlib.util.spec_from_file_location(f"sparkwire_query_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(query)
+    function = getattr(module, "query", None)
+    if not callable(function):
+        raise _UsageError(f"{query} defines no function query(session) returning a DataFrame")
+    return function
 
 
 def _tables(data: Path) -> list[tuple[str, Path]]:
@@ -160,7 +234,7 @@ def _run(console: Console, session: Session, name: str, df: object) -> None:
             for stage in metrics.stages.values():
                 if stage.stage not in ids:
                     ids[stage.stage] = bars.add_task(
-                        f"{name} stage {stage.stage} → {stage.boundary}", total=stage.tasks
+                        escape(f"{name} stage {stage.stage} → {stage.boundary}"), total=stage.tasks
                     )
                 bars.update(ids[stage.stage], completed=stage.done)
 
@@ -172,8 +246,8 @@ def _run(console: Console, session: Session, name: str, df: object) -> None:
     _print_table(console, f"{name} result", result)
     metrics = session.last_metrics
     assert metrics is not None
-    console.print(f"{name}: {result.num_rows} rows in {wall:.3f} s")
-    stages = Table(title=f"{name} stages")
+    console.print(f"{name}: {result.num_rows} rows in {wall:.3f} s", markup=False)
+    stages = Table(title=escape(f"{name} stages"))
     for column in ("stage", "tasks", "boundary", "rows out", "bytes out"):
         stages.add_column(column, justify="right")
     for stage in metrics.stages.values():
@@ -181,13 +255,13 @@ def _run(console: Console, session: Session, name: str, df: object) -> None:
                        f"{stage.rows:,}", f"{stage.bytes:,}")
     console.print(stages)
     per_worker = ", ".join(f"{w}: {n}" for w, n in sorted(metrics.tasks_per_worker.items()))
-    console.print(f"tasks per worker: {per_worker}\n")
+    console.print(f"tasks per worker: {per_worker}\n", markup=False)
 
 
 def _print_table(console: Console, title: str, table: pa.Table) -> None:
-    console.print(f"[bold]{title}[/bold]")
+    console.print(f"[bold]{escape(title)}[/bold]")
     console.print(table.slice(0, 20).to_pandas().to_string(index=False), soft_wrap=True,
-                  highlight=False)
+                  highlight=False, markup=False)
 
 
 if __name__ == "__main__":

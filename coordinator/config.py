@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     # worker), and a query reading at most this many in all runs as one task; 0: always two
     # scan tasks per worker, never one stage (tests of distribution use 0).
     task_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
+    # Spark's spark.sql.ansi.enabled (on by default since Spark 4): division by zero,
+    # integer overflow and casts of invalid input raise an error naming Spark's error class;
+    # off, division and casts give NULL instead (``coordinator.worker.semantics``).
+    ansi: bool = True
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
@@ -112,9 +116,13 @@ class Settings(BaseSettings):
 
 
 def load_settings(
-    config_file: str | Path | None = None, transport: str | None = None, **overrides: Any
+    config_file: str | Path | None = None, transport: str | None = None, *,
+    overrides_from: str = "keyword", **overrides: Any,
 ) -> Settings:
-    """Settings from every source; a missing or malformed file is a ``ConfigError``.
+    """Settings from every source; a missing or malformed file, or a bad value from any
+    source, is a ``ConfigError`` that names the setting and where it came from: the file,
+    the ``SPARKWIRE_…`` env var, or the override (``overrides_from``: ``"keyword"`` for a
+    keyword argument, ``"flag"`` for the command line's ``--name``).
 
     ``transport`` picks the transport kind (a CLI flag, ``Session(transport=...)``); the
     configured options are kept when the kind stays the same and dropped when it changes,
@@ -125,10 +133,12 @@ def load_settings(
     if path is not None and not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
     token = _config_file.set(path)
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+        settings = Settings(**given)
     except ValidationError as exc:
-        raise ConfigError(f"invalid sparkwire settings: {exc}") from None
+        problems = "; ".join(_problem(error, given, overrides_from, path) for error in exc.errors())
+        raise ConfigError(f"invalid sparkwire settings: {problems}") from None
     except ValueError as exc:  # a TOML syntax error surfaces as a ValueError subclass
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     finally:
@@ -137,3 +147,23 @@ def load_settings(
         chosen = settings.transport.model_copy(update={"kind": transport, "options": {}})
         settings = settings.model_copy(update={"transport": chosen})
     return settings
+
+
+def _problem(error: Any, given: dict[str, Any], overrides_from: str, path: Path | None) -> str:
+    """One validation error as ``setting: reason (from <source>)``, without pydantic's
+    framing; the source is the first that set the setting, in the order they take effect."""
+    loc = [str(part) for part in error["loc"]]
+    dotted = ".".join(loc)
+    reason = "unknown setting" if error["type"] == "extra_forbidden" else str(error["msg"])
+    reason = reason.removeprefix("Value error, ")
+    env = "SPARKWIRE_" + "__".join(loc).upper()
+    if loc and loc[0] in given:
+        source = f"flag --{loc[0].replace('_', '-')}" if overrides_from == "flag" \
+            else f"keyword argument {loc[0]}="
+    elif any(name.upper() == env for name in os.environ):
+        source = f"env var {env}"
+    elif path is not None:
+        source = f"config file {path}"
+    else:
+        source = "defaults"
+    return f"{dotted}: {reason} (from {source})"

@@ -225,7 +225,8 @@ class QueryResult(Closeable):
             fragment = _narrow_scan(fragment, stage.splits[run.task])
         return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
                         attempt=run.attempt, fragment=fragment,
-                        inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep)
+                        inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep,
+                        ansi=self._plan.ansi)
 
     def _watch(self, runs: list[Run]) -> None:
         """A thread per worker reading its runs' status partitions, in delivery order."""

@@ -43,6 +43,8 @@ from sparkwire.planner.plan import (
     StagedPlan,
     output_columns,
 )
+from sparkwire.planner.pyspark_names import SESSION
+from sparkwire.planner.unsupported import missing_attribute
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError, SparkwireError
 from sparkwire.transport.registry import transport_class
@@ -108,6 +110,10 @@ class Session(Closeable):
     def task_bytes(self) -> int:
         return self.settings.task_bytes
 
+    @property
+    def ansi(self) -> bool:
+        return self.settings.ansi
+
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
         chunks = max(1, min(self.workers, wanted))
@@ -171,6 +177,10 @@ class Session(Closeable):
     def last_metrics(self) -> QueryMetrics | None:
         """The metrics of the last query run, of the attempt that produced its result."""
         return self._last.metrics if self._last is not None else None
+
+    def __getattr__(self, name: str) -> object:
+        # Only called for missing attributes: PySpark's SparkSession API sparkwire lacks.
+        raise missing_attribute("Session", name, SESSION, "SparkSession")
 
     # -- PySpark-style API -------------------------------------------------------------
     def createDataFrame(self, data: Any, schema: Any = None) -> DataFrame:  # noqa: N802 - PySpark's name

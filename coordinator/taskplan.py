@@ -71,6 +71,8 @@ class TaskPlan(Node):
     output: Boundary
     #: The cache this task's output becomes, held after the query (``Stage.keep``).
     keep: CacheId | None = None
+    #: Spark's ANSI mode, from the staged plan: how the fragment's arithmetic and casts fail.
+    ansi: bool = True
 
     @model_validator(mode="after")
     def _only_task_operators(self) -> TaskPlan:

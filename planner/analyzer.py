@@ -35,6 +35,7 @@ from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperati
 from sparkwire.planner.render import sql
 from sparkwire.planner.rules.predicates import conjunction, conjuncts, factor_common
 from sparkwire.planner.tree import column_names, has_window, transform
+from sparkwire.planner.typed import spark_typed
 from sparkwire.planner.typed_calls import typed_calls
 
 if TYPE_CHECKING:
@@ -113,8 +114,8 @@ class Scope:
                 return self.lookup(node.name, node.plan_id).column
             return None
 
-        return typed_calls(
-            _map_lookups(_spark_casts(transform(expr, replace_ref), self.types), self.types), self.types)
+        return typed_calls(_map_lookups(spark_typed(transform(expr, replace_ref), self.types), self.types),
+                           self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""
@@ -150,25 +151,6 @@ class Relation:
         if qualifier is None:
             return self
         return Relation(self.plan, tuple(replace(a, qualifier=qualifier) for a in self.attrs))
-
-
-_INTEGERS = frozenset({"int8", "int16", "int32", "int64"})
-
-
-def _spark_casts(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
-    """Casts of fractional numbers to integers truncate toward zero, as in Spark; DuckDB's
-    cast rounds (CAST(-1.7 AS INTEGER) is -2 there, -1 in Spark)."""
-
-    def visit(node: Expr) -> Expr | None:
-        if isinstance(node, Cast) and node.to in _INTEGERS:
-            inner = _spark_casts(node.expr, columns)
-            operand = types.infer(inner, columns)
-            if pa.types.is_floating(operand) or pa.types.is_decimal(operand):
-                inner = Call(fn="trunc", args=(inner,))
-            return Cast(expr=inner, to=node.to)
-        return None
-
-    return transform(expr, visit)
 
 
 def _map_lookups(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:

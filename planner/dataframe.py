@@ -39,6 +39,7 @@ from sparkwire.planner.expressions import AggCall, Call, Expr, NamedExpr, Ref, S
 from sparkwire.planner.expressions import Column as ColumnRef
 from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.pyspark_names import DATAFRAME
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import (
     Aggregate,
@@ -59,7 +60,9 @@ from sparkwire.planner.nested_functions import GeneratorColumn
 from sparkwire.planner.rows import Row, format_table, python_value
 from sparkwire.planner.tree import has_aggregate, has_window, transform, walk
 from sparkwire.planner.windowing import pull_windows
+from sparkwire.planner.typed import spark_typed
 from sparkwire.planner.types import spark_type_name
+from sparkwire.planner.unsupported import missing_attribute
 
 SetKind = Literal["union", "intersect", "except"]
 
@@ -119,7 +122,10 @@ class DataFrame(FrameMethods):
         return Column(Ref(name=name, plan_id=self._id))
 
     def __getattr__(self, name: str) -> Column:
-        # Only called for missing attributes: ``df.price`` as in PySpark.
+        # Only called for missing attributes: ``df.price`` as in PySpark; a PySpark method
+        # sparkwire lacks is "not supported", anything else neither attribute nor column.
+        if name in DATAFRAME:
+            raise missing_attribute("DataFrame", name, DATAFRAME)
         if name.startswith("_") or name.casefold() not in {c.casefold() for c in self.columns}:
             raise AttributeError(f"DataFrame has no attribute or column {name!r}")
         return self[name]
@@ -351,7 +357,7 @@ class DataFrame(FrameMethods):
     def unionByName(self, other: DataFrame, allowMissingColumns: bool = False) -> DataFrame:  # noqa: N802,N803
         """Rows of both, matching columns by name (in any case)."""
         if allowMissingColumns:
-            raise AnalysisError("unionByName(allowMissingColumns=True) is not supported yet")
+            raise AnalysisError("unionByName(allowMissingColumns=True) is not supported by sparkwire")
         if len(self._attrs) != len(other._attrs):
             raise AnalysisError(
                 f"unionByName needs the same columns: {self.columns} and {other.columns}"
@@ -407,7 +413,7 @@ class DataFrame(FrameMethods):
         return plan_query(
             with_result_types(plan, self._attrs), [a.internal for a in self._attrs],
             self._executor.workers, self._executor.broadcast_threshold,
-            self._executor.range_sort_rows, self._executor.task_bytes,
+            self._executor.range_sort_rows, self._executor.task_bytes, self._executor.ansi,
         )
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
@@ -544,8 +550,9 @@ class DataFrame(FrameMethods):
 
     def _named(self, col: Column, where: str = "select") -> tuple[str, Expr]:
         """A per-row expression resolved against the current columns, with the name PySpark
-        gives it: the alias, a referenced column's own name, or the expression's text.
-        Window expressions are allowed where a projection computes them (``select``,
+        gives it: the alias, a referenced column's name as the user wrote it (``"AMOUNT"``
+        finds ``amount`` and is named ``AMOUNT``; ``"o.x"`` is ``x``), or the expression's
+        text. Window expressions are allowed where a projection computes them (``select``,
         ``withColumn``), as in Spark; ``planner.windowing`` moves them below it."""
         if has_aggregate(col.expr):
             raise AnalysisError(
@@ -555,7 +562,8 @@ class DataFrame(FrameMethods):
             raise _window_not_supported(col, where)
         resolved = self._scope.resolve(col.expr)
         if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
-            return ref.name, resolved
+            written = col.expr.name if isinstance(col.expr, ColumnRef | Ref) else ref.name
+            return (written if written.casefold() == ref.name.casefold() else ref.name), resolved
         return col.output_name, resolved
 
     def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:
@@ -602,6 +610,7 @@ class DataFrame(FrameMethods):
             aggregates.append(NamedExpr(name=col.output_name, expr=transform(col.expr, resolve)))
         check_unique([*(k.name for k in key_items), *(a.name for a in aggregates)])
         agg_types = {**scope.types, **key_scope.types}
+        aggregates = [a.model_copy(update={"expr": spark_typed(a.expr, agg_types)}) for a in aggregates]
         attrs = [*key_attrs, *(
             Attribute(a.name, a.name, types.infer(a.expr, agg_types)) for a in aggregates
         )]

@@ -13,6 +13,8 @@ as PySpark does.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class PlanError(ValueError):
     """A plan the planner cannot handle."""
@@ -20,3 +22,16 @@ class PlanError(ValueError):
 
 class AnalysisError(PlanError):
     """A mistake in the user's query, reported when the DataFrame is built."""
+
+
+def plain_message(exc: ValueError) -> str:
+    """What went wrong, without pydantic's framing (model names, ``[type=...]``, URLs): a
+    user passed a bad value, and only the reason means anything to them."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    reasons = []
+    for error in exc.errors():
+        reason = str(error["msg"]).removeprefix("Value error, ")
+        field = ".".join(str(part) for part in error["loc"])
+        reasons.append(f"{field}: {reason}" if field and not reason.startswith("identifier") else reason)
+    return "; ".join(reasons)

@@ -60,6 +60,11 @@ class Executor(Protocol):
         """Bytes of scanned columns per scan task; a query reading at most this is one
         stage; 0: two scan tasks per worker and never one stage."""
 
+    @property
+    def ansi(self) -> bool:
+        """Spark's ANSI mode (``spark.sql.ansi.enabled``): errors for division by zero,
+        overflow and invalid casts; off, NULL. Carried to workers in the plan."""
+
     def register_view(self, name: str, df: DataFrame) -> None:
         """Keep ``df`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
 

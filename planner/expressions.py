@@ -55,6 +55,8 @@ ScalarFunction = Literal[
     "sub",
     "mul",
     "div",
+    # exact decimal quotient: (a, b, scale) with a and b cast to their decimal types
+    "decimal_div",
     "mod",
     "neg",
     # comparison
@@ -326,9 +328,16 @@ class Case(Node):
 
 
 class Cast(Node):
+    """``CAST(expr AS to)``; ``source`` is the operand's type where the user asked for the
+    cast (the analyzer fills it in), so the worker can follow Spark's rules for that pair;
+    None for the planner's own casts, which DuckDB computes as Spark would. ``safe`` is
+    ``try_cast``: NULL where the cast fails, in ANSI mode too."""
+
     kind: Literal["cast"] = "cast"
     expr: Expr
     to: TypeName
+    source: TypeName | None = None
+    safe: bool = False
 
 
 def _literal_value(expr: Expr) -> object:

@@ -24,7 +24,9 @@ from pydantic import ValidationError
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import render, typenames
 from sparkwire.planner.limits import check_in_list
-from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.errors import AnalysisError, plain_message
+from sparkwire.planner.pyspark_names import COLUMN, FUNCTIONS
+from sparkwire.planner.unsupported import missing_attribute
 
 if TYPE_CHECKING:
     from sparkwire.planner.window import WindowSpec
@@ -221,9 +223,10 @@ class Column:
         return nested_functions.get_field(self, name)
 
     def __getattr__(self, name: str) -> Column:
-        # Only called for missing attributes: ``F.col("s").field`` as in PySpark.
-        if name.startswith("_"):
-            raise AttributeError(name)
+        # Only called for missing attributes: a PySpark Column method sparkwire lacks says
+        # so; any other name is a struct field (``F.col("s").field``), as in PySpark.
+        if name.startswith("_") or name in COLUMN:
+            raise missing_attribute("Column", name, COLUMN)
         return self.getField(name)
 
     astype = cast
@@ -231,6 +234,10 @@ class Column:
     def over(self, window: WindowSpec) -> Column:
         """This aggregate or window function computed over ``window`` (``planner.window``)."""
         return window.over(self)
+
+    def try_cast(self, to: str) -> Column:
+        """``cast`` that gives NULL where the value cannot be cast, in ANSI mode too."""
+        return Column(ex.Cast(expr=self._expr, to=_type_name(to), safe=True))
 
     def alias(self, name: str) -> Column:
         try:
@@ -298,7 +305,7 @@ def col(name: str) -> Column:
     try:
         return Column(ex.Column(name=name))
     except ValueError as exc:
-        raise AnalysisError(f"invalid column name: {exc}") from None
+        raise AnalysisError(f"invalid column name: {plain_message(exc)}") from None
 
 
 column = col
@@ -361,7 +368,7 @@ def count(c: ColumnOrName) -> Column:
 
 def countDistinct(c: ColumnOrName, *more: ColumnOrName) -> Column:
     if more:
-        raise AnalysisError("countDistinct of several columns is not supported; use one column")
+        raise AnalysisError("countDistinct of several columns is not supported by sparkwire; use one column")
     return _agg("count_distinct", c)
 
 
@@ -542,3 +549,8 @@ from sparkwire.planner.window import (  # noqa: E402, F401 - re-exported as F.*
 # Arrays, maps, structs, collection aggregates and generators live in their own module.
 from sparkwire.planner import nested_functions  # noqa: E402
 from sparkwire.planner.nested_functions import *  # noqa: E402, F403
+
+
+def __getattr__(name: str) -> object:
+    """``F.<name>`` for a PySpark function sparkwire lacks says so (PEP 562)."""
+    raise missing_attribute("functions", name, FUNCTIONS)

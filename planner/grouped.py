@@ -10,6 +10,8 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import Expr
 from sparkwire.planner.functions import Column, ColumnOrName
 from sparkwire.planner.pivot import dict_aggregates, pivot_values, pivoted
+from sparkwire.planner.pyspark_names import GROUPED_DATA
+from sparkwire.planner.unsupported import missing_attribute
 
 if TYPE_CHECKING:
     from sparkwire.planner.dataframe import DataFrame
@@ -48,6 +50,10 @@ class GroupedData:
         column = F.to_column(pivot_col)
         found = list(values) if values is not None else pivot_values(self._df, column)
         return GroupedData(self._df, self._keys, (column.expr, tuple(found)))
+
+    def __getattr__(self, name: str) -> object:
+        # Only called for missing attributes: PySpark's GroupedData methods sparkwire lacks.
+        raise missing_attribute("GroupedData", name, GROUPED_DATA)
 
     def count(self) -> DataFrame:
         if self._pivot is not None:

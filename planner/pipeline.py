@@ -18,13 +18,15 @@ from sparkwire.planner.stages import plan_stages
 
 def plan_query(
     plan: Operator, columns: Sequence[str], workers: int, broadcast_threshold: int,
-    range_sort_rows: int = 0, task_bytes: int = 0,
+    range_sort_rows: int = 0, task_bytes: int = 0, ansi: bool = True,
 ) -> StagedPlan:
+    """The staged plan of ``plan``; ``ansi`` (Spark's ANSI mode) travels in it to every task."""
     try:
-        return plan_stages(optimize(plan), columns, workers, broadcast_threshold, range_sort_rows,
-                           task_bytes)
+        staged = plan_stages(optimize(plan), columns, workers, broadcast_threshold,
+                             range_sort_rows, task_bytes)
     except RecursionError:
         raise PlanError(
             f"the query nests too deep to plan (at most {MAX_PLAN_DEPTH} levels); break it into "
             f"steps, e.g. write an intermediate result"
         ) from None
+    return staged if ansi else staged.model_copy(update={"ansi": False})

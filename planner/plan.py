@@ -435,6 +435,9 @@ class StagedPlan(Node):
     version: Literal[1] = PLAN_VERSION
     stages: tuple[Stage, ...] = Field(min_length=1, max_length=MAX_STAGES)
     columns: tuple[Identifier, ...]
+    #: Spark's ANSI mode: runtime errors (``DIVIDE_BY_ZERO``, ``CAST_INVALID_INPUT`` ...)
+    #: where, off, Spark gives NULL; every task of the plan runs in this mode.
+    ansi: bool = True
 
     @model_validator(mode="after")
     def _ids_are_positions(self) -> StagedPlan:

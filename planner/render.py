@@ -35,7 +35,7 @@ from sparkwire.planner.expressions import (
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _UNSAFE = re.compile(r'["`\x00-\x1f\x7f]')
 _INFIX = {
-    "add": "+", "sub": "-", "mul": "*", "div": "/", "mod": "%",
+    "add": "+", "sub": "-", "mul": "*", "div": "/", "decimal_div": "/", "mod": "%",
     "eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
     "and": "AND", "or": "OR",
 }
@@ -171,7 +171,7 @@ def _render(expr: Expr, naming: bool) -> str:
     assert isinstance(expr, Cast)
     if naming:  # PySpark names a cast column after what is cast
         return r(expr.expr)
-    return f"CAST({r(expr.expr)} AS {expr.to})"
+    return f"{'TRY_CAST' if expr.safe else 'CAST'}({r(expr.expr)} AS {expr.to})"
 
 
 def _struct_fields(expr: Call, args: list[str]) -> list[str]:

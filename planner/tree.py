@@ -63,7 +63,7 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
         otherwise = None if expr.otherwise is None else transform(expr.otherwise, replace)
         return Case(branches=branches, otherwise=otherwise)
     if isinstance(expr, Cast):
-        return Cast(expr=transform(expr.expr, replace), to=expr.to)
+        return expr.model_copy(update={"expr": transform(expr.expr, replace)})
     if isinstance(expr, WindowCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
         default = None if expr.default is None else transform(expr.default, replace)

@@ -9,7 +9,9 @@ compare equal would land in different partitions.
 Rules (Spark's, where they are simple; each one written down):
 
 - integer arithmetic widens to the wider operand; any floating operand makes ``float64``;
-  decimal with integer is decimal; ``/`` is always ``float64`` (PySpark's true division);
+  decimal with integer is decimal; ``/`` is ``float64`` (PySpark's true division) unless an
+  operand is decimal and none floating: then ``decimal(p1-s1+s2+max(6,s1+p2+1),
+  max(6,s1+p2+1))``, capped at 38 digits as every decimal result is;
 - comparisons, logic, ``in``, ``between``, null tests are ``bool``;
 - ``length``/``year``/``month``/``day`` are ``int32``; ``try_double`` is ``float64``; string functions give strings;
   ``date_add``/``add_months`` give dates;
@@ -206,9 +208,11 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     args = [infer(a, columns) for a in expr.args]
     if expr.fn in collection_types.COLLECTION_FUNCTIONS:
         return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
-    if expr.fn in ("div", "try_double"):
+    if expr.fn == "try_double":
         return pa.float64()
-    if expr.fn in ("add", "sub", "mul", "mod", "pmod"):
+    if expr.fn == "decimal_div":
+        return _arithmetic("div", args[0], args[1])
+    if expr.fn in ("add", "sub", "mul", "mod", "pmod", "div"):
         if any(pa.types.is_decimal(_plain(a)) for a in args):
             # Spark types an integer literal beside a decimal with the fewest digits it
             # needs (spark.sql.legacy.literal.pickMinimumPrecision): 2 is decimal(1,0).
@@ -263,6 +267,14 @@ def _check_format_arguments(expr: Call, args: list[pa.DataType]) -> None:
             )
 
 
+def decimal_operands(expr: Call, columns: Mapping[str, pa.DataType]) -> list[pa.Decimal128Type]:
+    """The decimal types Spark computes the operands of a decimal ``expr`` in: integers
+    widen to the digits they may have (an integer literal to the digits it has)."""
+    args = [_plain(infer(a, columns)) for a in expr.args]
+    args = [_literal_decimal(e) or a for e, a in zip(expr.args, args, strict=True)]
+    return [_as_decimal(a) for a in args]
+
+
 def _arithmetic(fn: str, a: pa.DataType, b: pa.DataType) -> pa.DataType:
     a, b = _plain(a), _plain(b)
     if _kind(a) == "date" and fn in ("add", "sub") and b in _INT_RANK:
@@ -270,9 +282,12 @@ def _arithmetic(fn: str, a: pa.DataType, b: pa.DataType) -> pa.DataType:
     if not (pa.types.is_decimal(a) or pa.types.is_decimal(b)) or pa.types.is_floating(
         a
     ) or pa.types.is_floating(b):
-        return common(a, b)
+        return pa.float64() if fn == "div" else common(a, b)
     da, db = _as_decimal(a), _as_decimal(b)
     p1, s1, p2, s2 = da.precision, da.scale, db.precision, db.scale
+    if fn == "div":
+        scale = max(6, s1 + p2 + 1)
+        return _bounded(p1 - s1 + s2 + scale, scale)
     if fn == "mul":
         return _bounded(p1 + p2 + 1, s1 + s2)
     if fn == "mod":

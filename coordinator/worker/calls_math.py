@@ -64,6 +64,4 @@ MATH_CALLS: dict[str, Builder] = {
     "signum": over(f"CASE WHEN isnan({_DOUBLE}) THEN {_DOUBLE} ELSE CAST(sign(:x) AS DOUBLE) END", "x"),
     "greatest": _variadic("greatest"),
     "least": _variadic("least"),
-    # Java's % keeps the dividend's sign, as DuckDB's; a negative remainder moves up by n.
-    "pmod": over("CASE WHEN :a % :n < 0 THEN (:a % :n + :n) % :n ELSE :a % :n END", "a", "n"),
 }

@@ -39,6 +39,8 @@ from sparkwire.coordinator.worker.expressions import (
     literal,
     paren,
 )
+from sparkwire.coordinator.worker.casts import Mode, spark_cast
+from sparkwire.coordinator.worker.semantics import MODE_CALLS
 from sparkwire.planner.expressions import (
     AggCall,
     Call,
@@ -167,10 +169,11 @@ def _star_from(source: exp.Expression) -> exp.Select:
     return _select_from([exp.Star()], source)
 
 
-def compile_fragment(fragment: Operator, output: Boundary) -> CompiledFragment:
+def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True) -> CompiledFragment:
     """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
-    the fragment is walked once, collecting its tables as its leaves are compiled."""
-    compiler = _Compiler()
+    the fragment is walked once, collecting its tables as its leaves are compiled. ``ansi`` is
+    Spark's ANSI mode, which decides how division and casts fail (``semantics``)."""
+    compiler = _Compiler(ansi)
     write = fragment if isinstance(fragment, ParquetWrite) else None
     if write is not None and output.kind != "result":
         raise CompileError("a Parquet write is the final stage, read by the coordinator")
@@ -259,7 +262,8 @@ class _Compiler:
     """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
     collects the tables and files the query reads."""
 
-    def __init__(self) -> None:
+    def __init__(self, ansi: bool) -> None:
+        self.ansi = ansi
         self._aliases = 0
         self.tables: dict[str, TableInput] = {}
         self.files: dict[str, None] = {}  # ordered set
@@ -524,7 +528,10 @@ class _Compiler:
         if isinstance(node, Lit):
             return literal(node)
         if isinstance(node, Call):
-            return CALLS[node.fn]([self.expr(arg) for arg in node.args])
+            args = [self.expr(arg) for arg in node.args]
+            if node.fn in MODE_CALLS:
+                return MODE_CALLS[node.fn](args, self.ansi)
+            return CALLS[node.fn](args)
         if isinstance(node, AggCall):
             return self._agg(node)
         if isinstance(node, Case):
@@ -535,9 +542,9 @@ class _Compiler:
             raise CompileError(f"window function {node.fn} outside a Window operator")
         if isinstance(node, Cast):
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
-            # non-ASCII text, unlike Spark's UTF-8 encoding. The compiler does not know the
-            # operand's type, and encode() would break BLOB -> BLOB, so it stays a plain cast.
-            return exp.Cast(this=self.expr(node.expr), to=duckdb_type(node.to))
+            # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
+            mode: Mode = "try" if node.safe else "ansi" if self.ansi else "legacy"
+            return spark_cast(self.expr(node.expr), node.source, node.to, mode)
         raise CompileError(f"unsupported expression {type(node).__name__}")
 
     def _agg(self, node: AggCall) -> exp.Expression:

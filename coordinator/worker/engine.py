@@ -42,6 +42,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
+from sparkwire.coordinator.worker.semantics import spark_error
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.plan import FileSplit
 from sparkwire.transport.errors import TaskFailed
@@ -265,6 +266,8 @@ class TaskEngine(Closeable):
         interrupted = isinstance(exc, duckdb.InterruptException) or str(exc).startswith("INTERRUPT")
         if interrupted or self._interrupted.is_set():
             return EngineInterrupted(f"the task's query was interrupted: {exc}")
+        if (spark := spark_error(str(exc))) is not None:
+            return EngineError(spark)
         return EngineError(f"DuckDB failed the task's query: {exc}")
 
     def interrupt(self) -> None:

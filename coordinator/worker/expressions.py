@@ -1,11 +1,13 @@
 """Expressions to DuckDB SQL: every function the plan's allow-list names, its literals
 and types, as sqlglot trees the fragment compiler (``compiler``) places in its queries.
 
-Each allowed scalar function has one builder, here in ``CALLS`` or in the string, date and
-math groups (``calls_text``, ``calls_dates``, ``calls_math``, gathered by ``calls``), each
-aggregate one entry in ``AGGREGATES`` and each window function one builder in
-``WINDOW_CALLS``; where Spark's semantics differ from DuckDB's default, the builder says so
-(``div``, ``concat``, ``date_add`` ...). Nothing is formatted into SQL text here either.
+Each allowed scalar function has one builder, here in ``CALLS`` or in the string, date,
+math and collection groups (``calls_text``, ``calls_dates``, ``calls_math``,
+``collections``, gathered by ``calls``), or, when its result depends on Spark's ANSI mode,
+in ``semantics.MODE_CALLS`` (``div``, ``mod``); each aggregate has one entry in
+``AGGREGATES`` and each window function one builder in ``WINDOW_CALLS``. Where Spark's
+semantics differ from DuckDB's default, the builder says so (``concat``, ``date_add`` ...).
+Nothing is formatted into SQL text here either.
 """
 
 from __future__ import annotations
@@ -133,13 +135,6 @@ def _chain(cls: type[exp.Expression]) -> Callable[[list[exp.Expression]], exp.Ex
     return build
 
 
-def _div(args: list[exp.Expression]) -> exp.Expression:
-    # PySpark's `/` always yields a double; DuckDB's `/` does too for integers (verified), but
-    # casting both operands says so explicitly and also covers decimal operands.
-    arity("div", args, 2)
-    return exp.Div(this=cast(args[0], "DOUBLE"), expression=cast(args[1], "DOUBLE"))
-
-
 def _is_null(args: list[exp.Expression]) -> exp.Expression:
     arity("is_null", args, 1)
     return exp.Is(this=paren(args[0]), expression=exp.Null())
@@ -213,8 +208,6 @@ CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "add": _binary(exp.Add),
     "sub": _binary(exp.Sub),
     "mul": _binary(exp.Mul),
-    "div": _div,
-    "mod": _binary(exp.Mod),
     "neg": _unary(exp.Neg),
     "eq": _binary(exp.EQ),
     "ne": _binary(exp.NEQ),

@@ -240,7 +240,7 @@ def _cast(node: exp.Cast) -> ex.Expr:
     value = node.this
     if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp"):
         return ex.Lit(value=value.this, type=type_name)
-    return ex.Cast(expr=expression(value), to=type_name)
+    return ex.Cast(expr=expression(value), to=type_name, safe=isinstance(node, exp.TryCast))
 
 
 def _count(node: exp.Count) -> ex.Expr:

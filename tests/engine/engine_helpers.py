@@ -55,10 +55,12 @@ def run_fragment(
     output: Boundary | None = None,
     local: pa.Table | None = None,
     chunk: int = 7,
+    ansi: bool = True,
 ) -> pa.Table:
-    """Compile ``fragment``, register what it reads (each exchange input as a stream of small
-    batches, ``local`` as every local source's chunk), run it and collect."""
-    compiled = compile_fragment(fragment, output or Boundary(kind="result"))
+    """Compile ``fragment`` (in Spark's ANSI mode or not), register what it reads (each
+    exchange input as a stream of small batches, ``local`` as every local source's chunk),
+    run it and collect."""
+    compiled = compile_fragment(fragment, output or Boundary(kind="result"), ansi)
     for table in compiled.tables:
         if isinstance(table, ExchangeTable):
             t = (inputs or {})[table.stage]

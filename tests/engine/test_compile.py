@@ -161,6 +161,9 @@ CALLS = [
     (call("mul", col("dec"), lit(2)), "dec * 2"),
     (call("div", col("id"), lit(4)), "CAST(id AS DOUBLE) / 4"),
     (call("mod", col("i"), lit(3)), "i % 3"),
+    # exact: dec has 2 decimals, a quarter of it 4, shown at the requested scale 6
+    (call("decimal_div", Cast(expr=col("dec"), to="decimal(10,2)"),
+          Cast(expr=lit(-4), to="decimal(1,0)"), lit(6)), "CAST(dec / -4 AS DECIMAL(38,6))"),
     (call("neg", col("x")), "-x"),
     (call("eq", col("g"), lit("aa")), "g = 'aa'"),
     (call("ne", col("i"), lit(0)), "i <> 0"),
@@ -412,9 +415,21 @@ def test_compile_errors_for_bad_arity_and_shuffle_without_keys(table: pa.Table) 
 def test_engine_error_from_duckdb(engine: TaskEngine, table: pa.Table) -> None:
     from sparkwire.coordinator.worker.engine import EngineError
 
-    fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
-    with pytest.raises(EngineError, match="[Dd]ivision by zero"):
+    # a cast the planner made itself (no source type) is DuckDB's own, failing on bad text
+    fragment = Project(input=exchange(table), columns=(named("m", Cast(expr=col("s"), to="int32")),))
+    with pytest.raises(EngineError, match="DuckDB failed the task's query: Conversion Error"):
         run_fragment(engine, fragment, {0: table})
+
+
+def test_remainder_by_zero_follows_the_ansi_mode(engine: TaskEngine, table: pa.Table) -> None:
+    """ANSI on: Spark's REMAINDER_BY_ZERO error, not DuckDB's text; off: NULL."""
+    from sparkwire.coordinator.worker.engine import EngineError
+
+    fragment = Project(input=exchange(table), columns=(named("m", call("mod", col("id"), lit(0))),))
+    with pytest.raises(EngineError, match=r"^\[REMAINDER_BY_ZERO\] Remainder by zero"):
+        run_fragment(engine, fragment, {0: table})
+    got = run_fragment(engine, fragment, {0: table}, ansi=False)
+    assert got.column("m").null_count == table.num_rows
 
 
 def test_or_inside_and_keeps_its_parentheses(engine: TaskEngine) -> None:

@@ -43,6 +43,7 @@ class FakeExecutor:
         self.broadcast_threshold = 10 * 1024 * 1024
         self.range_sort_rows = 0
         self.task_bytes = 0
+        self.ansi = True
         self.chunks = chunks
         self.registered: list[pa.Table] = []
         self.views: dict[str, object] = {}

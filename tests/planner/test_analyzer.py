@@ -25,8 +25,10 @@ def u(executor: FakeExecutor):
     return create_dataframe(executor, U)
 
 
-def test_names_resolve_ignoring_case_and_keep_their_own_spelling(t) -> None:
-    assert t.select("name", "ID").columns == ["Name", "id"]
+def test_names_resolve_ignoring_case_and_take_the_spelling_written(t) -> None:
+    # as PySpark 4 names them (tests/spark/test_semantics.py): select("AMOUNT") of a column
+    # `amount` is named AMOUNT; a filter keeps the columns' own names
+    assert t.select("name", "ID").columns == ["name", "ID"]
     assert t.filter(F.col("PRICE") > 1).columns == ["id", "Name", "price"]
     with pytest.raises(AnalysisError, match="Did you mean 'price'"):
         t.select("PRCE")

@@ -1,0 +1,269 @@
+"""Casts as Spark computes them, in Spark's three modes (``Mode``): the compiler's builder
+for every ``Cast`` whose source type the planner recorded (``planner.typed``). With ANSI on,
+a value Spark rejects fails the query with Spark's error class (``semantics.raise_error``);
+``try_cast`` reads values as strictly as ANSI mode but gives NULL instead; with ANSI off
+(legacy) it is NULL, or wraps/saturates as Spark's legacy casts do. The rules, each checked
+against PySpark 4 (``tests/spark/test_semantics.py``):
+
+- string -> any type: the text is trimmed of whitespace first;
+- string -> integers: ANSI accepts ``[+-]digits`` only; legacy also takes a fraction and
+  truncates it (``'1.9'`` is 1, ``'.5'`` is 0); out of range or malformed is
+  ``CAST_INVALID_INPUT`` / NULL (DuckDB would round ``'1.9'`` to 2);
+- string -> double/float: Java's syntax, with ``NaN``, ``Infinity``, ``inf`` and a trailing
+  ``d``/``f`` (``'1.5d'``);
+- string -> decimal: rounded HALF_UP; too many digits is ``NUMERIC_VALUE_OUT_OF_RANGE``;
+- string -> date: ``yyyy``, ``yyyy-[m]m``, ``yyyy-[m]m-[d]d``, anything after a following
+  ``T`` or space ignored; an impossible day (``2023-02-29``) is invalid input;
+- string -> timestamp: DuckDB's reading of a date and time (not its ``infinity``), plus
+  Spark's date-only forms (``'2024'``);
+- string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
+  ``no``, ``0`` in any case; anything else invalid;
+- double/float -> integers: truncated toward zero; beyond the type (or NaN) is
+  ``CAST_OVERFLOW``, or in legacy mode saturates (NaN is 0; tinyint/smallint wrap from int);
+- integers/decimals -> a narrower integer: ``CAST_OVERFLOW``, or in legacy mode wraps around
+  as Java's narrowing does (3000000000 as int is -1294967296);
+- numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL;
+- double -> string: Java's ``Double.toString``: plain from 1e-3 up to 1e7 (``123456.7``,
+  ``1.0``, ``-0.0``), else ``1.0E10`` / ``1.5E-10`` (DuckDB writes ``10000000000.0`` and
+  ``1.5e-10``), ``NaN``, ``Infinity``; the shortest digits that read back, in both. Floats
+  and other types print as DuckDB does, which matches Spark for integers, decimals (scale
+  kept), booleans, dates and timestamps.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
+from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
+
+_INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
+_SPARK_TYPE = {
+    "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
+    "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "bool": "BOOLEAN",
+    "date": "DATE", "timestamp": "TIMESTAMP", "binary": "BINARY",
+}
+#: What Spark's ``UTF8String.trimAll`` removes around a value before parsing it.
+_WHITESPACE = " \t\n\r\f\v"
+_TRUE = ("t", "true", "y", "yes", "1")
+_FALSE = ("f", "false", "n", "no", "0")
+_DATE = r"([0-9]{4})(?:-([0-9]{1,2})(?:-([0-9]{1,2}))?)?(?:[T ].*)?"
+#: A date and a time: DuckDB reads the rest, but also ``infinity``, which Spark does not.
+_TIMESTAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9].*"
+
+
+#: ``ansi`` (strict, failing), ``try`` (strict, NULL) or ``legacy`` (lenient, NULL).
+Mode = Literal["ansi", "try", "legacy"]
+
+
+def spark_type(name: str) -> str:
+    """The type as Spark's error messages spell it (``INT``, ``DECIMAL(5,2)``)."""
+    return _SPARK_TYPE.get(name, name.upper())
+
+
+
+def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode) -> exp.Expression:
+    """``CAST(value AS to)`` as Spark computes it from ``source`` (a planner type name, or
+    None when the planner made the cast itself and vouches that DuckDB's agrees)."""
+    if source is None or source == to:
+        return exp.Cast(this=value, to=duckdb_type(to))
+    if source == "string":
+        return _from_string(value, to, mode)
+    if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
+        return _to_integer(value, source, to, mode)
+    if source == "float64" and to == "string":
+        return _double_text(value)
+    if to.startswith("decimal") and (source in _INTEGER_BITS or source.startswith(("float", "decimal"))):
+        exact = exp.TryCast(this=value, to=duckdb_type(to))
+        return _checked(exact, value, mode, _out_of_range(value, to))
+    return exp.Cast(this=value, to=duckdb_type(to))
+
+
+def _checked(result: exp.Expression, value: exp.Expression, mode: Mode,
+             failure: exp.Expression) -> exp.Expression:
+    """``result``; with ANSI on, ``failure`` where it is NULL for a non-NULL ``value``."""
+    if mode != "ansi":
+        return result
+    bad = exp.And(this=exp.Not(this=exp.Is(this=paren(value), expression=exp.Null())),
+                  expression=exp.Is(this=paren(result), expression=exp.Null()))
+    return exp.Case(ifs=[exp.If(this=bad, true=failure)], default=result)
+
+
+def _invalid(value: exp.Expression, to: str) -> exp.Expression:
+    return raise_error(
+        "CAST_INVALID_INPUT", "The value '", value,
+        f"' of the type \"STRING\" cannot be cast to \"{spark_type(to)}\" because it is "
+        "malformed. Correct the value as per the syntax, or change its target type. Use "
+        f"`try_cast` to tolerate malformed input and return NULL instead. {ANSI_HINT}",
+    )
+
+
+def _out_of_range(value: exp.Expression, to: str) -> exp.Expression:
+    return raise_error(
+        "NUMERIC_VALUE_OUT_OF_RANGE", "", value,
+        f" cannot be represented as {spark_type(to)}. {ANSI_HINT}",
+    )
+
+
+def _overflow(value: exp.Expression, source: str, to: str) -> exp.Expression:
+    return raise_error(
+        "CAST_OVERFLOW", "The value ", value,
+        f" of the type \"{spark_type(source)}\" cannot be cast to \"{spark_type(to)}\" due to an "
+        f"overflow. Use `try_cast` to tolerate overflow and return NULL instead. {ANSI_HINT}",
+    )
+
+
+def _matches(text: exp.Expression, pattern: str) -> exp.Expression:
+    return call("regexp_full_match", text, pattern)
+
+
+def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
+    return exp.Case(ifs=[exp.If(this=condition, true=then)])
+
+
+def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
+    text = call("trim", value, _WHITESPACE)
+    result: exp.Expression
+    if to in _INTEGER_BITS:
+        if mode != "legacy":
+            result = _when(_matches(text, "[+-]?[0-9]+"), exp.TryCast(this=text, to=duckdb_type(to)))
+        else:
+            whole = call("regexp_extract", text, "^[+-]?[0-9]*")
+            sign_only = exp.In(this=whole, expressions=[exp.Literal.string(s) for s in ("", "+", "-")])
+            result = _when(
+                _matches(text, r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)"),
+                exp.Case(ifs=[exp.If(this=sign_only, true=exp.Literal.number(0))],
+                         default=exp.TryCast(this=whole, to=duckdb_type(to))),
+            )
+            result = exp.Cast(this=result, to=duckdb_type(to))
+    elif to in ("float32", "float64"):
+        plain = call("regexp_replace", text, "([0-9.])[dDfF]$", r"\1")
+        result = exp.TryCast(this=plain, to=duckdb_type(to))
+    elif to.startswith("decimal"):
+        result = exp.TryCast(this=text, to=duckdb_type(to))
+        if mode == "ansi":
+            number = exp.TryCast(this=text, to=duckdb_type("float64"))
+            too_big = exp.And(this=exp.Not(this=exp.Is(this=number, expression=exp.Null())),
+                              expression=exp.Is(this=result, expression=exp.Null()))
+            return _checked(exp.Case(ifs=[exp.If(this=too_big, true=_out_of_range(value, to))],
+                                     default=result), value, mode, _invalid(value, to))
+    elif to == "date":
+        result = _date(text)
+    elif to == "timestamp":
+        date_only = r"[0-9]{4}(-[0-9]{1,2}){0,2}"
+        result = exp.Case(
+            ifs=[exp.If(this=_matches(text, date_only), true=cast(_date(text), "TIMESTAMP"))],
+            default=_when(_matches(text, _TIMESTAMP), exp.TryCast(this=text, to=duckdb_type(to))),
+        )
+    elif to == "bool":
+        lowered = exp.Lower(this=text)
+        result = exp.Case(ifs=[
+            exp.If(this=exp.In(this=lowered, expressions=[exp.Literal.string(s) for s in _TRUE]),
+                   true=exp.Boolean(this=True)),
+            exp.If(this=exp.In(this=lowered, expressions=[exp.Literal.string(s) for s in _FALSE]),
+                   true=exp.Boolean(this=False)),
+        ], default=exp.Null())
+    else:
+        return exp.Cast(this=value, to=duckdb_type(to))
+    return _checked(result, value, mode, _invalid(value, to))
+
+
+def _date(text: exp.Expression) -> exp.Expression:
+    """Spark's date forms rebuilt as ``y-m-d`` for DuckDB; NULL when malformed or impossible."""
+    part = [call("regexp_extract", text, _DATE, exp.Literal.number(i)) for i in (1, 2, 3)]
+    month = exp.Coalesce(this=call("nullif", part[1], ""), expressions=[exp.Literal.string("1")])
+    day = exp.Coalesce(this=call("nullif", part[2], ""), expressions=[exp.Literal.string("1")])
+    dashed: exp.Expression = part[0]
+    for piece in (month, day):
+        dashed = exp.DPipe(this=exp.DPipe(this=dashed, expression=exp.Literal.string("-"), safe=False),
+                           expression=piece, safe=False)
+    return _when(_matches(text, _DATE), exp.TryCast(this=dashed, to=duckdb_type("date")))
+
+
+def _double_text(value: exp.Expression) -> exp.Expression:
+    """Java's ``Double.toString`` from DuckDB's shortest text of ``|value|``, which is plain
+    (``10000000000.0``, ``0.0001``) or ``d[.ddd]e±NN``: the digits and the decimal exponent
+    are taken from either form and written as ``d.dddE<n>`` outside [1e-3, 1e7)."""
+    magnitude = exp.Abs(this=value)
+    text = cast(magnitude, "VARCHAR")
+    mantissa = call("split_part", text, "e", exp.Literal.number(1))
+    whole = call("split_part", mantissa, ".", exp.Literal.number(1))
+    fraction = call("split_part", mantissa, ".", exp.Literal.number(2))
+    written_exponent = exp.Coalesce(
+        this=exp.TryCast(this=call("split_part", text, "e", exp.Literal.number(2)),
+                         to=duckdb_type("int32")),
+        expressions=[exp.Literal.number(0)])
+    leading_zeros = exp.Sub(this=exp.Length(this=fraction),
+                            expression=exp.Length(this=call("ltrim", fraction, "0")))
+    # 12.5 is 1.25E1; 0.0001 is 1.0E-4 (only a plain form can start with "0.")
+    exponent = exp.Add(this=written_exponent, expression=exp.Paren(this=exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=whole, expression=exp.Literal.string("0")),
+                    true=exp.Neg(this=exp.Paren(this=exp.Add(this=leading_zeros,
+                                                             expression=exp.Literal.number(1)))))],
+        default=exp.Sub(this=exp.Length(this=whole), expression=exp.Literal.number(1)))))
+    digits = call("rtrim", call("ltrim", exp.DPipe(this=whole, expression=fraction, safe=False),
+                                  "0"), "0")
+    tail = exp.Coalesce(this=call("nullif", exp.Substring(this=digits, start=exp.Literal.number(2)),
+                                   ""), expressions=[exp.Literal.string("0")])
+    scientific = exp.DPipe(this=exp.DPipe(this=exp.DPipe(this=exp.DPipe(
+        this=exp.Substring(this=digits, start=exp.Literal.number(1), length=exp.Literal.number(1)),
+        expression=exp.Literal.string("."), safe=False), expression=tail, safe=False),
+        expression=exp.Literal.string("E"), safe=False), expression=cast(exponent, "VARCHAR"), safe=False)
+    plain = exp.And(this=exp.GTE(this=magnitude, expression=exp.Literal.number(0.001)),
+                    expression=exp.LT(this=magnitude, expression=exp.Literal.number(10_000_000)))
+    unsigned = exp.Case(ifs=[
+        exp.If(this=call("isnan", value), true=exp.Literal.string("NaN")),
+        exp.If(this=call("isinf", value), true=exp.Literal.string("Infinity")),
+        exp.If(this=exp.EQ(this=magnitude, expression=exp.Literal.number(0)),
+               true=exp.Literal.string("0.0")),
+        exp.If(this=plain, true=text),
+    ], default=scientific)
+    negative = exp.Or(this=exp.LT(this=value, expression=exp.Literal.number(0)),
+                      expression=call("signbit", value))
+    sign = exp.Case(ifs=[exp.If(this=exp.And(this=negative, expression=exp.Not(
+        this=call("isnan", value))), true=exp.Literal.string("-"))], default=exp.Literal.string(""))
+    return exp.DPipe(this=sign, expression=unsigned, safe=False)
+
+
+def _bounds(bits: int) -> tuple[exp.Expression, exp.Expression]:
+    return exp.Literal.number(-(2 ** (bits - 1))), exp.Literal.number(2 ** (bits - 1) - 1)
+
+
+def _wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
+    """Java's narrowing: the low ``bits`` bits of the integer ``value`` as a signed number."""
+    half, size = exp.Literal.number(2 ** (bits - 1)), exp.Literal.number(2 ** bits)
+    shifted = exp.Add(this=cast(value, "HUGEINT"), expression=half)
+    positive = exp.Mod(this=exp.Paren(this=exp.Add(
+        this=exp.Paren(this=exp.Mod(this=exp.Paren(this=shifted), expression=size)),
+        expression=size)), expression=size)
+    return exp.Cast(this=exp.Sub(this=exp.Paren(this=positive), expression=half),
+                    to=duckdb_type(to))
+
+
+def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.Expression:
+    bits = _INTEGER_BITS[to]
+    low, high = _bounds(bits)
+    fractional = not source.startswith("int")
+    whole = call("trunc", value) if fractional else value
+    if mode != "legacy":
+        out = exp.Or(this=exp.GT(this=whole, expression=high), expression=exp.LT(this=whole, expression=low))
+        if source.startswith("float"):
+            out = exp.Or(this=call("isnan", value), expression=exp.Paren(this=out))
+        failure = _overflow(value, source, to) if mode == "ansi" else exp.Null()
+        return exp.Case(ifs=[exp.If(this=out, true=failure)],
+                        default=exp.Cast(this=whole, to=duckdb_type(to)))
+    if source.startswith("float"):
+        wide = 64 if bits == 64 else 32
+        wide_low, wide_high = _bounds(wide)
+        saturated = exp.Case(ifs=[
+            exp.If(this=call("isnan", value), true=exp.Literal.number(0)),
+            exp.If(this=exp.GTE(this=value, expression=wide_high), true=wide_high),
+            exp.If(this=exp.LTE(this=value, expression=wide_low), true=wide_low),
+        ], default=cast(whole, "HUGEINT"))
+        if bits < 32:
+            return _wrapped(saturated, bits, to)
+        return exp.Cast(this=saturated, to=duckdb_type(to))
+    return _wrapped(whole, bits, to)
+

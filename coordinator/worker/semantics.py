@@ -1,0 +1,173 @@
+"""Spark's runtime semantics of arithmetic where DuckDB's differ, in both of Spark's modes
+(``spark.sql.ansi.enabled``, the plan's ``ansi`` flag); casts are ``casts``.
+
+With ANSI on (Spark 4's default) a bad value raises an error naming Spark's error class, built
+in the query with DuckDB's ``error()`` from literal text and the offending value (never
+formatted into SQL); with ANSI off the same value gives NULL, as Spark's legacy mode does.
+The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
+
+- ``a / b`` and ``a % b`` with ``b = 0``: ``DIVIDE_BY_ZERO`` / ``REMAINDER_BY_ZERO`` (but NULL
+  for a NULL ``a``), else NULL; DuckDB gives +-inf for ``/`` and fails ``%``. Doubles too.
+- a decimal quotient is exact (``decimal_div``), rounded HALF_UP to the scale Spark gives it;
+  DuckDB would divide doubles (16 digits);
+- integer overflow of ``+ - *`` raises DuckDB's overflow error, reported as Spark's
+  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); Spark's legacy wrap-around
+  is not reproduced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
+
+#: How Spark's messages end where ANSI mode raised the error.
+ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
+
+
+def raise_error(error_class: str, *parts: exp.Expression | str) -> exp.Expression:
+    """``error('[CLASS] ' || ...)``: fails the query with Spark's error class leading the
+    message; ``parts`` are literal text or values (shown as text, NULL as ``NULL``)."""
+    message: exp.Expression = exp.Literal.string(f"[{error_class}] ")
+    for part in parts:
+        piece = exp.Literal.string(part) if isinstance(part, str) else exp.Coalesce(
+            this=cast(part, "VARCHAR"), expressions=[exp.Literal.string("NULL")])
+        message = exp.DPipe(this=message, expression=piece, safe=False)
+    return exp.Anonymous(this="error", expressions=[message])
+
+
+
+def call(name: str, *args: exp.Expression | str) -> exp.Expression:
+    """``name(args)``, strings as literals: DuckDB functions sqlglot has no node for."""
+    return exp.Anonymous(this=name, expressions=[
+        exp.Literal.string(a) if isinstance(a, str) else a for a in args])
+
+
+def _zero_guard(
+    dividend: exp.Expression, divisor: exp.Expression, ansi: bool, error_class: str, text: str,
+    try_name: str,
+) -> exp.Expression:
+    """The divisor, NULL where it is 0 (legacy) or failing the query there (ANSI) unless the
+    dividend is NULL: Spark reads the dividend before it checks the divisor."""
+    zero: exp.Expression = exp.EQ(this=paren(divisor), expression=exp.Literal.number(0))
+    if ansi:
+        zero = exp.And(this=zero, expression=exp.Not(
+            this=exp.Is(this=paren(dividend), expression=exp.Null())))
+        failure = raise_error(error_class, f"{text}. Use `{try_name}` to tolerate divisor being 0 "
+                                            f"and return NULL instead. {ANSI_HINT}")
+    else:
+        failure = exp.Null()
+    return exp.Case(ifs=[exp.If(this=zero, true=failure)], default=divisor)
+
+
+def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """PySpark's ``/``: true division as doubles (the planner casts a decimal result back to
+    its decimal type), with Spark's division by zero."""
+    arity("div", list(args), 2)
+    divisor = _zero_guard(args[0], cast(args[1], "DOUBLE"), ansi, "DIVIDE_BY_ZERO",
+                          "Division by zero", "try_divide")
+    return exp.Div(this=cast(args[0], "DOUBLE"), expression=exp.Paren(this=divisor))
+
+
+def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``decimal_div(a, b, scale)``: Spark's exact decimal quotient, rounded HALF_UP to
+    ``scale`` digits (DuckDB divides decimals as doubles, 16 digits). ``a`` and ``b`` are
+    casts to their decimal types (the planner's), so their scales are known: the quotient of
+    their unscaled 128-bit integers, scaled, is rounded and written back as a decimal."""
+    arity("decimal_div", list(args), 3)
+    a, b, scale_literal = args
+    scales = [_decimal_scale(arg) for arg in (a, b)]
+    if not isinstance(scale_literal, exp.Literal) or scale_literal.is_string:
+        raise CompileError("decimal_div takes the result scale as an integer literal")
+    scale = int(scale_literal.this)
+    shift = scale - scales[0] + scales[1]  # digits the dividend gains so the quotient has `scale`
+    numerator = _unscaled(a, scales[0], max(shift, 0))
+    denominator = _zero_guard(a, _unscaled(b, scales[1], max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
+                              "Division by zero", "try_divide")
+    quotient = exp.IntDiv(this=numerator, expression=exp.Paren(this=denominator))
+    rest = exp.Mod(this=numerator, expression=exp.Paren(this=denominator))
+    away = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator]),
+                   expression=exp.Anonymous(this="sign", expressions=[denominator]))
+    half_up = exp.Case(ifs=[exp.If(
+        this=exp.GTE(this=exp.Mul(this=exp.Literal.number(2), expression=exp.Abs(this=rest)),
+                     expression=exp.Abs(this=denominator)), true=away)], default=exp.Literal.number(0))
+    rounded = exp.Add(this=quotient, expression=half_up)
+    magnitude = cast(exp.Abs(this=rounded), "VARCHAR")
+    # at least one digit before the point; lpad would cut a longer text to the width
+    width = exp.Greatest(this=exp.Length(this=magnitude), expressions=[exp.Literal.number(scale + 1)])
+    digits = call("lpad", magnitude, cast(width, "INTEGER"), "0")
+    sign = exp.Case(ifs=[exp.If(this=exp.LT(this=rounded, expression=exp.Literal.number(0)),
+                                true=exp.Literal.string("-"))], default=exp.Literal.string(""))
+    whole = exp.Anonymous(this="left", expressions=[
+        digits, exp.Sub(this=exp.Length(this=digits), expression=exp.Literal.number(scale))])
+    text: exp.Expression = exp.DPipe(this=sign, expression=whole, safe=False)
+    if scale:
+        fraction = exp.Anonymous(this="right", expressions=[digits, exp.Literal.number(scale)])
+        text = exp.DPipe(this=exp.DPipe(this=text, expression=exp.Literal.string("."), safe=False),
+                         expression=fraction, safe=False)
+    return exp.Cast(this=text, to=duckdb_type(f"decimal(38,{scale})"))
+
+
+def _decimal_scale(arg: exp.Expression) -> int:
+    to = arg.args.get("to") if isinstance(arg, exp.Cast) else None
+    if to is None or to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
+        raise CompileError("decimal_div takes operands cast to decimal types")
+    return int(to.expressions[1].this.this)
+
+
+def _unscaled(value: exp.Expression, scale: int, extra: int) -> exp.Expression:
+    """The decimal ``value`` (of ``scale``) times ``10^(scale+extra)`` as a HUGEINT: exact."""
+    unscaled = cast(exp.Mul(this=paren(value), expression=exp.Literal.number(10 ** scale)), "HUGEINT")
+    if not extra:
+        return unscaled
+    return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
+
+
+def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``a % b``: the sign of ``a`` in both engines; Spark's remainder by zero."""
+    arity("mod", list(args), 2)
+    divisor = _zero_guard(args[0], args[1], ansi, "REMAINDER_BY_ZERO", "Remainder by zero",
+                          "try_mod")
+    return exp.Mod(this=paren(args[0]), expression=exp.Paren(this=divisor))
+
+
+def positive_remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``pmod(a, n)``: ``a % n`` (by zero as ``%``), a negative remainder moved up by ``n``."""
+    arity("pmod", list(args), 2)
+    rest = remainder(args, ansi)
+    moved = exp.Mod(this=exp.Paren(this=exp.Add(this=rest.copy(), expression=paren(args[1]))),
+                    expression=paren(args[1].copy()))
+    negative = exp.LT(this=rest.copy(), expression=exp.Literal.number(0))
+    return exp.Case(ifs=[exp.If(this=negative, true=moved)], default=rest)
+
+
+#: The scalar functions whose builder depends on the ANSI mode (the others are in ``CALLS``).
+MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]] = {
+    "div": divide,
+    "decimal_div": decimal_divide,
+    "mod": remainder,
+    "pmod": positive_remainder,
+}
+
+#: A runtime error the query raised on purpose (``semantics.raise_error``): ``[CLASS] text``.
+_SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
+#: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
+_OVERFLOW = re.compile(r"Overflow in (addition|subtraction|multiplication|negation)[^!]*")
+_TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
+
+
+def spark_error(message: str) -> str | None:
+    """The error as Spark reports it, when the query failed on a value Spark rejects in
+    ANSI mode: one raised by the query itself keeps its text; DuckDB's integer overflow
+    becomes Spark's ``ARITHMETIC_OVERFLOW``. None for any other failure."""
+    if match := _SPARK_ERROR.search(message):
+        return match[0]
+    if match := _OVERFLOW.search(message):
+        hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
+            if match[1] in _TRY else ""
+        return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "
+                f'"spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.')
+    return None
