@@ -79,7 +79,11 @@ def _split(args: list[exp.Expression]) -> exp.Expression:
     text, pattern = args[0], args[1]
     _string_literal("split", pattern)
     limit = _int_literal("split", args[2])
-    pieces = _fn("regexp_split_to_array", text, pattern)
+    # Spark splits '' into [''] by any pattern; DuckDB 2.0.1 gives [] for the empty pattern
+    # (2.0.0 gave ['']), so the empty string is answered here.
+    empty = exp.EQ(this=text.copy(), expression=exp.Literal.string(""))
+    pieces = _case([(empty, exp.Array(expressions=[exp.Literal.string("")]))],
+                   _fn("regexp_split_to_array", text, pattern))
     if limit <= 0:
         return pieces
     head = _fn("list_slice", pieces.copy(), exp.Literal.number(1), exp.Literal.number(limit - 1))
