@@ -3,16 +3,16 @@
 A DataFrame is an immutable logical plan plus its typed output attributes
 (``planner.analyzer``) and the executor that will run it; every transformation returns a new
 DataFrame and resolves the user's expressions against the current attributes at once, so
-mistakes surface where they are made (``AnalysisError``), not on a worker. Actions run the
-planning pipeline (``planner.pipeline``: optimize, then cut into stages for the executor's
+mistakes surface where they are made (``AnalysisError``), not on a worker. Actions
+(``planner.actions``) run the planning pipeline (``planner.pipeline``: optimize, then cut into stages for the executor's
 cluster) and hand the staged plan over; results carry the user's column names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -52,12 +52,12 @@ from sparkwire.planner.plan import (
     StagedPlan,
 )
 from sparkwire.planner.caching import with_caches
+from sparkwire.planner.actions import FrameActions
 from sparkwire.planner.frame_methods import FrameMethods
 from sparkwire.planner.render import sql
 from sparkwire.planner.generate import generate
 from sparkwire.planner.grouped import GroupedData
 from sparkwire.planner.nested_functions import GeneratorColumn
-from sparkwire.planner.rows import Row, format_table, python_value
 from sparkwire.planner.tree import has_aggregate, has_window, transform, walk
 from sparkwire.planner.windowing import pull_windows
 from sparkwire.planner.typed import spark_typed
@@ -66,11 +66,8 @@ from sparkwire.planner.unsupported import missing_attribute
 
 SetKind = Literal["union", "intersect", "except"]
 
-if TYPE_CHECKING:
-    import pandas as pd
 
-
-class DataFrame(FrameMethods):
+class DataFrame(FrameMethods, FrameActions):
     __slots__ = ("_plan", "_attrs", "_executor", "_id")
     _plan: Operator
     _attrs: tuple[Attribute, ...]
@@ -437,56 +434,6 @@ class DataFrame(FrameMethods):
     def explain(self, extended: bool = False, analyze: bool = False) -> None:
         print(self.explain_string(extended, analyze))
 
-    def toArrow(self) -> pa.Table:  # noqa: N802 - PySpark's name
-        """The stream's schema is used, so an empty result still has its columns and types."""
-        with self._executor.execute(self.staged_plan()) as stream:
-            schema = self._user_schema(stream.schema)
-            return pa.Table.from_batches([self._renamed(b, schema) for b in stream], schema=schema)
-
-    def toPandas(self) -> pd.DataFrame:  # noqa: N802 - PySpark's name
-        return self.toArrow().to_pandas()
-
-    def toBatches(self) -> Iterator[pa.RecordBatch]:  # noqa: N802
-        """Streams; closing the iterator (or dropping it) early closes the result stream,
-        which cancels the query. Planning errors are raised here, not on first ``next``."""
-        return _stream(self, self.staged_plan())
-
-    def toSpark(self, spark: Any) -> Any:  # noqa: N802 - PySpark's name
-        """The result as a Spark DataFrame of ``spark`` (a ``SparkSession``).
-
-        The result already streams to the driver, so it is handed to Spark as one Arrow
-        table; Spark distributes it from there.
-        """
-        return spark.createDataFrame(self.toArrow())
-
-    def collect(self) -> list[Row]:
-        """Every row, as ``Row`` objects (field access by name or position)."""
-        table = self.toArrow()
-        columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
-        return [Row(zip(table.column_names, values, strict=True))
-                for values in zip(*columns, strict=True)]
-
-    def take(self, n: int) -> list[Row]:
-        return self.limit(n).collect()
-
-    def head(self, n: int | None = None) -> Row | None | list[Row]:
-        """``head()`` is the first row or None; ``head(n)`` a list, as in PySpark."""
-        if n is None:
-            rows = self.take(1)
-            return rows[0] if rows else None
-        return self.take(n)
-
-    def first(self) -> Row | None:
-        return self.head()
-
-    def count(self) -> int:
-        counted = self.agg(F.count("*").alias("count")).toArrow()
-        return int(counted.column(0)[0].as_py())
-
-    def show(self, n: int = 20, truncate: bool | int = True) -> None:
-        """The first ``n`` rows as PySpark prints them."""
-        print(format_table(self.limit(n + 1).toArrow(), n, truncate))
-
     def createOrReplaceTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
         """Name this DataFrame for ``session.sql`` (names match ignoring case)."""
         check_names([name])
@@ -616,15 +563,6 @@ class DataFrame(FrameMethods):
         )]
         plan = Aggregate(input=self._plan, keys=key_items, aggregates=tuple(aggregates))
         return self._derive(plan, attrs)
-
-
-def _stream(df: DataFrame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:
-    # A generator starts on the first ``next``, so one that is never started runs nothing
-    # and holds nothing; once started, ``close()`` or garbage collection runs the ``with``.
-    with df._executor.execute(plan) as stream:
-        schema = df._user_schema(stream.schema)
-        for batch in stream:
-            yield df._renamed(batch, schema)
 
 
 def _window_not_supported(col: Column, where: str) -> AnalysisError:
