@@ -4,8 +4,9 @@ A DataFrame is an immutable logical plan plus its typed output attributes
 (``planner.analyzer``) and the executor that will run it; every transformation returns a new
 DataFrame and resolves the user's expressions against the current attributes at once, so
 mistakes surface where they are made (``AnalysisError``), not on a worker. Actions
-(``planner.actions``) run the planning pipeline (``planner.pipeline``: optimize, then cut into stages for the executor's
-cluster) and hand the staged plan over; results carry the user's column names.
+(``planner.actions``) run the planning pipeline (``planner.pipeline``: optimize, then cut
+into stages for the executor's cluster) and hand the staged plan over; results carry the
+user's column names.
 """
 
 from __future__ import annotations
