@@ -1,0 +1,53 @@
+"""``decimal_div`` is Spark's exact decimal quotient: the engine's result equals Python's
+``decimal`` arithmetic (28+ digits of context, rounded HALF_UP to the scale), on ties,
+signs, zero dividends and the widest scales, where dividing doubles would be off."""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+from tests.engine.engine_helpers import exchange, run_fragment
+
+from sparkwire.coordinator.worker.engine import TaskEngine
+from sparkwire.planner.expressions import Call, Cast, Column, Lit, NamedExpr
+from sparkwire.planner.plan import Project
+
+PAIRS = [
+    ("1.00", "3"), ("2.00", "3"), ("-2.00", "3"), ("1.00", "-8"), ("-1.00", "-8"),  # ties at 3
+    ("0.00", "7"), ("12345678901234567890123456.78", "7"), ("-0.01", "2"), ("0.05", "-2"),
+    ("99999999999999999999999999999999.99", "1"), ("1.00", "99999999999999999999999999"),
+]
+
+
+def _exact(a: str, b: str, scale: int) -> Decimal:
+    with decimal.localcontext() as ctx:
+        ctx.prec = 100
+        return (Decimal(a) / Decimal(b)).quantize(Decimal(1).scaleb(-scale), rounding=decimal.ROUND_HALF_UP)
+
+
+@pytest.mark.parametrize("scale", [0, 3, 6])  # Spark gives decimal(34,2) / decimal(26,0) scale 6
+def test_quotients_are_exact_and_round_half_up(engine: TaskEngine, scale: int) -> None:
+    table = pa.table({
+        "a": pa.array([Decimal(a) for a, _ in PAIRS], pa.decimal128(34, 2)),
+        "b": pa.array([Decimal(b) for _, b in PAIRS], pa.decimal128(26, 0)),
+    })
+    quotient = Call(fn="decimal_div", args=(
+        Cast(expr=Column(name="a"), to="decimal(34,2)"), Cast(expr=Column(name="b"), to="decimal(26,0)"),
+        Lit(value=scale)))
+    fragment = Project(input=exchange(table), columns=(NamedExpr(name="q", expr=quotient),))
+    got = run_fragment(engine, fragment, {0: table}).column("q")
+    assert got.type == pa.decimal128(38, scale)
+    assert got.to_pylist() == [_exact(a, b, scale) for a, b in PAIRS]
+
+
+def test_the_widest_scale(engine: TaskEngine) -> None:
+    table = pa.table({"a": pa.array([Decimal("1"), Decimal("-2")], pa.decimal128(1, 0))})
+    quotient = Call(fn="decimal_div", args=(
+        Cast(expr=Column(name="a"), to="decimal(1,0)"), Cast(expr=Lit(value=3), to="decimal(1,0)"),
+        Lit(value=37)))
+    fragment = Project(input=exchange(table), columns=(NamedExpr(name="q", expr=quotient),))
+    got = run_fragment(engine, fragment, {0: table}).column("q").to_pylist()
+    assert got == [_exact("1", "3", 37), _exact("-2", "3", 37)]
