@@ -179,6 +179,10 @@ class _Cutter:
         range_sort_rows: int = 0, task_bytes: int = 0,
     ) -> None:
         self.stages: list[Stage] = []
+        # Each stage by what it computes: a subtree the plan holds twice (a view used twice,
+        # a semi join's small side shared by ``rules.transitivity``) is one stage read twice,
+        # as Spark reuses an exchange.
+        self.closed: dict[tuple[object, ...], int] = {}
         self.workers = workers
         self.broadcast_threshold = broadcast_threshold
         self.range_sort_rows = range_sort_rows
@@ -232,17 +236,21 @@ class _Cutter:
 
     def close(self, open_: _Open, output: Boundary, consumer_tasks: int,
               keep: str | None = None) -> _Open:
-        """Finish ``open_`` as a stage and open its consumer, reading it through an Exchange;
-        ``keep`` names the cache the stage's outputs become."""
-        stage_id = len(self.stages)
-        produced = {s.id: s.estimated_rows for s in self.stages}
-        self.stages.append(
-            Stage(
-                id=stage_id, fragment=open_.fragment, tasks=open_.tasks, splits=open_.splits,
-                output=output, estimated_rows=estimate_rows(open_.fragment, produced),
-                notes=open_.notes, keep=keep,
+        """Finish ``open_`` as a stage, or find the same stage closed before, and open its
+        consumer, reading it through an Exchange; ``keep`` names the cache the stage's outputs
+        become."""
+        key = (open_.fragment, open_.tasks, open_.splits, output, keep)
+        stage_id = self.closed.get(key)
+        if stage_id is None:
+            stage_id = self.closed[key] = len(self.stages)
+            produced = {s.id: s.estimated_rows for s in self.stages}
+            self.stages.append(
+                Stage(
+                    id=stage_id, fragment=open_.fragment, tasks=open_.tasks, splits=open_.splits,
+                    output=output, estimated_rows=estimate_rows(open_.fragment, produced),
+                    notes=open_.notes, keep=keep,
+                )
             )
-        )
         exchange = Exchange(stage=stage_id, columns=tuple(output_columns(open_.fragment)))
         return _Open(exchange, tasks=consumer_tasks)
 

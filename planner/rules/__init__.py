@@ -18,6 +18,7 @@ from sparkwire.planner.rules.projects import merge_projects
 from sparkwire.planner.rules.pushdown import push_filters
 from sparkwire.planner.rules.reduction import reduce_semi_join_inputs
 from sparkwire.planner.rules.semijoins import push_semi_joins
+from sparkwire.planner.rules.transitivity import copy_semi_joins
 
 Rule = Callable[[Operator], Operator]
 
@@ -29,6 +30,7 @@ RULES: tuple[Rule, ...] = (
     prune_columns,
     reduce_semi_join_inputs,
     push_semi_joins,
+    copy_semi_joins,
     merge_projects,
     merge_limits,
 )

@@ -50,3 +50,30 @@ def test_reduced_semi_and_anti_joins_match_duckdb(session, case):
     expected = con.sql(sql).to_arrow_table()
     assert 0 < expected.num_rows < SMALL.num_rows
     assert rows_close(df.toArrow(), expected)
+
+
+# A fact joined with a dimension filtered by IN / NOT EXISTS on the join key: the filter is
+# copied onto the fact side (``planner.rules.transitivity``), which then ships only the rows
+# that can match, computing the small side once (TPC-H Q18's shape).
+DIM = pa.table({"dk": pa.array(range(2000), pa.int64()), "p": pa.array(rng.integers(0, 9, 2000))})
+COPIED = {
+    "in": "SELECT dk, p, sum(w) AS s FROM b JOIN d ON k2 = dk "
+          "WHERE dk IN (SELECT k2 FROM b GROUP BY k2 HAVING sum(w) > 31000) GROUP BY dk, p",
+    "not exists": "SELECT dk, p, count(*) AS n FROM b JOIN d ON k2 = dk "
+                  "WHERE NOT EXISTS (SELECT 1 FROM s WHERE k = dk) GROUP BY dk, p",
+}
+
+
+@pytest.mark.parametrize("case", COPIED)
+def test_semi_joins_copied_across_join_keys_match_duckdb(session, case):
+    for name, table in (("s", SMALL), ("b", BIG), ("d", DIM)):
+        session.createDataFrame(table).createOrReplaceTempView(name)
+    df = session.sql(COPIED[case])
+    plan = df.explain_string()
+    assert plan.count("Join semi" if case == "in" else "Join anti") == 2  # on d and, copied, on b
+    con = duckdb.connect()
+    for name, table in (("s", SMALL), ("b", BIG), ("d", DIM)):
+        con.register(name, table)
+    expected = con.sql(COPIED[case]).to_arrow_table()
+    assert 0 < expected.num_rows < DIM.num_rows
+    assert rows_close(df.toArrow(), expected)
