@@ -7,7 +7,9 @@ count (a scan of some row groups counts their share); a text scan is its files' 
 fraction. Above the leaves the estimates are rough on purpose, and each guess is written
 here: a filter keeps its predicate's guessed share (``planner.selectivity``), an aggregate
 with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100 bytes), a
-window as many rows as its input, a join or union both inputs (a semi or anti join its
+window as many rows as its input, an equi-join what ``equi_join_rows`` says (a fact
+table joined to a filtered dimension keeps the dimension's kept share) and is as wide as
+both inputs' rows together, other joins and a union both inputs (a semi or anti join its
 left, a cross join the product of rows), a generator four rows per input row. An
 ``Exchange`` is as big as the producer stage the caller says. Estimates decide between a
 broadcast and a shuffle, never correctness.
@@ -16,7 +18,7 @@ broadcast and a shuffle, never correctness.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import assert_never
 
 from sparkwire.planner.expressions import Column
@@ -92,9 +94,10 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return rows(node.left)
             case Join(how="cross"):
                 return rows(node.left) * rows(node.right)
-            case Join() | SetOperation():
-                return max(rows(node.left), rows(node.right)) if isinstance(node, Join) \
-                    else rows(node.left) + rows(node.right)
+            case Join():
+                return _join_rows(node, rows(node.left), rows(node.right), exchanges)
+            case SetOperation():
+                return rows(node.left) + rows(node.right)
             case _:
                 assert_never(node)
 
@@ -131,10 +134,58 @@ def estimate_bytes(op: Operator) -> int:
             return _ROW_BYTES
         case CsvScan() | JsonScan():
             return text_bytes(op)
+        case Join() if op.left_keys and op.how not in ("semi", "anti"):
+            left, right = estimate_rows(op.left), estimate_rows(op.right)
+            width = estimate_bytes(op.left) / max(left, 1) + estimate_bytes(op.right) / max(right, 1)
+            return int(_join_rows(op, left, right) * width)
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:
             assert_never(op)
+
+
+def _join_rows(join: Join, left: int, right: int, exchanges: Mapping[int, int] | None = None) -> int:
+    """An equi-join's rows (``equi_join_rows``), an outer join at least its preserved
+    sides'; without column keys, as many as the larger side."""
+    pairs = [(a.name, b.name) for a, b in zip(join.left_keys, join.right_keys, strict=True)
+             if isinstance(a, Column) and isinstance(b, Column)]
+    if not pairs:
+        return max(left, right)
+    rows = equi_join_rows(join.left, join.right, pairs, exchanges)
+    if join.how in ("left", "full"):
+        rows = max(rows, left)
+    if join.how in ("right", "full"):
+        rows = max(rows, right)
+    return rows
+
+
+def equi_join_rows(left: Operator, right: Operator, pairs: Sequence[tuple[str, str]],
+                   exchanges: Mapping[int, int] | None = None) -> int:
+    """Rows of ``left`` joined to ``right`` on ``left.a = right.b`` for each ``(a, b)``.
+
+    When ``right``'s keys are unique in its unfiltered input (as many distinct values as
+    rows: a primary key), each left row meets at most one row, kept with the share of that
+    input ``right``'s filters keep: a fact table joined to a filtered dimension shrinks by
+    that share. Otherwise the textbook containment estimate: ``rows(left) * rows(right)``
+    over the larger number of distinct values on either side of each key pair."""
+    left_rows, right_rows = estimate_rows(left, exchanges), estimate_rows(right, exchanges)
+    base = _unfiltered(right)
+    base_rows = estimate_rows(base, exchanges)
+    keyed = divisor = 1
+    for a, b in pairs:
+        keyed *= max(distinct_values(base, b, exchanges), 1)
+        divisor *= max(distinct_values(left, a, exchanges), distinct_values(right, b, exchanges), 1)
+    if keyed >= base_rows > 0:
+        return left_rows * right_rows // base_rows
+    return left_rows * right_rows // min(divisor, max(left_rows, right_rows, 1))
+
+
+def _unfiltered(op: Operator) -> Operator:
+    """``op`` without the filters (and the projections over them) on top of its source."""
+    node = op
+    while isinstance(node, Filter | Project):
+        node = node.input
+    return node if isinstance(node, ParquetScan | LocalSource | CachedSource) else op
 
 
 def text_bytes(scan: CsvScan | JsonScan) -> int:
@@ -153,11 +204,11 @@ def _split_rows(path: str, row_groups: tuple[int, ...] | None) -> int:
     return sum(counts) if row_groups is None else sum(counts[i] for i in row_groups)
 
 
-def distinct_values(op: Operator, column: str) -> int:
+def distinct_values(op: Operator, column: str, exchanges: Mapping[int, int] | None = None) -> int:
     """How many distinct values ``column`` of ``op`` holds: at most ``op``'s rows, and for
     an integer column of a scan at most its ``max - min + 1`` (from the footers), followed
     down through filters and renaming-free projections; unknown means as many as rows."""
-    rows = estimate_rows(op)
+    rows = estimate_rows(op, exchanges)
     node, name = op, column
     while True:
         match node:

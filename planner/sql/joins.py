@@ -12,7 +12,7 @@ enough to be broadcast.
 unique in the added table, the left rows times the share of that table its filters keep
 (TPC-H Q9 meets the ``part`` rows named green before ``orders``, shuffling a twentieth of
 ``lineitem``), else rows(left) x rows(right) / the larger number of distinct values on
-either side of each key pair (``planner.estimates.distinct_values``, from the footers' key
+either side of each key pair (``planner.estimates.equi_join_rows``, from the footers' key
 ranges). Joining TPC-H Q5's
 ``lineitem`` to ``customer`` on the nation key alone multiplies rows by thousands; joining
 it to ``orders`` on the order key does not, though ``orders`` is the larger table.
@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from sparkwire.planner.analyzer import Relation, analyze_join
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.estimates import distinct_values, estimate_bytes, estimate_rows
+from sparkwire.planner.estimates import equi_join_rows, estimate_bytes
 from sparkwire.planner.plan import Filter
 from sparkwire.planner.rules.predicates import conjunction
 from sparkwire.planner.sql.expressions import expression
@@ -64,7 +64,7 @@ def ordered_joins(
             a for a in remaining
             if any(a in tables_of(c) and tables_of(c) <= present | {a} for c in pending)
         ]
-        rows = {a: _join_rows(relation, filtered[a], items[a], a,
+        rows = {a: _join_rows(relation, filtered[a], a,
                               [c for c in pending if tables_of(c) <= present | {a}])
                 for a in connected or remaining}
         pick = min(rows, key=lambda a: (rows[a], size[a], remaining.index(a)))
@@ -79,19 +79,11 @@ def ordered_joins(
     return relation, [*pending, *rest]
 
 
-def _join_rows(
-    left: Relation, right: Relation, base: Relation, alias: str, conditions: list[exp.Expression],
-) -> int:
-    """Estimated rows of ``left`` joined to ``right`` (FROM item ``alias``, which is
-    ``base`` filtered by its own conditions) on ``conditions``.
-
-    When the keys are unique in ``base`` (as many distinct values as rows: a primary key),
-    each left row meets at most one row, kept with the share of ``base`` its filters keep:
-    a fact table joined to a filtered dimension shrinks by that share. Otherwise, the
-    textbook containment estimate."""
-    left_rows, right_rows = estimate_rows(left.plan), estimate_rows(right.plan)
-    base_rows = estimate_rows(base.plan)
-    divisor = keyed = 1
+def _join_rows(left: Relation, right: Relation, alias: str, conditions: list[exp.Expression]) -> int:
+    """Estimated rows of ``left`` joined to ``right`` (FROM item ``alias`` filtered by its
+    own conditions) on the column equalities among ``conditions``
+    (``planner.estimates.equi_join_rows``)."""
+    pairs = []
     for condition in conditions:
         if not (isinstance(condition, exp.EQ) and isinstance(condition.this, exp.Column)
                 and isinstance(condition.expression, exp.Column)):
@@ -100,16 +92,11 @@ def _join_rows(
         if ours.table == alias:
             ours, theirs = theirs, ours
         try:
-            left_column = left.scope.lookup(f"{ours.table}.{ours.name}").internal
-            right_column = right.scope.lookup(theirs.name).internal
+            pairs.append((left.scope.lookup(f"{ours.table}.{ours.name}").internal,
+                          right.scope.lookup(theirs.name).internal))
         except AnalysisError:
             continue  # ambiguous or computed: no estimate from this condition
-        keyed *= max(distinct_values(base.plan, right_column), 1)
-        divisor *= max(distinct_values(left.plan, left_column), distinct_values(right.plan, right_column), 1)
-    if keyed >= base_rows > 0:
-        return left_rows * right_rows // base_rows
-    divisor = min(divisor, max(left_rows, right_rows, 1))
-    return left_rows * right_rows // divisor
+    return equi_join_rows(left.plan, right.plan, pairs)
 
 
 def plain_inner(join: exp.Join) -> bool:

@@ -50,3 +50,20 @@ TINY = LocalSource(source_id="tiny", chunks=1, columns=("k2", "w"), bytes=MiB, r
 ], ids=["null-aware anti", "both big", "both small", "aggregate small side", "inner join"])
 def test_other_joins_stay(plan):
     assert reduce_semi_join_inputs(plan) == plan
+
+
+def test_a_small_side_joined_to_a_small_dimension_is_cheap_enough():
+    joined = Join(left=SMALL, right=TINY.model_copy(update={"columns": ("d", "e"), "bytes": 1000}), how="inner",
+                  left_keys=(Column(name="v"),), right_keys=(Column(name="d"),))
+    plan = reduce_semi_join_inputs(semi(joined, BIG))
+    assert isinstance(plan.right, Join) and plan.right.right.input == joined
+
+
+def test_keys_below_a_semi_join_reduce_the_join_above_it_too():
+    """TPC-H Q21: ``(L SEMI l2) ANTI l3``: the anti join's left rows are some of ``L``'s,
+    so ``L``'s keys cut ``l3`` as well, through the same keys subtree (one stage)."""
+    other = BIG.model_copy(update={"source_id": "other"})
+    plan = reduce_semi_join_inputs(semi(semi(SMALL, BIG), other, "anti"))
+    inner_keys = plan.left.right.right
+    outer_keys = plan.right.right
+    assert plan.right.left == other and outer_keys == inner_keys and outer_keys.input == SMALL

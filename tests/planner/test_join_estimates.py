@@ -1,0 +1,57 @@
+"""Equi-join row estimates (``planner.estimates.equi_join_rows``) from the footers' key
+ranges: a fact table joined to a filtered dimension keeps the dimension's kept share."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from sparkwire.planner.estimates import estimate_bytes, estimate_rows
+from sparkwire.planner.expressions import Call, Column, Lit
+from sparkwire.planner.plan import FileSplit, Filter, Join, ParquetScan
+from sparkwire.planner.selectivity import selectivity
+
+FACT = pa.table({"fk": pa.array([i % 100 for i in range(10_000)], pa.int64()),
+                 "q": pa.array(range(10_000), pa.int64())})
+DIM = pa.table({"dk": pa.array(range(100), pa.int64()), "name": pa.array([f"n{i % 7}" for i in range(100)])})
+EQ = Call(fn="eq", args=(Column(name="name"), Lit(value="n3")))
+
+
+@pytest.fixture
+def scans(write_parquet):
+    fact = ParquetScan(splits=(FileSplit(path=str(write_parquet("fact.parquet", 5000, FACT))),), columns=("fk", "q"))
+    dim = ParquetScan(splits=(FileSplit(path=str(write_parquet("dim.parquet", 100, DIM))),), columns=("dk", "name"))
+    return fact, dim
+
+
+def join(left, right, how="inner", left_key="fk", right_key="dk"):
+    return Join(left=left, right=right, how=how, left_keys=(Column(name=left_key),),
+                right_keys=(Column(name=right_key),))
+
+
+def test_a_fact_joined_to_a_filtered_dimension_keeps_its_share(scans):
+    fact, dim = scans
+    assert estimate_rows(join(fact, dim)) == 10_000  # every fact row meets its one dimension row
+    kept = int(100 * selectivity(EQ))
+    assert estimate_rows(join(fact, Filter(input=dim, predicate=EQ))) == 10_000 * kept // 100
+    assert estimate_bytes(join(fact, Filter(input=dim, predicate=EQ))) < estimate_bytes(fact)
+
+
+def test_keys_not_unique_on_the_right_use_containment(scans):
+    fact, _ = scans
+    # fk holds 100 values over 10,000 rows each side: every row meets 100 partners
+    assert estimate_rows(join(fact, fact, right_key="fk")) == 10_000 * 10_000 // 100
+
+
+def test_an_outer_join_keeps_at_least_its_preserved_side(scans):
+    fact, dim = scans
+    assert estimate_rows(join(Filter(input=dim, predicate=EQ), fact, "left", "dk", "fk")) >= estimate_rows(
+        Filter(input=dim, predicate=EQ))
+    assert estimate_rows(join(fact, Filter(input=dim, predicate=EQ), "left")) == 10_000
+
+
+def test_computed_keys_give_the_larger_side(scans):
+    fact, dim = scans
+    computed = Join(left=fact, right=dim, how="inner", left_keys=(Call(fn="add", args=(Column(name="fk"), Lit(value=1))),),
+                    right_keys=(Column(name="dk"),))
+    assert estimate_rows(computed) == 10_000
