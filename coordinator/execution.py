@@ -39,14 +39,7 @@ from sparkwire.planner.plan import (
     transform_up,
 )
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import (
-    QueryCancelled,
-    QueryError,
-    SparkwireError,
-    TaskFailed,
-    Timeout,
-    TransportError,
-)
+from sparkwire.transport.errors import QueryCancelled, QueryError, SparkwireError, TaskFailed, Timeout, TransportError
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.closing import Closeable
 

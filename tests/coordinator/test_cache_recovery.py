@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.coordinator.execution import QueryResult
 from sparkwire.planner import functions as F
 from sparkwire.planner.plan import CachedSource, operators
 from tests.transport.conftest import wait_until
@@ -54,19 +52,12 @@ def _cache_of(df: Any) -> CachedSource:
 
 @pytest.mark.slow
 def test_a_lost_cached_chunk_is_recomputed_once_then_read_from_the_cache(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, started_queries: list[str]) -> None:
     directory = _write(tmp_path)
     totals = "SELECT k, n, s FROM ({cached}) WHERE n > 100"
     extremes = "SELECT count(*), sum(n), max(m) FROM ({cached})"
     want_totals, want_extremes = _oracle(directory, totals), _oracle(directory, extremes)
-    queries: list[str] = []
-    start = QueryResult.start
-
-    def started(result: QueryResult) -> None:
-        queries.append(result.query_id)
-        start(result)
-
-    monkeypatch.setattr(QueryResult, "start", started)
+    queries = started_queries
     with Session(workers=3, transport="zmq") as session:
         v = F.col("v")
         kept = (session.read.parquet(str(directory)).filter(v.isNull() | (v != 0)).groupBy("k")
