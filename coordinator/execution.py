@@ -39,7 +39,8 @@ from sparkwire.planner.plan import (
     transform_up,
 )
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import QueryCancelled, QueryError, SparkwireError, TaskFailed, Timeout, TransportError
+from sparkwire.transport.errors import (PlanRejected, QueryCancelled, QueryError, SparkwireError,
+                                       TaskFailed, Timeout, TransportError)
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.closing import Closeable
 
@@ -89,6 +90,9 @@ _FAILURE_GRACE = 2.0
 # inputs, a worker that stopped answering) waits for the cluster to notice a dead worker. A
 # killed process is reaped at the first poll and a Spark lifeline is polled every 0.2 s.
 _LIVENESS_GRACE = 0.5
+# Failures that running again cannot cure, whether or not a worker was lost meanwhile: a
+# task that failed on its data or plan, a plan a worker refused. No wait for news of a loss.
+_FINAL = (QueryError, PlanRejected)
 # A delivery's plans in bytes, well under what a worker accepts in one message.
 _BATCH_BYTES = MAX_PLAN_BYTES // 4
 
@@ -113,7 +117,7 @@ class QueryCoordinator:
                 result.start()
             except SparkwireError as exc:
                 result.close()
-                if isinstance(exc, QueryError) or start == MAX_ATTEMPTS or not result.worker_lost():
+                if isinstance(exc, _FINAL) or start == MAX_ATTEMPTS or not result.worker_lost():
                     raise
                 continue
             except BaseException:

@@ -17,7 +17,7 @@ from sparkwire.coordinator import Session
 from sparkwire.planner import DataFrame
 from sparkwire.planner import functions as F
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import QueryCancelled, QueryError
+from sparkwire.transport.errors import PlanRejected, QueryCancelled, QueryError
 from tests.transport.conftest import wait_until
 
 # Today's failures take 5-30 ms, on a loaded machine too; before, at least 1.5 s (the
@@ -116,3 +116,21 @@ def test_a_producer_s_error_reaches_the_caller_unchanged_through_a_shuffle() -> 
             df.toArrow()
         assert time.perf_counter() - started < BOUND * 2
         assert caught.value.error_class == "CAST_INVALID_INPUT"
+
+
+@pytest.mark.parametrize("transport", ["memory", "zmq"])
+def test_a_refused_plan_fails_the_query_at_once(tmp_path: Path, transport: str) -> None:
+    """A plan a worker refuses (here, a file outside its data roots) is refused again
+    anywhere: no wait for news of a lost worker (0.5 s before)."""
+    (tmp_path / "root").mkdir()
+    (tmp_path / "t.csv").write_text("a\n1\n")
+    with Session(workers=2, transport=transport,
+                 worker={"engine": {"data_roots": [str(tmp_path / "root")]}}) as session:
+        df = session.read.csv(str(tmp_path / "t.csv"), header=True)
+        took = []
+        for _ in range(3):
+            started = time.perf_counter()
+            with pytest.raises(PlanRejected, match="outside the worker's data roots"):
+                df.collect()
+            took.append(time.perf_counter() - started)
+        assert statistics.median(took) < 0.25, took
