@@ -310,8 +310,8 @@ class Worker:
             return cause
         own = cause is None and isinstance(exc, EngineError) and not isinstance(exc, EngineInterrupted)
         message = redact(str(as_library_error(cause or exc)), task.compiled.files)
-        kind = QueryError if own else TaskFailed
-        return kind(f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}: {message}")
+        where = f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}"
+        return (QueryError if own else TaskFailed)(f"{where}: {message}")
 
     def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
         """Register every table the compiled query reads, under the compiler's names."""
@@ -330,7 +330,8 @@ class Worker:
                 case RowGroupTable():
                     engine.register_row_groups(table.name, table.splits)
                 case CachedTable():
-                    reader = self._opened(task, lambda: self.store.open_pinned(table.cache_id, plan.task))
+                    chunk = table.cache_id, plan.task
+                    reader = self._opened(task, lambda: self.store.open_pinned(*chunk))
                     engine.register(table.name, pa.RecordBatchReader.from_batches(
                         reader.schema, task.reading(iter(reader))))
                 case _:

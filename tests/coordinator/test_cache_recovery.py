@@ -34,7 +34,8 @@ def _write(directory: Path) -> Path:
     return directory
 
 
-_CACHED = "SELECT k, count(v) AS n, sum(v) AS s, max(v) AS m FROM '{d}/*.parquet' WHERE v IS NULL OR v <> 0 GROUP BY k"
+_CACHED = ("SELECT k, count(v) AS n, sum(v) AS s, max(v) AS m FROM '{d}/*.parquet' "
+           "WHERE v IS NULL OR v <> 0 GROUP BY k")
 
 
 def _oracle(directory: Path, query: str) -> list[tuple[Any, ...]]:

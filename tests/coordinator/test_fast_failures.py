@@ -112,7 +112,8 @@ def test_a_producer_s_error_reaches_the_caller_unchanged_through_a_shuffle() -> 
         df = session.createDataFrame(table).withColumn("i", F.col("s").cast("int")) \
             .groupBy("k").agg(F.sum("i").alias("t"))
         started = time.perf_counter()
-        with pytest.raises(QueryError, match=r"stage 1, task \d+: \[CAST_INVALID_INPUT\] The value 'x'") as caught:
+        failure = r"stage 1, task \d+: \[CAST_INVALID_INPUT\] The value 'x'"
+        with pytest.raises(QueryError, match=failure) as caught:
             df.toArrow()
         assert time.perf_counter() - started < BOUND * 2
         assert caught.value.error_class == "CAST_INVALID_INPUT"
