@@ -4,7 +4,10 @@ It places every task (``scheduler``), delivers the task plans producers-first, w
 task's status partition for progress and failure, and streams the final stage's partitions
 to the caller. When a worker is lost mid-query, the tasks it took with it, and those still
 reading from them, run again as new attempts (``scheduler.Scheduler.recover``), and readers
-move to the new attempts; a failure without a lost worker fails the query. Closing the
+move to the new attempts; a failure without a lost worker fails the query. A task that
+failed on its data or plan (a ``QueryError``: a division by zero in ANSI mode, a bad cast)
+fails the query at once, whoever sees it first, the result's reader or a status watcher: it
+would fail again anywhere, so there is no news of a lost worker to wait for. Closing the
 result, early or at its end, cancels the query on every worker, which stops running tasks and
 frees their partitions. Nothing here knows which transport carries the calls.
 """
@@ -36,7 +39,8 @@ from sparkwire.planner.plan import (
     transform_up,
 )
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import QueryCancelled, SparkwireError, TaskFailed, Timeout, TransportError
+from sparkwire.transport.errors import (PlanRejected, QueryCancelled, QueryError, SparkwireError,
+                                       TaskFailed, Timeout, TransportError)
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.closing import Closeable
 
@@ -80,11 +84,15 @@ class QueryMetrics:
 Progress = Callable[[QueryMetrics], None]
 
 # After the result stream fails, how long the status watchers get to report a better cause.
+# Not paid for a ``QueryError``: that is the cause.
 _FAILURE_GRACE = 2.0
-# How long a failure waits for the cluster to notice a dead worker. A killed process is
-# reaped at the first poll and a Spark lifeline is polled every 0.2 s; a failure of the
-# query's own (a division by zero) pays this once.
+# How long a failure that may be a lost worker's doing (a task that could not read its
+# inputs, a worker that stopped answering) waits for the cluster to notice a dead worker. A
+# killed process is reaped at the first poll and a Spark lifeline is polled every 0.2 s.
 _LIVENESS_GRACE = 0.5
+# Failures that running again cannot cure, whether or not a worker was lost meanwhile: a
+# task that failed on its data or plan, a plan a worker refused. No wait for news of a loss.
+_FINAL = (QueryError, PlanRejected)
 # A delivery's plans in bytes, well under what a worker accepts in one message.
 _BATCH_BYTES = MAX_PLAN_BYTES // 4
 
@@ -107,9 +115,9 @@ class QueryCoordinator:
             result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses)
             try:
                 result.start()
-            except SparkwireError:
+            except SparkwireError as exc:
                 result.close()
-                if start == MAX_ATTEMPTS or not result.worker_lost():
+                if isinstance(exc, _FINAL) or start == MAX_ATTEMPTS or not result.worker_lost():
                     raise
                 continue
             except BaseException:
@@ -248,6 +256,8 @@ class QueryResult(Closeable):
                         table = reader.read_all()
                 except QueryCancelled:
                     return  # the query ended; whoever cancelled it reports why
+                except QueryError:
+                    raise  # the data's or the plan's fault: the query fails now
                 except SparkwireError as exc:
                     if self._recover(run):
                         continue  # superseded, or run again: its new attempt has a watcher
@@ -327,6 +337,8 @@ class QueryResult(Closeable):
             run = self._scheduler.run(self._plan.final.id, task)
             try:
                 return self._read(run), run
+            except QueryError:
+                raise
             except (TransportError, Timeout, TaskFailed) as exc:
                 if not self._recover(run):
                     raise self._lost(run, exc) from exc
@@ -349,6 +361,8 @@ class QueryResult(Closeable):
                                     self._scheduler.streamed(task)
                                 yield batch
                         break
+                    except QueryError:
+                        raise
                     except (TransportError, Timeout, TaskFailed) as exc:
                         if self._scheduler.has_streamed(task):
                             raise self._not_again(run, exc) from exc
@@ -377,10 +391,17 @@ class QueryResult(Closeable):
         )
 
     def _cause(self, exc: SparkwireError) -> SparkwireError:
-        """The error to report for a failed query: a watcher may know the precise cause
-        (the task that failed first, the worker that died), so stop the query and give the
-        watchers a moment to say so."""
+        """The error to report for a failed query: a ``QueryError`` seen first, by the reader
+        or a watcher, is it; otherwise a watcher may know the precise cause (the task that
+        failed first, the worker that died), so stop the query and give the watchers a
+        moment to say so."""
+        with self._lock:
+            if self._failure is None and isinstance(exc, QueryError):
+                self._failure = exc
+            failure = self._failure
         self._coordinator.cancel(self.query_id)
+        if isinstance(failure, QueryError):
+            return failure
         deadline = time.monotonic() + _FAILURE_GRACE
         for thread in self._threads():
             thread.join(max(0.0, deadline - time.monotonic()))

@@ -68,14 +68,20 @@ class Scheduler:
 
     def _place(self, stage: int, task: int, live: list[str]) -> str:
         """Task ``i`` of stage ``s`` on live worker ``(i + s) mod n``; local data where it is,
-        on the driver, and a cached chunk where it is held."""
+        on the driver, and a cached chunk where it is held. A chunk whose worker was lost
+        cannot be read in this query (the session computes the cache again before the next
+        one, ``Session.cached_source``): ``TaskFailed`` says so."""
         fragment = self._plan.stages[stage].fragment
         if isinstance(fragment, LocalSource):
             return self._driver
         cached = next((n for n in operators(fragment) if isinstance(n, CachedSource)), None)
-        if cached is not None:
-            return cached.addresses[task]
-        return live[(task + stage) % len(live)]
+        if cached is None:
+            return live[(task + stage) % len(live)]
+        holder = cached.addresses[task]
+        if holder not in live and holder != self._driver:
+            raise TaskFailed(f"chunk {task} of cache {cached.cache_id} was lost with its worker "
+                             f"({holder}); the next query on the cache computes it again")
+        return holder
 
     # -- what runs where -----------------------------------------------------------------
     def runs(self) -> list[Run]:

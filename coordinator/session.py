@@ -127,7 +127,7 @@ class Session(Closeable):
                            rows=table.num_rows)
 
     def cache(self, plan: Operator) -> None:
-        self._caches.setdefault(plan, _Cache(f"cache_{uuid.uuid4().hex}"))
+        self._caches.setdefault(plan, _Cache())
 
     def uncache(self, plan: Operator) -> None:
         cache = self._caches.pop(plan, None)
@@ -138,12 +138,25 @@ class Session(Closeable):
         return bool(self._caches)
 
     def cached_source(self, plan: Operator) -> CachedSource | None:
+        """The cache of ``plan``, materialized at its first use, and again after a worker
+        holding one of its chunks was lost: as Spark recomputes lost cached partitions from
+        their lineage, the cached plan runs again (the whole of it, on the live workers)
+        instead of the queries on it failing."""
         cache = self._caches.get(plan)
         if cache is None:
             return None
+        if cache.source is not None and not self._live_members().issuperset(cache.source.addresses):
+            self._release(cache.source)  # what the live holders kept: the new run replaces it
+            cache.source = None
         if cache.source is None:
-            cache.source = self._materialize(plan, cache.cache_id)
+            cache.source = self._materialize(plan, f"cache_{uuid.uuid4().hex}")
         return cache.source
+
+    def _live_members(self) -> set[str]:
+        """Addresses that still hold what was put there: the live workers and the driver. A
+        worker that died is dead, or replaced by one at a new address (ports and socket
+        paths are chosen when a worker starts), empty either way."""
+        return {*self.cluster.addresses, self.cluster.driver_address} - set(self.cluster.dead())
 
     def _materialize(self, plan: Operator, cache_id: str) -> CachedSource:
         """Run ``plan`` once, its last stage kept as the cache, counting its rows."""
@@ -159,7 +172,11 @@ class Session(Closeable):
                             columns=tuple(output_columns(plan)), rows=rows)
 
     def _release(self, source: CachedSource) -> None:
+        """Drop the chunks from the holders still live; a lost one took its chunks with it."""
+        live = self._live_members()
         for address in dict.fromkeys(source.addresses):
+            if address not in live:
+                continue
             try:
                 self.cluster.client(address).cancel(source.cache_id)
             except SparkwireError:
@@ -230,9 +247,8 @@ class Session(Closeable):
 
 @dataclass
 class _Cache:
-    """A cached plan: its id, and where its chunks are once it is materialized."""
+    """A cached plan: where its chunks are, and under which id, once it is materialized."""
 
-    cache_id: str
     source: CachedSource | None = None
 
 

@@ -7,8 +7,9 @@ its own computes the plan and ends a stage at it (``Keep``) whose task outputs t
 keep in their partition stores after the query (bounded by the store's budget, spilling
 beyond it); then every query reading the cache runs chunk ``i`` on the worker holding it,
 without recomputing anything (``explain`` and the query metrics show the cached stage).
-``unpersist`` and closing the session release the chunks. A worker lost with a chunk loses
-the cache: queries reading it fail until it is unpersisted and cached again.
+``unpersist`` and closing the session release the chunks. A worker lost with a chunk: as
+Spark recomputes lost cached partitions from lineage, the next query needing the cache runs
+its plan again on the live workers first (the executor's ``cached_source``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@
     ├── PartitionNotFound      a partition that never appeared within the timeout, or never will
     ├── PlanRejected           a task plan failed validation; nothing ran
     ├── TaskFailed             a task raised on its worker (names worker, stage, task)
+    │   └── QueryError         ... because of its data or plan: deterministic, never retried
     ├── QueryCancelled         the query was cancelled while this call waited
     └── Timeout                a bounded wait ran out
 
@@ -20,6 +21,11 @@ planner may not import this package; they never cross a socket.
 """
 
 from __future__ import annotations
+
+import re
+
+# Spark's error classes lead its messages in brackets: ``[CAST_INVALID_INPUT] The value ...``.
+_ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\] ")
 
 
 class SparkwireError(Exception):
@@ -64,6 +70,29 @@ class TaskFailed(SparkwireError):
     code = "task_failed"
 
 
+class QueryError(TaskFailed):
+    """A task failed because of its data or plan (a division by zero in ANSI mode, a cast of
+    malformed input, a row DuckDB refused), as its worker reported it: running it again,
+    anywhere, fails the same way. So the coordinator fails the query at once, with no wait
+    for news of a lost worker and no retry; a plain ``TaskFailed`` (a task that could not read
+    its inputs) may be a lost worker's doing and is recovered from when it is.
+
+    ``error_class`` is Spark's error class when the worker's message carries one
+    (``[DIVIDE_BY_ZERO] Division by zero...``), else None.
+    """
+
+    code = "query_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        found = _ERROR_CLASS.search(message)
+        self.error_class: str | None = found[1] if found else None
+
+    def getCondition(self) -> str | None:  # noqa: N802 - PySpark's name
+        """Spark's error class, as PySpark's ``PySparkException.getCondition()`` gives it."""
+        return self.error_class
+
+
 class QueryCancelled(SparkwireError):
     code = "cancelled"
 
@@ -85,6 +114,7 @@ _BY_CODE: dict[str, type[SparkwireError]] = {
         PartitionNotFound,
         PlanRejected,
         TaskFailed,
+        QueryError,
         QueryCancelled,
         Timeout,
     )

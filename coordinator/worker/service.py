@@ -9,7 +9,10 @@ order alone keeps any plan shape from deadlocking, whatever the number of slots.
 Every task also writes a one-row *status* partition (``STATUS_PARTITION``) when it ends:
 its metrics on success, its error on failure. The coordinator reads it through the transport
 like any other partition, which is how it learns progress and failures without a second
-protocol.
+protocol. A failure of the task's own query is a ``QueryError`` (its data or plan is at fault:
+the query fails at once); one reading its inputs is a plain ``TaskFailed`` (a producer's
+worker may be lost: the coordinator looks), unless the producer's own was a ``QueryError``,
+which passes on unchanged (``Worker._failure``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import assert_never
 import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.worker.engine import Databases, TaskEngine
+from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineInterrupted, TaskEngine
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.memory import MemoryPlan
@@ -52,6 +55,7 @@ from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.errors import (
     PlanRejected,
     QueryCancelled,
+    QueryError,
     SparkwireError,
     TaskFailed,
     as_library_error,
@@ -88,6 +92,15 @@ class _Task:
     input_error: BaseException | None = None
     rows_in: int = 0
     bytes_in: Counter[str] = field(default_factory=Counter)  # by ``TransportClient.route``
+
+    def reading(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """``batches`` of an input, what reading them raises kept as ``input_error``: DuckDB
+        reports it as its own failure, which would hide that an input was at fault."""
+        try:
+            yield from batches
+        except Exception as exc:  # not GeneratorExit: DuckDB closing the stream is no cause
+            self.input_error = exc
+            raise
 
     def cancel(self) -> None:
         self.cancelled.set()
@@ -279,18 +292,26 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the readers
             if task.cancelled.is_set():
                 return
-            cause = task.input_error or exc
-            message = redact(str(as_library_error(cause)), task.compiled.files)
-            output.fail(
-                TaskFailed(
-                    f"worker {self.worker_id}, stage {plan.stage}, task {plan.task}: {message}"
-                )
-            )
+            output.fail(self._failure(task, exc))
             return
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
              "rows_out": rows_out, "bytes_out": bytes_out, "seconds": seconds}
         )
+
+    def _failure(self, task: _Task, exc: BaseException) -> TaskFailed:
+        """What a failed task tells its readers. A failure of its own query (DuckDB refused a
+        value, a cast, the plan) is a ``QueryError``: it would fail again anywhere, so the
+        coordinator fails the query at once. One reading an input is a plain ``TaskFailed``,
+        which the coordinator recovers from if a worker was lost; unless the producer itself
+        reported a ``QueryError``, passed on as it is: it names the task at the root."""
+        cause = task.input_error
+        if isinstance(cause, QueryError):
+            return cause
+        own = cause is None and isinstance(exc, EngineError) and not isinstance(exc, EngineInterrupted)
+        message = redact(str(as_library_error(cause or exc)), task.compiled.files)
+        where = f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}"
+        return (QueryError if own else TaskFailed)(f"{where}: {message}")
 
     def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
         """Register every table the compiled query reads, under the compiler's names."""
@@ -309,10 +330,10 @@ class Worker:
                 case RowGroupTable():
                     engine.register_row_groups(table.name, table.splits)
                 case CachedTable():
-                    reader = self.store.open_pinned(table.cache_id, plan.task)
-                    task.inputs.append(reader)
+                    chunk = table.cache_id, plan.task
+                    reader = self._opened(task, lambda: self.store.open_pinned(*chunk))
                     engine.register(table.name, pa.RecordBatchReader.from_batches(
-                        reader.schema, iter(reader)))
+                        reader.schema, task.reading(iter(reader))))
                 case _:
                     assert_never(table)
 
@@ -324,32 +345,38 @@ class Worker:
         def open_part(part: InputPartition) -> tuple[PartitionReader, str]:
             key = PartitionKey(query_id, part.stage, part.task, part.partition, part.attempt)
             client = self._client(part.address)
-            reader = client.read(key, timeout)
-            task.inputs.append(reader)
-            return reader, client.route
+            return self._opened(task, lambda: client.read(key, timeout)), client.route
 
         first, first_route = open_part(parts[0])
 
         def batches() -> Iterator[pa.RecordBatch]:
-            try:
-                for index, part in enumerate(parts):
-                    reader, route = (first, first_route) if index == 0 else open_part(part)
-                    if not reader.schema.equals(first.schema):
-                        raise TaskFailed(
-                            f"producer stage {part.stage} task {part.task} wrote schema "
-                            f"{reader.schema} but task 0 wrote {first.schema}"
-                        )
-                    for batch in reader:
-                        if task.cancelled.is_set():
-                            raise QueryCancelled(f"query {query_id} was cancelled")
-                        task.rows_in += batch.num_rows
-                        task.bytes_in[route] += batch.nbytes
-                        yield batch
-            except Exception as exc:  # not GeneratorExit: DuckDB closing the stream is no cause
-                task.input_error = exc
-                raise
+            for index, part in enumerate(parts):
+                reader, route = (first, first_route) if index == 0 else open_part(part)
+                if not reader.schema.equals(first.schema):
+                    raise TaskFailed(
+                        f"producer stage {part.stage} task {part.task} wrote schema "
+                        f"{reader.schema} but task 0 wrote {first.schema}"
+                    )
+                for batch in reader:
+                    if task.cancelled.is_set():
+                        raise QueryCancelled(f"query {query_id} was cancelled")
+                    task.rows_in += batch.num_rows
+                    task.bytes_in[route] += batch.nbytes
+                    yield batch
 
-        return pa.RecordBatchReader.from_batches(first.schema, batches())
+        return pa.RecordBatchReader.from_batches(first.schema, task.reading(batches()))
+
+    @staticmethod
+    def _opened(task: _Task, open_input: Callable[[], PartitionReader]) -> PartitionReader:
+        """An input of ``task`` opened, closed when the task is cancelled; a failure to open
+        it is the task's ``input_error``."""
+        try:
+            reader = open_input()
+        except Exception as exc:
+            task.input_error = exc
+            raise
+        task.inputs.append(reader)
+        return reader
 
     def _client(self, address: str) -> TransportClient:
         with self._lock:

@@ -238,7 +238,7 @@ class PartitionStore:
         if output is None:
             raise PartitionNotFound(
                 f"chunk {chunk} of {cache_id} is not held here (a worker lost it, or it was "
-                "unpersisted): unpersist and cache again")
+                "unpersisted); the next query on the cache computes it again")
         schema, batches = output.iterate(0, self.idle_timeout)
         return PartitionReader(schema, batches)
 

@@ -13,7 +13,7 @@ import pytest
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS
 from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import Boundary, Exchange, FileSplit, ParquetScan, Stage, StagedPlan
+from sparkwire.planner.plan import Boundary, CachedSource, Exchange, FileSplit, ParquetScan, Stage, StagedPlan
 from sparkwire.transport.errors import TaskFailed
 
 W0, W1, W2, DRIVER = "mem://w0", "mem://w1", "mem://w2", "mem://driver"
@@ -115,3 +115,19 @@ def test_attempts_are_bounded_and_no_worker_left_is_an_error() -> None:
         scheduler.recover(["mem://last"])
     with pytest.raises(TaskFailed, match="every worker"):
         Scheduler(plan(), [W0], DRIVER).recover([])
+
+
+def test_a_cached_chunk_lost_with_its_worker_fails_the_query_saying_so() -> None:
+    """A chunk's task runs where the chunk is held; once that worker is lost the chunk is
+    gone for this query (the session computes the cache again before the next one)."""
+    cached = CachedSource(cache_id="cache_1", chunks=2, columns=("k",), addresses=(W0, W1))
+    staged = StagedPlan(columns=("k",), stages=(
+        Stage(id=0, fragment=cached, tasks=2, output=Boundary(kind="coalesce")),
+        Stage(id=1, fragment=Exchange(stage=0, columns=("k",)), tasks=1, output=Boundary(kind="result")),
+    ))
+    scheduler = Scheduler(staged, [W0, W1, W2], DRIVER)
+    assert where(scheduler) == {(0, 0): (0, W0), (0, 1): (0, W1), (1, 0): (0, W1)}
+    with pytest.raises(TaskFailed, match=r"chunk 1 of cache cache_1 was lost with its worker \(mem://w1\)"):
+        scheduler.recover([W0, W2])
+    with pytest.raises(TaskFailed, match="chunk 0 of cache cache_1 was lost"):
+        Scheduler(staged, [W1, W2], DRIVER)
