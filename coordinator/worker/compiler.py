@@ -72,6 +72,7 @@ from sparkwire.planner.plan import (
     Join,
     Limit,
     LocalSource,
+    RangeSource,
     Operator,
     ParquetScan,
     Project,
@@ -286,6 +287,11 @@ class _Compiler:
                 _unique(op.columns, "local source")
                 table = self._table(LocalTable(name=f"local_{op.source_id}", source_id=op.source_id))
                 return _select_from(map(col, op.columns), table)
+            case RangeSource():
+                # DuckDB's range(start, stop, step) is a BIGINT column named "range".
+                rows = exp.Anonymous(this="range", expressions=[
+                    exp.Literal.number(v) for v in (op.start, op.end, op.step)])
+                return _select_from([exp.alias_(col("range"), ident("id"))], exp.Table(this=rows))
             case Filter():
                 source = self.derived(self.operator(op.input))
                 return _star_from(source).where(self.expr(op.predicate), copy=False)

@@ -171,3 +171,47 @@ def test_read_errors(sessions, files: Path) -> None:
         sessions[0].range(3).write.csv(str(files / "p"))
     with pytest.raises(AnalysisError, match="DataFrameReader.orc is not supported by sparkwire"):
         read.orc(str(files / "p"))
+
+
+RANGES = [(5,), (2, 11, 3), (10, 0, -4), (-3, 3), (3, 3), (0, 5, -1), (0, 10, 1, 4), (7, -8, -2, 3),
+          (0, 1000, 7, 6), (-(2**62), 2**62, 2**60, 3)]
+
+
+@pytest.mark.slow
+def test_range_matches_pyspark(spark, sessions) -> None:
+    """Rows in order, ``id bigint``, and each task's slice the rows Spark puts in that
+    partition (``glom``), for the same ``numPartitions``."""
+    from sparkwire.planner.ranges import range_source, task_slice
+
+    for args in RANGES:
+        theirs = spark.range(*args)
+        want = _expected(theirs)
+        for session in sessions:
+            ours = session.range(*args)
+            assert ours.dtypes == want[0] == [("id", "bigint")]
+            assert [normalize(r, want[0]) for r in ours.toArrow().to_pylist()] == want[1], args
+        if len(args) == 4:
+            source = range_source(*args)
+            slices = [task_slice(source, i, args[3]) for i in range(args[3])]
+            assert [list(range(s.start, s.end, s.step)) for s in slices] == \
+                [[r.id for r in part] for part in theirs.rdd.glom().collect()], args
+
+
+def test_range_is_generated_by_the_workers(sessions) -> None:
+    """A billion rows are a plan of four numbers, never rows on the driver."""
+    from sparkwire.planner.plan import RangeSource
+
+    for session in sessions:
+        df = session.range(10**9)
+        assert isinstance(df._plan, RangeSource) and len(df._plan.model_dump_json()) < 200
+        assert df.count() == 10**9
+        assert session.range(0, 10**9, 1000, 7).selectExpr("sum(id)").collect()[0][0] == \
+            sum(range(0, 10**9, 1000))
+
+
+def test_range_errors(sessions) -> None:
+    session = sessions[0]
+    for args, message in [((1, 5, 0), "step must not be 0"), ((2**63,), "does not fit a bigint"),
+                          ((1.5,), "must be an int"), ((0, 5, 1, 0), "numPartitions")]:
+        with pytest.raises(AnalysisError, match=message):
+            session.range(*args)
