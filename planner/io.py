@@ -17,11 +17,14 @@ Spark's rules kept here:
   ``double`` to ``double``, ``date`` and ``timestamp`` to ``timestamp``, anything else
   mixed to ``string``); an empty field is NULL and types nothing; a column with no value
   is a string. Timestamps are read as the session's (UTC) wall clock.
-- JSON lines: fields are the union of every object's keys, sorted by name; integers are
-  ``bigint``, other numbers ``double``, ``true``/``false`` ``boolean``, strings ``string``
-  (no date inference, as Spark's default); integers with doubles widen to ``double``,
-  other mixes to ``string``; a field that is only ever null is a string. Nested objects
-  and arrays are not supported by sparkwire.
+- JSON: one object per line, or with ``multiLine`` one value per file (an object, or an
+  array of objects: its rows); the schema is Spark's inference (``planner.json_schema``:
+  structs with their fields sorted by name, arrays, ``bigint`` and ``double`` widening,
+  other mixes ``string``). Where DuckDB's reader differs: a non-string value read as a
+  string is its JSON text as DuckDB writes it, compact (``{"k":[1,"2"]}``, ``2.5``), where
+  Spark keeps the file's own spelling (``{"k": [1, "2"]}``, ``2.50``); a value that does
+  not fit a user-given type fails the task (Spark's PERMISSIVE mode makes it NULL); a
+  line that is not an object is refused (Spark reads it as a ``_corrupt_record``).
 
 Writing: every task of the final stage writes one file into the directory
 (``worker.writer``); then, on success, the driver writes ``_SUCCESS`` (Spark's marker).
@@ -51,6 +54,7 @@ import pyarrow as pa
 from sparkwire.planner import types
 from sparkwire.planner.analyzer import Attribute, with_result_types
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.json_schema import infer_records
 from sparkwire.planner.pipeline import plan_query
 from sparkwire.planner.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite, TextScan
 from sparkwire.planner.schemas import arrow_schema
@@ -185,51 +189,49 @@ def _widen(a: pa.DataType | None, b: pa.DataType | None) -> pa.DataType | None:
     return pa.string()
 
 
-# -- JSON lines --------------------------------------------------------------------------
-def read_json(executor: Executor, paths: Sequence[str | os.PathLike[str]], schema: Any) -> DataFrame:
+# -- JSON ------------------------------------------------------------------------------------
+def read_json(executor: Executor, paths: Sequence[str | os.PathLike[str]], schema: Any,
+              multiline: bool = False) -> DataFrame:
     files = text_files(paths)
     if schema is not None:
         target = arrow_schema(schema)
     else:
-        found: dict[str, pa.DataType | None] = {}
-        for file, number, record in _json_records(files):
-            for key, value in record.items():
-                found[key] = _widen(found.get(key), _json_value_type(value, key, file, number))
-        if not found:
-            raise AnalysisError(f"no JSON objects in {', '.join(files)}")
-        target = pa.schema([pa.field(k, found[k] or pa.string()) for k in sorted(found)])
-    return _frame(executor, JsonScan(**_scan_fields(files, target)), target)
+        records = _json_documents(files) if multiline else _json_lines(files)
+        inferred = infer_records(records)
+        if inferred is None:
+            raise AnalysisError(f"no JSON fields in {', '.join(files)}")
+        target = inferred
+    scan = JsonScan(multiline=multiline, **_scan_fields(files, target))
+    return _frame(executor, scan, target)
 
 
-def _json_records(files: list[str]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+def _json_lines(files: list[str]) -> Iterator[dict[str, Any]]:
     for file in files:
         with open(file, encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError as exc:
-                    raise AnalysisError(f"{file} line {number} is not JSON: {exc}") from None
-                if not isinstance(record, dict):
-                    raise AnalysisError(f"{file} line {number} is not a JSON object")
-                yield file, number, record
+                if line.strip():
+                    yield from _objects(_parse(line, f"{file} line {number}"), f"{file} line {number}")
 
 
-def _json_value_type(value: Any, key: str, file: str, number: int) -> pa.DataType | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return pa.bool_()
-    if isinstance(value, int):
-        return pa.int64() if -(2**63) <= value < 2**63 else pa.float64()
-    if isinstance(value, float):
-        return pa.float64()
-    if isinstance(value, str):
-        return pa.string()
-    raise AnalysisError(
-        f"nested JSON values (field {key!r} in {file} line {number}) are not supported by sparkwire"
-    )
+def _json_documents(files: list[str]) -> Iterator[dict[str, Any]]:
+    """``multiLine``: each file is one JSON value, an object or an array of objects."""
+    for file in files:
+        yield from _objects(_parse(Path(file).read_text(encoding="utf-8"), file), file)
+
+
+def _parse(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise AnalysisError(f"{where} is not one JSON value: {exc}") from None
+
+
+def _objects(value: Any, where: str) -> list[dict[str, Any]]:
+    """The records of one JSON value: an object, or each object of an array."""
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(item, dict) for item in items):
+        raise AnalysisError(f"{where} is not a JSON object or an array of objects")
+    return items
 
 
 # -- shared --------------------------------------------------------------------------------

@@ -80,9 +80,11 @@ class CsvScan(TextScan):
 
 
 class JsonScan(TextScan):
-    """JSON lines files: one object per line, its fields read by name."""
+    """JSON lines files: one object per line, its fields read by name; ``multiline``: each
+    file one JSON value, an object or an array of objects (Spark's ``multiLine``)."""
 
     op: Literal["json_scan"] = "json_scan"
+    multiline: bool = False
 
 
 Long = Annotated[int, Field(ge=-(2**63), lt=2**63)]

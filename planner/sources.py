@@ -66,10 +66,12 @@ class DataFrameReader:
         return read_csv(self._executor, paths, header=_flag(header), infer_schema=_flag(inferSchema),
                         schema=schema, sep="," if sep is None else sep)
 
-    def json(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None) -> DataFrame:
-        """JSON-lines files, one object per line (``planner.io``)."""
+    def json(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None,
+             multiLine: bool | str = False) -> DataFrame:  # noqa: N803 - PySpark's name
+        """JSON-lines files, one object per line, or with ``multiLine`` one JSON value per
+        file (``planner.io``)."""
         paths = [path] if isinstance(path, str | os.PathLike) else list(path)
-        return read_json(self._executor, paths, schema)
+        return read_json(self._executor, paths, schema, _flag(multiLine))
 
 
 def _flag(value: bool | str) -> bool:

@@ -374,7 +374,8 @@ class _Compiler:
                            allow_quoted_nulls=exp.false(), auto_detect=exp.false())
         else:
             reader = "read_json"
-            options.update(format=exp.Literal.string("newline_delimited"),
+            # "auto" reads a file holding an object, or an array of objects, as its rows
+            options.update(format=exp.Literal.string("auto" if scan.multiline else "newline_delimited"),
                            auto_detect=exp.false())
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
         args = [paths, *(exp.EQ(this=exp.column(k), expression=v) for k, v in options.items())]

@@ -34,6 +34,21 @@ JSON = (
     '{"a": null, "e": 9007199254740993}\n'
 )
 
+# Objects and arrays at every depth; fields in no particular order; a struct only ever empty
+# (dropped), an array only ever empty (strings); mixes that widen (bigint and double) and
+# that become strings (written compactly: a non-string read as a string is its JSON text).
+NESTED = (
+    '{"id": 1, "s": {"z": 1, "a": "x", "m": [1, 2]}, "arr": [1, 2.5, null], "mix": 1, '
+    '"objs": [{"b": 1}, {"a": "q", "b": null}], "e": [], "big": 123456789012345678901234, "es": {}}\n'
+    '{"id": 2, "s": {"a": null, "n": {"y": true}}, "arr": null, "mix": "text", "objs": [], "e": [], '
+    '"big": 1, "ms": 2.5}\n'
+    '{"id": 3, "s": null, "arr": [3], "mix": {"k":[1,"2"]}, "objs": [{"c": [1.5]}], "big": null, '
+    '"ms": {"a":[true,null]}}\n'
+    '\n'
+    '{"id": 4, "mix": [1,2], "ms": "x", "s": {"z": 2.5}, "deep": [[{"q": [[1]]}], null, []]}\n'
+    '{"id": null, "deep": [[{"q": [[2, 3.5]], "r": false}]], "es": {}}\n'
+)
+
 
 def _expected(theirs) -> tuple[list[tuple[str, str]], list[tuple]]:
     types = [(f.name, f.dataType.simpleString()) for f in theirs.schema.fields]
@@ -55,6 +70,10 @@ def files(tmp_path: Path) -> Path:
     (tmp_path / "csv" / "_ignored.csv").write_text("not,data\n")
     (tmp_path / "semi.csv").write_text("x;y\n1;a\n2;b\n")
     (tmp_path / "j.json").write_text(JSON)
+    (tmp_path / "nested.json").write_text(NESTED)
+    (tmp_path / "multi").mkdir()
+    (tmp_path / "multi" / "one.json").write_text('{\n  "a": 1,\n  "b": {"c": [1,\n 2]}\n}\n')
+    (tmp_path / "multi" / "many.json").write_text('[\n {"a": 2.5},\n {"b": {"c": [3], "d": "x"}}\n]\n')
     return tmp_path
 
 
@@ -72,6 +91,11 @@ def test_reads_match_pyspark(spark, sessions, files: Path) -> None:
         lambda r: r.csv(str(files / "semi.csv"), sep=";", header="true", inferSchema="true"),
         lambda r: r.json(str(files / "j.json")),
         lambda r: r.json(str(files / "j.json"), schema="a string, b double, e bigint"),
+        lambda r: r.json(str(files / "nested.json")),
+        lambda r: r.json(str(files / "nested.json"),
+                         schema="s struct<z:double,a:string>, id string, arr array<string>, nope int"),
+        lambda r: r.json(str(files / "multi"), multiLine=True),
+        lambda r: r.json(str(files / "multi" / "one.json"), multiLine="true"),
     ]
     expected = [_expected(case(spark.read)) for case in cases]
     for session in sessions:
@@ -162,9 +186,13 @@ def test_read_errors(sessions, files: Path) -> None:
         read.csv(str(files / "missing.csv"))
     with pytest.raises(AnalysisError, match="sep"):
         read.csv(str(files / "semi.csv"), sep="\n")
-    (files / "nested.json").write_text('{"a": {"b": 1}}\n')
-    with pytest.raises(AnalysisError, match="not supported by sparkwire"):
-        read.json(str(files / "nested.json"))
+    with pytest.raises(AnalysisError, match="one.json line 1 is not one JSON value"):
+        read.json(str(files / "multi" / "one.json"))
+    (files / "scalar.json").write_text('{"a": 1}\n[1]\n')
+    with pytest.raises(AnalysisError, match="line 2 is not a JSON object"):
+        read.json(str(files / "scalar.json"))
+    with pytest.raises(AnalysisError, match="is not one JSON value"):
+        read.json(str(files / "nested.json"), multiLine=True)
     with pytest.raises(AnalysisError, match="not supported by sparkwire"):
         sessions[0].range(3).write.parquet(str(files / "p"), partitionBy="id")
     with pytest.raises(AnalysisError, match="DataFrameWriter.csv is not supported by sparkwire"):
