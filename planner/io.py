@@ -26,13 +26,16 @@ Spark's rules kept here:
   not fit a user-given type fails the task (Spark's PERMISSIVE mode makes it NULL); a
   line that is not an object is refused (Spark reads it as a ``_corrupt_record``).
 
-Writing: every task of the final stage writes one file into the directory
-(``worker.writer``); then, on success, the driver writes ``_SUCCESS`` (Spark's marker).
+Writing: every task of the final stage writes one file into the directory, or with
+``partitionBy`` one into each ``k=v`` directory it has rows for (``planner.hive``: Spark's
+names, escapes and ``__HIVE_DEFAULT_PARTITION__``; the partition columns leave the files,
+and ``read.parquet`` of the directory finds them again) (``worker.writer``); then, on
+success, the driver writes ``_SUCCESS`` (Spark's marker).
 Modes as Spark: ``error``/``errorifexists`` (default) refuse an existing path, ``ignore``
 writes nothing there, ``append`` adds files, ``overwrite`` replaces the directory's
 contents - removed only once the new files are written, so a failed overwrite loses no
-data. A failed write removes this job's files (and the directory if it made it): nothing
-half-written is ever marked ``_SUCCESS``.
+data. A failed write removes this job's files, and the directories that leaves empty (the
+whole directory if it made it): nothing half-written is ever marked ``_SUCCESS``.
 """
 
 from __future__ import annotations
@@ -45,13 +48,13 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from sparkwire.planner import types
+from sparkwire.planner import hive, types
 from sparkwire.planner.analyzer import Attribute, with_result_types
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.json_schema import infer_records
@@ -262,13 +265,14 @@ _MODES = {"error": "error", "errorifexists": "error", "default": "error", "appen
 
 
 class DataFrameWriter:
-    """``df.write``: ``mode(...)`` then ``parquet(path)``."""
+    """``df.write``: ``mode(...)``, ``partitionBy(...)``, then ``parquet(path)``."""
 
-    __slots__ = ("_df", "_mode")
+    __slots__ = ("_df", "_mode", "_partition_by")
 
-    def __init__(self, df: DataFrame, mode: str = "error") -> None:
+    def __init__(self, df: DataFrame, mode: str = "error", partition_by: tuple[str, ...] = ()) -> None:
         self._df = df
         self._mode = mode
+        self._partition_by = partition_by
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -276,19 +280,48 @@ class DataFrameWriter:
         raise AnalysisError(f"DataFrameWriter.{name} is not supported by sparkwire; use write.parquet")
 
     def mode(self, saveMode: str | None) -> DataFrameWriter:  # noqa: N803 - PySpark's name
-        return DataFrameWriter(self._df, _save_mode(saveMode))
+        return DataFrameWriter(self._df, _save_mode(saveMode), self._partition_by)
+
+    def partitionBy(self, *cols: str | list[str]) -> DataFrameWriter:  # noqa: N802 - PySpark's name
+        """Write ``cols`` as ``k=v`` directories (``planner.hive``)."""
+        return DataFrameWriter(self._df, self._mode, _names(cols))
 
     def parquet(self, path: str | os.PathLike[str], mode: str | None = None,
                 partitionBy: str | list[str] | None = None,  # noqa: N803 - PySpark's name
                 compression: str | None = None) -> None:
         """Write the rows as Parquet files into the directory ``path`` (see the module
         docstring for the modes and the ``_SUCCESS`` marker)."""
-        if partitionBy:
-            raise AnalysisError("write.parquet(partitionBy=...) is not supported by sparkwire")
         if compression not in (None, "snappy"):
             raise AnalysisError(f"write.parquet(compression={compression!r}) is not supported by sparkwire")
         write_parquet(self._df, os.path.abspath(os.fspath(path)),
-                      self._mode if mode is None else _save_mode(mode))
+                      self._mode if mode is None else _save_mode(mode),
+                      self._partition_by if partitionBy is None else _names([partitionBy]))
+
+
+def _names(cols: Sequence[str | list[str]]) -> tuple[str, ...]:
+    """PySpark's ``partitionBy("a", "b")``, ``partitionBy(["a", "b"])`` or ``"a"``."""
+    flat = [c for col in cols for c in ([col] if isinstance(col, str) else col)]
+    if not all(isinstance(c, str) for c in flat):
+        raise AnalysisError(f"partitionBy takes column names, got {flat!r}")
+    return tuple(flat)
+
+
+def _partition_columns(df: DataFrame, wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """The written columns ``wanted`` names (matched ignoring case, as Spark resolves them),
+    each of a type ``planner.hive`` writes."""
+    by_name = {a.name.casefold(): a for a in df._attrs}
+    found = []
+    for name in wanted:
+        attr = by_name.get(name.casefold())
+        if attr is None:
+            raise AnalysisError(f"partition column {name!r} is not one of [{', '.join(a.name for a in df._attrs)}]")
+        if not hive.writable(attr.type):
+            raise AnalysisError(
+                f"partitionBy on {attr.name!r} of type {attr.type} is not supported by sparkwire")
+        found.append(attr.name)
+    if len(set(found)) != len(found) or len(found) == len(df._attrs):
+        raise AnalysisError("partitionBy needs distinct columns and at least one column left to write")
+    return tuple(found)
 
 
 def _save_mode(mode: str | None) -> str:
@@ -299,7 +332,8 @@ def _save_mode(mode: str | None) -> str:
     return _MODES[mode.lower()]
 
 
-def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
+def write_parquet(df: DataFrame, directory: str, mode: str, partition_by: tuple[str, ...] = ()) -> None:
+    partition_by = _partition_columns(df, partition_by)
     existed = os.path.exists(directory)
     if existed and mode == "error":
         raise AnalysisError(f"path {directory} already exists; use mode 'overwrite' or 'append'")
@@ -309,7 +343,7 @@ def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
         raise AnalysisError(f"path {directory} exists and is not a directory")
     job = uuid.uuid4().hex
     plan = ParquetWrite(input=with_result_types(df._plan, df._attrs), directory=directory,
-                        job=job, names=tuple(a.name for a in df._attrs))
+                        job=job, names=tuple(a.name for a in df._attrs), partition_by=partition_by)
     executor = df._executor
     staged = plan_query(plan, list(WRITE_COLUMNS), executor.workers, executor.broadcast_threshold,
                         executor.range_sort_rows, executor.task_bytes)
@@ -320,9 +354,7 @@ def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
         _discard(directory, job, made=not existed)
         raise
     if mode == "overwrite":
-        for entry in os.scandir(directory):
-            if entry.name not in files:
-                _remove(entry.path)
+        _remove_files(directory, lambda path: path not in files)
     Path(directory, SUCCESS).touch()
 
 
@@ -333,13 +365,22 @@ def _discard(directory: str, job: str, made: bool) -> None:
     if made:
         shutil.rmtree(directory, ignore_errors=True)
         return
-    for entry in os.scandir(directory):
-        if job in entry.name:
-            _remove(entry.path)
+    _remove_files(directory, lambda path: job in os.path.basename(path))
 
 
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        Path(path).unlink(missing_ok=True)
+def _remove_files(directory: str, doomed: Callable[[str], bool]) -> None:
+    """Remove every file under ``directory`` whose relative path is ``doomed``, then the
+    directories that leaves empty (never ``directory`` itself)."""
+    for root, dirs, names in os.walk(directory, topdown=False):
+        for name in names:
+            path = os.path.join(root, name)
+            if doomed(os.path.relpath(path, directory)):
+                Path(path).unlink(missing_ok=True)
+        for name in dirs:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                if doomed(os.path.relpath(path, directory)):
+                    Path(path).unlink(missing_ok=True)
+            elif not os.listdir(path):
+                os.rmdir(path)
+

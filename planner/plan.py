@@ -35,6 +35,16 @@ class ParquetScan(Node):
     op: Literal["parquet_scan"] = "parquet_scan"
     splits: tuple[FileSplit, ...]
     columns: tuple[Identifier, ...]
+    #: Hive partition columns (``k=v`` directories above the files) and their types,
+    #: discovered by the planner (``planner.hive``); ``columns`` may read them.
+    partition_names: tuple[Identifier, ...] = ()
+    partition_types: tuple[TypeName, ...] = ()
+
+    @model_validator(mode="after")
+    def _partitions_pair_up(self) -> ParquetScan:
+        if len(self.partition_names) != len(self.partition_types):
+            raise ValueError("a scan's partition columns need one type per name")
+        return self
 
 
 class LocalSource(Node):
@@ -279,6 +289,17 @@ class ParquetWrite(Node):
     directory: str = Field(min_length=1, max_length=4096)
     job: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     names: tuple[Identifier, ...] = Field(min_length=1)
+    #: Columns (of ``names``) written as ``k=v`` directories, not into the files
+    #: (``planner.hive``); each task writes a file per directory it has rows for.
+    partition_by: tuple[Identifier, ...] = ()
+
+    @model_validator(mode="after")
+    def _partitions_are_some_columns(self) -> ParquetWrite:
+        if not set(self.partition_by) <= set(self.names) or len(set(self.partition_by)) != len(self.partition_by):
+            raise ValueError("a write partitions by distinct columns it writes")
+        if len(self.partition_by) == len(self.names):
+            raise ValueError("a write cannot partition by every column")
+        return self
 
 
 #: The columns a ``ParquetWrite`` outputs.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from sparkwire.planner import hive, types
 from sparkwire.planner.analyzer import Attribute
 from sparkwire.planner.dataframe import DataFrame, check_names
 from sparkwire.planner.errors import AnalysisError
@@ -45,10 +46,14 @@ class DataFrameReader:
                     f"{info.path} has columns [{', '.join(info.columns)}] but {infos[0].path} has "
                     f"[{', '.join(columns)}]; all files of one read need the same columns"
                 )
-        check_names(columns)
+        names, partition_types = _partitions(paths, files)
+        check_names([*columns, *names])
         splits = tuple(FileSplit(path=i.path) for i in infos)  # whole files: DuckDB's native reader
-        scan = ParquetScan(splits=splits, columns=columns)
-        return DataFrame(scan, _attributes(infos[0].schema), self._executor)
+        type_names = tuple(types.to_name(t) or "string" for t in partition_types)
+        scan = ParquetScan(splits=splits, columns=(*columns, *names), partition_names=tuple(names),
+                           partition_types=type_names)
+        schema = pa.schema([*infos[0].schema, *(pa.field(n, t) for n, t in zip(names, partition_types))])
+        return DataFrame(scan, _attributes(schema), self._executor)
 
 
     def __getattr__(self, name: str) -> Any:
@@ -72,6 +77,13 @@ class DataFrameReader:
         file (``planner.io``)."""
         paths = [path] if isinstance(path, str | os.PathLike) else list(path)
         return read_json(self._executor, paths, schema, _flag(multiLine))
+
+
+def _partitions(paths: Sequence[str | os.PathLike[str]], files: list[str]) -> tuple[list[str], list[pa.DataType]]:
+    """Hive partition columns of a read of one directory (``planner.hive``); none else."""
+    if len(paths) != 1 or not os.path.isdir(paths[0]):
+        return [], []
+    return hive.discover(os.path.realpath(paths[0]), files)
 
 
 def _flag(value: bool | str) -> bool:

@@ -195,7 +195,9 @@ class _Cutter:
                 wanted = self.scan_tasks
                 if self.task_bytes:
                     wanted = min(wanted, max(1, -(-estimate_bytes(op) // self.task_bytes)))
-                groups = group_splits(op.splits, wanted, split_below=self.workers)
+                # a partitioned scan reads whole files: DuckDB adds the columns of their paths
+                below = 0 if op.partition_names else self.workers
+                groups = group_splits(op.splits, wanted, split_below=below)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
                 return _Open(scan, tasks=len(groups), splits=groups)
             case CsvScan() | JsonScan():

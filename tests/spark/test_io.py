@@ -175,9 +175,17 @@ def test_reads_and_writes_outside_the_data_roots_are_refused(tmp_path: Path) -> 
             with pytest.raises(SparkwireError, match="outside the worker's data roots"):
                 rows.write.parquet(str(target))
             assert not target.exists()
+        with pytest.raises(SparkwireError, match="outside the worker's data roots"):
+            session.range(3).selectExpr("id", "id % 2 AS k").write.partitionBy("k").parquet(str(outside / "p"))
+        assert not (outside / "p").exists()
+        (outside / "hive" / "k=1").mkdir(parents=True)
+        session.range(3).write.parquet(str(root / "hive" / "k=1"))
+        os.replace(root / "hive" / "k=1", outside / "hive" / "k=2")
+        with pytest.raises(SparkwireError, match="outside the worker's data roots"):
+            session.read.parquet(str(outside / "hive")).collect()
         rows.write.parquet(str(root / "ok"))
         assert (root / "ok" / "_SUCCESS").exists()
-    assert sorted(os.listdir(outside)) == ["t.csv", "t.json"]
+    assert sorted(os.listdir(outside)) == ["hive", "t.csv", "t.json"]
 
 
 def test_read_errors(sessions, files: Path) -> None:
@@ -193,8 +201,6 @@ def test_read_errors(sessions, files: Path) -> None:
         read.json(str(files / "scalar.json"))
     with pytest.raises(AnalysisError, match="is not one JSON value"):
         read.json(str(files / "nested.json"), multiLine=True)
-    with pytest.raises(AnalysisError, match="not supported by sparkwire"):
-        sessions[0].range(3).write.parquet(str(files / "p"), partitionBy="id")
     with pytest.raises(AnalysisError, match="DataFrameWriter.csv is not supported by sparkwire"):
         sessions[0].range(3).write.csv(str(files / "p"))
     with pytest.raises(AnalysisError, match="DataFrameReader.orc is not supported by sparkwire"):
@@ -243,3 +249,72 @@ def test_range_errors(sessions) -> None:
                           ((1.5,), "must be an int"), ((0, 5, 1, 0), "numPartitions")]:
         with pytest.raises(AnalysisError, match=message):
             session.range(*args)
+
+
+PARTITIONED = pa.table({
+    "k": pa.array(["a", None, "", "b/c:d", "x y", "a=%"] * 5, pa.string()),
+    "n": pa.array([1, None, 3000000000, -2, 1, 0] * 5, pa.int64()),
+    "day": pa.array([dt.date(2024, 2, 29), None, dt.date(1999, 12, 31)] * 10),
+    "v": pa.array(range(30), pa.int32()),
+    "x": pa.array([0.5, None, -1.25] * 10, pa.float64()),
+})
+
+
+def _partition_dirs(root: Path) -> set[str]:
+    return {str(p.parent.relative_to(root)) for p in root.rglob("*.parquet")}
+
+
+@pytest.mark.slow
+def test_partitioned_writes_match_pyspark(spark, sessions, tmp_path: Path) -> None:
+    """Spark's directories (escaped names, ``__HIVE_DEFAULT_PARTITION__``) and, read back by
+    either engine, Spark's partition column types and rows."""
+    for keys in (["k", "n"], ["day"], ["n", "k", "day"]):
+        theirs = tmp_path / f"spark-{'-'.join(keys)}"
+        spark.createDataFrame(PARTITIONED).write.partitionBy(*keys).parquet(str(theirs))
+        want = _expected(spark.read.parquet(str(theirs)))
+        for session in sessions:
+            ours = tmp_path / f"ours{session.workers}-{'-'.join(keys)}"
+            session.createDataFrame(PARTITIONED).repartition(3).write.partitionBy(*keys).parquet(str(ours))
+            assert (ours / "_SUCCESS").exists()
+            assert _partition_dirs(ours) == _partition_dirs(theirs)
+            _same(session.read.parquet(str(ours)), want)
+            _same(session.read.parquet(str(theirs)), want)
+            back = _expected(spark.read.parquet(str(ours)))
+            assert back[0] == want[0]
+            _assert_rows(back[1], want[1], ordered=False, rel=0, where="PySpark reading ours")
+
+
+def test_partitioned_write_modes(sessions, tmp_path: Path) -> None:
+    for session in sessions:
+        out = tmp_path / f"modes{session.workers}"
+        df = session.createDataFrame(PARTITIONED)
+        df.write.partitionBy("k").parquet(str(out))
+        with pytest.raises(AnalysisError, match="already exists"):
+            df.write.partitionBy("k").parquet(str(out))
+        df.limit(2).write.mode("ignore").partitionBy("k").parquet(str(out))
+        assert session.read.parquet(str(out)).count() == 30
+        df.limit(2).write.parquet(str(out), mode="append", partitionBy="k")
+        assert session.read.parquet(str(out)).count() == 32
+        df.where("k = 'a'").write.mode("overwrite").partitionBy(["k"]).parquet(str(out))
+        assert _partition_dirs(out) == {"k=a"} and (out / "_SUCCESS").exists()
+        assert sorted(r.v for r in session.read.parquet(str(out)).collect()) == list(range(0, 30, 6))
+
+        failed = tmp_path / f"failed{session.workers}"
+        bad = session.createDataFrame(pa.table({"k": ["a", "b"], "a": ["1", "x"]}))
+        with pytest.raises(SparkwireError):
+            bad.select("k", bad["a"].cast("int").alias("n")).write.partitionBy("k").parquet(str(failed))
+        assert not failed.exists()
+        with pytest.raises(SparkwireError):
+            bad.select("k", bad["a"].cast("int").alias("n")).write.mode("append").partitionBy("k").parquet(str(out))
+        assert _partition_dirs(out) == {"k=a"} and not [p for p in out.rglob(".*")]
+
+
+def test_partitioned_write_errors(sessions, tmp_path: Path) -> None:
+    df = sessions[0].createDataFrame(PARTITIONED.drop_columns(["x"]))
+    with pytest.raises(AnalysisError, match="not supported by sparkwire"):
+        sessions[0].createDataFrame(PARTITIONED).write.partitionBy("x").parquet(str(tmp_path / "e"))
+    for keys, message in [(["nope"], "not one of"),
+                          (["k", "K"], "distinct"), (["k", "n", "day", "v"], "at least one column")]:
+        with pytest.raises(AnalysisError, match=message):
+            df.write.partitionBy(*keys).parquet(str(tmp_path / "e"))
+        assert not (tmp_path / "e").exists()
