@@ -29,13 +29,16 @@ from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message, encode_tasks
 from sparkwire.planner.limits import MAX_TASKS
+from sparkwire.planner.ranges import task_slice
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import (
     FILE_SCANS,
-    FileSplit,
     Operator,
+    RangeSource,
+    Stage,
     StagedPlan,
+    operators,
     transform_up,
 )
 from sparkwire.transport.base import PartitionKey
@@ -228,11 +231,8 @@ class QueryResult(Closeable):
 
     def _task_plan(self, run: Run) -> TaskPlan:
         stage = self._plan.stages[run.stage]
-        fragment = stage.fragment
-        if stage.splits:
-            fragment = _narrow_scan(fragment, stage.splits[run.task])
         return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
-                        attempt=run.attempt, fragment=fragment,
+                        attempt=run.attempt, fragment=_narrow(stage, run.task),
                         inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep,
                         ansi=self._plan.ansi)
 
@@ -456,10 +456,17 @@ def _batches(plans: list[bytes]) -> Iterator[list[bytes]]:
         yield batch
 
 
-def _narrow_scan(fragment: Operator, splits: tuple[FileSplit, ...]) -> Operator:
-    """The fragment with its file scan (a stage holds at most one) restricted to one
-    task's splits."""
-    return transform_up(
-        fragment,
-        lambda op: op.model_copy(update={"splits": splits}) if isinstance(op, FILE_SCANS) else op,
-    )
+def _narrow(stage: Stage, task: int) -> Operator:
+    """The stage's fragment as task ``task`` runs it: its file scan (a stage holds at
+    most one) restricted to the task's splits, a generated range to the task's slice."""
+
+    def narrow(op: Operator) -> Operator:
+        if isinstance(op, FILE_SCANS) and stage.splits:
+            return op.model_copy(update={"splits": stage.splits[task]})
+        if isinstance(op, RangeSource):
+            return task_slice(op, task, stage.tasks)
+        return op
+
+    if not stage.splits and not any(isinstance(op, RangeSource) for op in operators(stage.fragment)):
+        return stage.fragment
+    return transform_up(stage.fragment, narrow)

@@ -23,6 +23,7 @@ from typing import assert_never
 
 from sparkwire.planner.expressions import Column
 from sparkwire.planner.parquet_meta import file_info
+from sparkwire.planner.ranges import range_rows
 from sparkwire.planner.selectivity import selectivity
 from sparkwire.planner.plan import (
     Aggregate,
@@ -40,6 +41,7 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    RangeSource,
     ParquetScan,
     Project,
     Sample,
@@ -50,6 +52,8 @@ from sparkwire.planner.plan import (
 )
 
 _ROW_BYTES = 100
+# A generated range's one bigint column.
+_ID_BYTES = 8
 # Rows a generator (explode) makes of each input row: a guess, as for filters.
 _GENERATED_PER_ROW = 4
 # A side at most this big (estimated bytes) is broadcast to a join; the executor may set another.
@@ -65,6 +69,8 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
                 return sum(_split_rows(s.path, s.row_groups) for s in node.splits)
             case LocalSource():
                 return node.rows
+            case RangeSource():
+                return range_rows(node)
             case Exchange():
                 return (exchanges or {}).get(node.stage, 0)
             case Filter():
@@ -110,6 +116,8 @@ def estimate_bytes(op: Operator) -> int:
             return sum(_split_bytes(s.path, s.row_groups, op.columns) for s in op.splits)
         case LocalSource():
             return op.bytes
+        case RangeSource():
+            return range_rows(op) * _ID_BYTES
         case Exchange():
             return 0
         case Filter():

@@ -22,6 +22,7 @@ from sparkwire.planner.plan import (
     Join,
     Limit,
     LocalSource,
+    RangeSource,
     Operator,
     ParquetScan,
     Project,
@@ -78,6 +79,9 @@ def _line(op: Operator) -> str:
             return _scan_line(op)
         case LocalSource():
             return f"LocalSource {op.source_id} chunks={op.chunks} [{_names(op.columns)}]"
+        case RangeSource():
+            slices = "" if op.partitions is None else f" partitions={op.partitions}"
+            return f"Range ({op.start}, {op.end}, step={op.step}){slices} [id]"
         case Exchange():
             return f"Exchange stage={op.stage} [{_names(op.columns)}]"
         case Filter():

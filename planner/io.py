@@ -17,19 +17,25 @@ Spark's rules kept here:
   ``double`` to ``double``, ``date`` and ``timestamp`` to ``timestamp``, anything else
   mixed to ``string``); an empty field is NULL and types nothing; a column with no value
   is a string. Timestamps are read as the session's (UTC) wall clock.
-- JSON lines: fields are the union of every object's keys, sorted by name; integers are
-  ``bigint``, other numbers ``double``, ``true``/``false`` ``boolean``, strings ``string``
-  (no date inference, as Spark's default); integers with doubles widen to ``double``,
-  other mixes to ``string``; a field that is only ever null is a string. Nested objects
-  and arrays are not supported by sparkwire.
+- JSON: one object per line, or with ``multiLine`` one value per file (an object, or an
+  array of objects: its rows); the schema is Spark's inference (``planner.json_schema``:
+  structs with their fields sorted by name, arrays, ``bigint`` and ``double`` widening,
+  other mixes ``string``). Where DuckDB's reader differs: a non-string value read as a
+  string is its JSON text as DuckDB writes it, compact (``{"k":[1,"2"]}``, ``2.5``), where
+  Spark keeps the file's own spelling (``{"k": [1, "2"]}``, ``2.50``); a value that does
+  not fit a user-given type fails the task (Spark's PERMISSIVE mode makes it NULL); a
+  line that is not an object is refused (Spark reads it as a ``_corrupt_record``).
 
-Writing: every task of the final stage writes one file into the directory
-(``worker.writer``); then, on success, the driver writes ``_SUCCESS`` (Spark's marker).
+Writing: every task of the final stage writes one file into the directory, or with
+``partitionBy`` one into each ``k=v`` directory it has rows for (``planner.hive``: Spark's
+names, escapes and ``__HIVE_DEFAULT_PARTITION__``; the partition columns leave the files,
+and ``read.parquet`` of the directory finds them again) (``worker.writer``); then, on
+success, the driver writes ``_SUCCESS`` (Spark's marker).
 Modes as Spark: ``error``/``errorifexists`` (default) refuse an existing path, ``ignore``
 writes nothing there, ``append`` adds files, ``overwrite`` replaces the directory's
 contents - removed only once the new files are written, so a failed overwrite loses no
-data. A failed write removes this job's files (and the directory if it made it): nothing
-half-written is ever marked ``_SUCCESS``.
+data. A failed write removes this job's files, and the directories that leaves empty (the
+whole directory if it made it): nothing half-written is ever marked ``_SUCCESS``.
 """
 
 from __future__ import annotations
@@ -42,15 +48,16 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from sparkwire.planner import types
+from sparkwire.planner import hive, types
 from sparkwire.planner.analyzer import Attribute, with_result_types
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.json_schema import infer_records
 from sparkwire.planner.pipeline import plan_query
 from sparkwire.planner.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite, TextScan
 from sparkwire.planner.schemas import arrow_schema
@@ -185,51 +192,49 @@ def _widen(a: pa.DataType | None, b: pa.DataType | None) -> pa.DataType | None:
     return pa.string()
 
 
-# -- JSON lines --------------------------------------------------------------------------
-def read_json(executor: Executor, paths: Sequence[str | os.PathLike[str]], schema: Any) -> DataFrame:
+# -- JSON ------------------------------------------------------------------------------------
+def read_json(executor: Executor, paths: Sequence[str | os.PathLike[str]], schema: Any,
+              multiline: bool = False) -> DataFrame:
     files = text_files(paths)
     if schema is not None:
         target = arrow_schema(schema)
     else:
-        found: dict[str, pa.DataType | None] = {}
-        for file, number, record in _json_records(files):
-            for key, value in record.items():
-                found[key] = _widen(found.get(key), _json_value_type(value, key, file, number))
-        if not found:
-            raise AnalysisError(f"no JSON objects in {', '.join(files)}")
-        target = pa.schema([pa.field(k, found[k] or pa.string()) for k in sorted(found)])
-    return _frame(executor, JsonScan(**_scan_fields(files, target)), target)
+        records = _json_documents(files) if multiline else _json_lines(files)
+        inferred = infer_records(records)
+        if inferred is None:
+            raise AnalysisError(f"no JSON fields in {', '.join(files)}")
+        target = inferred
+    scan = JsonScan(multiline=multiline, **_scan_fields(files, target))
+    return _frame(executor, scan, target)
 
 
-def _json_records(files: list[str]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+def _json_lines(files: list[str]) -> Iterator[dict[str, Any]]:
     for file in files:
         with open(file, encoding="utf-8") as handle:
             for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError as exc:
-                    raise AnalysisError(f"{file} line {number} is not JSON: {exc}") from None
-                if not isinstance(record, dict):
-                    raise AnalysisError(f"{file} line {number} is not a JSON object")
-                yield file, number, record
+                if line.strip():
+                    yield from _objects(_parse(line, f"{file} line {number}"), f"{file} line {number}")
 
 
-def _json_value_type(value: Any, key: str, file: str, number: int) -> pa.DataType | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return pa.bool_()
-    if isinstance(value, int):
-        return pa.int64() if -(2**63) <= value < 2**63 else pa.float64()
-    if isinstance(value, float):
-        return pa.float64()
-    if isinstance(value, str):
-        return pa.string()
-    raise AnalysisError(
-        f"nested JSON values (field {key!r} in {file} line {number}) are not supported by sparkwire"
-    )
+def _json_documents(files: list[str]) -> Iterator[dict[str, Any]]:
+    """``multiLine``: each file is one JSON value, an object or an array of objects."""
+    for file in files:
+        yield from _objects(_parse(Path(file).read_text(encoding="utf-8"), file), file)
+
+
+def _parse(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise AnalysisError(f"{where} is not one JSON value: {exc}") from None
+
+
+def _objects(value: Any, where: str) -> list[dict[str, Any]]:
+    """The records of one JSON value: an object, or each object of an array."""
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(item, dict) for item in items):
+        raise AnalysisError(f"{where} is not a JSON object or an array of objects")
+    return items
 
 
 # -- shared --------------------------------------------------------------------------------
@@ -260,13 +265,14 @@ _MODES = {"error": "error", "errorifexists": "error", "default": "error", "appen
 
 
 class DataFrameWriter:
-    """``df.write``: ``mode(...)`` then ``parquet(path)``."""
+    """``df.write``: ``mode(...)``, ``partitionBy(...)``, then ``parquet(path)``."""
 
-    __slots__ = ("_df", "_mode")
+    __slots__ = ("_df", "_mode", "_partition_by")
 
-    def __init__(self, df: DataFrame, mode: str = "error") -> None:
+    def __init__(self, df: DataFrame, mode: str = "error", partition_by: tuple[str, ...] = ()) -> None:
         self._df = df
         self._mode = mode
+        self._partition_by = partition_by
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -274,19 +280,48 @@ class DataFrameWriter:
         raise AnalysisError(f"DataFrameWriter.{name} is not supported by sparkwire; use write.parquet")
 
     def mode(self, saveMode: str | None) -> DataFrameWriter:  # noqa: N803 - PySpark's name
-        return DataFrameWriter(self._df, _save_mode(saveMode))
+        return DataFrameWriter(self._df, _save_mode(saveMode), self._partition_by)
+
+    def partitionBy(self, *cols: str | list[str]) -> DataFrameWriter:  # noqa: N802 - PySpark's name
+        """Write ``cols`` as ``k=v`` directories (``planner.hive``)."""
+        return DataFrameWriter(self._df, self._mode, _names(cols))
 
     def parquet(self, path: str | os.PathLike[str], mode: str | None = None,
                 partitionBy: str | list[str] | None = None,  # noqa: N803 - PySpark's name
                 compression: str | None = None) -> None:
         """Write the rows as Parquet files into the directory ``path`` (see the module
         docstring for the modes and the ``_SUCCESS`` marker)."""
-        if partitionBy:
-            raise AnalysisError("write.parquet(partitionBy=...) is not supported by sparkwire")
         if compression not in (None, "snappy"):
             raise AnalysisError(f"write.parquet(compression={compression!r}) is not supported by sparkwire")
         write_parquet(self._df, os.path.abspath(os.fspath(path)),
-                      self._mode if mode is None else _save_mode(mode))
+                      self._mode if mode is None else _save_mode(mode),
+                      self._partition_by if partitionBy is None else _names([partitionBy]))
+
+
+def _names(cols: Sequence[str | list[str]]) -> tuple[str, ...]:
+    """PySpark's ``partitionBy("a", "b")``, ``partitionBy(["a", "b"])`` or ``"a"``."""
+    flat = [c for col in cols for c in ([col] if isinstance(col, str) else col)]
+    if not all(isinstance(c, str) for c in flat):
+        raise AnalysisError(f"partitionBy takes column names, got {flat!r}")
+    return tuple(flat)
+
+
+def _partition_columns(df: DataFrame, wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """The written columns ``wanted`` names (matched ignoring case, as Spark resolves them),
+    each of a type ``planner.hive`` writes."""
+    by_name = {a.name.casefold(): a for a in df._attrs}
+    found = []
+    for name in wanted:
+        attr = by_name.get(name.casefold())
+        if attr is None:
+            raise AnalysisError(f"partition column {name!r} is not one of [{', '.join(a.name for a in df._attrs)}]")
+        if not hive.writable(attr.type):
+            raise AnalysisError(
+                f"partitionBy on {attr.name!r} of type {attr.type} is not supported by sparkwire")
+        found.append(attr.name)
+    if len(set(found)) != len(found) or len(found) == len(df._attrs):
+        raise AnalysisError("partitionBy needs distinct columns and at least one column left to write")
+    return tuple(found)
 
 
 def _save_mode(mode: str | None) -> str:
@@ -297,7 +332,8 @@ def _save_mode(mode: str | None) -> str:
     return _MODES[mode.lower()]
 
 
-def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
+def write_parquet(df: DataFrame, directory: str, mode: str, partition_by: tuple[str, ...] = ()) -> None:
+    partition_by = _partition_columns(df, partition_by)
     existed = os.path.exists(directory)
     if existed and mode == "error":
         raise AnalysisError(f"path {directory} already exists; use mode 'overwrite' or 'append'")
@@ -307,7 +343,7 @@ def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
         raise AnalysisError(f"path {directory} exists and is not a directory")
     job = uuid.uuid4().hex
     plan = ParquetWrite(input=with_result_types(df._plan, df._attrs), directory=directory,
-                        job=job, names=tuple(a.name for a in df._attrs))
+                        job=job, names=tuple(a.name for a in df._attrs), partition_by=partition_by)
     executor = df._executor
     staged = plan_query(plan, list(WRITE_COLUMNS), executor.workers, executor.broadcast_threshold,
                         executor.range_sort_rows, executor.task_bytes)
@@ -318,9 +354,7 @@ def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
         _discard(directory, job, made=not existed)
         raise
     if mode == "overwrite":
-        for entry in os.scandir(directory):
-            if entry.name not in files:
-                _remove(entry.path)
+        _remove_files(directory, lambda path: path not in files)
     Path(directory, SUCCESS).touch()
 
 
@@ -331,13 +365,22 @@ def _discard(directory: str, job: str, made: bool) -> None:
     if made:
         shutil.rmtree(directory, ignore_errors=True)
         return
-    for entry in os.scandir(directory):
-        if job in entry.name:
-            _remove(entry.path)
+    _remove_files(directory, lambda path: job in os.path.basename(path))
 
 
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        Path(path).unlink(missing_ok=True)
+def _remove_files(directory: str, doomed: Callable[[str], bool]) -> None:
+    """Remove every file under ``directory`` whose relative path is ``doomed``, then the
+    directories that leaves empty (never ``directory`` itself)."""
+    for root, dirs, names in os.walk(directory, topdown=False):
+        for name in names:
+            path = os.path.join(root, name)
+            if doomed(os.path.relpath(path, directory)):
+                Path(path).unlink(missing_ok=True)
+        for name in dirs:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                if doomed(os.path.relpath(path, directory)):
+                    Path(path).unlink(missing_ok=True)
+            elif not os.listdir(path):
+                os.rmdir(path)
+

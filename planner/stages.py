@@ -34,7 +34,8 @@ task; a window without partition keys gathers every row into one task, as Spark 
 warns, as sparkwire logs). The output stays partitioned by those keys.
 
 A CSV or JSON scan spreads its whole files over up to ``TASKS_PER_WORKER * workers`` tasks,
-in order. A ``CachedSource`` is a stage of one task per chunk, each placed where its chunk
+in order; a ``RangeSource`` runs its ``numPartitions`` tasks, or one per million rows up to
+as many (``planner.ranges``), each generating its slice. A ``CachedSource`` is a stage of one task per chunk, each placed where its chunk
 is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
 outputs the workers keep as that cache. ``Repartition`` is a boundary the user asked for: a
 hash shuffle into its partitions (on every column when it names none), or for ``coalesce``
@@ -60,6 +61,7 @@ from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH, MAX_STAGES, plan_depth
 from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes, estimate_rows
 from sparkwire.planner.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, SortKey
+from sparkwire.planner.ranges import range_tasks
 from sparkwire.planner.render import sql
 from sparkwire.planner.tree import column_names
 from sparkwire.planner.plan import (
@@ -72,6 +74,7 @@ from sparkwire.planner.plan import (
     Join,
     Limit,
     LocalSource,
+    RangeSource,
     Operator,
     FILE_SCANS,
     CachedSource,
@@ -149,7 +152,7 @@ def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
     if not task_bytes or any(isinstance(n, LocalSource | Repartition | Keep | CachedSource)
                              for n in nodes):
         return None
-    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, FILE_SCANS))
+    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, (*FILE_SCANS, RangeSource)))
     if total > task_bytes:
         return None
     return Stage(
@@ -196,7 +199,9 @@ class _Cutter:
                 wanted = self.scan_tasks
                 if self.task_bytes:
                     wanted = min(wanted, max(1, -(-estimate_bytes(op) // self.task_bytes)))
-                groups = group_splits(op.splits, wanted, split_below=self.workers)
+                # a partitioned scan reads whole files: DuckDB adds the columns of their paths
+                below = 0 if op.partition_names else self.workers
+                groups = group_splits(op.splits, wanted, split_below=below)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
                 return _Open(scan, tasks=len(groups), splits=groups)
             case CsvScan() | JsonScan():
@@ -205,6 +210,8 @@ class _Cutter:
                 return _Open(op, tasks=k, splits=groups)
             case LocalSource():
                 return _Open(op, tasks=op.chunks, published=True)
+            case RangeSource():
+                return _Open(op, tasks=range_tasks(op, self.scan_tasks))
             case CachedSource():
                 return _Open(op, tasks=op.chunks)
             case Keep():

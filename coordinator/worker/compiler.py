@@ -72,6 +72,7 @@ from sparkwire.planner.plan import (
     Join,
     Limit,
     LocalSource,
+    RangeSource,
     Operator,
     ParquetScan,
     Project,
@@ -213,6 +214,15 @@ def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True) ->
     )
 
 
+def _type_struct(names: Iterable[str], type_names: Iterable[str]) -> exp.Struct:
+    """``{'name': 'DUCKDB TYPE', ...}``: the column types DuckDB's readers take."""
+    return exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.Literal.string(name),
+                       expression=exp.Literal.string(duckdb_type(type_name).sql(dialect=DIALECT)))
+        for name, type_name in zip(names, type_names, strict=True)
+    ])
+
+
 def _frame(frame: Frame) -> exp.WindowSpec:
     """``ROWS``/``RANGE BETWEEN start AND end``; negative bounds precede the current row."""
     start, start_side = _bound(frame.start, "PRECEDING")
@@ -286,6 +296,11 @@ class _Compiler:
                 _unique(op.columns, "local source")
                 table = self._table(LocalTable(name=f"local_{op.source_id}", source_id=op.source_id))
                 return _select_from(map(col, op.columns), table)
+            case RangeSource():
+                # DuckDB's range(start, stop, step) is a BIGINT column named "range".
+                rows = exp.Anonymous(this="range", expressions=[
+                    exp.Literal.number(v) for v in (op.start, op.end, op.step)])
+                return _select_from([exp.alias_(col("range"), ident("id"))], exp.Table(this=rows))
             case Filter():
                 source = self.derived(self.operator(op.input))
                 return _star_from(source).where(self.expr(op.predicate), copy=False)
@@ -342,10 +357,19 @@ class _Compiler:
             raise CompileError("a Parquet scan with no splits; give the task no scan instead")
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
         if any(split.row_groups is not None for split in scan.splits):
+            if scan.partition_names:
+                raise CompileError("a partitioned Parquet scan reads whole files")
             count = sum(isinstance(t, RowGroupTable) for t in self.tables.values())
             return self._table(RowGroupTable(name=f"scan_{count}", splits=scan.splits))
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
-        return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[paths]))
+        args: list[exp.Expression] = [paths]
+        if scan.partition_names:
+            # DuckDB reads k=v directories as Spark does: %XX unescaped, and
+            # __HIVE_DEFAULT_PARTITION__ NULL; the types are the planner's (Spark's inference).
+            hive_types = _type_struct(scan.partition_names, scan.partition_types)
+            args += [exp.EQ(this=exp.column("hive_partitioning"), expression=exp.true()),
+                     exp.EQ(this=exp.column("hive_types"), expression=hive_types)]
+        return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=args))
 
     def _text_source(self, scan: CsvScan | JsonScan) -> exp.Expression:
         """``read_csv`` / ``read_json`` of the split files with the planner's schema, no
@@ -353,12 +377,7 @@ class _Compiler:
         if not scan.splits:
             raise CompileError("a text scan with no splits")
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
-        schema = exp.Struct(expressions=[
-            exp.PropertyEQ(this=exp.Literal.string(name), expression=exp.Literal.string(
-                duckdb_type(type_name).sql(dialect=DIALECT)))
-            for name, type_name in zip(scan.schema_names, scan.schema_types, strict=True)
-        ])
-        options: dict[str, exp.Expression] = {"columns": schema}
+        options: dict[str, exp.Expression] = {"columns": _type_struct(scan.schema_names, scan.schema_types)}
         if isinstance(scan, CsvScan):
             reader = "read_csv"
             # Spark's CSV defaults: '"' quotes, '\\' escapes, an unquoted empty field is
@@ -368,7 +387,8 @@ class _Compiler:
                            allow_quoted_nulls=exp.false(), auto_detect=exp.false())
         else:
             reader = "read_json"
-            options.update(format=exp.Literal.string("newline_delimited"),
+            # "auto" reads a file holding an object, or an array of objects, as its rows
+            options.update(format=exp.Literal.string("auto" if scan.multiline else "newline_delimited"),
                            auto_detect=exp.false())
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
         args = [paths, *(exp.EQ(this=exp.column(k), expression=v) for k, v in options.items())]

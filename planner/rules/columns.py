@@ -28,6 +28,7 @@ from sparkwire.planner.plan import (
     Limit,
     LocalSource,
     Operator,
+    RangeSource,
     CachedSource,
     CsvScan,
     JsonScan,
@@ -56,7 +57,7 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
     match op:
         case ParquetScan() | CsvScan() | JsonScan() | LocalSource() | CachedSource():
             return op.model_copy(update={"columns": _keep(op.columns, needed)})
-        case Exchange():
+        case Exchange() | RangeSource():
             return op
         case Project():
             columns = tuple(c for c in op.columns if c.name in needed) or op.columns[:1]
