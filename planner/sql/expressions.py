@@ -9,8 +9,7 @@ translator takes them out of predicates before this module sees them.
 ``f OVER (PARTITION BY ... ORDER BY ... ROWS|RANGE BETWEEN ...)`` becomes an ``Over``
 (named windows were written into each ``OVER`` first, ``syntax.inline_windows``); frame
 bounds must be integer literals, and an ``ORDER BY`` inside ``OVER`` without ``NULLS
-FIRST/LAST`` sorts NULLs as a top-level ``ORDER BY`` does here (the DuckDB-dialect parser
-records its own default, NULLS LAST, so write Spark's explicitly where NULLs occur).
+FIRST/LAST`` sorts NULLs as Spark does, first ascending and last descending.
 """
 
 from __future__ import annotations
@@ -119,6 +118,10 @@ def expression(node: exp.Expression) -> ex.Expr:
             return _count(node)
         case exp.Window():
             return _window(node)
+        case exp.IgnoreNulls() if isinstance(node.this, exp.First | exp.Last):
+            # Spark's first(x, true) and first(x) IGNORE NULLS, as an aggregate
+            return ex.AggCall(fn=_AGGREGATES[type(node.this)], arg=expression(node.this.this),
+                              ignore_nulls=True)
         case exp.Subquery() | exp.Select() | exp.Exists():
             raise unsupported(node, "a subquery here")
     for kinds, build in _TABLES:

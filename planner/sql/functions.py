@@ -7,8 +7,8 @@ of ``planner.functions``, so a call written in SQL (``F.expr``, ``selectExpr``,
 ``session.sql``) is checked exactly as the same call made from Python is: patterns must be
 literals and pass the same checks. A function not listed here is ``... is not supported``.
 
-A call keeps Spark's meaning in ``session.sql`` too, whose text is parsed as DuckDB's
-dialect: ``regexp_replace`` replaces every match, positions are 1-based as in Spark.
+Both ``session.sql`` and ``F.expr`` parse in sqlglot's Spark dialect, so a call keeps
+Spark's meaning: ``regexp_replace`` replaces every match, positions are 1-based.
 ``instr(s, t)`` and ``locate(t, s)`` mean the same and are both named ``instr``; a
 ``log(10, x)`` is computed (and named) as ``log10(x)``, sqlglot parsing both alike.
 """

@@ -1,8 +1,9 @@
 """Parsing and normalising SQL text with sqlglot, before translation.
 
-One statement, parsed in DuckDB's dialect (close to Spark SQL for analytical queries) with
-Spark's default NULL order;
-then sqlglot's optimizer with its own rule order minus ``unnest_subqueries`` and
+One statement, parsed in sqlglot's Spark dialect, so the text means what it means to
+``spark.sql``: ``arr[0]`` is 0-based, ``"x"`` is a string, ``first(x, true)`` skips NULLs,
+an ``ORDER BY`` key that does not say sorts NULLs first ascending and last descending; then
+sqlglot's optimizer with its own rule order minus ``unnest_subqueries`` and
 ``optimize_joins`` (the translator decorrelates subqueries and orders joins itself, see
 ``planner.sql.translate``; ``optimize_joins`` fails with a cycle on TPC-H Q2's correlated
 subquery) and ``pushdown_predicates`` (the plan's own ``push_filters`` places every
@@ -20,7 +21,6 @@ from collections.abc import Mapping
 import pyarrow as pa
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer import optimize
 from sqlglot.schema import MappingSchema
@@ -33,16 +33,7 @@ from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.types import spark_type_name
 
 
-
-class SparkOrderedDuckDB(DuckDB):
-    """DuckDB's dialect with Spark's NULL order: an ``ORDER BY`` key that does not say puts
-    NULLs first ascending and last descending (DuckDB's own default is NULLS LAST both ways).
-    The parser records the default it assumes on each key, so it must assume Spark's."""
-
-    NULL_ORDERING = "nulls_are_small"
-
-
-DIALECT = SparkOrderedDuckDB
+DIALECT = "spark"
 NORMALISE = tuple(rule for rule in RULES if rule not in (unnest_subqueries, optimize_joins, pushdown_predicates))
 MAX_SQL_CHARS = 1_000_000
 
