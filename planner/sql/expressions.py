@@ -124,6 +124,9 @@ def expression(node: exp.Expression) -> ex.Expr:
                               ignore_nulls=True)
         case exp.Subquery() | exp.Select() | exp.Exists():
             raise unsupported(node, "a subquery here")
+        case exp.Explode() | exp.Inline():
+            # planner.sql.generators takes them where Spark does: a SELECT item, LATERAL
+            raise unsupported(node, f"the generator {node.sql_name().lower()} inside an expression")
     for kinds, build in _TABLES:
         if type(node) in kinds:
             return build(node)
@@ -193,8 +196,8 @@ def _interval(node: exp.Add | exp.Sub) -> ex.Expr:
 def _column(node: exp.Column) -> ex.Expr:
     if isinstance(node.this, exp.Star):
         raise unsupported(node, "* outside a SELECT list")
-    name = node.name if not node.table else f"{node.table}.{node.name}"
-    return ex.Column(name=name)
+    # t.c, or a struct's field path (s.f, t.s.f), which the analyzer tells apart
+    return ex.Column(name=".".join(part.name for part in node.parts))
 
 
 def _literal(node: exp.Literal) -> ex.Expr:

@@ -30,6 +30,8 @@ from sqlglot.optimizer.optimizer import RULES
 from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
 from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.generators import check_laterals
+from sparkwire.planner.sql.naming import name_outputs
 from sparkwire.planner.types import spark_type_name
 
 
@@ -54,7 +56,8 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> exp.Expression:
     if not isinstance(statement, exp.Query):
         raise SqlError(f"only queries are supported, not {statement.key.upper()}")
     _check_tables(statement, schema)
-    _name_outputs(statement)
+    check_laterals(statement)
+    name_outputs(statement, schema)
     tables = tuple(
         (name, tuple((field.name, spark_type_name(field.type)) for field in fields))
         for name, fields in schema.items()
@@ -70,17 +73,6 @@ def _schema(tables: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]) -> Mapp
     """sqlglot's schema of the views, built once per set of views: building it parses every
     column's type name, a third of planning a one-table query. The optimizer only reads it."""
     return MappingSchema({name: dict(columns) for name, columns in tables}, dialect=DIALECT)
-
-
-def _name_outputs(statement: exp.Expression) -> None:
-    """Give every unnamed SELECT output the name Spark gives it (``sum(l_quantity)``), as
-    ``qualify`` would otherwise call it ``_col_5``."""
-    for select in statement.find_all(exp.Select):
-        for item in select.expressions:
-            if isinstance(item, exp.Alias | exp.Column | exp.Star):
-                continue
-            name = item.sql(dialect="spark", normalize_functions="lower")
-            item.replace(exp.alias_(item.copy(), name, quoted=True))
 
 
 def _check_tables(statement: exp.Expression, schema: Mapping[str, pa.Schema]) -> None:
