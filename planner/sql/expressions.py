@@ -62,7 +62,10 @@ def expression(node: exp.Expression) -> ex.Expr:
         case exp.Null():
             return ex.Lit(value=None)
         case exp.Neg():
-            return ex.Call(fn="neg", args=(expression(node.this),))
+            value = expression(node.this)
+            if isinstance(node.this, exp.Literal) and isinstance(value, ex.Lit) and type(value.value) in (int, float):
+                return ex.Lit(value=-value.value)  # Spark reads -1 as one literal (and names it so)
+            return ex.Call(fn="neg", args=(value,))
         case exp.Not():
             return _not(node)
         case exp.Is():
