@@ -33,13 +33,13 @@ from sparkwire.planner.sql.expressions import expression, unsupported
 #: The meta key marking a SELECT item's generator the query did not name
 #: (``planner.sql.naming``); ``qualify`` aliases it ``_col_<n>`` all the same.
 UNNAMED = "sparkwire_unnamed"
-_TABLE_FUNCTIONS = exp.Inline
+_REFUSED = exp.Inline  # a generator the DataFrame API lacks: refused by its name
 
 
 def is_generator(item: exp.Expression) -> bool:
     """Whether the SELECT item ``item`` is a generator, aliased or not."""
     inner = item.this if isinstance(item, exp.Alias | exp.Aliases) else item
-    return isinstance(inner, exp.Explode | _TABLE_FUNCTIONS)
+    return isinstance(inner, exp.Explode | _REFUSED)
 
 
 def select_generator(item: exp.Expression) -> GeneratorColumn:

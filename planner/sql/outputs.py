@@ -3,7 +3,8 @@
 Aggregation computes each distinct aggregate call once, under the group keys, then the
 SELECT list is a projection over keys and calls; a key that is a column keeps its name and
 table alias, so ORDER BY ``t.c`` still finds it. Unnamed outputs were named as Spark names
-them before normalisation (``planner.sql.normalize``).
+them before normalisation (``planner.sql.naming``). A generator in the SELECT list
+(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 sqlglot parses the text and normalises it (``planner.sql.normalize``): every column
 qualified by its table alias, predicates pushed into joins, constant date arithmetic folded.
 This module then walks the SELECT the way a query runs, FROM and its joins, WHERE,
-GROUP BY and HAVING, the SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
+(then its lateral generators, ``planner.sql.generators``), GROUP BY and HAVING, the
+SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
 with ``planner.analyzer``, so a SQL query and the equivalent DataFrame program give the
 same plan.
 
