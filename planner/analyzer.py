@@ -15,7 +15,13 @@ Resolution follows Spark with ``spark.sql.caseSensitive=false``:
 - ``df["x"]`` (a ``Ref``) matches only attributes that came through ``df``, so after
   ``df1.join(df2, ...)`` ``df1.id`` and ``df2.id`` are told apart;
 - no match is an ``AnalysisError`` with a "did you mean", several are an ambiguity error
-  that says how to qualify.
+  that says how to qualify;
+- a dotted name no column has, whose head (``s`` or ``t.s``) is a struct column, is a
+  path of fields: ``F.col("s.f")`` and SQL's ``s.f`` take field ``f``, named ``f``.
+
+Unaliased expressions are named as Spark names them (``output_name``): ``s["f"]`` of a
+struct is a field access, ``s.f``, however it was written (``m["k"]`` of a map stays
+``m[k]``), which only the types tell apart.
 """
 
 from __future__ import annotations
@@ -30,9 +36,9 @@ import pyarrow as pa
 
 from sparkwire.planner import types
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.expressions import Call, Cast, Column, Expr, NamedExpr, Ref
+from sparkwire.planner.expressions import Call, Cast, Column, Expr, Lit, NamedExpr, Ref
 from sparkwire.planner.plan import Join, JoinType, Operator, Project, SetOperation
-from sparkwire.planner.render import sql
+from sparkwire.planner.render import output_name, sql
 from sparkwire.planner.rules.predicates import conjunction, conjuncts, factor_common
 from sparkwire.planner.tree import column_names, has_window, transform
 from sparkwire.planner.typed import spark_typed
@@ -92,6 +98,41 @@ class Scope:
             f"(df.alias('a') ... F.col('a.{name}'))"
         )
 
+    def field_path(self, name: str) -> Expr | None:
+        """``s.f.g`` or ``t.s.f`` as fields of the struct column it starts with, if no
+        column has that name and one struct column has its head; else None."""
+        if "." not in name or self._candidates(name):
+            return None
+        parts = name.split(".")
+        for head in (2, 1):
+            found = self._candidates(".".join(parts[:head])) if len(parts) > head else []
+            if len(found) == 1 and pa.types.is_struct(found[0].type):
+                path: Expr = found[0].column
+                for part in parts[head:]:
+                    path = Call(fn="get_field", args=(path, Lit(value=part)))
+                return path
+        return None
+
+    def output_name(self, expr: Expr) -> str:
+        """The name Spark gives the unaliased (unresolved) ``expr``: a field path its
+        last field, a struct's ``s["f"]`` ``s.f``."""
+        if isinstance(expr, Column) and self.field_path(expr.name) is not None:
+            return expr.name.rsplit(".", 1)[-1]
+        return output_name(self.spelled(expr))
+
+    def spelled(self, expr: Expr) -> Expr:
+        """The unresolved ``expr`` with each ``[]`` of a struct written as the field
+        access it is, as Spark prints it."""
+
+        def visit(node: Expr) -> Expr | None:
+            if isinstance(node, Call) and node.fn == "get_item":
+                container = transform(node.args[0], visit)
+                struct = pa.types.is_struct(self.type_of(self.resolve(node.args[0])))
+                return Call(fn="get_field" if struct else "get_item", args=(container, node.args[1]))
+            return None
+
+        return transform(expr, visit)
+
     def _candidates(self, name: str) -> list[Attribute]:
         if "." in name:
             qualifier, rest = name.split(".", 1)
@@ -109,7 +150,8 @@ class Scope:
 
         def replace_ref(node: Expr) -> Expr | None:
             if isinstance(node, Column):
-                return self.lookup(node.name).column
+                path = self.field_path(node.name)
+                return self.lookup(node.name).column if path is None else path
             if isinstance(node, Ref):
                 return self.lookup(node.name, node.plan_id).column
             return None
@@ -120,7 +162,7 @@ class Scope:
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""
         if isinstance(expr, Column):
-            return self.lookup(expr.name)
+            return self.lookup(expr.name) if self.field_path(expr.name) is None else None
         if isinstance(expr, Ref):
             return self.lookup(expr.name, expr.plan_id)
         return None

@@ -512,7 +512,7 @@ class DataFrame(FrameMethods, FrameActions):
         if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
             written = col.expr.name if isinstance(col.expr, ColumnRef | Ref) else ref.name
             return (written if written.casefold() == ref.name.casefold() else ref.name), resolved
-        return col.output_name, resolved
+        return col.output_name if col.is_aliased else self._scope.output_name(col.expr), resolved
 
     def _aggregate(self, keys: tuple[tuple[str, Expr], ...], exprs: Iterable[object]) -> DataFrame:
         """Each aggregate is an expression over aggregate calls (of input columns) and

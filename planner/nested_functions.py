@@ -21,6 +21,7 @@ from sparkwire.planner import typenames
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import MAX_PERCENTAGES
 from sparkwire.planner.functions import Column, ColumnOrName, Value, _value, to_column
+from sparkwire.planner.render import struct_field_name
 
 _DEFAULT_ACCURACY = 10000
 
@@ -82,7 +83,8 @@ def get_field(col: Column, name: str) -> Column:
 
 
 def struct(*cols: ColumnOrName | Sequence[ColumnOrName]) -> Column:
-    """Fields named by alias, by the column's own name, else ``col<position>`` (Spark)."""
+    """Fields named by alias, by the column's or the struct field's own name, else
+    ``col<position>`` (Spark)."""
     columns = _columns(cols)
     if not columns:
         raise AnalysisError("struct() without columns is not supported by sparkwire")
@@ -91,7 +93,7 @@ def struct(*cols: ColumnOrName | Sequence[ColumnOrName]) -> Column:
         if c.is_aliased or isinstance(c.expr, ex.Column | ex.Ref):
             name = c.output_name.rsplit(".", 1)[-1] if not c.is_aliased else c.output_name
         else:
-            name = f"col{position}"
+            name = struct_field_name(c.expr, position)
         try:
             typenames.check_field_name(name)
         except ValueError as exc:

@@ -181,10 +181,18 @@ def _struct_fields(expr: Call, args: list[str]) -> list[str]:
     shown = []
     for position, (name, value) in enumerate(zip(expr.args[0::2], expr.args[1::2], strict=True), 1):
         text = args[2 * position - 1]
-        own = value.name if isinstance(value, Column | Ref) else f"col{position}"
+        own = value.name.rsplit(".", 1)[-1] if isinstance(value, Column | Ref) else struct_field_name(value, position)
         field = name.value if isinstance(name, Lit) else None
         shown.append(text if field == own else f"{text} AS {field}")
     return shown
+
+
+def struct_field_name(value: Expr, position: int) -> str:
+    """A struct field's default name: a field's own (``struct(s.f)`` has ``f``), else
+    ``col<position>``."""
+    if isinstance(value, Call) and value.fn == "get_field" and isinstance(value.args[1], Lit):
+        return str(value.args[1].value)
+    return f"col{position}"
 
 
 def _literal(lit: Lit, naming: bool) -> str:

@@ -16,8 +16,7 @@ from sqlglot.errors import ParseError
 from sparkwire.planner.functions import Column
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression
-
-DIALECT = "spark"
+from sparkwire.planner.sql.normalize import DIALECT
 
 
 def sql_column(text: str) -> Column:

@@ -20,7 +20,7 @@ class SqlError(AnalysisError):
 def where(node: exp.Expression) -> str:
     """``line L, column C`` where the parser recorded it (it does on identifiers), and the
     construct as SQL text."""
-    text = node.sql(dialect="duckdb")
+    text = node.sql(dialect="spark")
     if len(text) > _SNIPPET:
         text = text[: _SNIPPET - 3] + "..."
     for candidate in (node, *node.find_all(exp.Identifier)):

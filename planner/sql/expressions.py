@@ -9,8 +9,7 @@ translator takes them out of predicates before this module sees them.
 ``f OVER (PARTITION BY ... ORDER BY ... ROWS|RANGE BETWEEN ...)`` becomes an ``Over``
 (named windows were written into each ``OVER`` first, ``syntax.inline_windows``); frame
 bounds must be integer literals, and an ``ORDER BY`` inside ``OVER`` without ``NULLS
-FIRST/LAST`` sorts NULLs as a top-level ``ORDER BY`` does here (the DuckDB-dialect parser
-records its own default, NULLS LAST, so write Spark's explicitly where NULLs occur).
+FIRST/LAST`` sorts NULLs as Spark does, first ascending and last descending.
 """
 
 from __future__ import annotations
@@ -63,7 +62,10 @@ def expression(node: exp.Expression) -> ex.Expr:
         case exp.Null():
             return ex.Lit(value=None)
         case exp.Neg():
-            return ex.Call(fn="neg", args=(expression(node.this),))
+            value = expression(node.this)
+            if isinstance(node.this, exp.Literal) and isinstance(value, ex.Lit) and type(value.value) in (int, float):
+                return ex.Lit(value=-value.value)  # Spark reads -1 as one literal (and names it so)
+            return ex.Call(fn="neg", args=(value,))
         case exp.Not():
             return _not(node)
         case exp.Is():
@@ -119,8 +121,15 @@ def expression(node: exp.Expression) -> ex.Expr:
             return _count(node)
         case exp.Window():
             return _window(node)
+        case exp.IgnoreNulls() if isinstance(node.this, exp.First | exp.Last):
+            # Spark's first(x, true) and first(x) IGNORE NULLS, as an aggregate
+            return ex.AggCall(fn=_AGGREGATES[type(node.this)], arg=expression(node.this.this),
+                              ignore_nulls=True)
         case exp.Subquery() | exp.Select() | exp.Exists():
             raise unsupported(node, "a subquery here")
+        case exp.Explode() | exp.Inline():
+            # planner.sql.generators takes them where Spark does: a SELECT item, LATERAL
+            raise unsupported(node, f"the generator {node.sql_name().lower()} inside an expression")
     for kinds, build in _TABLES:
         if type(node) in kinds:
             return build(node)
@@ -190,8 +199,8 @@ def _interval(node: exp.Add | exp.Sub) -> ex.Expr:
 def _column(node: exp.Column) -> ex.Expr:
     if isinstance(node.this, exp.Star):
         raise unsupported(node, "* outside a SELECT list")
-    name = node.name if not node.table else f"{node.table}.{node.name}"
-    return ex.Column(name=name)
+    # t.c, or a struct's field path (s.f, t.s.f), which the analyzer tells apart
+    return ex.Column(name=".".join(part.name for part in node.parts))
 
 
 def _literal(node: exp.Literal) -> ex.Expr:

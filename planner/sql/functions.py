@@ -5,10 +5,11 @@ into ``StrPosition``, ``log10(x)`` into ``Log(10, x)``, Spark's date functions w
 argument wrapped in ``TsOrDsToDate``); this module maps those classes onto the functions
 of ``planner.functions``, so a call written in SQL (``F.expr``, ``selectExpr``,
 ``session.sql``) is checked exactly as the same call made from Python is: patterns must be
-literals and pass the same checks. A function not listed here is ``... is not supported``.
+literals and pass the same checks. A function not listed here (nor a collection form of
+``planner.sql.collections``) is ``... is not supported``.
 
-A call keeps Spark's meaning in ``session.sql`` too, whose text is parsed as DuckDB's
-dialect: ``regexp_replace`` replaces every match, positions are 1-based as in Spark.
+Both ``session.sql`` and ``F.expr`` parse in sqlglot's Spark dialect, so a call keeps
+Spark's meaning: ``regexp_replace`` replaces every match, positions are 1-based.
 ``instr(s, t)`` and ``locate(t, s)`` mean the same and are both named ``instr``; a
 ``log(10, x)`` is computed (and named) as ``log10(x)``, sqlglot parsing both alike.
 """
@@ -25,9 +26,9 @@ from sqlglot.time import format_time
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import functions as F
 from sparkwire.planner.functions import Column
+from sparkwire.planner.sql.collections import Translate, collection
 
 _SPARK = Dialect.get_or_raise("spark")
-Translate = Callable[[exp.Expression], ex.Expr]
 _Args = list[Column]
 
 # sqlglot wraps date-taking arguments in conversions Spark does implicitly anyway.
@@ -108,6 +109,14 @@ _BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], _Build]] = {
     exp.Sign: (("this",), _one(F.signum)),
     exp.Greatest: (("this", "expressions"), lambda a: F.greatest(*a)),
     exp.Least: (("this", "expressions"), lambda a: F.least(*a)),
+    exp.Array: (("expressions",), lambda a: F.array(*a)),
+    exp.ArrayContains: (("this", "expression"), lambda a: F.array_contains(a[0], a[1])),
+    exp.ArraySize: (("this",), _one(F.size)),
+    exp.ArrayDistinct: (("this",), _one(F.array_distinct)),
+    exp.MapKeys: (("this",), _one(F.map_keys)),
+    exp.RegexpSplit: (("this", "expression", "limit"), lambda a: F.split(a[0], *map(_text, a[1:]))),
+    exp.ArrayAgg: (("this",), _one(F.collect_list)),
+    exp.ArrayUniqueAgg: (("this",), _one(F.collect_set)),
 }
 _BY_NAME: dict[str, _Build] = {
     "bround": lambda a: F.bround(a[0], *map(_text, a[1:])),
@@ -116,6 +125,7 @@ _BY_NAME: dict[str, _Build] = {
     "instr": lambda a: F.instr(a[0], a[1]),
     "lpad": lambda a: F.lpad(a[0], a[1], a[2]),
     "rpad": lambda a: F.rpad(a[0], a[1], a[2]),
+    "map_values": _one(F.map_values),
 }
 
 
@@ -135,6 +145,9 @@ def function(node: exp.Expression, translate: Translate) -> ex.Expr | None:
         return pad(*args).expr
     if isinstance(node, exp.Log):
         return _log(node, translate)
+    nested = collection(node, translate)
+    if nested is not None:
+        return nested
     entry = _BY_CLASS.get(type(node))
     if entry is None:
         return None

@@ -1,8 +1,9 @@
 """Parsing and normalising SQL text with sqlglot, before translation.
 
-One statement, parsed in DuckDB's dialect (close to Spark SQL for analytical queries) with
-Spark's default NULL order;
-then sqlglot's optimizer with its own rule order minus ``unnest_subqueries`` and
+One statement, parsed in sqlglot's Spark dialect, so the text means what it means to
+``spark.sql``: ``arr[0]`` is 0-based, ``"x"`` is a string, ``first(x, true)`` skips NULLs,
+an ``ORDER BY`` key that does not say sorts NULLs first ascending and last descending; then
+sqlglot's optimizer with its own rule order minus ``unnest_subqueries`` and
 ``optimize_joins`` (the translator decorrelates subqueries and orders joins itself, see
 ``planner.sql.translate``; ``optimize_joins`` fails with a cycle on TPC-H Q2's correlated
 subquery) and ``pushdown_predicates`` (the plan's own ``push_filters`` places every
@@ -20,7 +21,6 @@ from collections.abc import Mapping
 import pyarrow as pa
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer import optimize
 from sqlglot.schema import MappingSchema
@@ -30,19 +30,12 @@ from sqlglot.optimizer.optimizer import RULES
 from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
 from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.generators import check_laterals
+from sparkwire.planner.sql.naming import name_outputs
 from sparkwire.planner.types import spark_type_name
 
 
-
-class SparkOrderedDuckDB(DuckDB):
-    """DuckDB's dialect with Spark's NULL order: an ``ORDER BY`` key that does not say puts
-    NULLs first ascending and last descending (DuckDB's own default is NULLS LAST both ways).
-    The parser records the default it assumes on each key, so it must assume Spark's."""
-
-    NULL_ORDERING = "nulls_are_small"
-
-
-DIALECT = SparkOrderedDuckDB
+DIALECT = "spark"
 NORMALISE = tuple(rule for rule in RULES if rule not in (unnest_subqueries, optimize_joins, pushdown_predicates))
 MAX_SQL_CHARS = 1_000_000
 
@@ -63,7 +56,8 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> exp.Expression:
     if not isinstance(statement, exp.Query):
         raise SqlError(f"only queries are supported, not {statement.key.upper()}")
     _check_tables(statement, schema)
-    _name_outputs(statement)
+    check_laterals(statement)
+    name_outputs(statement, schema)
     tables = tuple(
         (name, tuple((field.name, spark_type_name(field.type)) for field in fields))
         for name, fields in schema.items()
@@ -79,17 +73,6 @@ def _schema(tables: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]) -> Mapp
     """sqlglot's schema of the views, built once per set of views: building it parses every
     column's type name, a third of planning a one-table query. The optimizer only reads it."""
     return MappingSchema({name: dict(columns) for name, columns in tables}, dialect=DIALECT)
-
-
-def _name_outputs(statement: exp.Expression) -> None:
-    """Give every unnamed SELECT output the name Spark gives it (``sum(l_quantity)``), as
-    ``qualify`` would otherwise call it ``_col_5``."""
-    for select in statement.find_all(exp.Select):
-        for item in select.expressions:
-            if isinstance(item, exp.Alias | exp.Column | exp.Star):
-                continue
-            name = item.sql(dialect="spark", normalize_functions="lower")
-            item.replace(exp.alias_(item.copy(), name, quoted=True))
 
 
 def _check_tables(statement: exp.Expression, schema: Mapping[str, pa.Schema]) -> None:

@@ -3,7 +3,8 @@
 Aggregation computes each distinct aggregate call once, under the group keys, then the
 SELECT list is a projection over keys and calls; a key that is a column keeps its name and
 table alias, so ORDER BY ``t.c`` still finds it. Unnamed outputs were named as Spark names
-them before normalisation (``planner.sql.normalize``).
+them before normalisation (``planner.sql.naming``). A generator in the SELECT list
+(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.plan import Aggregate, Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
+from sparkwire.planner.sql.generators import generated, is_generator, select_generator
 from sparkwire.planner.sql.syntax import has_subquery
-from sparkwire.planner.tree import has_aggregate, transform
+from sparkwire.planner.tree import has_aggregate, has_window, transform
 from sparkwire.planner.windowing import pull_windows
 
 #: Translates a (scalar) subquery into its relation, in the enclosing query's scope.
@@ -31,11 +33,16 @@ Subquery = Callable[[exp.Expression], Relation]
 def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquery) -> Relation:
     """The SELECT list, grouped and aggregated when GROUP BY, HAVING or an aggregate
     asks for it; ``subquery`` translates a scalar subquery in HAVING."""
+    columns = relation.attrs  # what * means, without generated columns
+    generator, relation, added = _generator(node, relation)
     scope = relation.scope
     items: list[tuple[str, ex.Expr]] = []
     for item in node.expressions:
         if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-            items.extend((a.name, a.column) for a in relation.attrs)
+            items.extend((a.name, a.column) for a in columns)
+            continue
+        if item is generator:
+            items.extend((a.name, a.column) for a in added)
             continue
         if has_subquery(item):
             raise unsupported(item, "a subquery in the SELECT list")
@@ -47,11 +54,30 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
     if not grouped:
         return _projected(relation, items)
+    if generator is not None:
+        raise unsupported(generator, "a generator in an aggregating SELECT")
     windowed = next((item for item in node.expressions if item.find(exp.Window)), None)
     if windowed is not None:
         raise unsupported(windowed, "a window function in an aggregating SELECT")
     keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
     return _aggregate(relation, items, keys, having, subquery)
+
+
+def _generator(
+    node: exp.Select, relation: Relation,
+) -> tuple[exp.Expression | None, Relation, list[Attribute]]:
+    """The SELECT list's generator, if any (``planner.sql.generators``), and the relation
+    with its columns appended."""
+    found = [item for item in node.expressions if is_generator(item)]
+    if len(found) > 1:
+        raise unsupported(found[1], "a second generator in one SELECT")
+    if not found:
+        return None, relation, []
+    generator = select_generator(found[0])
+    if has_aggregate(generator.expr) or has_window(generator.expr):
+        raise unsupported(found[0], "a generator of an aggregate or window function")
+    relation, added = generated(relation, generator, found[0])
+    return found[0], relation, added
 
 
 def _aggregate(

@@ -3,7 +3,8 @@
 sqlglot parses the text and normalises it (``planner.sql.normalize``): every column
 qualified by its table alias, predicates pushed into joins, constant date arithmetic folded.
 This module then walks the SELECT the way a query runs, FROM and its joins, WHERE,
-GROUP BY and HAVING, the SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
+(then its lateral generators, ``planner.sql.generators``), GROUP BY and HAVING, the
+SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
 with ``planner.analyzer``, so a SQL query and the equivalent DataFrame program give the
 same plan.
 
@@ -45,6 +46,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.plan import Aggregate, Filter, JoinType, Project
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
+from sparkwire.planner.sql.generators import lateral
 from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
 from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
@@ -355,7 +357,7 @@ def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expre
     source = select.args.get("from_") or select.args.get("from")
     if source is None:
         raise unsupported(select, "SELECT without FROM")
-    joins = select.args.get("joins") or []
+    joins, laterals = _laterals(select)
     items = {alias_of(source.this): _from_item(source.this, ctx)}
     conditions: list[exp.Expression] = []
     ordered = all(plain_inner(j) for j in joins)
@@ -375,11 +377,30 @@ def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expre
     where = select.args.get("where")
     conditions.extend(conjuncts(where.this) if where is not None else [])
     local = set(items)
-    correlated = [c for c in conditions if not tables_of(c) <= local]
+    generated = {alias_of(node) for node in laterals}
+    correlated = [c for c in conditions if not tables_of(c) <= local | generated]
+    after = [c for c in conditions if tables_of(c) <= local | generated and not tables_of(c) <= local]
     conditions = [c for c in conditions if tables_of(c) <= local]
     if ordered and len(items) > 1:
         relation, conditions = ordered_joins(items, conditions)
-    return _where(relation, conditions, ctx), correlated
+    relation = _where(relation, conditions, ctx)
+    for node in laterals:
+        relation = lateral(relation, node)
+    return _where(relation, after, ctx), correlated
+
+
+def _laterals(select: exp.Select) -> tuple[list[exp.Join], list[exp.Lateral]]:
+    """The joins of ``select``, and its lateral generators in order: ``, LATERAL f(...)``
+    items (after every join) and ``LATERAL VIEW``s, applied to what the joins make."""
+    joins = select.args.get("joins") or []
+    laterals = [j.this for j in joins if isinstance(j.this, exp.Lateral)]
+    tables = [j for j in joins if not isinstance(j.this, exp.Lateral)]
+    if tables and laterals and joins.index(tables[-1]) > joins.index(laterals[0].parent):
+        raise unsupported(tables[-1], "a join after a LATERAL item")
+    for node in laterals:
+        if node.parent.args.get("on") is not None or not plain_inner(node.parent):
+            raise unsupported(node.parent, "a LATERAL join other than a cross join")
+    return tables, [*laterals, *(select.args.get("laterals") or [])]
 
 
 def _correlation_key(

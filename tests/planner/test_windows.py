@@ -164,5 +164,6 @@ def test_sql_first_and_last_are_aggregates_too(t) -> None:  # type: ignore[no-un
     calls = [a.expr for op in operators(df.plan) if op.op == "aggregate" for a in op.aggregates]
     assert sorted(c.fn for c in calls) == ["first", "last"]
     assert df.dtypes == [("v", "string"), ("f", "double"), ("l", "bigint")]
-    with pytest.raises(AnalysisError, match="FIRST with a second argument"):
-        sql_dataframe(t._executor, "select v, first(x, true) from t group by v", {"t": t})
+    skipping = sql_dataframe(t._executor, "select v, first(x, true), last(k) ignore nulls from t group by v", {"t": t})
+    calls = [a.expr for op in operators(skipping.plan) if op.op == "aggregate" for a in op.aggregates]
+    assert sorted((c.fn, c.ignore_nulls) for c in calls) == [("first", True), ("last", True)]

@@ -177,8 +177,7 @@ WINDOW w AS (PARTITION BY k ORDER BY g NULLS FIRST)
 
 def test_sql_windows_match_pyspark(spark, sessions) -> None:
     """``OVER`` clauses and a named window through ``spark.sql`` and ``session.sql`` (the
-    sparkwire DataFrame's executor is its session). Order keys say NULLS FIRST/LAST: the
-    DuckDB-dialect parser does not tell the default from NULLS LAST."""
+    sparkwire DataFrame's executor is its session)."""
 
     def program(api, df):  # noqa: ANN001, ANN202
         df.createOrReplaceTempView("t")
