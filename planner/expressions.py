@@ -59,6 +59,8 @@ ScalarFunction = Literal[
     "decimal_div",
     "mod",
     "neg",
+    # a value DuckDB computes wider (an integer sum) as Spark's integer type (worker.integers)
+    "exact_integer",
     # comparison
     "eq",
     "ne",

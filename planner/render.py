@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from sparkwire.planner import frames
+from sparkwire.planner.literal_args import TYPED_ARITHMETIC
 from sparkwire.planner.expressions import (
     MAX_IDENTIFIER_LENGTH,
     AggCall,
@@ -113,7 +114,10 @@ def _render(expr: Expr, naming: bool) -> str:
     if isinstance(expr, Lit):
         return _literal(expr, naming)
     if isinstance(expr, Call):
-        args = [r(a) for a in expr.args]
+        if expr.fn == "exact_integer":
+            return r(expr.args[0])
+        # integer arithmetic without the type the planner named (``planner.typed``)
+        args = [r(a) for a in expr.args[:TYPED_ARITHMETIC.get(expr.fn)]]
         if expr.fn == "ne" and naming:
             return f"(NOT ({args[0]} = {args[1]}))"
         if expr.fn in _INFIX:

@@ -210,6 +210,10 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
     if expr.fn == "try_double":
         return pa.float64()
+    if expr.fn == "exact_integer":
+        named = expr.args[1]
+        assert isinstance(named, Lit) and isinstance(named.value, str)  # literal_args
+        return from_name(named.value)
     if expr.fn == "decimal_div":
         return _arithmetic("div", args[0], args[1])
     if expr.fn in ("add", "sub", "mul", "mod", "pmod", "div"):

@@ -37,9 +37,9 @@ from typing import Literal
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
+from sparkwire.coordinator.worker.integers import INTEGER_BITS, bounds, wrapped
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
 
-_INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _SPARK_TYPE = {
     "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
     "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "bool": "BOOLEAN",
@@ -71,11 +71,11 @@ def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode) -
         return exp.Cast(this=value, to=duckdb_type(to))
     if source == "string":
         return _from_string(value, to, mode)
-    if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
+    if to in INTEGER_BITS and (source.startswith(("float", "decimal")) or source in INTEGER_BITS):
         return _to_integer(value, source, to, mode)
     if source == "float64" and to == "string":
         return _double_text(value)
-    if to.startswith("decimal") and (source in _INTEGER_BITS or source.startswith(("float", "decimal"))):
+    if to.startswith("decimal") and (source in INTEGER_BITS or source.startswith(("float", "decimal"))):
         exact = exp.TryCast(this=value, to=duckdb_type(to))
         return _checked(exact, value, mode, _out_of_range(value, to))
     return exp.Cast(this=value, to=duckdb_type(to))
@@ -126,7 +126,7 @@ def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
 def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
     text = call("trim", value, _WHITESPACE)
     result: exp.Expression
-    if to in _INTEGER_BITS:
+    if to in INTEGER_BITS:
         if mode != "legacy":
             result = _when(_matches(text, "[+-]?[0-9]+"), exp.TryCast(this=text, to=duckdb_type(to)))
         else:
@@ -227,24 +227,9 @@ def _double_text(value: exp.Expression) -> exp.Expression:
     return exp.DPipe(this=sign, expression=unsigned, safe=False)
 
 
-def _bounds(bits: int) -> tuple[exp.Expression, exp.Expression]:
-    return exp.Literal.number(-(2 ** (bits - 1))), exp.Literal.number(2 ** (bits - 1) - 1)
-
-
-def _wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
-    """Java's narrowing: the low ``bits`` bits of the integer ``value`` as a signed number."""
-    half, size = exp.Literal.number(2 ** (bits - 1)), exp.Literal.number(2 ** bits)
-    shifted = exp.Add(this=cast(value, "HUGEINT"), expression=half)
-    positive = exp.Mod(this=exp.Paren(this=exp.Add(
-        this=exp.Paren(this=exp.Mod(this=exp.Paren(this=shifted), expression=size)),
-        expression=size)), expression=size)
-    return exp.Cast(this=exp.Sub(this=exp.Paren(this=positive), expression=half),
-                    to=duckdb_type(to))
-
-
 def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.Expression:
-    bits = _INTEGER_BITS[to]
-    low, high = _bounds(bits)
+    bits = INTEGER_BITS[to]
+    low, high = bounds(bits)
     fractional = not source.startswith("int")
     whole = call("trunc", value) if fractional else value
     if mode != "legacy":
@@ -256,14 +241,14 @@ def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.
                         default=exp.Cast(this=whole, to=duckdb_type(to)))
     if source.startswith("float"):
         wide = 64 if bits == 64 else 32
-        wide_low, wide_high = _bounds(wide)
+        wide_low, wide_high = bounds(wide)
         saturated = exp.Case(ifs=[
             exp.If(this=call("isnan", value), true=exp.Literal.number(0)),
             exp.If(this=exp.GTE(this=value, expression=wide_high), true=wide_high),
             exp.If(this=exp.LTE(this=value, expression=wide_low), true=wide_low),
         ], default=cast(whole, "HUGEINT"))
         if bits < 32:
-            return _wrapped(saturated, bits, to)
+            return wrapped(saturated, bits, to)
         return exp.Cast(this=saturated, to=duckdb_type(to))
-    return _wrapped(whole, bits, to)
+    return wrapped(whole, bits, to)
 

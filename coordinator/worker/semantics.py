@@ -11,18 +11,19 @@ The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
 - a decimal quotient is exact (``decimal_div``), rounded HALF_UP to the scale Spark gives it;
   DuckDB would divide doubles (16 digits);
 - integer overflow of ``+ - *`` raises DuckDB's overflow error, reported as Spark's
-  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); Spark's legacy wrap-around
-  is not reproduced.
+  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); with ANSI off it wraps
+  around as Java does (``integers``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
+from sparkwire.coordinator.worker.templates import ModeBuilder
 
 #: How Spark's messages end where ANSI mode raised the error.
 ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
@@ -144,8 +145,8 @@ def positive_remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expres
     return exp.Case(ifs=[exp.If(this=negative, true=moved)], default=rest)
 
 
-#: The scalar functions whose builder depends on the ANSI mode (the others are in ``CALLS``).
-MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]] = {
+#: The division builders, whose result depends on the ANSI mode (``calls.MODE_CALLS``).
+DIVISION_CALLS: dict[str, ModeBuilder] = {
     "div": divide,
     "decimal_div": decimal_divide,
     "mod": remainder,
@@ -155,17 +156,24 @@ MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]
 #: A runtime error the query raised on purpose (``semantics.raise_error``): ``[CLASS] text``.
 _SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
 #: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
-_OVERFLOW = re.compile(r"Overflow in (addition|subtraction|multiplication|negation)[^!]*")
+_OVERFLOW = re.compile(
+    r"Overflow in (addition|subtraction|multiplication|negation)(?: of (\w+) \(([^!]*)\))?[^!]*")
 _TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
+#: Spark reports a tinyint or smallint ``+ - *`` overflowing under its own error class.
+_NARROW = ("INT8", "INT16")
 
 
 def spark_error(message: str) -> str | None:
     """The error as Spark reports it, when the query failed on a value Spark rejects in
     ANSI mode: one raised by the query itself keeps its text; DuckDB's integer overflow
-    becomes Spark's ``ARITHMETIC_OVERFLOW``. None for any other failure."""
+    becomes Spark's ``ARITHMETIC_OVERFLOW`` (``BINARY_ARITHMETIC_OVERFLOW`` of a tinyint or
+    smallint operation). None for any other failure."""
     if match := _SPARK_ERROR.search(message):
         return match[0]
     if match := _OVERFLOW.search(message):
+        if match[2] in _NARROW and match[1] in _TRY:
+            return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. Use `{_TRY[match[1]]}` "
+                    "to ignore overflow problem and return NULL.")
         hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
             if match[1] in _TRY else ""
         return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "

@@ -266,6 +266,10 @@ CALLS = [
     (call("not", call("eq", col("i"), lit(1))), "NOT (i = 1)"),
     (call("neg", call("sub", col("i"), lit(1))), "-(i - 1)"),
     (call("neg", lit(-5)), "5"),  # never `--5`, which would start a comment
+    # typed integer arithmetic is DuckDB's with ANSI on (legacy wrapping: tests/spark/test_semantics.py)
+    (call("add", col("i"), lit(3), lit("int32")), "i + 3"),
+    (call("neg", col("id"), lit("int64")), "-id"),
+    (call("exact_integer", call("mul", col("id"), lit(2)), lit("int64")), "CAST(id * 2 AS BIGINT)"),
 ]
 
 

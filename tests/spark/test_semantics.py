@@ -95,6 +95,56 @@ def _decimal_aggregates(api: Any, df: Any) -> Any:
     )
 
 
+#: Integers at and near their limits, for Java's wrap-around (legacy) and overflow (ANSI).
+OVERFLOWING = pa.table({
+    "i": pa.array([2147483647, -2147483648, 5, None, 2147483647, -7], pa.int32()),
+    "l": pa.array([2**63 - 1, -(2**63), 2**62, None, 2**62, 2**62], pa.int64()),
+    "b": pa.array([127, -128, 100, None, 100, -1], pa.int8()),
+    "s": pa.array([32767, -32768, 200, None, 200, 200], pa.int16()),
+    "g": ["a", "a", "b", "b", "a", "b"],
+})
+
+
+def _integer_arithmetic(api: Any, df: Any) -> Any:
+    i, l, b, s = (api.F.col(n) for n in ("i", "l", "b", "s"))
+    return df.select(
+        (i + 1).alias("i_add"), (i * 3).alias("i_mul"), (i - 2).alias("i_sub"), (-i).alias("i_neg"),
+        (l + 1).alias("l_add"), (l * 4).alias("l_mul"), (l - 1).alias("l_sub"), (-l).alias("l_neg"),
+        (b + b).alias("b_add"), (s * s).alias("s_mul"), (b * i).alias("b_mul_i"),
+        (i * l).alias("i_mul_l"), ((i + 1) * 2 - l).alias("nested"),
+    )
+
+
+def _integer_sums(api: Any, df: Any) -> Any:
+    F = api.F
+    return df.groupBy("g").agg(F.sum("l"), F.sum("i"), (F.sum("l") * 2).alias("twice"),
+                               F.sum(F.col("l") + 1).alias("shifted"))
+
+
+def test_legacy_integer_arithmetic_wraps_around(ansi_off: Any, legacy_sessions: list[Any]) -> None:
+    """ANSI off: ``+ - *``, unary ``-`` and ``sum`` of integers wrap around as Java's do
+    (one task summing, and partial sums merged: the same number modulo 2**64)."""
+    assert_same(_integer_arithmetic, [OVERFLOWING], ansi_off, legacy_sessions)
+    assert_same(_integer_sums, [OVERFLOWING], ansi_off, legacy_sessions)
+    assert_same(lambda api, df: df.agg(api.F.sum("l")), [OVERFLOWING], ansi_off, legacy_sessions)
+    ansi_off.createDataFrame(OVERFLOWING).createOrReplaceTempView("sem_overflowing")
+    query = "SELECT g, sum(l) + 1 AS s, max(i) * 2 AS m FROM sem_overflowing GROUP BY g"
+    want = sorted(map(tuple, ansi_off.sql(query).collect()), key=repr)
+    for session in legacy_sessions:
+        session.createDataFrame(OVERFLOWING).createOrReplaceTempView("sem_overflowing")
+        got = session.sql(query).toArrow()
+        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want
+
+
+def test_ansi_integer_sum_overflow_fails(spark: Any, sessions: list[Any]) -> None:
+    """ANSI on: a bigint sum past the type fails in both engines with ``ARITHMETIC_OVERFLOW``."""
+    table = pa.table({"l": pa.array([2**62, 2**62, 1], pa.int64())})
+    with pytest.raises(Exception, match=re.escape("[ARITHMETIC_OVERFLOW")):
+        spark.createDataFrame(table).agg(pyspark_api().F.sum("l")).collect()
+    with pytest.raises(Exception, match=re.escape("[ARITHMETIC_OVERFLOW")):
+        sessions[-1].createDataFrame(table).agg(sparkwire_api().F.sum("l")).toArrow()
+
+
 @pytest.mark.parametrize("program", [_string_casts, _number_casts], ids=["strings", "numbers"])
 def test_legacy_mode_gives_null(ansi_off: Any, legacy_sessions: list[Any],
                                 program: Callable[..., Any]) -> None:
@@ -173,6 +223,8 @@ ERRORS = [
     ("CAST_OVERFLOW", "i", pa.int32(), [300], lambda F, c: c.cast("tinyint")),
     ("ARITHMETIC_OVERFLOW", "i", pa.int32(), [2147483647], lambda F, c: c + 1),
     ("ARITHMETIC_OVERFLOW", "l", pa.int64(), [2**62], lambda F, c: c * 4),
+    ("BINARY_ARITHMETIC_OVERFLOW", "b", pa.int8(), [100], lambda F, c: c + c),
+    ("ARITHMETIC_OVERFLOW", "i", pa.int32(), [-2147483648], lambda F, c: -c),
 ]
 
 
