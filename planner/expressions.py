@@ -57,6 +57,8 @@ ScalarFunction = Literal[
     "div",
     # exact decimal quotient: (a, b, scale) with a and b cast to their decimal types
     "decimal_div",
+    # avg of a decimal: (sum cast to its decimal type, count, scale), exact (planner.typed)
+    "decimal_avg",
     "mod",
     "neg",
     # a value DuckDB computes wider (an integer sum) as Spark's integer type (worker.integers)

@@ -74,6 +74,7 @@ _DATETIME = _text(datetime_patterns.check_datetime_pattern)
 CHECKS: dict[str, dict[int, Check]] = {
     **{fn: {position: _integer_type} for fn, position in TYPED_ARITHMETIC.items()},
     "exact_integer": {1: _integer_type},
+    "decimal_avg": {2: _integer},
     "rlike": {1: _REGEX},
     "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
     "regexp_extract": {1: _REGEX, 2: _integer},

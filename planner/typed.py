@@ -11,8 +11,14 @@ analyzer has resolved it (``Scope.resolve``), so the plan says what Spark comput
 - integer ``+ - *`` and unary ``-`` name their Spark type (``add(a, b, 'int32')``) and an
   integer ``sum`` becomes ``exact_integer(sum(x), 'int64')`` (DuckDB sums in 128 bits): with
   ANSI off the worker wraps around as Java does, with it on it fails with
-  ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.integers``). An aggregate over a window keeps
-  DuckDB's checked sum.
+  ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.integers``);
+- ``avg`` of a decimal is Spark's exact ``sum / count`` at the scale of its type: the sum (of
+  Spark's sum type) and the count become ``decimal_avg(sum, count, scale)``, cast to the
+  ``avg`` type (``coordinator.worker.semantics``); two-phase aggregation then merges the sum
+  and the count as it does for any ``sum`` and ``count``, and divides once.
+
+An aggregate over a window keeps DuckDB's (a checked integer sum, a decimal average through
+a double): its ``Over`` holds one aggregate call.
 """
 
 from __future__ import annotations
@@ -60,12 +66,28 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
             if not pa.types.is_integer(types.infer(call.arg, columns)):
                 return call
             return Call(fn="exact_integer", args=(call, Lit(value="int64")))
+        if isinstance(node, AggCall) and node.fn == "avg" and node.arg is not None:
+            return _decimal_average(node.model_copy(update={"arg": spark_typed(node.arg, columns)}),
+                                    columns)
         if isinstance(node, Over):  # its function stays a call: an Over holds one
             return transform(node, lambda e: None if e is node else _children_typed(e, columns)
                              if e is node.function else spark_typed(e, columns))
         return None
 
     return transform(expr, visit)
+
+
+def _decimal_average(call: AggCall, columns: Mapping[str, pa.DataType]) -> Expr:
+    """``avg`` of a decimal as ``decimal_avg`` over its sum and count; other averages as they are."""
+    result = types.infer(call, columns)
+    if not pa.types.is_decimal(result):
+        return call
+    total = AggCall(fn="sum", arg=call.arg)
+    total_type = types.to_name(types.infer(total, columns))
+    assert total_type is not None
+    exact = Call(fn="decimal_avg", args=(Cast(expr=total, to=total_type),
+                                         AggCall(fn="count", arg=call.arg), Lit(value=result.scale)))
+    return Cast(expr=exact, to=types.to_name(result), source=f"decimal(38,{result.scale})")
 
 
 def _children_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:

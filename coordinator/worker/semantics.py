@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.templates import ModeBuilder
+from sparkwire.coordinator.worker.templates import ModeBuilder, literal_int
 
 #: How Spark's messages end where ANSI mode raised the error.
 ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
@@ -85,22 +85,34 @@ def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression
         raise CompileError("decimal_div takes the result scale as an integer literal")
     scale = int(scale_literal.this)
     shift = scale - scales[0] + scales[1]  # digits the dividend gains so the quotient has `scale`
-    numerator = _unscaled(a, scales[0], max(shift, 0))
-    denominator = _zero_guard(a, _unscaled(b, scales[1], max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
+    numerator = _unscaled(a, max(shift, 0))
+    denominator = _zero_guard(a, _unscaled(b, max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
                               "Division by zero", "try_divide")
     quotient = exp.IntDiv(this=numerator, expression=exp.Paren(this=denominator))
     rest = exp.Mod(this=numerator, expression=exp.Paren(this=denominator))
+    return decimal_text(exp.Add(this=quotient, expression=_half_up(numerator, rest, denominator)),
+                        scale)
+
+
+def _half_up(numerator: exp.Expression, rest: exp.Expression,
+             denominator: exp.Expression) -> exp.Expression:
+    """What rounds a truncated quotient HALF_UP: one away from zero where the remainder is
+    at least half the divisor, else 0."""
     away = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator]),
                    expression=exp.Anonymous(this="sign", expressions=[denominator]))
-    half_up = exp.Case(ifs=[exp.If(
+    return exp.Case(ifs=[exp.If(
         this=exp.GTE(this=exp.Mul(this=exp.Literal.number(2), expression=exp.Abs(this=rest)),
                      expression=exp.Abs(this=denominator)), true=away)], default=exp.Literal.number(0))
-    rounded = exp.Add(this=quotient, expression=half_up)
-    magnitude = cast(exp.Abs(this=rounded), "VARCHAR")
+
+
+def decimal_text(unscaled: exp.Expression, scale: int) -> exp.Expression:
+    """The integer ``unscaled`` (less than 10**38 in magnitude) read as a DECIMAL(38, scale),
+    through its digits: exact where DuckDB's decimal arithmetic would go through a double."""
+    magnitude = cast(exp.Abs(this=unscaled), "VARCHAR")
     # at least one digit before the point; lpad would cut a longer text to the width
     width = exp.Greatest(this=exp.Length(this=magnitude), expressions=[exp.Literal.number(scale + 1)])
     digits = call("lpad", magnitude, cast(width, "INTEGER"), "0")
-    sign = exp.Case(ifs=[exp.If(this=exp.LT(this=rounded, expression=exp.Literal.number(0)),
+    sign = exp.Case(ifs=[exp.If(this=exp.LT(this=unscaled, expression=exp.Literal.number(0)),
                                 true=exp.Literal.string("-"))], default=exp.Literal.string(""))
     whole = exp.Anonymous(this="left", expressions=[
         digits, exp.Sub(this=exp.Length(this=digits), expression=exp.Literal.number(scale))])
@@ -112,6 +124,46 @@ def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression
     return exp.Cast(this=text, to=duckdb_type(f"decimal(38,{scale})"))
 
 
+def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``decimal_avg(total, rows, scale)``: Spark's ``avg`` of a decimal, the exact quotient
+    of the decimal sum ``total`` (cast to its decimal type) by the count ``rows``, rounded
+    HALF_UP to ``scale`` (the scale of Spark's ``avg`` type, at most 4 more than the sum's).
+
+    By long division in 128-bit integers, so a sum of 38 digits cannot overflow: the whole
+    part ``S div n`` moves up by the added digits and the remainder's quotient ``r * 10^d
+    div n`` (``r < n < 2^63``) is rounded and added. Spark divides to 39 digits and then
+    rounds to the scale; rounding once differs only where those digits past the scale are
+    ``4999...`` followed by a digit of 5 or more, which needs more rows than a count holds
+    unless the scale is 29 or more. A quotient of more than 38 digits is
+    ``NUMERIC_VALUE_OUT_OF_RANGE`` (ANSI) or NULL; the caller's cast to the ``avg`` type
+    applies its precision the same way. No rows (a NULL sum) is NULL."""
+    arity("decimal_avg", list(args), 3)
+    total, rows, scale_literal = args
+    scale = literal_int(scale_literal, "decimal_avg's scale")
+    extra = scale - _decimal_scale(total)
+    if not 0 <= extra <= 4:
+        raise CompileError("decimal_avg rounds to at most 4 digits more than the sum has")
+    sum_unscaled = _unscaled(total, 0)
+    count = cast(rows, "HUGEINT")
+    whole = exp.IntDiv(this=sum_unscaled, expression=count)
+    shifted_rest = exp.Mul(this=exp.Paren(this=exp.Mod(this=sum_unscaled.copy(), expression=count.copy())),
+                           expression=exp.Literal.number(10 ** extra))
+    fraction = exp.Add(this=exp.IntDiv(this=shifted_rest, expression=count.copy()),
+                       expression=_half_up(sum_unscaled.copy(), exp.Mod(this=shifted_rest.copy(),
+                                                                        expression=count.copy()),
+                                           count.copy()))
+    unscaled = exp.Add(this=exp.Mul(this=exp.Paren(this=whole), expression=exp.Literal.number(10 ** extra)),
+                       expression=exp.Paren(this=fraction))
+    limit = exp.Literal.number(10 ** 38)
+    too_big = exp.Or(
+        this=exp.GTE(this=exp.Abs(this=whole.copy()), expression=exp.Literal.number(10 ** (38 - extra))),
+        expression=exp.GTE(this=exp.Abs(this=unscaled.copy()), expression=limit))
+    failure = raise_error("NUMERIC_VALUE_OUT_OF_RANGE", "", exp.Div(
+        this=cast(total, "DOUBLE"), expression=cast(rows, "DOUBLE")),
+        f" cannot be represented as Decimal(38, {scale}). {ANSI_HINT}") if ansi else exp.Null()
+    return exp.Case(ifs=[exp.If(this=too_big, true=failure)], default=decimal_text(unscaled, scale))
+
+
 def _decimal_scale(arg: exp.Expression) -> int:
     to = arg.args.get("to") if isinstance(arg, exp.Cast) else None
     if to is None or to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
@@ -119,9 +171,11 @@ def _decimal_scale(arg: exp.Expression) -> int:
     return int(to.expressions[1].this.this)
 
 
-def _unscaled(value: exp.Expression, scale: int, extra: int) -> exp.Expression:
-    """The decimal ``value`` (of ``scale``) times ``10^(scale+extra)`` as a HUGEINT: exact."""
-    unscaled = cast(exp.Mul(this=paren(value), expression=exp.Literal.number(10 ** scale)), "HUGEINT")
+def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
+    """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT: exact, read from
+    its text, which has every digit of its scale (DuckDB's decimal product would overflow
+    past 38 digits: 10^20 as a DECIMAL(38,18) times 10^18)."""
+    unscaled = cast(call("replace", cast(value, "VARCHAR"), ".", ""), "HUGEINT")
     if not extra:
         return unscaled
     return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
@@ -149,6 +203,7 @@ def positive_remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expres
 DIVISION_CALLS: dict[str, ModeBuilder] = {
     "div": divide,
     "decimal_div": decimal_divide,
+    "decimal_avg": decimal_average,
     "mod": remainder,
     "pmod": positive_remainder,
 }

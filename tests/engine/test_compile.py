@@ -164,6 +164,9 @@ CALLS = [
     # exact: dec has 2 decimals, a quarter of it 4, shown at the requested scale 6
     (call("decimal_div", Cast(expr=col("dec"), to="decimal(10,2)"),
           Cast(expr=lit(-4), to="decimal(1,0)"), lit(6)), "CAST(dec / -4 AS DECIMAL(38,6))"),
+    # avg of a decimal: the sum's exact quotient by a count (thirds never tie), at scale 4
+    (call("decimal_avg", Cast(expr=col("dec"), to="decimal(10,2)"), lit(3), lit(4)),
+     "CAST(dec / 3 AS DECIMAL(38,4))"),
     (call("neg", col("x")), "-x"),
     (call("eq", col("g"), lit("aa")), "g = 'aa'"),
     (call("ne", col("i"), lit(0)), "i <> 0"),

@@ -136,13 +136,33 @@ def test_legacy_integer_arithmetic_wraps_around(ansi_off: Any, legacy_sessions: 
         assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want
 
 
-def test_ansi_integer_sum_overflow_fails(spark: Any, sessions: list[Any]) -> None:
-    """ANSI on: a bigint sum past the type fails in both engines with ``ARITHMETIC_OVERFLOW``."""
-    table = pa.table({"l": pa.array([2**62, 2**62, 1], pa.int64())})
-    with pytest.raises(Exception, match=re.escape("[ARITHMETIC_OVERFLOW")):
-        spark.createDataFrame(table).agg(pyspark_api().F.sum("l")).collect()
-    with pytest.raises(Exception, match=re.escape("[ARITHMETIC_OVERFLOW")):
-        sessions[-1].createDataFrame(table).agg(sparkwire_api().F.sum("l")).toArrow()
+#: Aggregates whose result Spark cannot represent: a bigint sum past 2**63 - 1, a decimal
+#: average past the 16 whole digits of decimal(38,22).
+AGGREGATE_OVERFLOWS = [
+    ("ARITHMETIC_OVERFLOW", pa.table({"v": pa.array([2**62, 2**62, 1], pa.int64())}), "sum"),
+    ("NUMERIC_VALUE_OUT_OF_RANGE", pa.table({"v": pa.array(
+        [Decimal("50000000000000000000.5"), Decimal("1"), None], pa.decimal128(38, 18))}), "avg"),
+]
+
+
+@pytest.mark.parametrize(("error_class", "table", "fn"), AGGREGATE_OVERFLOWS,
+                         ids=[e[0] for e in AGGREGATE_OVERFLOWS])
+def test_aggregate_overflow(spark: Any, sessions: list[Any], legacy_sessions: list[Any],
+                            error_class: str, table: pa.Table, fn: str) -> None:
+    """ANSI on: the aggregate fails in both engines with Spark's error class; off, the
+    bigint sum wraps around and the decimal average is NULL, as Spark's."""
+    def program(api: Any, df: Any) -> Any:
+        return df.agg(getattr(api.F, fn)("v"))
+
+    with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
+        program(pyspark_api(), spark.createDataFrame(table)).collect()
+    with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
+        program(sparkwire_api(), sessions[-1].createDataFrame(table)).toArrow()
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert_same(program, [table], spark, legacy_sessions)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", "true")
 
 
 @pytest.mark.parametrize("program", [_string_casts, _number_casts], ids=["strings", "numbers"])
