@@ -141,6 +141,8 @@ ScalarFunction = Literal[
     "bround",
     "round_double",  # round/bround of a double: the analyzer picks them (analyzer._typed_calls)
     "bround_double",
+    "floor_double",  # floor/ceil of a double or float: the analyzer picks them too
+    "ceil_double",
     "floor",
     "ceil",
     "ceiling",

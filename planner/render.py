@@ -43,6 +43,7 @@ _INFIX = {
 # PySpark's names where they differ from the allow-list's (its case included: ``FLOOR(x)``).
 _FUNCTION_NAMES = {
     "day": "dayofmonth", "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
+    "floor_double": "FLOOR", "ceil_double": "CEIL",
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
     "create_map": "map", "named_struct": "struct",

@@ -5,6 +5,11 @@
 they round the value itself. The worker does not know operand types, so the analyzer
 names the double case ``round_double``/``bround_double``; a float is rounded as a double
 and cast back, keeping Spark's result type.
+
+``floor``/``ceil`` of a double or float are ``floor_double``/``ceil_double``: Spark's bigint
+of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
+ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.calls_math``); DuckDB's floor is a
+double, which fails the cast to a bigint.
 """
 
 from __future__ import annotations
@@ -18,16 +23,19 @@ from sparkwire.planner.expressions import Call, Cast, Expr
 from sparkwire.planner.tree import transform
 
 _DOUBLE_FORMS = {"round": "round_double", "bround": "bround_double"}
+_BIGINT_FORMS = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
 
 
 def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
     def visit(node: Expr) -> Expr | None:
-        if not (isinstance(node, Call) and node.fn in _DOUBLE_FORMS):
+        if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
             return None
         operand = typed_calls(node.args[0], columns)
         kind = types.infer(operand, columns)
         if not pa.types.is_floating(kind):
             return Call(fn=node.fn, args=(operand, *node.args[1:]))
+        if node.fn in _BIGINT_FORMS:
+            return Call(fn=_BIGINT_FORMS[node.fn], args=(operand,))
         if kind == pa.float64():
             return Call(fn=_DOUBLE_FORMS[node.fn], args=(operand, *node.args[1:]))
         widened = Call(fn=_DOUBLE_FORMS[node.fn], args=(Cast(expr=operand, to="float64"), *node.args[1:]))

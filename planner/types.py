@@ -236,6 +236,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         scale = expr.args[1]
         assert isinstance(scale, Lit) and isinstance(scale.value, int)  # literal_args
         return _rounded(_plain(args[0]), scale.value)
+    if expr.fn in ("floor_double", "ceil_double"):
+        return pa.int64()
     if expr.fn in ("floor", "ceil", "ceiling"):
         arg = _plain(args[0])
         return _bounded(arg.precision - arg.scale + 1, 0) if pa.types.is_decimal(arg) else pa.int64()

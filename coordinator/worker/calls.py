@@ -5,7 +5,7 @@ and those whose result depends on Spark's ANSI mode (division, integer arithmeti
 from __future__ import annotations
 
 from sparkwire.coordinator.worker.calls_dates import DATE_CALLS
-from sparkwire.coordinator.worker.calls_math import MATH_CALLS
+from sparkwire.coordinator.worker.calls_math import MATH_CALLS, MATH_MODE_CALLS
 from sparkwire.coordinator.worker.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.integers import INTEGER_CALLS
 from sparkwire.coordinator.worker.semantics import DIVISION_CALLS
@@ -17,4 +17,4 @@ CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
 }
 
-MODE_CALLS: dict[str, ModeBuilder] = {**DIVISION_CALLS, **INTEGER_CALLS}
+MODE_CALLS: dict[str, ModeBuilder] = {**DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS}

@@ -248,6 +248,8 @@ CALLS = [
     (call("bround", col("i"), lit(-1)), "round_even(i, -1)"),
     (call("round_double", col("x"), lit(1)), "round(x::decimal(38,6), 1)::double"),
     (call("bround_double", col("x"), lit(0)), "round_even(x::decimal(38,6), 0)::double"),
+    (call("floor_double", col("x")), "CAST(floor(x) AS BIGINT)"),  # NaN, +-inf: tests/spark
+    (call("ceil_double", col("x")), "CAST(ceil(x) AS BIGINT)"),
     (call("floor", col("x")), "floor(x)"),
     (call("ceil", col("dec")), "ceil(dec)"),
     (call("ceiling", col("i")), "i"),

@@ -121,6 +121,17 @@ def _integer_sums(api: Any, df: Any) -> Any:
                                F.sum(F.col("l") + 1).alias("shifted"))
 
 
+def test_legacy_floor_and_ceil_saturate(ansi_off: Any, legacy_sessions: list[Any]) -> None:
+    """ANSI off: floor and ceil of a double beyond a bigint saturate as Java's cast; NaN is 0."""
+    table = pa.table({"x": pa.array([math.nan, math.inf, -math.inf, 1e300, -9.3e18, 9.3e18, 2.5,
+                                     None, -0.5], pa.float64())})
+
+    def program(api: Any, df: Any) -> Any:
+        return df.select("x", api.F.floor("x"), api.F.ceil("x"))
+
+    assert_same(program, [table], ansi_off, legacy_sessions)
+
+
 def test_legacy_integer_arithmetic_wraps_around(ansi_off: Any, legacy_sessions: list[Any]) -> None:
     """ANSI off: ``+ - *``, unary ``-`` and ``sum`` of integers wrap around as Java's do
     (one task summing, and partial sums merged: the same number modulo 2**64)."""
@@ -244,6 +255,8 @@ ERRORS = [
     ("ARITHMETIC_OVERFLOW", "i", pa.int32(), [2147483647], lambda F, c: c + 1),
     ("ARITHMETIC_OVERFLOW", "l", pa.int64(), [2**62], lambda F, c: c * 4),
     ("BINARY_ARITHMETIC_OVERFLOW", "b", pa.int8(), [100], lambda F, c: c + c),
+    ("ARITHMETIC_OVERFLOW", "x", pa.float64(), [1.0, math.inf], lambda F, c: F.floor(c)),
+    ("ARITHMETIC_OVERFLOW", "x", pa.float64(), [-9.3e18], lambda F, c: F.ceil(c)),
     ("ARITHMETIC_OVERFLOW", "i", pa.int32(), [-2147483648], lambda F, c: -c),
 ]
 
