@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from sparkwire.planner import datetime_patterns, format_string, regex
+from sparkwire.planner import datetime_patterns, format_string, regex, typenames
 from sparkwire.planner.errors import AnalysisError
 
 
@@ -68,6 +68,18 @@ def _integer_type(value: object) -> object:
     return value
 
 
+def _struct_type(value: object) -> object:
+    if not isinstance(value, str):
+        raise AnalysisError(f"expected a struct type name, got {value!r}")
+    try:
+        tree = typenames.parse(value)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
+    if tree.kind != "struct":
+        raise AnalysisError(f"expected a struct type name, got {value!r}")
+    return value
+
+
 _REGEX = _text(regex.check_java_regex)
 _DATETIME = _text(datetime_patterns.check_datetime_pattern)
 
@@ -75,6 +87,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     **{fn: {position: _integer_type} for fn, position in TYPED_ARITHMETIC.items()},
     "exact_integer": {1: _integer_type},
     "decimal_avg": {2: _integer},
+    "sort_array": {2: _struct_type},
     "rlike": {1: _REGEX},
     "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
     "regexp_extract": {1: _REGEX, 2: _integer},

@@ -6,6 +6,9 @@ they round the value itself. The worker does not know operand types, so the anal
 names the double case ``round_double``/``bround_double``; a float is rounded as a double
 and cast back, keeping Spark's result type.
 
+``sort_array`` of structs names their type (``sort_array(a, asc, 'struct<...>')``): the
+worker builds a sort key from the fields, where NULL fields sort first as in Spark.
+
 ``floor``/``ceil`` of a double or float are ``floor_double``/``ceil_double``: Spark's bigint
 of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
 ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.calls_math``); DuckDB's floor is a
@@ -19,7 +22,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from sparkwire.planner import types
-from sparkwire.planner.expressions import Call, Cast, Expr
+from sparkwire.planner.expressions import Call, Cast, Expr, Lit
 from sparkwire.planner.tree import transform
 
 _DOUBLE_FORMS = {"round": "round_double", "bround": "bround_double"}
@@ -28,6 +31,9 @@ _BIGINT_FORMS = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "cei
 
 def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
     def visit(node: Expr) -> Expr | None:
+        if isinstance(node, Call) and node.fn == "sort_array" and len(node.args) == 2:
+            return _sorted_structs(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
+                                   columns)
         if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
             return None
         operand = typed_calls(node.args[0], columns)
@@ -42,3 +48,14 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         return Cast(expr=widened, to="float32")
 
     return transform(expr, visit)
+
+
+def _sorted_structs(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
+    """``sort_array`` of structs with their type named; of anything else as it is."""
+    array = types.infer(call.args[0], columns)
+    if not (pa.types.is_list(array) and pa.types.is_struct(array.value_type)):
+        return call
+    name = types.to_name(array.value_type)
+    if name is None:
+        return call
+    return Call(fn=call.fn, args=(*call.args, Lit(value=name)))

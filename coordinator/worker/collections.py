@@ -19,8 +19,10 @@ differ, Spark wins, and each rule is written where it is applied:
   a map lookup of a missing key is NULL in both engines;
 - ``array_distinct`` keeps the first of equal elements in order and one NULL (DuckDB's
   ``list_distinct`` drops NULLs and reorders);
-- ``sort_array`` puts NULLs first ascending and last descending (NULL *fields* of struct
-  elements still sort as DuckDB orders them, after values, where Spark puts them first);
+- ``sort_array`` puts NULLs first ascending and last descending; of structs (the planner
+  names their type, ``planner.typed_calls``) NULL fields sort first too, nested structs'
+  as well, where DuckDB puts them after values: the elements are sorted ascending by a key
+  of (field present, field) pairs, and descending is that order reversed, as in Spark;
 - ``collect_list``/``collect_set`` skip NULLs and give ``[]`` for no rows (DuckDB's
   ``list`` keeps NULLs and gives NULL);
 - ``approx_count_distinct`` is exact (``count(DISTINCT x)``): within any ``rsd`` of
@@ -40,6 +42,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, paren
 from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.planner import typenames
 
 _ELEMENT, _INDEX = "__sparkwire_e", "__sparkwire_i"
 
@@ -177,12 +180,60 @@ def _array_distinct(args: list[exp.Expression]) -> exp.Expression:
 
 
 def _sort_array(args: list[exp.Expression]) -> exp.Expression:
-    arity("sort_array", args, 2)
+    if len(args) not in (2, 3):
+        raise CompileError(f"sort_array takes an array, an order and a struct type, got {len(args)}")
     if not isinstance(args[1], exp.Boolean):
         raise CompileError("sort_array takes a boolean literal for its order")
     ascending = bool(args[1].this)
+    if len(args) == 3:
+        return _sort_structs(args[0], ascending, _struct_type(args[2]))
     order, nulls = ("ASC", "NULLS FIRST") if ascending else ("DESC", "NULLS LAST")
     return _fn("list_sort", args[0], exp.Literal.string(order), exp.Literal.string(nulls))
+
+
+def _struct_type(arg: exp.Expression) -> typenames.TypeTree:
+    try:
+        tree = typenames.parse(_string_literal("sort_array", arg))
+    except ValueError as exc:
+        raise CompileError(f"sort_array: {exc}") from None
+    if tree.kind != "struct":
+        raise CompileError("sort_array names the type of struct elements only")
+    return tree
+
+
+def _sort_structs(array: exp.Expression, ascending: bool, tree: typenames.TypeTree) -> exp.Expression:
+    """Each element paired with its Spark sort key, sorted by the pairs, the elements kept."""
+    element = exp.Column(this=exp.to_identifier(_ELEMENT, quoted=True))
+    paired = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.Literal.string("k"), expression=_struct_key(element, tree)),
+        exp.PropertyEQ(this=exp.Literal.string("v"), expression=element.copy()),
+    ])
+    pairs = _fn("list_transform", array, exp.Lambda(
+        this=paired, expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
+    ordered = _fn("list_sort", pairs, exp.Literal.string("ASC"), exp.Literal.string("NULLS FIRST"))
+    values = _fn("list_transform", ordered, exp.Lambda(
+        this=_fn("struct_extract", element.copy(), exp.Literal.string("v")),
+        expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
+    return values if ascending else _fn("list_reverse", values)
+
+
+def _struct_key(value: exp.Expression, tree: typenames.TypeTree) -> exp.Expression:
+    """A struct that DuckDB orders as Spark orders ``value``: NULL first (a false flag), then
+    field by field, each one's flag before it, so a NULL field sorts before any value."""
+    present = exp.Not(this=exp.Paren(this=_is_null(value.copy())))
+    parts: list[exp.Expression] = [exp.PropertyEQ(this=exp.Literal.string("p"), expression=present)]
+    for i, (name, field_type) in enumerate(zip(tree.fields, tree.args, strict=True)):
+        field = _fn("struct_extract", value.copy(), exp.Literal.string(name))
+        if field_type.kind == "struct":
+            parts.append(exp.PropertyEQ(this=exp.Literal.string(f"f{i}"),
+                                        expression=_struct_key(field, field_type)))
+        else:
+            parts += [
+                exp.PropertyEQ(this=exp.Literal.string(f"p{i}"),
+                               expression=exp.Not(this=exp.Paren(this=_is_null(field.copy())))),
+                exp.PropertyEQ(this=exp.Literal.string(f"f{i}"), expression=field),
+            ]
+    return exp.Struct(expressions=parts)
 
 
 def _create_map(args: list[exp.Expression]) -> exp.Expression:

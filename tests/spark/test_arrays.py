@@ -157,3 +157,29 @@ def casts_to_string(api, df):
 def test_nested_values_cast_to_string_as_spark_prints_them(spark, sessions) -> None:
     """``[a, null]``, ``{a, b}``, ``{k -> v}``, doubles and floats as Java prints them."""
     assert_same(casts_to_string, [TEXTS], spark, sessions)
+
+
+def sorted_structs(api, df):
+    F = api.F
+    inner = F.struct(F.col("i").alias("n"), F.col("s").alias("t"))
+    element = F.struct("i", "s", "x")
+    nested = F.struct(inner.alias("in"), F.col("k").alias("k"))
+    none = F.lit(None).cast("struct<i:int,s:string,x:double>")
+    pairs = F.array(element, F.struct(F.lit(None).cast("int").alias("i"), "s", "x"),
+                    F.struct("i", F.lit(None).cast("string").alias("s"), F.lit(None).cast("double").alias("x")),
+                    none, element)
+    return df.select(
+        "k",
+        F.sort_array(pairs).alias("up"),
+        F.sort_array(pairs, asc=False).alias("down"),
+        F.sort_array(F.array(nested, F.struct(F.lit(None).cast("struct<n:int,t:string>").alias("in"),
+                                              F.col("k").alias("k")),
+                             F.lit(None).cast("struct<in:struct<n:int,t:string>,k:string>"))).alias("nested"),
+    )
+
+
+@pytest.mark.slow
+def test_sort_array_of_structs_puts_null_fields_first(spark, sessions) -> None:
+    """Spark orders structs field by field with NULL first (ascending), NULL structs first;
+    descending is the reverse (DuckDB puts NULL fields after values)."""
+    assert_same(sorted_structs, [DATA], spark, sessions)
