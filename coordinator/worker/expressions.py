@@ -232,8 +232,6 @@ CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "add_months": _date_shift("months"),
     "abs": _func(exp.Abs),
     "trunc": lambda args: exp.Anonymous(this="trunc", expressions=args),
-    "lower": _func(exp.Lower),
-    "upper": _func(exp.Upper),
     "length": _func(exp.Length),
     "year": _func(exp.Year),
     "month": _func(exp.Month),
