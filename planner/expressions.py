@@ -170,6 +170,7 @@ ScalarFunction = Literal[
     "named_struct",
     "array_distinct",
     "sort_array",
+    "array_sort",
     "create_map",
     "map_keys",
     "map_values",

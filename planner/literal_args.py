@@ -88,6 +88,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "exact_integer": {1: _integer_type},
     "decimal_avg": {2: _integer},
     "sort_array": {2: _struct_type},
+    "array_sort": {1: _struct_type},
     "rlike": {1: _REGEX},
     "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
     "regexp_extract": {1: _REGEX, 2: _integer},

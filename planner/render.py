@@ -48,6 +48,13 @@ _FUNCTION_NAMES = {
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
     "create_map": "map", "named_struct": "struct",
 }
+# How Spark 4 spells the comparator ``array_sort`` has when none is given (NULLs last).
+_ARRAY_SORT_COMPARATOR = (
+    "lambdafunction((IF(((namedlambdavariable() IS NULL) AND (namedlambdavariable() IS NULL)), 0, "
+    "(IF((namedlambdavariable() IS NULL), 1, (IF((namedlambdavariable() IS NULL), -1, "
+    "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "
+    "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
+)
 # Named without their argument, the query's clock reading (``functions_dates``).
 _NILADIC = frozenset({"current_date", "current_timestamp"})
 # Spark prints these window functions in upper case, the others in lower case.
@@ -147,6 +154,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
         if expr.fn == "named_struct":
             args = _struct_fields(expr, args)
+        if expr.fn == "array_sort":
+            return f"array_sort({args[0]}, {_ARRAY_SORT_COMPARATOR})"
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"
     if isinstance(expr, AggCall):
         if expr.arg is None:

@@ -6,8 +6,9 @@ they round the value itself. The worker does not know operand types, so the anal
 names the double case ``round_double``/``bround_double``; a float is rounded as a double
 and cast back, keeping Spark's result type.
 
-``sort_array`` of structs names their type (``sort_array(a, asc, 'struct<...>')``): the
-worker builds a sort key from the fields, where NULL fields sort first as in Spark.
+``sort_array``/``array_sort`` of structs name their type (``sort_array(a, asc,
+'struct<...>')``): the worker builds a sort key from the fields, where NULL fields sort
+first as in Spark.
 
 ``floor``/``ceil`` of a double or float are ``floor_double``/``ceil_double``: Spark's bigint
 of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
@@ -26,12 +27,14 @@ from sparkwire.planner.expressions import Call, Cast, Expr, Lit
 from sparkwire.planner.tree import transform
 
 _DOUBLE_FORMS = {"round": "round_double", "bround": "bround_double"}
+#: The array sorts, by the number of arguments before the struct type the analyzer adds.
+_SORTS = {"sort_array": 2, "array_sort": 1}
 _BIGINT_FORMS = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
 
 
 def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
     def visit(node: Expr) -> Expr | None:
-        if isinstance(node, Call) and node.fn == "sort_array" and len(node.args) == 2:
+        if isinstance(node, Call) and _SORTS.get(node.fn) == len(node.args):
             return _sorted_structs(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
                                    columns)
         if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
@@ -51,7 +54,7 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
 
 
 def _sorted_structs(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
-    """``sort_array`` of structs with their type named; of anything else as it is."""
+    """An array sort of structs with their type named; of anything else as it is."""
     array = types.infer(call.args[0], columns)
     if not (pa.types.is_list(array) and pa.types.is_struct(array.value_type)):
         return call

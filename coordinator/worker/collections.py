@@ -23,6 +23,8 @@ differ, Spark wins, and each rule is written where it is applied:
   names their type, ``planner.typed_calls``) NULL fields sort first too, nested structs'
   as well, where DuckDB puts them after values: the elements are sorted ascending by a key
   of (field present, field) pairs, and descending is that order reversed, as in Spark;
+- ``array_sort`` (no comparator) is ascending with NULL elements last, struct fields as
+  ``sort_array``'s;
 - ``collect_list``/``collect_set`` skip NULLs and give ``[]`` for no rows (DuckDB's
   ``list`` keeps NULLs and gives NULL);
 - ``approx_count_distinct`` is exact (``count(DISTINCT x)``): within any ``rsd`` of
@@ -186,41 +188,56 @@ def _sort_array(args: list[exp.Expression]) -> exp.Expression:
         raise CompileError("sort_array takes a boolean literal for its order")
     ascending = bool(args[1].this)
     if len(args) == 3:
-        return _sort_structs(args[0], ascending, _struct_type(args[2]))
+        ordered = _sort_structs(args[0], _struct_type(args[2]), nulls_first=True)
+        return ordered if ascending else _fn("list_reverse", ordered)
     order, nulls = ("ASC", "NULLS FIRST") if ascending else ("DESC", "NULLS LAST")
     return _fn("list_sort", args[0], exp.Literal.string(order), exp.Literal.string(nulls))
 
 
+def _array_sort(args: list[exp.Expression]) -> exp.Expression:
+    """Spark's ``array_sort`` without a comparator: ascending, NULL elements last (NULL
+    fields of structs still first)."""
+    if len(args) not in (1, 2):
+        raise CompileError(f"array_sort takes an array and a struct type, got {len(args)}")
+    if len(args) == 2:
+        return _sort_structs(args[0], _struct_type(args[1]), nulls_first=False)
+    return _fn("list_sort", args[0], exp.Literal.string("ASC"), exp.Literal.string("NULLS LAST"))
+
+
 def _struct_type(arg: exp.Expression) -> typenames.TypeTree:
     try:
-        tree = typenames.parse(_string_literal("sort_array", arg))
+        tree = typenames.parse(_string_literal("an array sort", arg))
     except ValueError as exc:
-        raise CompileError(f"sort_array: {exc}") from None
+        raise CompileError(f"an array sort: {exc}") from None
     if tree.kind != "struct":
-        raise CompileError("sort_array names the type of struct elements only")
+        raise CompileError("an array sort names the type of struct elements only")
     return tree
 
 
-def _sort_structs(array: exp.Expression, ascending: bool, tree: typenames.TypeTree) -> exp.Expression:
-    """Each element paired with its Spark sort key, sorted by the pairs, the elements kept."""
+def _sort_structs(array: exp.Expression, tree: typenames.TypeTree, nulls_first: bool) -> exp.Expression:
+    """Each element paired with its Spark sort key, sorted ascending by the pairs, the
+    elements kept; NULL elements first or last."""
     element = exp.Column(this=exp.to_identifier(_ELEMENT, quoted=True))
     paired = exp.Struct(expressions=[
-        exp.PropertyEQ(this=exp.Literal.string("k"), expression=_struct_key(element, tree)),
+        exp.PropertyEQ(this=exp.Literal.string("k"),
+                       expression=_struct_key(element, tree, nulls_first=nulls_first)),
         exp.PropertyEQ(this=exp.Literal.string("v"), expression=element.copy()),
     ])
     pairs = _fn("list_transform", array, exp.Lambda(
         this=paired, expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
     ordered = _fn("list_sort", pairs, exp.Literal.string("ASC"), exp.Literal.string("NULLS FIRST"))
-    values = _fn("list_transform", ordered, exp.Lambda(
+    return _fn("list_transform", ordered, exp.Lambda(
         this=_fn("struct_extract", element.copy(), exp.Literal.string("v")),
         expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
-    return values if ascending else _fn("list_reverse", values)
 
 
-def _struct_key(value: exp.Expression, tree: typenames.TypeTree) -> exp.Expression:
-    """A struct that DuckDB orders as Spark orders ``value``: NULL first (a false flag), then
-    field by field, each one's flag before it, so a NULL field sorts before any value."""
-    present = exp.Not(this=exp.Paren(this=_is_null(value.copy())))
+def _struct_key(value: exp.Expression, tree: typenames.TypeTree,
+                nulls_first: bool = True) -> exp.Expression:
+    """A struct that DuckDB orders as Spark orders ``value``: NULL first (a false flag, or
+    last: a true one), then field by field, each one's flag before it, so a NULL field sorts
+    before any value."""
+    null = _is_null(value.copy())
+    present = exp.Not(this=exp.Paren(this=null)) if nulls_first else null
     parts: list[exp.Expression] = [exp.PropertyEQ(this=exp.Literal.string("p"), expression=present)]
     for i, (name, field_type) in enumerate(zip(tree.fields, tree.args, strict=True)):
         field = _fn("struct_extract", value.copy(), exp.Literal.string(name))
@@ -262,6 +279,7 @@ COLLECTION_CALLS: dict[str, Builder] = {
     "named_struct": _named_struct,
     "array_distinct": _array_distinct,
     "sort_array": _sort_array,
+    "array_sort": _array_sort,
     "create_map": _create_map,
     "map_keys": _one("map_keys"),
     "map_values": _one("map_values"),

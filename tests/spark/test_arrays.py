@@ -118,6 +118,10 @@ def test_refusals_name_the_problem(sessions) -> None:
         df.select(F.explode(F.create_map(F.lit("a"), F.col("i"))).alias("only"))
     with pytest.raises(AnalysisError, match="takes an array"):
         df.select(F.sort_array("s"))
+    with pytest.raises(AnalysisError, match="array_sort with a comparator is not supported"):
+        F.array_sort("arr", lambda a, b: a - b)
+    with pytest.raises(AnalysisError, match="takes an array"):
+        df.select(F.array_sort("s"))
 
 
 #: Doubles Java prints in both notations, floats whose Java text is their shortest digits
@@ -175,11 +179,15 @@ def sorted_structs(api, df):
         F.sort_array(F.array(nested, F.struct(F.lit(None).cast("struct<n:int,t:string>").alias("in"),
                                               F.col("k").alias("k")),
                              F.lit(None).cast("struct<in:struct<n:int,t:string>,k:string>"))).alias("nested"),
+        F.array_sort(pairs).alias("array_sorted"),
+        F.array_sort("arr").alias("ints_nulls_last"),
+        F.array_sort(F.array(F.col("x"), F.lit(None), F.lit(-1.0))).alias("doubles"),
     )
 
 
 @pytest.mark.slow
 def test_sort_array_of_structs_puts_null_fields_first(spark, sessions) -> None:
     """Spark orders structs field by field with NULL first (ascending), NULL structs first;
-    descending is the reverse (DuckDB puts NULL fields after values)."""
+    descending is the reverse (DuckDB puts NULL fields after values). ``array_sort`` puts
+    NULL elements last, NULL fields still first."""
     assert_same(sorted_structs, [DATA], spark, sessions)
