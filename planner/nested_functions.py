@@ -285,8 +285,8 @@ def posexplode_outer(col: ColumnOrName) -> GeneratorColumn:
 
 __all__ = [
     "GeneratorColumn", "any_value", "approxCountDistinct", "approx_count_distinct", "array",
-    "array_contains", "array_distinct", "array_sort", "collect_list", "collect_set", "count_if", "create_map",
-    "element_at", "explode", "explode_outer", "map_keys", "map_values",
+    "array_contains", "array_distinct", "array_sort", "collect_list", "collect_set", "count_if",
+    "create_map", "element_at", "explode", "explode_outer", "map_keys", "map_values",
     "percentile_approx", "posexplode", "posexplode_outer", "size", "sort_array", "split",
     "std", "stddev", "stddev_pop", "stddev_samp", "struct", "sumDistinct", "sum_distinct",
     "var_pop", "var_samp", "variance",

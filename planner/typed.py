@@ -83,11 +83,11 @@ def _decimal_average(call: AggCall, columns: Mapping[str, pa.DataType]) -> Expr:
     if not pa.types.is_decimal(result):
         return call
     total = AggCall(fn="sum", arg=call.arg)
-    total_type = types.to_name(types.infer(total, columns))
-    assert total_type is not None
+    total_type, result_type = types.to_name(types.infer(total, columns)), types.to_name(result)
+    assert total_type is not None and result_type is not None  # every decimal has a name
     exact = Call(fn="decimal_avg", args=(Cast(expr=total, to=total_type),
                                          AggCall(fn="count", arg=call.arg), Lit(value=result.scale)))
-    return Cast(expr=exact, to=types.to_name(result), source=f"decimal(38,{result.scale})")
+    return Cast(expr=exact, to=result_type, source=f"decimal(38,{result.scale})")
 
 
 def _children_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:

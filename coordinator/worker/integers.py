@@ -56,7 +56,8 @@ def _integer_type(node: exp.Expression, fn: str) -> str:
     return name
 
 
-def _split(fn: str, args: Sequence[exp.Expression], operands: int) -> tuple[list[exp.Expression], str | None]:
+def _split(fn: str, args: Sequence[exp.Expression],
+           operands: int) -> tuple[list[exp.Expression], str | None]:
     """The operands, and the integer type the planner named (None for other types)."""
     if len(args) == operands:
         return list(args), None

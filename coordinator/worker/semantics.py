@@ -143,25 +143,27 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
     extra = scale - _decimal_scale(total)
     if not 0 <= extra <= 4:
         raise CompileError("decimal_avg rounds to at most 4 digits more than the sum has")
-    sum_unscaled = _unscaled(total, 0)
-    count = cast(rows, "HUGEINT")
+    sum_unscaled, count = _unscaled(total, 0), cast(rows, "HUGEINT")
+    shift = exp.Literal.number(10 ** extra)
     whole = exp.IntDiv(this=sum_unscaled, expression=count)
-    shifted_rest = exp.Mul(this=exp.Paren(this=exp.Mod(this=sum_unscaled.copy(), expression=count.copy())),
-                           expression=exp.Literal.number(10 ** extra))
-    fraction = exp.Add(this=exp.IntDiv(this=shifted_rest, expression=count.copy()),
-                       expression=_half_up(sum_unscaled.copy(), exp.Mod(this=shifted_rest.copy(),
-                                                                        expression=count.copy()),
-                                           count.copy()))
-    unscaled = exp.Add(this=exp.Mul(this=exp.Paren(this=whole), expression=exp.Literal.number(10 ** extra)),
+    rest = exp.Mul(this=exp.Paren(this=exp.Mod(this=sum_unscaled.copy(), expression=count.copy())),
+                   expression=shift)
+    fraction = exp.Add(
+        this=exp.IntDiv(this=rest, expression=count.copy()),
+        expression=_half_up(sum_unscaled.copy(), exp.Mod(this=rest.copy(), expression=count.copy()),
+                            count.copy()))
+    unscaled = exp.Add(this=exp.Mul(this=exp.Paren(this=whole), expression=shift.copy()),
                        expression=exp.Paren(this=fraction))
-    limit = exp.Literal.number(10 ** 38)
-    too_big = exp.Or(
-        this=exp.GTE(this=exp.Abs(this=whole.copy()), expression=exp.Literal.number(10 ** (38 - extra))),
-        expression=exp.GTE(this=exp.Abs(this=unscaled.copy()), expression=limit))
     failure = raise_error("NUMERIC_VALUE_OUT_OF_RANGE", "", exp.Div(
         this=cast(total, "DOUBLE"), expression=cast(rows, "DOUBLE")),
         f" cannot be represented as Decimal(38, {scale}). {ANSI_HINT}") if ansi else exp.Null()
-    return exp.Case(ifs=[exp.If(this=too_big, true=failure)], default=decimal_text(unscaled, scale))
+    # the whole part first: shifted, a larger one would overflow 128 bits
+    return exp.Case(ifs=[
+        exp.If(this=exp.GTE(this=exp.Abs(this=whole.copy()),
+                            expression=exp.Literal.number(10 ** (38 - extra))), true=failure),
+        exp.If(this=exp.GTE(this=exp.Abs(this=unscaled.copy()), expression=exp.Literal.number(10 ** 38)),
+               true=failure.copy()),
+    ], default=decimal_text(unscaled, scale))
 
 
 def _decimal_scale(arg: exp.Expression) -> int:
@@ -227,8 +229,8 @@ def spark_error(message: str) -> str | None:
         return match[0]
     if match := _OVERFLOW.search(message):
         if match[2] in _NARROW and match[1] in _TRY:
-            return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. Use `{_TRY[match[1]]}` "
-                    "to ignore overflow problem and return NULL.")
+            return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. "
+                    f"Use `{_TRY[match[1]]}` to ignore overflow problem and return NULL.")
         hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
             if match[1] in _TRY else ""
         return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "

@@ -169,9 +169,8 @@ def sorted_structs(api, df):
     element = F.struct("i", "s", "x")
     nested = F.struct(inner.alias("in"), F.col("k").alias("k"))
     none = F.lit(None).cast("struct<i:int,s:string,x:double>")
-    pairs = F.array(element, F.struct(F.lit(None).cast("int").alias("i"), "s", "x"),
-                    F.struct("i", F.lit(None).cast("string").alias("s"), F.lit(None).cast("double").alias("x")),
-                    none, element)
+    no_s = F.struct("i", F.lit(None).cast("string").alias("s"), F.lit(None).cast("double").alias("x"))
+    pairs = F.array(element, F.struct(F.lit(None).cast("int").alias("i"), "s", "x"), no_s, none, element)
     return df.select(
         "k",
         F.sort_array(pairs).alias("up"),
