@@ -31,7 +31,8 @@ from sparkwire.planner.expressions import AggCall, Call, Lit
 
 COLLECTION_FUNCTIONS = frozenset({
     "split", "array", "array_contains", "size", "element_at", "get_item", "map_value", "get_field",
-    "named_struct", "array_distinct", "sort_array", "create_map", "map_keys", "map_values",
+    "named_struct", "array_distinct", "sort_array", "array_sort", "create_map", "map_keys",
+    "map_values",
 })
 _FLOAT_AGGREGATES = frozenset({"stddev", "stddev_samp", "stddev_pop", "std", "variance",
                                "var_samp", "var_pop"})
@@ -68,7 +69,7 @@ def call_type(
     if fn == "named_struct":
         names = [_name(a) for a in expr.args[0::2]]
         return pa.struct([pa.field(n, t) for n, t in zip(names, args[1::2], strict=True)])
-    if fn in ("array_distinct", "sort_array"):
+    if fn in ("array_distinct", "sort_array", "array_sort"):
         return _array(fn, args[0])
     if fn == "create_map":
         return pa.map_(common_all(args[0::2]), common_all(args[1::2]))

@@ -57,8 +57,12 @@ ScalarFunction = Literal[
     "div",
     # exact decimal quotient: (a, b, scale) with a and b cast to their decimal types
     "decimal_div",
+    # avg of a decimal: (sum cast to its decimal type, count, scale), exact (planner.typed)
+    "decimal_avg",
     "mod",
     "neg",
+    # a value DuckDB computes wider (an integer sum) as Spark's integer type (worker.integers)
+    "exact_integer",
     # comparison
     "eq",
     "ne",
@@ -137,6 +141,8 @@ ScalarFunction = Literal[
     "bround",
     "round_double",  # round/bround of a double: the analyzer picks them (analyzer._typed_calls)
     "bround_double",
+    "floor_double",  # floor/ceil of a double or float: the analyzer picks them too
+    "ceil_double",
     "floor",
     "ceil",
     "ceiling",
@@ -164,6 +170,7 @@ ScalarFunction = Literal[
     "named_struct",
     "array_distinct",
     "sort_array",
+    "array_sort",
     "create_map",
     "map_keys",
     "map_values",

@@ -4,7 +4,8 @@ Regular expressions, datetime patterns, format strings, units and day names are 
 that changes what a function means, so they travel as literals and are checked wherever a
 ``Call`` is validated: when the planner builds it (an ``AnalysisError`` for the user) and
 when a worker parses a task plan (the plan is refused before anything is compiled). Scales
-and group indexes must be literal integers because DuckDB needs them constant.
+and group indexes must be literal integers because DuckDB needs them constant; the
+integer type an arithmetic call is computed in is a literal type name.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from sparkwire.planner import datetime_patterns, format_string, regex
+from sparkwire.planner import datetime_patterns, format_string, regex, typenames
 from sparkwire.planner.errors import AnalysisError
 
 
@@ -54,10 +55,40 @@ def _boolean(value: object) -> object:
     return value
 
 
+#: Spark's integer types, named in integer arithmetic so the worker wraps or fails as Spark
+#: does (``planner.typed``, ``worker.integers``).
+INTEGER_TYPES = ("int8", "int16", "int32", "int64")
+#: The integer arithmetic calls, by the position of that type (after the operands).
+TYPED_ARITHMETIC = {"add": 2, "sub": 2, "mul": 2, "neg": 1}
+
+
+def _integer_type(value: object) -> object:
+    if value not in INTEGER_TYPES:
+        raise AnalysisError(f"expected an integer type name, got {value!r}")
+    return value
+
+
+def _struct_type(value: object) -> object:
+    if not isinstance(value, str):
+        raise AnalysisError(f"expected a struct type name, got {value!r}")
+    try:
+        tree = typenames.parse(value)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
+    if tree.kind != "struct":
+        raise AnalysisError(f"expected a struct type name, got {value!r}")
+    return value
+
+
 _REGEX = _text(regex.check_java_regex)
 _DATETIME = _text(datetime_patterns.check_datetime_pattern)
 
 CHECKS: dict[str, dict[int, Check]] = {
+    **{fn: {position: _integer_type} for fn, position in TYPED_ARITHMETIC.items()},
+    "exact_integer": {1: _integer_type},
+    "decimal_avg": {2: _integer},
+    "sort_array": {2: _struct_type},
+    "array_sort": {1: _struct_type},
     "rlike": {1: _REGEX},
     "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
     "regexp_extract": {1: _REGEX, 2: _integer},

@@ -128,6 +128,13 @@ def sort_array(col: ColumnOrName, asc: bool = True) -> Column:
     return _call("sort_array", to_column(col).expr, ex.Lit(value=asc))
 
 
+def array_sort(col: ColumnOrName, comparator: object = None) -> Column:
+    """Ascending with NULLs last, as Spark's ``array_sort`` without a comparator."""
+    if comparator is not None:
+        raise AnalysisError("array_sort with a comparator is not supported by sparkwire")
+    return _call("array_sort", to_column(col).expr)
+
+
 # -- aggregates ----------------------------------------------------------------------------
 def _agg(fn: ex.AggregateFunction, col: ColumnOrName) -> Column:
     return Column(ex.AggCall(fn=fn, arg=to_column(col).expr))
@@ -280,8 +287,8 @@ def posexplode_outer(col: ColumnOrName) -> GeneratorColumn:
 
 __all__ = [
     "GeneratorColumn", "any_value", "approxCountDistinct", "approx_count_distinct", "array",
-    "array_contains", "array_distinct", "collect_list", "collect_set", "count_if", "create_map",
-    "element_at", "explode", "explode_outer", "map_keys", "map_values",
+    "array_contains", "array_distinct", "array_sort", "collect_list", "collect_set", "count_if",
+    "create_map", "element_at", "explode", "explode_outer", "map_keys", "map_values",
     "percentile_approx", "posexplode", "posexplode_outer", "size", "sort_array", "split",
     "std", "stddev", "stddev_pop", "stddev_samp", "struct", "sumDistinct", "sum_distinct",
     "var_pop", "var_samp", "variance",

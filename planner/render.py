@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from sparkwire.planner import frames
+from sparkwire.planner.literal_args import TYPED_ARITHMETIC
 from sparkwire.planner.expressions import (
     MAX_IDENTIFIER_LENGTH,
     AggCall,
@@ -42,10 +43,18 @@ _INFIX = {
 # PySpark's names where they differ from the allow-list's (its case included: ``FLOOR(x)``).
 _FUNCTION_NAMES = {
     "day": "dayofmonth", "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
+    "floor_double": "FLOOR", "ceil_double": "CEIL",
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
     "create_map": "map", "named_struct": "struct",
 }
+# How Spark 4 spells the comparator ``array_sort`` has when none is given (NULLs last).
+_ARRAY_SORT_COMPARATOR = (
+    "lambdafunction((IF(((namedlambdavariable() IS NULL) AND (namedlambdavariable() IS NULL)), 0, "
+    "(IF((namedlambdavariable() IS NULL), 1, (IF((namedlambdavariable() IS NULL), -1, "
+    "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "
+    "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
+)
 # Named without their argument, the query's clock reading (``functions_dates``).
 _NILADIC = frozenset({"current_date", "current_timestamp"})
 # Spark prints these window functions in upper case, the others in lower case.
@@ -113,7 +122,10 @@ def _render(expr: Expr, naming: bool) -> str:
     if isinstance(expr, Lit):
         return _literal(expr, naming)
     if isinstance(expr, Call):
-        args = [r(a) for a in expr.args]
+        if expr.fn == "exact_integer":
+            return r(expr.args[0])
+        # integer arithmetic without the type the planner named (``planner.typed``)
+        args = [r(a) for a in expr.args[:TYPED_ARITHMETIC.get(expr.fn)]]
         if expr.fn == "ne" and naming:
             return f"(NOT ({args[0]} = {args[1]}))"
         if expr.fn in _INFIX:
@@ -142,6 +154,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
         if expr.fn == "named_struct":
             args = _struct_fields(expr, args)
+        if expr.fn == "array_sort":
+            return f"array_sort({args[0]}, {_ARRAY_SORT_COMPARATOR})"
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"
     if isinstance(expr, AggCall):
         if expr.arg is None:

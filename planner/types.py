@@ -210,8 +210,16 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
     if expr.fn == "try_double":
         return pa.float64()
+    if expr.fn == "exact_integer":
+        named = expr.args[1]
+        assert isinstance(named, Lit) and isinstance(named.value, str)  # literal_args
+        return from_name(named.value)
     if expr.fn == "decimal_div":
         return _arithmetic("div", args[0], args[1])
+    if expr.fn == "decimal_avg":
+        scale = expr.args[2]
+        assert isinstance(scale, Lit) and isinstance(scale.value, int)  # literal_args
+        return pa.decimal128(38, scale.value)
     if expr.fn in ("add", "sub", "mul", "mod", "pmod", "div"):
         if any(pa.types.is_decimal(_plain(a)) for a in args):
             # Spark types an integer literal beside a decimal with the fewest digits it
@@ -228,6 +236,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         scale = expr.args[1]
         assert isinstance(scale, Lit) and isinstance(scale.value, int)  # literal_args
         return _rounded(_plain(args[0]), scale.value)
+    if expr.fn in ("floor_double", "ceil_double"):
+        return pa.int64()
     if expr.fn in ("floor", "ceil", "ceiling"):
         arg = _plain(args[0])
         return _bounded(arg.precision - arg.scale + 1, 0) if pa.types.is_decimal(arg) else pa.int64()
@@ -309,13 +319,13 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         return arg
     if expr.fn in ("sum", "sum_distinct"):
         if pa.types.is_decimal(arg):
-            return _bounded(arg.precision + 10, arg.scale)
+            return _capped(arg.precision + 10, arg.scale)
         return pa.float64() if pa.types.is_floating(arg) else pa.int64()
     if expr.fn == "stddev_samp":
         return pa.float64()
     # avg
     if pa.types.is_decimal(arg):
-        return _bounded(arg.precision + 4, arg.scale + 4)
+        return _capped(arg.precision + 4, arg.scale + 4)
     return pa.float64()
 
 
@@ -355,6 +365,12 @@ def _bounded(precision: int, scale: int) -> pa.DataType:
         return pa.decimal128(precision, scale)
     digits = precision - scale
     return pa.decimal128(38, max(38 - digits, min(scale, 6)))
+
+
+def _capped(precision: int, scale: int) -> pa.DataType:
+    """Spark's ``DecimalType.bounded``, the type of a decimal ``sum`` and ``avg``: precision
+    and scale each capped at 38, no scale given up (unlike arithmetic's ``_bounded``)."""
+    return pa.decimal128(min(precision, 38), min(scale, 38))
 
 
 def _decimal_union(a: pa.Decimal128Type, b: pa.Decimal128Type) -> pa.DataType:

@@ -1,15 +1,21 @@
 """Every scalar builder the compiler knows: the core ones of ``expressions`` and the
-string, date, math and collection groups, one builder per name of the plan's allow-list."""
+string, date, math and collection groups, one builder per name of the plan's allow-list;
+and those whose result depends on Spark's ANSI mode (division, integer arithmetic)."""
 
 from __future__ import annotations
 
 from sparkwire.coordinator.worker.calls_dates import DATE_CALLS
-from sparkwire.coordinator.worker.calls_math import MATH_CALLS
+from sparkwire.coordinator.worker.casing import CASING_CALLS
+from sparkwire.coordinator.worker.calls_math import MATH_CALLS, MATH_MODE_CALLS
 from sparkwire.coordinator.worker.calls_text import TEXT_CALLS
+from sparkwire.coordinator.worker.integers import INTEGER_CALLS
+from sparkwire.coordinator.worker.semantics import DIVISION_CALLS
 from sparkwire.coordinator.worker.collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.expressions import CALLS as CORE_CALLS
-from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.coordinator.worker.templates import Builder, ModeBuilder
 
 CALLS: dict[str, Builder] = {
-    **CORE_CALLS, **TEXT_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
+    **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
 }
+
+MODE_CALLS: dict[str, ModeBuilder] = {**DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS}

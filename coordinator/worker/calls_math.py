@@ -7,14 +7,22 @@ analyzer hands doubles to ``round``/``bround`` as ``round_double``/``bround_doub
 (``planner.analyzer``), which round the shortest decimal text of the value as a
 DECIMAL(38,18), HALF_UP (DuckDB's decimal ``round``) or HALF_EVEN (``round_even``);
 integers and decimals round as they are.
+
+``floor``/``ceil`` of a double (``floor_double``/``ceil_double``, also picked by the analyzer)
+give Spark's bigint: NaN is 0 in both modes; beyond a bigint (the infinities too) Java's
+cast saturates with ANSI off, and with it on the query fails with ``ARITHMETIC_OVERFLOW``
+(DuckDB's floor stays a double, whose cast to BIGINT fails on all of them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity
-from sparkwire.coordinator.worker.templates import Builder, over
+from sparkwire.coordinator.worker.expressions import arity, cast, paren
+from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.templates import Builder, ModeBuilder, over
 
 _DOUBLE = "CAST(:x AS DOUBLE)"
 # Doubles of magnitude >= 1e20 are whole numbers already, and beyond DECIMAL(38,18).
@@ -41,6 +49,34 @@ def _variadic(name: str) -> Builder:
 
     return build
 
+
+def _bigint_of(fn: str) -> ModeBuilder:
+    """``fn`` (floor or ceil) of a double as Spark's bigint."""
+
+    def build(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+        arity(f"{fn}_double", list(args), 1)
+        whole = exp.Anonymous(this=fn, expressions=[cast(args[0], "DOUBLE")])
+        limit = cast(exp.Literal.string(str(2.0**63)), "DOUBLE")  # 2**63, exactly a double
+        above = exp.GTE(this=whole, expression=limit)
+        below = exp.LT(this=whole.copy(), expression=exp.Neg(this=limit.copy()))
+        nan: exp.Expression = exp.If(this=call("isnan", whole.copy()), true=exp.Literal.number(0))
+        if ansi:
+            overflow = raise_error("ARITHMETIC_OVERFLOW", f"overflow. {ANSI_HINT}")
+            outside = [exp.If(this=exp.Or(this=above, expression=below), true=overflow)]
+        else:
+            outside = [exp.If(this=above, true=exp.Literal.number(2**63 - 1)),
+                       exp.If(this=below, true=exp.Literal.number(-(2**63)))]
+        return cast(exp.Case(ifs=[nan, *outside], default=cast(paren(whole.copy()), "BIGINT")),
+                    "BIGINT")
+
+    return build
+
+
+#: The math builders whose result depends on Spark's ANSI mode (``calls.MODE_CALLS``).
+MATH_MODE_CALLS: dict[str, ModeBuilder] = {
+    "floor_double": _bigint_of("floor"),
+    "ceil_double": _bigint_of("ceil"),
+}
 
 MATH_CALLS: dict[str, Builder] = {
     "round": over("round(:x, :s)", "x", "s"),

@@ -3,8 +3,9 @@
 Where DuckDB's function of the same name differs, the template says how: its
 ``substring`` reads a start of 0 as "before the first character" (Spark: the first),
 its ``lpad`` raises on an empty pad, its ``regexp_replace`` replaces only the first match
-and writes groups as ``\\1`` (Java: ``$1``), it has no ``initcap``, and its ``printf``
-prints NULL as NULL where Java prints ``null``.
+and writes groups as ``\\1`` (Java: ``$1``), and its ``printf`` prints NULL as NULL where
+Java prints ``null``. ``upper``, ``lower`` and ``initcap`` follow Java's case mapping
+(``casing``).
 """
 
 from __future__ import annotations
@@ -32,9 +33,6 @@ _LOCATE = template(
     "ELSE instr(substring(:s, :p), :sub) + :p - 1 END"
 )
 _LOCATE_BEFORE_START = template("CASE WHEN :s IS NULL OR :sub IS NULL THEN NULL ELSE 0 END")
-_INITCAP = (
-    "array_to_string(list_transform(string_split(lower(:s), ' '), lambda w: upper(w[1]) || w[2:]), ' ')"
-)
 
 
 def _substring(args: list[exp.Expression]) -> exp.Expression:
@@ -115,7 +113,6 @@ TEXT_CALLS: dict[str, Builder] = {
     "rlike": _named("regexp_matches", 2),
     "instr": _named("instr", 2),
     "locate": _locate,
-    "initcap": over(_INITCAP, "s"),
     "format_string": _format_string,
     "startswith": _named("starts_with", 2),
     "endswith": _named("ends_with", 2),

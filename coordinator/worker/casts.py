@@ -23,11 +23,10 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
 - integers/decimals -> a narrower integer: ``CAST_OVERFLOW``, or in legacy mode wraps around
   as Java's narrowing does (3000000000 as int is -1294967296);
 - numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL;
-- double -> string: Java's ``Double.toString``: plain from 1e-3 up to 1e7 (``123456.7``,
-  ``1.0``, ``-0.0``), else ``1.0E10`` / ``1.5E-10`` (DuckDB writes ``10000000000.0`` and
-  ``1.5e-10``), ``NaN``, ``Infinity``; the shortest digits that read back, in both. Floats
-  and other types print as DuckDB does, which matches Spark for integers, decimals (scale
-  kept), booleans, dates and timestamps.
+- double/float -> string: Java's ``Double.toString``/``Float.toString`` (``texts``);
+- array/map/struct -> string: Spark's ``[a, null]``, ``{k -> v}``, ``{a, b}`` (``texts``);
+- other types print as DuckDB does, which matches Spark for integers, decimals (scale kept),
+  booleans, dates and timestamps.
 """
 
 from __future__ import annotations
@@ -37,9 +36,11 @@ from typing import Literal
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
+from sparkwire.coordinator.worker.integers import INTEGER_BITS, bounds, wrapped
+from sparkwire.coordinator.worker.texts import floating_text, nested_text
+from sparkwire.planner import typenames
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
 
-_INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _SPARK_TYPE = {
     "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
     "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "bool": "BOOLEAN",
@@ -71,11 +72,13 @@ def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode) -
         return exp.Cast(this=value, to=duckdb_type(to))
     if source == "string":
         return _from_string(value, to, mode)
-    if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
+    if to in INTEGER_BITS and (source.startswith(("float", "decimal")) or source in INTEGER_BITS):
         return _to_integer(value, source, to, mode)
-    if source == "float64" and to == "string":
-        return _double_text(value)
-    if to.startswith("decimal") and (source in _INTEGER_BITS or source.startswith(("float", "decimal"))):
+    if to == "string" and source in ("float64", "float32"):
+        return floating_text(value)
+    if to == "string" and typenames.parse(source).kind in ("array", "map", "struct"):
+        return nested_text(value, typenames.parse(source))
+    if to.startswith("decimal") and (source in INTEGER_BITS or source.startswith(("float", "decimal"))):
         exact = exp.TryCast(this=value, to=duckdb_type(to))
         return _checked(exact, value, mode, _out_of_range(value, to))
     return exp.Cast(this=value, to=duckdb_type(to))
@@ -126,7 +129,7 @@ def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
 def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
     text = call("trim", value, _WHITESPACE)
     result: exp.Expression
-    if to in _INTEGER_BITS:
+    if to in INTEGER_BITS:
         if mode != "legacy":
             result = _when(_matches(text, "[+-]?[0-9]+"), exp.TryCast(this=text, to=duckdb_type(to)))
         else:
@@ -182,69 +185,9 @@ def _date(text: exp.Expression) -> exp.Expression:
     return _when(_matches(text, _DATE), exp.TryCast(this=dashed, to=duckdb_type("date")))
 
 
-def _double_text(value: exp.Expression) -> exp.Expression:
-    """Java's ``Double.toString`` from DuckDB's shortest text of ``|value|``, which is plain
-    (``10000000000.0``, ``0.0001``) or ``d[.ddd]e±NN``: the digits and the decimal exponent
-    are taken from either form and written as ``d.dddE<n>`` outside [1e-3, 1e7)."""
-    magnitude = exp.Abs(this=value)
-    text = cast(magnitude, "VARCHAR")
-    mantissa = call("split_part", text, "e", exp.Literal.number(1))
-    whole = call("split_part", mantissa, ".", exp.Literal.number(1))
-    fraction = call("split_part", mantissa, ".", exp.Literal.number(2))
-    written_exponent = exp.Coalesce(
-        this=exp.TryCast(this=call("split_part", text, "e", exp.Literal.number(2)),
-                         to=duckdb_type("int32")),
-        expressions=[exp.Literal.number(0)])
-    leading_zeros = exp.Sub(this=exp.Length(this=fraction),
-                            expression=exp.Length(this=call("ltrim", fraction, "0")))
-    # 12.5 is 1.25E1; 0.0001 is 1.0E-4 (only a plain form can start with "0.")
-    exponent = exp.Add(this=written_exponent, expression=exp.Paren(this=exp.Case(
-        ifs=[exp.If(this=exp.EQ(this=whole, expression=exp.Literal.string("0")),
-                    true=exp.Neg(this=exp.Paren(this=exp.Add(this=leading_zeros,
-                                                             expression=exp.Literal.number(1)))))],
-        default=exp.Sub(this=exp.Length(this=whole), expression=exp.Literal.number(1)))))
-    digits = call("rtrim", call("ltrim", exp.DPipe(this=whole, expression=fraction, safe=False),
-                                  "0"), "0")
-    tail = exp.Coalesce(this=call("nullif", exp.Substring(this=digits, start=exp.Literal.number(2)),
-                                   ""), expressions=[exp.Literal.string("0")])
-    scientific = exp.DPipe(this=exp.DPipe(this=exp.DPipe(this=exp.DPipe(
-        this=exp.Substring(this=digits, start=exp.Literal.number(1), length=exp.Literal.number(1)),
-        expression=exp.Literal.string("."), safe=False), expression=tail, safe=False),
-        expression=exp.Literal.string("E"), safe=False), expression=cast(exponent, "VARCHAR"), safe=False)
-    plain = exp.And(this=exp.GTE(this=magnitude, expression=exp.Literal.number(0.001)),
-                    expression=exp.LT(this=magnitude, expression=exp.Literal.number(10_000_000)))
-    unsigned = exp.Case(ifs=[
-        exp.If(this=call("isnan", value), true=exp.Literal.string("NaN")),
-        exp.If(this=call("isinf", value), true=exp.Literal.string("Infinity")),
-        exp.If(this=exp.EQ(this=magnitude, expression=exp.Literal.number(0)),
-               true=exp.Literal.string("0.0")),
-        exp.If(this=plain, true=text),
-    ], default=scientific)
-    negative = exp.Or(this=exp.LT(this=value, expression=exp.Literal.number(0)),
-                      expression=call("signbit", value))
-    sign = exp.Case(ifs=[exp.If(this=exp.And(this=negative, expression=exp.Not(
-        this=call("isnan", value))), true=exp.Literal.string("-"))], default=exp.Literal.string(""))
-    return exp.DPipe(this=sign, expression=unsigned, safe=False)
-
-
-def _bounds(bits: int) -> tuple[exp.Expression, exp.Expression]:
-    return exp.Literal.number(-(2 ** (bits - 1))), exp.Literal.number(2 ** (bits - 1) - 1)
-
-
-def _wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
-    """Java's narrowing: the low ``bits`` bits of the integer ``value`` as a signed number."""
-    half, size = exp.Literal.number(2 ** (bits - 1)), exp.Literal.number(2 ** bits)
-    shifted = exp.Add(this=cast(value, "HUGEINT"), expression=half)
-    positive = exp.Mod(this=exp.Paren(this=exp.Add(
-        this=exp.Paren(this=exp.Mod(this=exp.Paren(this=shifted), expression=size)),
-        expression=size)), expression=size)
-    return exp.Cast(this=exp.Sub(this=exp.Paren(this=positive), expression=half),
-                    to=duckdb_type(to))
-
-
 def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.Expression:
-    bits = _INTEGER_BITS[to]
-    low, high = _bounds(bits)
+    bits = INTEGER_BITS[to]
+    low, high = bounds(bits)
     fractional = not source.startswith("int")
     whole = call("trunc", value) if fractional else value
     if mode != "legacy":
@@ -256,14 +199,14 @@ def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.
                         default=exp.Cast(this=whole, to=duckdb_type(to)))
     if source.startswith("float"):
         wide = 64 if bits == 64 else 32
-        wide_low, wide_high = _bounds(wide)
+        wide_low, wide_high = bounds(wide)
         saturated = exp.Case(ifs=[
             exp.If(this=call("isnan", value), true=exp.Literal.number(0)),
             exp.If(this=exp.GTE(this=value, expression=wide_high), true=wide_high),
             exp.If(this=exp.LTE(this=value, expression=wide_low), true=wide_low),
         ], default=cast(whole, "HUGEINT"))
         if bits < 32:
-            return _wrapped(saturated, bits, to)
+            return wrapped(saturated, bits, to)
         return exp.Cast(this=saturated, to=duckdb_type(to))
-    return _wrapped(whole, bits, to)
+    return wrapped(whole, bits, to)
 

@@ -19,8 +19,12 @@ differ, Spark wins, and each rule is written where it is applied:
   a map lookup of a missing key is NULL in both engines;
 - ``array_distinct`` keeps the first of equal elements in order and one NULL (DuckDB's
   ``list_distinct`` drops NULLs and reorders);
-- ``sort_array`` puts NULLs first ascending and last descending (NULL *fields* of struct
-  elements still sort as DuckDB orders them, after values, where Spark puts them first);
+- ``sort_array`` puts NULLs first ascending and last descending; of structs (the planner
+  names their type, ``planner.typed_calls``) NULL fields sort first too, nested structs'
+  as well, where DuckDB puts them after values: the elements are sorted ascending by a key
+  of (field present, field) pairs, and descending is that order reversed, as in Spark;
+- ``array_sort`` (no comparator) is ascending with NULL elements last, struct fields as
+  ``sort_array``'s;
 - ``collect_list``/``collect_set`` skip NULLs and give ``[]`` for no rows (DuckDB's
   ``list`` keeps NULLs and gives NULL);
 - ``approx_count_distinct`` is exact (``count(DISTINCT x)``): within any ``rsd`` of
@@ -40,6 +44,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, paren
 from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.planner import typenames
 
 _ELEMENT, _INDEX = "__sparkwire_e", "__sparkwire_i"
 
@@ -177,12 +182,75 @@ def _array_distinct(args: list[exp.Expression]) -> exp.Expression:
 
 
 def _sort_array(args: list[exp.Expression]) -> exp.Expression:
-    arity("sort_array", args, 2)
+    if len(args) not in (2, 3):
+        raise CompileError(f"sort_array takes an array, an order and a struct type, got {len(args)}")
     if not isinstance(args[1], exp.Boolean):
         raise CompileError("sort_array takes a boolean literal for its order")
     ascending = bool(args[1].this)
+    if len(args) == 3:
+        ordered = _sort_structs(args[0], _struct_type(args[2]), nulls_first=True)
+        return ordered if ascending else _fn("list_reverse", ordered)
     order, nulls = ("ASC", "NULLS FIRST") if ascending else ("DESC", "NULLS LAST")
     return _fn("list_sort", args[0], exp.Literal.string(order), exp.Literal.string(nulls))
+
+
+def _array_sort(args: list[exp.Expression]) -> exp.Expression:
+    """Spark's ``array_sort`` without a comparator: ascending, NULL elements last (NULL
+    fields of structs still first)."""
+    if len(args) not in (1, 2):
+        raise CompileError(f"array_sort takes an array and a struct type, got {len(args)}")
+    if len(args) == 2:
+        return _sort_structs(args[0], _struct_type(args[1]), nulls_first=False)
+    return _fn("list_sort", args[0], exp.Literal.string("ASC"), exp.Literal.string("NULLS LAST"))
+
+
+def _struct_type(arg: exp.Expression) -> typenames.TypeTree:
+    try:
+        tree = typenames.parse(_string_literal("an array sort", arg))
+    except ValueError as exc:
+        raise CompileError(f"an array sort: {exc}") from None
+    if tree.kind != "struct":
+        raise CompileError("an array sort names the type of struct elements only")
+    return tree
+
+
+def _sort_structs(array: exp.Expression, tree: typenames.TypeTree, nulls_first: bool) -> exp.Expression:
+    """Each element paired with its Spark sort key, sorted ascending by the pairs, the
+    elements kept; NULL elements first or last."""
+    element = exp.Column(this=exp.to_identifier(_ELEMENT, quoted=True))
+    paired = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.Literal.string("k"),
+                       expression=_struct_key(element, tree, nulls_first=nulls_first)),
+        exp.PropertyEQ(this=exp.Literal.string("v"), expression=element.copy()),
+    ])
+    pairs = _fn("list_transform", array, exp.Lambda(
+        this=paired, expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
+    ordered = _fn("list_sort", pairs, exp.Literal.string("ASC"), exp.Literal.string("NULLS FIRST"))
+    return _fn("list_transform", ordered, exp.Lambda(
+        this=_fn("struct_extract", element.copy(), exp.Literal.string("v")),
+        expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
+
+
+def _struct_key(value: exp.Expression, tree: typenames.TypeTree,
+                nulls_first: bool = True) -> exp.Expression:
+    """A struct that DuckDB orders as Spark orders ``value``: NULL first (a false flag, or
+    last: a true one), then field by field, each one's flag before it, so a NULL field sorts
+    before any value."""
+    null = _is_null(value.copy())
+    present = exp.Not(this=exp.Paren(this=null)) if nulls_first else null
+    parts: list[exp.Expression] = [exp.PropertyEQ(this=exp.Literal.string("p"), expression=present)]
+    for i, (name, field_type) in enumerate(zip(tree.fields, tree.args, strict=True)):
+        field = _fn("struct_extract", value.copy(), exp.Literal.string(name))
+        if field_type.kind == "struct":
+            parts.append(exp.PropertyEQ(this=exp.Literal.string(f"f{i}"),
+                                        expression=_struct_key(field, field_type)))
+        else:
+            parts += [
+                exp.PropertyEQ(this=exp.Literal.string(f"p{i}"),
+                               expression=exp.Not(this=exp.Paren(this=_is_null(field.copy())))),
+                exp.PropertyEQ(this=exp.Literal.string(f"f{i}"), expression=field),
+            ]
+    return exp.Struct(expressions=parts)
 
 
 def _create_map(args: list[exp.Expression]) -> exp.Expression:
@@ -211,6 +279,7 @@ COLLECTION_CALLS: dict[str, Builder] = {
     "named_struct": _named_struct,
     "array_distinct": _array_distinct,
     "sort_array": _sort_array,
+    "array_sort": _array_sort,
     "create_map": _create_map,
     "map_keys": _one("map_keys"),
     "map_values": _one("map_values"),

@@ -22,7 +22,7 @@ from typing import assert_never
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.calls import CALLS
+from sparkwire.coordinator.worker.calls import CALLS, MODE_CALLS
 from sparkwire.coordinator.worker.collections import AGGREGATE_BUILDERS
 from sparkwire.coordinator.worker.expressions import (
     AGGREGATES,
@@ -40,7 +40,6 @@ from sparkwire.coordinator.worker.expressions import (
     paren,
 )
 from sparkwire.coordinator.worker.casts import Mode, spark_cast
-from sparkwire.coordinator.worker.semantics import MODE_CALLS
 from sparkwire.planner.expressions import (
     AggCall,
     Call,

@@ -4,7 +4,7 @@ and types, as sqlglot trees the fragment compiler (``compiler``) places in its q
 Each allowed scalar function has one builder, here in ``CALLS`` or in the string, date,
 math and collection groups (``calls_text``, ``calls_dates``, ``calls_math``,
 ``collections``, gathered by ``calls``), or, when its result depends on Spark's ANSI mode,
-in ``semantics.MODE_CALLS`` (``div``, ``mod``); each aggregate has one entry in
+in ``calls.MODE_CALLS`` (``div``, ``mod``, integer ``add`` ...); each aggregate has one entry in
 ``AGGREGATES`` and each window function one builder in ``WINDOW_CALLS``. Where Spark's
 semantics differ from DuckDB's default, the builder says so (``concat``, ``date_add`` ...).
 Nothing is formatted into SQL text here either.
@@ -205,10 +205,6 @@ def _func(cls: type[exp.Func]) -> Callable[[list[exp.Expression]], exp.Expressio
 
 
 CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
-    "add": _binary(exp.Add),
-    "sub": _binary(exp.Sub),
-    "mul": _binary(exp.Mul),
-    "neg": _unary(exp.Neg),
     "eq": _binary(exp.EQ),
     "ne": _binary(exp.NEQ),
     "lt": _binary(exp.LT),
@@ -236,8 +232,6 @@ CALLS: dict[str, Callable[[list[exp.Expression]], exp.Expression]] = {
     "add_months": _date_shift("months"),
     "abs": _func(exp.Abs),
     "trunc": lambda args: exp.Anonymous(this="trunc", expressions=args),
-    "lower": _func(exp.Lower),
-    "upper": _func(exp.Upper),
     "length": _func(exp.Length),
     "year": _func(exp.Year),
     "month": _func(exp.Month),

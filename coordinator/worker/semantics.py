@@ -11,19 +11,20 @@ The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
 - a decimal quotient is exact (``decimal_div``), rounded HALF_UP to the scale Spark gives it;
   DuckDB would divide doubles (16 digits);
 - integer overflow of ``+ - *`` raises DuckDB's overflow error, reported as Spark's
-  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); Spark's legacy wrap-around
-  is not reproduced.
+  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); with ANSI off it wraps
+  around as Java does (``integers``).
 """
 
 from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
+from sparkwire.coordinator.worker.templates import ModeBuilder, literal_int
 
 #: How Spark's messages end where ANSI mode raised the error.
 ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
@@ -85,25 +86,78 @@ def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression
         raise CompileError("decimal_div takes the result scale as an integer literal")
     scale = int(scale_literal.this)
     shift = scale - scales[0] + scales[1]  # digits the dividend gains so the quotient has `scale`
-    numerator = _unscaled(a, scales[0], max(shift, 0))
-    denominator = _zero_guard(a, _unscaled(b, scales[1], max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
+    numerator = _unscaled(a, max(shift, 0))
+    denominator = _zero_guard(a, _unscaled(b, max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
                               "Division by zero", "try_divide")
     quotient = exp.IntDiv(this=numerator, expression=exp.Paren(this=denominator))
     rest = exp.Mod(this=numerator, expression=exp.Paren(this=denominator))
+    return decimal_text(exp.Add(this=quotient, expression=_half_up(numerator, rest, denominator)),
+                        scale)
+
+
+def _half_up(numerator: exp.Expression, rest: exp.Expression,
+             denominator: exp.Expression) -> exp.Expression:
+    """What rounds a truncated quotient HALF_UP: one away from zero where the remainder is
+    at least half the divisor, else 0."""
     away = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator]),
                    expression=exp.Anonymous(this="sign", expressions=[denominator]))
-    half_up = exp.Case(ifs=[exp.If(
+    return exp.Case(ifs=[exp.If(
         this=exp.GTE(this=exp.Mul(this=exp.Literal.number(2), expression=exp.Abs(this=rest)),
                      expression=exp.Abs(this=denominator)), true=away)], default=exp.Literal.number(0))
-    rounded = exp.Add(this=quotient, expression=half_up)
-    # The unscaled integer as a decimal(38, 0), times 10^-scale: DuckDB multiplies decimals
-    # exactly (widths capped at 38), so the result is decimal(38, scale) holding exactly
-    # ``rounded``. Each operand appears once here: formatting digits as text, as this once
-    # did, repeated them ~40 times and cost 240 ms to generate for TPC-H Q8's final stage.
+
+
+def decimal_text(unscaled: exp.Expression, scale: int) -> exp.Expression:
+    """The integer ``unscaled`` (less than 10**38 in magnitude) read as a DECIMAL(38, scale):
+    as a DECIMAL(38, 0) times 10^-scale, which DuckDB multiplies exactly (widths capped at
+    38). ``unscaled`` appears once: formatting its digits as text repeated it ~7 times,
+    and a quotient's operands ~40 times, which cost 240 ms per task to generate for TPC-H
+    Q8's final stage."""
     unit = exp.Cast(this=exp.Literal.string(f"{decimal.Decimal(1).scaleb(-scale):f}"),
                     to=duckdb_type(f"decimal({min(scale + 1, 38)},{scale})"))
-    product = exp.Mul(this=cast(rounded, "DECIMAL(38,0)"), expression=unit)
+    product = exp.Mul(this=cast(unscaled, "DECIMAL(38,0)"), expression=unit)
     return exp.Cast(this=product, to=duckdb_type(f"decimal(38,{scale})"))
+
+
+def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    """``decimal_avg(total, rows, scale)``: Spark's ``avg`` of a decimal, the exact quotient
+    of the decimal sum ``total`` (cast to its decimal type) by the count ``rows``, rounded
+    HALF_UP to ``scale`` (the scale of Spark's ``avg`` type, at most 4 more than the sum's).
+
+    By long division in 128-bit integers, so a sum of 38 digits cannot overflow: the whole
+    part ``S div n`` moves up by the added digits and the remainder's quotient ``r * 10^d
+    div n`` (``r < n < 2^63``) is rounded and added. Spark divides to 39 digits and then
+    rounds to the scale; rounding once differs only where those digits past the scale are
+    ``4999...`` followed by a digit of 5 or more, which needs more rows than a count holds
+    unless the scale is 29 or more. A quotient of more than 38 digits is
+    ``NUMERIC_VALUE_OUT_OF_RANGE`` (ANSI) or NULL; the caller's cast to the ``avg`` type
+    applies its precision the same way. No rows (a NULL sum) is NULL."""
+    arity("decimal_avg", list(args), 3)
+    total, rows, scale_literal = args
+    scale = literal_int(scale_literal, "decimal_avg's scale")
+    extra = scale - _decimal_scale(total)
+    if not 0 <= extra <= 4:
+        raise CompileError("decimal_avg rounds to at most 4 digits more than the sum has")
+    sum_unscaled, count = _unscaled(total, 0), cast(rows, "HUGEINT")
+    shift = exp.Literal.number(10 ** extra)
+    whole = exp.IntDiv(this=sum_unscaled, expression=count)
+    rest = exp.Mul(this=exp.Paren(this=exp.Mod(this=sum_unscaled.copy(), expression=count.copy())),
+                   expression=shift)
+    fraction = exp.Add(
+        this=exp.IntDiv(this=rest, expression=count.copy()),
+        expression=_half_up(sum_unscaled.copy(), exp.Mod(this=rest.copy(), expression=count.copy()),
+                            count.copy()))
+    unscaled = exp.Add(this=exp.Mul(this=exp.Paren(this=whole), expression=shift.copy()),
+                       expression=exp.Paren(this=fraction))
+    failure = raise_error("NUMERIC_VALUE_OUT_OF_RANGE", "", exp.Div(
+        this=cast(total, "DOUBLE"), expression=cast(rows, "DOUBLE")),
+        f" cannot be represented as Decimal(38, {scale}). {ANSI_HINT}") if ansi else exp.Null()
+    # the whole part first: shifted, a larger one would overflow 128 bits
+    return exp.Case(ifs=[
+        exp.If(this=exp.GTE(this=exp.Abs(this=whole.copy()),
+                            expression=exp.Literal.number(10 ** (38 - extra))), true=failure),
+        exp.If(this=exp.GTE(this=exp.Abs(this=unscaled.copy()), expression=exp.Literal.number(10 ** 38)),
+               true=failure.copy()),
+    ], default=decimal_text(unscaled, scale))
 
 
 def _decimal_scale(arg: exp.Expression) -> int:
@@ -113,9 +167,11 @@ def _decimal_scale(arg: exp.Expression) -> int:
     return int(to.expressions[1].this.this)
 
 
-def _unscaled(value: exp.Expression, scale: int, extra: int) -> exp.Expression:
-    """The decimal ``value`` (of ``scale``) times ``10^(scale+extra)`` as a HUGEINT: exact."""
-    unscaled = cast(exp.Mul(this=paren(value), expression=exp.Literal.number(10 ** scale)), "HUGEINT")
+def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
+    """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT: exact, read from
+    its text, which has every digit of its scale (DuckDB's decimal product would overflow
+    past 38 digits: 10^20 as a DECIMAL(38,18) times 10^18)."""
+    unscaled = cast(call("replace", cast(value, "VARCHAR"), ".", ""), "HUGEINT")
     if not extra:
         return unscaled
     return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
@@ -139,10 +195,11 @@ def positive_remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expres
     return exp.Case(ifs=[exp.If(this=negative, true=moved)], default=rest)
 
 
-#: The scalar functions whose builder depends on the ANSI mode (the others are in ``CALLS``).
-MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]] = {
+#: The division builders, whose result depends on the ANSI mode (``calls.MODE_CALLS``).
+DIVISION_CALLS: dict[str, ModeBuilder] = {
     "div": divide,
     "decimal_div": decimal_divide,
+    "decimal_avg": decimal_average,
     "mod": remainder,
     "pmod": positive_remainder,
 }
@@ -150,17 +207,24 @@ MODE_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]
 #: A runtime error the query raised on purpose (``semantics.raise_error``): ``[CLASS] text``.
 _SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
 #: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
-_OVERFLOW = re.compile(r"Overflow in (addition|subtraction|multiplication|negation)[^!]*")
+_OVERFLOW = re.compile(
+    r"Overflow in (addition|subtraction|multiplication|negation)(?: of (\w+) \(([^!]*)\))?[^!]*")
 _TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
+#: Spark reports a tinyint or smallint ``+ - *`` overflowing under its own error class.
+_NARROW = ("INT8", "INT16")
 
 
 def spark_error(message: str) -> str | None:
     """The error as Spark reports it, when the query failed on a value Spark rejects in
     ANSI mode: one raised by the query itself keeps its text; DuckDB's integer overflow
-    becomes Spark's ``ARITHMETIC_OVERFLOW``. None for any other failure."""
+    becomes Spark's ``ARITHMETIC_OVERFLOW`` (``BINARY_ARITHMETIC_OVERFLOW`` of a tinyint or
+    smallint operation). None for any other failure."""
     if match := _SPARK_ERROR.search(message):
         return match[0]
     if match := _OVERFLOW.search(message):
+        if match[2] in _NARROW and match[1] in _TRY:
+            return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. "
+                    f"Use `{_TRY[match[1]]}` to ignore overflow problem and return NULL.")
         hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
             if match[1] in _TRY else ""
         return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "

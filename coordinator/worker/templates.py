@@ -7,7 +7,7 @@ holds) where ``:name`` placeholders stand. User data only ever enters as nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import sqlglot
 from sqlglot import exp
@@ -15,6 +15,8 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.expressions import DIALECT, CompileError, paren
 
 Builder = Callable[[list[exp.Expression]], exp.Expression]
+#: A builder whose SQL depends on Spark's ANSI mode (its second argument).
+ModeBuilder = Callable[[Sequence[exp.Expression], bool], exp.Expression]
 
 
 def template(sql: str) -> Callable[..., exp.Expression]:

@@ -164,6 +164,9 @@ CALLS = [
     # exact: dec has 2 decimals, a quarter of it 4, shown at the requested scale 6
     (call("decimal_div", Cast(expr=col("dec"), to="decimal(10,2)"),
           Cast(expr=lit(-4), to="decimal(1,0)"), lit(6)), "CAST(dec / -4 AS DECIMAL(38,6))"),
+    # avg of a decimal: the sum's exact quotient by a count (thirds never tie), at scale 4
+    (call("decimal_avg", Cast(expr=col("dec"), to="decimal(10,2)"), lit(3), lit(4)),
+     "CAST(dec / 3 AS DECIMAL(38,4))"),
     (call("neg", col("x")), "-x"),
     (call("eq", col("g"), lit("aa")), "g = 'aa'"),
     (call("ne", col("i"), lit(0)), "i <> 0"),
@@ -245,6 +248,8 @@ CALLS = [
     (call("bround", col("i"), lit(-1)), "round_even(i, -1)"),
     (call("round_double", col("x"), lit(1)), "round(x::decimal(38,6), 1)::double"),
     (call("bround_double", col("x"), lit(0)), "round_even(x::decimal(38,6), 0)::double"),
+    (call("floor_double", col("x")), "CAST(floor(x) AS BIGINT)"),  # NaN, +-inf: tests/spark
+    (call("ceil_double", col("x")), "CAST(ceil(x) AS BIGINT)"),
     (call("floor", col("x")), "floor(x)"),
     (call("ceil", col("dec")), "ceil(dec)"),
     (call("ceiling", col("i")), "i"),
@@ -266,6 +271,10 @@ CALLS = [
     (call("not", call("eq", col("i"), lit(1))), "NOT (i = 1)"),
     (call("neg", call("sub", col("i"), lit(1))), "-(i - 1)"),
     (call("neg", lit(-5)), "5"),  # never `--5`, which would start a comment
+    # typed integer arithmetic is DuckDB's with ANSI on (legacy wrapping: tests/spark/test_semantics.py)
+    (call("add", col("i"), lit(3), lit("int32")), "i + 3"),
+    (call("neg", col("id"), lit("int64")), "-id"),
+    (call("exact_integer", call("mul", col("id"), lit(2)), lit("int64")), "CAST(id * 2 AS BIGINT)"),
 ]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from sparkwire.planner import AnalysisError, DataFrameReader, PlanError, create_dataframe
 from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import Column, NamedExpr
+from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
 
@@ -100,7 +100,9 @@ def test_select_star_names_and_expressions(df) -> None:
 def test_with_column_replaces_in_place_or_appends(df) -> None:
     replaced = df.withColumn("x", F.col("x") + 1)
     assert replaced.columns == ["k", "x", "y"]
-    assert replaced.plan.columns[1] == NamedExpr(name="x", expr=(F.col("x") + 1).expr)
+    # bigint arithmetic names its type, for Spark's overflow rules (planner.typed)
+    added = Call(fn="add", args=(Column(name="x"), Lit(value=1), Lit(value="int64")))
+    assert replaced.plan.columns[1] == NamedExpr(name="x", expr=added)
     assert df.withColumn("z", F.lit(1)).columns == ["k", "x", "y", "z"]
     assert df.drop("x", "missing").columns == ["k", "y"]
 

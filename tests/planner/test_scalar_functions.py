@@ -104,6 +104,20 @@ def test_pattern_arguments_must_be_valid_literals() -> None:
         F.next_day("d", "Funday")
 
 
+def test_types_named_in_calls_are_checked() -> None:
+    """The integer type of arithmetic and the struct type of sort_array are literal names a
+    plan cannot forge (``planner.typed``, ``planner.typed_calls``)."""
+    with pytest.raises(ValidationError, match="integer type name"):
+        Call(fn="add", args=(Column(name="i"), Lit(value=1), Lit(value="float64")))
+    with pytest.raises(ValidationError, match="must be a literal"):
+        Call(fn="exact_integer", args=(Column(name="i"), Column(name="t")))
+    with pytest.raises(ValidationError, match="struct type name"):
+        Call(fn="sort_array", args=(Column(name="a"), Lit(value=True), Lit(value="int32")))
+    with pytest.raises(ValidationError, match="unknown"):
+        Call(fn="sort_array", args=(Column(name="a"), Lit(value=True), Lit(value="struct<a:nope>")))
+    Call(fn="neg", args=(Column(name="i"), Lit(value="int8")))
+
+
 @pytest.mark.parametrize(
     ("spark", "duckdb"),
     [

@@ -9,6 +9,8 @@ estimate: they compare within the relative standard deviation asked for."""
 
 from __future__ import annotations
 
+import decimal
+
 import pyarrow as pa
 import pytest
 
@@ -127,3 +129,38 @@ def test_nested_and_decimal_inputs(spark, sessions) -> None:
         )
 
     assert_same(program, [NESTED], spark, sessions)
+
+
+# Decimals near decimal(38,18)'s limits: the averages keep all 22 digits of Spark's
+# decimal(38,22) (a double keeps 16), HALF_UP, over groups of 1 to 400 rows.
+WIDE = pa.table({
+    "g": [n % 7 if n < 2000 else 9 for n in range(2003)],
+    "d": pa.array([
+        None if n % 11 == 3 else decimal.Decimal(
+            f"{'-' if n % 3 == 0 else ''}{(n * 7919) % 9999999999999999}.{(n * 104729) % 10**18:018d}")
+        for n in range(2000)
+    ] + [decimal.Decimal("9999999999999999.999999999999999999"),
+         decimal.Decimal("9999999999999999.999999999999999998"), None], pa.decimal128(38, 18)),
+    "e": pa.array([None if n % 5 == 0 else decimal.Decimal(n % 1000 - 500) / 100 for n in range(2003)],
+                  pa.decimal128(5, 2)),
+})
+
+
+@pytest.mark.slow
+def test_decimal_avg_is_exact(spark, sessions) -> None:
+    """``avg`` of a decimal is Spark's exact sum / count at scale s+4, single-phase (one
+    worker) and merged from partial sums and counts (three)."""
+
+    def program(api, df):
+        F = api.F
+        return df.groupBy("g").agg(F.avg("d"), F.avg("e"), F.count("d"), (F.avg("e") * 2).alias("twice"))
+
+    assert_same(program, [WIDE], spark, sessions)
+    assert_same(lambda api, df: df.agg(api.F.avg("d"), api.F.mean("e")), [WIDE], spark, sessions)
+    query = "SELECT g, AVG(d) AS a, AVG(e) + 1 AS b FROM agg_wide GROUP BY g"
+    spark.createDataFrame(WIDE).createOrReplaceTempView("agg_wide")
+    want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
+    for session in sessions:
+        session.createDataFrame(WIDE).createOrReplaceTempView("agg_wide")
+        got = session.sql(query).toArrow()
+        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want

@@ -118,3 +118,75 @@ def test_refusals_name_the_problem(sessions) -> None:
         df.select(F.explode(F.create_map(F.lit("a"), F.col("i"))).alias("only"))
     with pytest.raises(AnalysisError, match="takes an array"):
         df.select(F.sort_array("s"))
+    with pytest.raises(AnalysisError, match="array_sort with a comparator is not supported"):
+        F.array_sort("arr", lambda a, b: a - b)
+    with pytest.raises(AnalysisError, match="takes an array"):
+        df.select(F.array_sort("s"))
+
+
+#: Doubles Java prints in both notations, floats whose Java text is their shortest digits
+#: (Java 17's differs for some, ``coordinator.worker.texts``), decimals keeping their scale.
+TEXTS = pa.table({
+    "x": [float("nan"), float("inf"), -float("inf"), -0.0, 1e10, 1e-5, 123456.7, None, 0.001, 1e7],
+    "f": pa.array([0.1, 1.5, None, -0.0, 1e10, float("nan"), 3.25, 2.5e-5, -7.0, 1e7], pa.float32()),
+    "d": pa.array([None, "1.500", "-0.001", "0", "12345.678", None, "1", "-2", "0.5", "3"],
+                  pa.string()),
+    "s": ["a", "", None, "b, c", "null", "x", "[y]", "z", "é", "{k}"],
+    "arr": pa.array([[1.5, None], [], None, [float("nan")], [-0.0, 1e21], [2.0], [None], [3.0, 4.0],
+                     [1e-7], [0.5]], pa.list_(pa.float64())),
+})
+
+
+def casts_to_string(api, df):
+    F = api.F
+    dec = F.col("d").cast("decimal(10,3)")
+    st = F.struct("x", "f", dec.alias("dec"), "s", (F.col("x") > 0).alias("b"))
+    return df.select(
+        "x",
+        F.col("f").cast("string").alias("f_text"),
+        F.array("x", F.lit(None).cast("double")).cast("string").alias("xs"),
+        F.array("f").cast("string").alias("fs"),
+        F.array(dec, F.lit(None).cast("decimal(10,3)")).cast("string").alias("decs"),
+        F.col("arr").cast("string").alias("arr_text"),
+        st.cast("string").alias("st_text"),
+        F.create_map(F.lit("k"), "x", F.lit("n"), F.lit(None).cast("double")).cast("string").alias("m_text"),
+        F.create_map(F.lit(1), "s", F.lit(-2), "d").cast("string").alias("int_keys"),
+        F.array(F.col("arr"), F.array(F.lit(1.0))).cast("string").alias("nested"),
+        F.array(st).cast("string").alias("structs"),
+        F.struct(F.col("arr"), F.create_map(F.lit("s"), "s")).cast("string").alias("deep"),
+    )
+
+
+@pytest.mark.slow
+def test_nested_values_cast_to_string_as_spark_prints_them(spark, sessions) -> None:
+    """``[a, null]``, ``{a, b}``, ``{k -> v}``, doubles and floats as Java prints them."""
+    assert_same(casts_to_string, [TEXTS], spark, sessions)
+
+
+def sorted_structs(api, df):
+    F = api.F
+    inner = F.struct(F.col("i").alias("n"), F.col("s").alias("t"))
+    element = F.struct("i", "s", "x")
+    nested = F.struct(inner.alias("in"), F.col("k").alias("k"))
+    none = F.lit(None).cast("struct<i:int,s:string,x:double>")
+    no_s = F.struct("i", F.lit(None).cast("string").alias("s"), F.lit(None).cast("double").alias("x"))
+    pairs = F.array(element, F.struct(F.lit(None).cast("int").alias("i"), "s", "x"), no_s, none, element)
+    return df.select(
+        "k",
+        F.sort_array(pairs).alias("up"),
+        F.sort_array(pairs, asc=False).alias("down"),
+        F.sort_array(F.array(nested, F.struct(F.lit(None).cast("struct<n:int,t:string>").alias("in"),
+                                              F.col("k").alias("k")),
+                             F.lit(None).cast("struct<in:struct<n:int,t:string>,k:string>"))).alias("nested"),
+        F.array_sort(pairs).alias("array_sorted"),
+        F.array_sort("arr").alias("ints_nulls_last"),
+        F.array_sort(F.array(F.col("x"), F.lit(None), F.lit(-1.0))).alias("doubles"),
+    )
+
+
+@pytest.mark.slow
+def test_sort_array_of_structs_puts_null_fields_first(spark, sessions) -> None:
+    """Spark orders structs field by field with NULL first (ascending), NULL structs first;
+    descending is the reverse (DuckDB puts NULL fields after values). ``array_sort`` puts
+    NULL elements last, NULL fields still first."""
+    assert_same(sorted_structs, [DATA], spark, sessions)

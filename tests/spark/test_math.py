@@ -61,6 +61,25 @@ def test_nan_infinities_and_non_positive_logarithms_match_pyspark(spark, session
     assert_same(special_program, [SPECIAL], spark, sessions)
 
 
+#: Doubles whose floor and ceil are a bigint in ANSI mode: NaN (0), -0.0, near 2**63.
+BIGINT_EDGES = pa.table({"x": pa.array(
+    [float("nan"), 1.5, -1.5, -0.0, None, 9.2e18, -9.2e18, 2.0**62 + 0.5, -2.5, 1e-300], pa.float64())})
+
+
+def floors_program(api, df):
+    F_ = api.F
+    f = F_.col("x").cast("float")
+    return df.select("x", F_.floor("x"), F_.ceil("x"), F_.ceiling("x").alias("c"), F_.floor(f).alias("ff"),
+                     F_.ceil(f).alias("cf"), (F_.floor("x") + 1).alias("plus"))
+
+
+@pytest.mark.slow
+def test_floor_and_ceil_of_doubles_are_bigints_nan_zero(spark, sessions) -> None:
+    """ANSI on: NaN floors to 0 and in-range doubles to their bigint (legacy mode and the
+    values beyond a bigint: tests/spark/test_semantics.py)."""
+    assert_same(floors_program, [BIGINT_EDGES], spark, sessions)
+
+
 def test_floor_with_a_scale_is_refused() -> None:
     with pytest.raises(AnalysisError, match="floor with a scale is not supported by sparkwire"):
         F.floor("x", 1)

@@ -95,6 +95,87 @@ def _decimal_aggregates(api: Any, df: Any) -> Any:
     )
 
 
+#: Integers at and near their limits, for Java's wrap-around (legacy) and overflow (ANSI).
+OVERFLOWING = pa.table({
+    "i": pa.array([2147483647, -2147483648, 5, None, 2147483647, -7], pa.int32()),
+    "l": pa.array([2**63 - 1, -(2**63), 2**62, None, 2**62, 2**62], pa.int64()),
+    "b": pa.array([127, -128, 100, None, 100, -1], pa.int8()),
+    "s": pa.array([32767, -32768, 200, None, 200, 200], pa.int16()),
+    "g": ["a", "a", "b", "b", "a", "b"],
+})
+
+
+def _integer_arithmetic(api: Any, df: Any) -> Any:
+    i, l, b, s = (api.F.col(n) for n in ("i", "l", "b", "s"))
+    return df.select(
+        (i + 1).alias("i_add"), (i * 3).alias("i_mul"), (i - 2).alias("i_sub"), (-i).alias("i_neg"),
+        (l + 1).alias("l_add"), (l * 4).alias("l_mul"), (l - 1).alias("l_sub"), (-l).alias("l_neg"),
+        (b + b).alias("b_add"), (s * s).alias("s_mul"), (b * i).alias("b_mul_i"),
+        (i * l).alias("i_mul_l"), ((i + 1) * 2 - l).alias("nested"),
+    )
+
+
+def _integer_sums(api: Any, df: Any) -> Any:
+    F = api.F
+    return df.groupBy("g").agg(F.sum("l"), F.sum("i"), (F.sum("l") * 2).alias("twice"),
+                               F.sum(F.col("l") + 1).alias("shifted"))
+
+
+def test_legacy_floor_and_ceil_saturate(ansi_off: Any, legacy_sessions: list[Any]) -> None:
+    """ANSI off: floor and ceil of a double beyond a bigint saturate as Java's cast; NaN is 0."""
+    table = pa.table({"x": pa.array([math.nan, math.inf, -math.inf, 1e300, -9.3e18, 9.3e18, 2.5,
+                                     None, -0.5], pa.float64())})
+
+    def program(api: Any, df: Any) -> Any:
+        return df.select("x", api.F.floor("x"), api.F.ceil("x"))
+
+    assert_same(program, [table], ansi_off, legacy_sessions)
+
+
+def test_legacy_integer_arithmetic_wraps_around(ansi_off: Any, legacy_sessions: list[Any]) -> None:
+    """ANSI off: ``+ - *``, unary ``-`` and ``sum`` of integers wrap around as Java's do
+    (one task summing, and partial sums merged: the same number modulo 2**64)."""
+    assert_same(_integer_arithmetic, [OVERFLOWING], ansi_off, legacy_sessions)
+    assert_same(_integer_sums, [OVERFLOWING], ansi_off, legacy_sessions)
+    assert_same(lambda api, df: df.agg(api.F.sum("l")), [OVERFLOWING], ansi_off, legacy_sessions)
+    ansi_off.createDataFrame(OVERFLOWING).createOrReplaceTempView("sem_overflowing")
+    query = "SELECT g, sum(l) + 1 AS s, max(i) * 2 AS m FROM sem_overflowing GROUP BY g"
+    want = sorted(map(tuple, ansi_off.sql(query).collect()), key=repr)
+    for session in legacy_sessions:
+        session.createDataFrame(OVERFLOWING).createOrReplaceTempView("sem_overflowing")
+        got = session.sql(query).toArrow()
+        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want
+
+
+#: Aggregates whose result Spark cannot represent: a bigint sum past 2**63 - 1, a decimal
+#: average past the 16 whole digits of decimal(38,22).
+AGGREGATE_OVERFLOWS = [
+    ("ARITHMETIC_OVERFLOW", pa.table({"v": pa.array([2**62, 2**62, 1], pa.int64())}), "sum"),
+    ("NUMERIC_VALUE_OUT_OF_RANGE", pa.table({"v": pa.array(
+        [Decimal("50000000000000000000.5"), Decimal("1"), None], pa.decimal128(38, 18))}), "avg"),
+]
+
+
+@pytest.mark.parametrize(("error_class", "table", "fn"), AGGREGATE_OVERFLOWS,
+                         ids=[e[0] for e in AGGREGATE_OVERFLOWS])
+def test_aggregate_overflow(spark: Any, sessions: list[Any], legacy_sessions: list[Any],
+                            error_class: str, table: pa.Table, fn: str) -> None:
+    """ANSI on: the aggregate fails in both engines with Spark's error class; off, the
+    bigint sum wraps around and the decimal average is NULL, as Spark's."""
+    def program(api: Any, df: Any) -> Any:
+        return df.agg(getattr(api.F, fn)("v"))
+
+    with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
+        program(pyspark_api(), spark.createDataFrame(table)).collect()
+    with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
+        program(sparkwire_api(), sessions[-1].createDataFrame(table)).toArrow()
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert_same(program, [table], spark, legacy_sessions)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", "true")
+
+
 @pytest.mark.parametrize("program", [_string_casts, _number_casts], ids=["strings", "numbers"])
 def test_legacy_mode_gives_null(ansi_off: Any, legacy_sessions: list[Any],
                                 program: Callable[..., Any]) -> None:
@@ -173,6 +254,10 @@ ERRORS = [
     ("CAST_OVERFLOW", "i", pa.int32(), [300], lambda F, c: c.cast("tinyint")),
     ("ARITHMETIC_OVERFLOW", "i", pa.int32(), [2147483647], lambda F, c: c + 1),
     ("ARITHMETIC_OVERFLOW", "l", pa.int64(), [2**62], lambda F, c: c * 4),
+    ("BINARY_ARITHMETIC_OVERFLOW", "b", pa.int8(), [100], lambda F, c: c + c),
+    ("ARITHMETIC_OVERFLOW", "x", pa.float64(), [1.0, math.inf], lambda F, c: F.floor(c)),
+    ("ARITHMETIC_OVERFLOW", "x", pa.float64(), [-9.3e18], lambda F, c: F.ceil(c)),
+    ("ARITHMETIC_OVERFLOW", "i", pa.int32(), [-2147483648], lambda F, c: -c),
 ]
 
 

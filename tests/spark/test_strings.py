@@ -40,6 +40,27 @@ def test_string_functions_match_pyspark(spark, sessions) -> None:
     assert_same(strings, [DATA], spark, sessions)
 
 
+#: Characters whose Unicode case is several characters (ß, ligatures, ŉ, ǰ, ΐ, İ), title-case
+#: digraphs, the Greek final sigma, words split by spaces only; NULL, empty, duplicates.
+CASES = pa.table({"s": pa.array([
+    "straße", "ǆemal ǈ Ǌ", "ﬁne ﬂow ﬃ", "hello   world", "o'neil mc-d", "İstanbul", "ΣΑΣ ΟΔΟΣ, σ",
+    "a\tb c", "ÿ ŉ ǰ ΐ", None, "123abc ABC", "", " x", "straße", "MiXeD ß-ẞ", "ᾳ ᾼ ᾀ", "ß",
+])})
+
+
+def casing(api, df):
+    F_ = api.F
+    return df.select("s", F_.upper("s"), F_.lower("s"), F_.initcap("s"),
+                     F_.length(F_.upper("s")).alias("n"), F_.upper(F_.lower("s")).alias("round_trip"))
+
+
+@pytest.mark.slow
+def test_case_mapping_is_javas(spark, sessions) -> None:
+    """Java's full case mapping (ß upper-cases to SS, İ lower-cases to i̇, final sigma) and
+    Spark's initcap (title case of each space-separated word's first character)."""
+    assert_same(casing, [CASES], spark, sessions)
+
+
 def test_java_regex_the_engine_would_read_otherwise_is_refused() -> None:
     for pattern, why in [("(?<=a)b", "lookbehind"), ("(a)\\1", "backreference"), ("a++", "possessive"),
                          ("\\p{Lower}", "property"), ("[[:alpha:]]", "inside a character class"),
