@@ -16,7 +16,8 @@ Spark's rules kept here:
   ``string``, and widens across rows (``int`` and ``bigint`` to ``bigint``, integers and
   ``double`` to ``double``, ``date`` and ``timestamp`` to ``timestamp``, anything else
   mixed to ``string``); an empty field is NULL and types nothing; a column with no value
-  is a string. Timestamps are read as the session's (UTC) wall clock.
+  is a string. Timestamps without an offset are read as UTC wall clocks (the session zone
+  is not applied to CSV yet).
 - JSON lines: fields are the union of every object's keys, sorted by name; integers are
   ``bigint``, other numbers ``double``, ``true``/``false`` ``boolean``, strings ``string``
   (no date inference, as Spark's default); integers with doubles widen to ``double``,
@@ -51,7 +52,8 @@ import pyarrow as pa
 from sparkwire.planner import types
 from sparkwire.planner.analyzer import Attribute, with_result_types
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.timezones import INSTANT
+from sparkwire.planner.pipeline import plan_on
 from sparkwire.planner.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite, TextScan
 from sparkwire.planner.schemas import arrow_schema
 
@@ -154,7 +156,7 @@ def _csv_value_type(text: str) -> pa.DataType | None:
         except ValueError:
             pass
         else:
-            return pa.date32() if len(text) == 10 else pa.timestamp("us")
+            return pa.date32() if len(text) == 10 else INSTANT
     if text.lower() in ("true", "false"):
         return pa.bool_()
     return pa.string()
@@ -174,8 +176,8 @@ def _widen(a: pa.DataType | None, b: pa.DataType | None) -> pa.DataType | None:
         return b if a is None else a
     if b is None:
         return a
-    if {a, b} == {pa.date32(), pa.timestamp("us")}:
-        return pa.timestamp("us")
+    if {a, b} == {pa.date32(), INSTANT}:
+        return INSTANT
     if (a in _NUMBERS or pa.types.is_decimal(a)) and (b in _NUMBERS or pa.types.is_decimal(b)):
         if pa.float64() in (a, b):
             return pa.float64()
@@ -309,8 +311,7 @@ def write_parquet(df: DataFrame, directory: str, mode: str) -> None:
     plan = ParquetWrite(input=with_result_types(df._plan, df._attrs), directory=directory,
                         job=job, names=tuple(a.name for a in df._attrs))
     executor = df._executor
-    staged = plan_query(plan, list(WRITE_COLUMNS), executor.workers, executor.broadcast_threshold,
-                        executor.range_sort_rows, executor.task_bytes)
+    staged = plan_on(executor, plan, list(WRITE_COLUMNS))
     try:
         with executor.execute(staged) as stream:
             files = {name for batch in stream for name in batch.column(0).to_pylist()}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from sparkwire.planner import datetime_patterns, format_string, regex
+from sparkwire.planner import datetime_patterns, format_string, regex, timezones
 from sparkwire.planner.errors import AnalysisError
 
 
@@ -36,6 +36,13 @@ def _text(check: Callable[[str], object]) -> Check:
     return run
 
 
+def _time_zone(name: str) -> str:
+    try:
+        return timezones.check_time_zone(name)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
+
+
 def _integer(value: object) -> object:
     if not isinstance(value, int) or isinstance(value, bool):
         raise AnalysisError(f"expected an integer literal, got {value!r}")
@@ -56,6 +63,7 @@ def _boolean(value: object) -> object:
 
 _REGEX = _text(regex.check_java_regex)
 _DATETIME = _text(datetime_patterns.check_datetime_pattern)
+_ZONE = _text(_time_zone)
 
 CHECKS: dict[str, dict[int, Check]] = {
     "rlike": {1: _REGEX},
@@ -66,6 +74,12 @@ CHECKS: dict[str, dict[int, Check]] = {
     "date_format": {1: _DATETIME},
     "to_date": {1: _DATETIME},
     "to_timestamp": {1: _DATETIME},
+    "to_timestamp_ltz": {1: _DATETIME},
+    "to_timestamp_ntz": {1: _DATETIME},
+    "unix_timestamp": {1: _DATETIME},
+    "from_unixtime": {1: _DATETIME},
+    "from_utc_timestamp": {1: _ZONE},
+    "to_utc_timestamp": {1: _ZONE},
     "date_trunc": {0: _text(datetime_patterns.timestamp_unit)},
     "trunc_date": {1: _text(datetime_patterns.date_unit)},
     "next_day": {1: _text(datetime_patterns.iso_day)},

@@ -4,16 +4,24 @@ Every operand is cast to the DATE or TIMESTAMP the function reads, as Spark cast
 DuckDB's ``dayofweek`` counts from 0 on Sunday (Spark's from 1), its ``datediff(part, a,
 b)`` is ``b - a`` (Spark's ``datediff(end, start)`` is ``end - start``) and it has no
 ``months_between`` or ``next_day``. Patterns and units were checked by the plan model and
-are translated here (``planner.datetime_patterns``).
+are translated here (``planner.datetime_patterns``). Operands that are instants were cast
+to the wall clock or date the function reads by the planner (``planner.local_time``);
+builders that make instants, or name the zone, are ``ZONE_CALLS`` (``zones``).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from collections.abc import Callable
+
 from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
 from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
+from sparkwire.coordinator.worker.zones import from_local, to_local
 from sparkwire.planner import datetime_patterns
+from sparkwire.planner.timezones import check_time_zone
+
+ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
 
 _MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
 _SECONDS_IN_MONTH = (
@@ -49,23 +57,35 @@ def _date_format(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
+def _parsed(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    """The wall clock ``text`` shows in Spark's ``pattern`` (``strptime``: unparsable text is
+    an error, as in Spark's ANSI mode)."""
+    wanted = datetime_patterns.strftime_pattern(literal_text(pattern, "the datetime pattern"),
+                                                parsing=True)
+    return cast(exp.Anonymous(this="strptime", expressions=[cast(text, "VARCHAR"),
+                                                            exp.Literal.string(wanted)]), "TIMESTAMP")
+
+
 def _parser(to: str) -> Builder:
-    """``to_date``/``to_timestamp``: a cast without a pattern, ``strptime`` with one (an
-    unparsable string is an error either way, as in Spark's ANSI mode)."""
+    """``to_date``/``to_timestamp_ntz``: a cast without a pattern (the planner cast the
+    operand as Spark does, ``planner.local_time``), ``strptime`` with one."""
 
     def build(args: list[exp.Expression]) -> exp.Expression:
         if len(args) == 1:
             return cast(args[0], to)
         arity(f"to_{to.lower()}", args, 2)
-        pattern = datetime_patterns.strftime_pattern(
-            literal_text(args[1], "the datetime pattern"), parsing=True
-        )
-        parsed = exp.Anonymous(
-            this="strptime", expressions=[cast(args[0], "VARCHAR"), exp.Literal.string(pattern)]
-        )
-        return cast(parsed, to)
+        return cast(_parsed(args[0], args[1]), to)
 
     return build
+
+
+def _to_instant(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``to_timestamp``/``to_timestamp_ltz``: with a pattern, the wall clock parsed and made
+    an instant in the session zone; without, the operand (the planner cast it)."""
+    if len(args) == 1:
+        return cast(args[0], "TIMESTAMPTZ")
+    arity("to_timestamp", args, 2)
+    return from_local(_parsed(args[0], args[1]), zone)
 
 
 def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
@@ -76,6 +96,60 @@ def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
         return cast(exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(unit), value]), to)
 
     return build
+
+
+_TRUNCATE_WALL_CLOCK = _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNITS)
+
+
+def _date_trunc(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``date_trunc``: the wall clock (the planner made the operand one) truncated, and the
+    result that wall clock's instant in the session zone, as Spark truncates."""
+    return from_local(_TRUNCATE_WALL_CLOCK(args), zone)
+
+
+def _zone_shift(direction: str) -> ZoneBuilder:
+    """Spark's ``convertTz``, which never reads the session zone: ``from_utc_timestamp(ts,
+    tz)`` is the instant whose UTC wall clock is the wall clock ``ts`` shows in ``tz``;
+    ``to_utc_timestamp(ts, tz)`` the instant at which ``tz`` shows ``ts``'s UTC wall clock."""
+
+    def build(args: list[exp.Expression], zone: str) -> exp.Expression:
+        arity(f"{direction}_utc_timestamp", args, 2)
+        other = check_time_zone(literal_text(args[1], "the time zone"))
+        if direction == "from":
+            return from_local(to_local(args[0], other), "UTC")
+        return from_local(to_local(args[0], "UTC"), other)
+
+    return build
+
+
+def _epoch_seconds(instant: exp.Expression) -> exp.Expression:
+    """Whole seconds since the epoch, rounded down as Spark's ``floorDiv``."""
+    return _FLOOR_SECONDS(us=exp.Anonymous(this="epoch_us", expressions=[cast(instant, "TIMESTAMPTZ")]))
+
+
+_FLOOR_SECONDS = template("CAST(floor(:us / 1000000.0) AS BIGINT)")
+
+
+def _unix_timestamp(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``unix_timestamp(x)``: seconds of an instant (the planner cast a date or timestamp to
+    one); ``unix_timestamp(s, pattern)``: of the wall clock ``s`` shows, in the session zone."""
+    if len(args) == 1:
+        return _epoch_seconds(args[0])
+    arity("unix_timestamp", args, 2)
+    return _epoch_seconds(from_local(_parsed(args[0], args[1]), zone))
+
+
+def _from_unixtime(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``from_unixtime(seconds, pattern)``: the wall clock of that instant in the session
+    zone, formatted."""
+    arity("from_unixtime", args, 2)
+    instant = exp.Anonymous(this="to_timestamp", expressions=[cast(args[0], "BIGINT")])
+    return _date_format([to_local(instant, zone), args[1]])
+
+
+def _current_timezone(args: list[exp.Expression], zone: str) -> exp.Expression:
+    arity("current_timezone", args, 0)
+    return exp.Literal.string(zone)
 
 
 def _next_day(args: list[exp.Expression]) -> exp.Expression:
@@ -114,8 +188,7 @@ DATE_CALLS: dict[str, Builder] = {
     "months_between": _months_between,
     "date_format": _date_format,
     "to_date": _parser("DATE"),
-    "to_timestamp": _parser("TIMESTAMP"),
-    "date_trunc": _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNITS),
+    "to_timestamp_ntz": _parser("TIMESTAMP"),
     "trunc_date": _truncate("DATE", 1, datetime_patterns.DATE_UNITS),
     "hour": _part("hour", "TIMESTAMP"),
     "minute": _part("minute", "TIMESTAMP"),
@@ -126,4 +199,16 @@ DATE_CALLS: dict[str, Builder] = {
     "quarter": _part("quarter", "DATE"),
     "last_day": _part("last_day", "DATE"),
     "next_day": _next_day,
+}
+
+#: Builders whose SQL names the session time zone (``zones``): the compiler passes it.
+ZONE_CALLS: dict[str, ZoneBuilder] = {
+    "to_timestamp": _to_instant,
+    "to_timestamp_ltz": _to_instant,
+    "date_trunc": _date_trunc,
+    "from_utc_timestamp": _zone_shift("from"),
+    "to_utc_timestamp": _zone_shift("to"),
+    "unix_timestamp": _unix_timestamp,
+    "from_unixtime": _from_unixtime,
+    "current_timezone": _current_timezone,
 }

@@ -15,7 +15,11 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
 - string -> date: ``yyyy``, ``yyyy-[m]m``, ``yyyy-[m]m-[d]d``, anything after a following
   ``T`` or space ignored; an impossible day (``2023-02-29``) is invalid input;
 - string -> timestamp: DuckDB's reading of a date and time (not its ``infinity``), plus
-  Spark's date-only forms (``'2024'``);
+  Spark's date-only forms (``'2024'``); a wall clock in the session zone unless the text
+  ends in ``Z`` or an offset (``+08:00``); to ``timestamp_ntz`` the wall clock it shows;
+- timestamp (an instant) -> timestamp_ntz, date, string: its wall clock in the session
+  zone; timestamp_ntz, date -> timestamp: that wall clock (a date's midnight) in the zone,
+  gaps and overlaps resolved as Java does (``worker.zones``);
 - string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
   ``no``, ``0`` in any case; anything else invalid;
 - double/float -> integers: truncated toward zero; beyond the type (or NaN) is
@@ -38,12 +42,15 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.zones import from_local, to_local
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
 
 _INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _SPARK_TYPE = {
     "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
     "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "bool": "BOOLEAN",
-    "date": "DATE", "timestamp": "TIMESTAMP", "binary": "BINARY",
+    "date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ",
+    "binary": "BINARY",
 }
 #: What Spark's ``UTF8String.trimAll`` removes around a value before parsing it.
 _WHITESPACE = " \t\n\r\f\v"
@@ -52,6 +59,8 @@ _FALSE = ("f", "false", "n", "no", "0")
 _DATE = r"([0-9]{4})(?:-([0-9]{1,2})(?:-([0-9]{1,2}))?)?(?:[T ].*)?"
 #: A date and a time: DuckDB reads the rest, but also ``infinity``, which Spark does not.
 _TIMESTAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9].*"
+#: The end of a timestamp that names its instant: ``Z`` or an offset ``+08:00``/``-0800``.
+_OFFSET = r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)"
 
 
 #: ``ansi`` (strict, failing), ``try`` (strict, NULL) or ``legacy`` (lenient, NULL).
@@ -64,13 +73,17 @@ def spark_type(name: str) -> str:
 
 
 
-def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode) -> exp.Expression:
+def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode,
+               zone: str = DEFAULT_TIME_ZONE) -> exp.Expression:
     """``CAST(value AS to)`` as Spark computes it from ``source`` (a planner type name, or
-    None when the planner made the cast itself and vouches that DuckDB's agrees)."""
+    None when the planner made the cast itself and vouches that DuckDB's agrees), reading
+    instants in the session time zone ``zone``."""
     if source is None or source == to:
         return exp.Cast(this=value, to=duckdb_type(to))
     if source == "string":
-        return _from_string(value, to, mode)
+        return _from_string(value, to, mode, zone)
+    if "timestamp" in (source, to):
+        return _instant(value, source, to, zone)
     if to in _INTEGER_BITS and (source.startswith(("float", "decimal")) or source in _INTEGER_BITS):
         return _to_integer(value, source, to, mode)
     if source == "float64" and to == "string":
@@ -123,7 +136,19 @@ def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=condition, true=then)])
 
 
-def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
+def _instant(value: exp.Expression, source: str, to: str, zone: str) -> exp.Expression:
+    """Casts from and to an instant (``timestamp``) go through its wall clock in ``zone``:
+    to ``timestamp_ntz``, ``date`` and ``string`` it reads as one; from ``timestamp_ntz`` and
+    ``date`` (midnight) the wall clock becomes an instant."""
+    if source == "timestamp":
+        local = to_local(value, zone)
+        return local if to == "timestamp_ntz" else exp.Cast(this=local, to=duckdb_type(to))
+    if source in ("timestamp_ntz", "date"):
+        return from_local(value, zone)
+    return exp.Cast(this=value, to=duckdb_type(to))
+
+
+def _from_string(value: exp.Expression, to: str, mode: Mode, zone: str) -> exp.Expression:
     text = call("trim", value, _WHITESPACE)
     result: exp.Expression
     if to in _INTEGER_BITS:
@@ -151,12 +176,18 @@ def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
                                      default=result), value, mode, _invalid(value, to))
     elif to == "date":
         result = _date(text)
-    elif to == "timestamp":
+    elif to in ("timestamp", "timestamp_ntz"):
         date_only = r"[0-9]{4}(-[0-9]{1,2}){0,2}"
-        result = exp.Case(
+        wall_clock = exp.Case(
             ifs=[exp.If(this=_matches(text, date_only), true=cast(_date(text), "TIMESTAMP"))],
-            default=_when(_matches(text, _TIMESTAMP), exp.TryCast(this=text, to=duckdb_type(to))),
+            default=_when(_matches(text, _TIMESTAMP), exp.TryCast(this=text, to=duckdb_type("timestamp_ntz"))),
         )
+        if to == "timestamp_ntz":
+            result = wall_clock
+        else:  # an instant: at the offset the text names, else the wall clock in the zone
+            result = exp.Case(ifs=[exp.If(this=_matches(text, _TIMESTAMP + _OFFSET),
+                                          true=exp.TryCast(this=text, to=duckdb_type(to)))],
+                              default=from_local(wall_clock, zone))
     elif to == "bool":
         lowered = exp.Lower(this=text)
         result = exp.Case(ifs=[

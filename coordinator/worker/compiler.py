@@ -40,7 +40,9 @@ from sparkwire.coordinator.worker.expressions import (
     paren,
 )
 from sparkwire.coordinator.worker.casts import Mode, spark_cast
+from sparkwire.coordinator.worker.calls_dates import ZONE_CALLS
 from sparkwire.coordinator.worker.semantics import MODE_CALLS
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
 from sparkwire.planner.expressions import (
     AggCall,
     Call,
@@ -169,11 +171,13 @@ def _star_from(source: exp.Expression) -> exp.Select:
     return _select_from([exp.Star()], source)
 
 
-def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True) -> CompiledFragment:
+def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
+                     time_zone: str = DEFAULT_TIME_ZONE) -> CompiledFragment:
     """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
     the fragment is walked once, collecting its tables as its leaves are compiled. ``ansi`` is
-    Spark's ANSI mode, which decides how division and casts fail (``semantics``)."""
-    compiler = _Compiler(ansi)
+    Spark's ANSI mode, which decides how division and casts fail (``semantics``);
+    ``time_zone`` the session zone, in which instants read as wall clocks (``zones``)."""
+    compiler = _Compiler(ansi, time_zone)
     write = fragment if isinstance(fragment, ParquetWrite) else None
     if write is not None and output.kind != "result":
         raise CompileError("a Parquet write is the final stage, read by the coordinator")
@@ -262,8 +266,9 @@ class _Compiler:
     """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
     collects the tables and files the query reads."""
 
-    def __init__(self, ansi: bool) -> None:
+    def __init__(self, ansi: bool, time_zone: str) -> None:
         self.ansi = ansi
+        self.time_zone = time_zone
         self._aliases = 0
         self.tables: dict[str, TableInput] = {}
         self.files: dict[str, None] = {}  # ordered set
@@ -531,6 +536,8 @@ class _Compiler:
             args = [self.expr(arg) for arg in node.args]
             if node.fn in MODE_CALLS:
                 return MODE_CALLS[node.fn](args, self.ansi)
+            if node.fn in ZONE_CALLS:
+                return ZONE_CALLS[node.fn](args, self.time_zone)
             return CALLS[node.fn](args)
         if isinstance(node, AggCall):
             return self._agg(node)
@@ -544,7 +551,7 @@ class _Compiler:
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
             # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
             mode: Mode = "try" if node.safe else "ansi" if self.ansi else "legacy"
-            return spark_cast(self.expr(node.expr), node.source, node.to, mode)
+            return spark_cast(self.expr(node.expr), node.source, node.to, mode, self.time_zone)
         raise CompileError(f"unsupported expression {type(node).__name__}")
 
     def _agg(self, node: AggCall) -> exp.Expression:

@@ -44,7 +44,8 @@ _AGGREGATES: dict[type[exp.Expression], ex.AggregateFunction] = {
 _EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
 _SQL_TYPES = {
     "VARCHAR": "string", "TEXT": "string", "CHAR": "string", "DATE": "date",
-    "TIMESTAMP": "timestamp", "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
+    "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp", "TIMESTAMP_NTZ": "timestamp_ntz",
+    "TIMESTAMPNTZ": "timestamp_ntz", "TIMESTAMPLTZ": "timestamp", "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
     "BIGINT": "int64", "SMALLINT": "int16", "TINYINT": "int8", "BOOLEAN": "bool",
 }
 
