@@ -24,12 +24,11 @@ from sparkwire.planner.timezones import check_time_zone
 ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
 
 _MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
-_SECONDS_IN_MONTH = (
-    "(day(:{x}) * 86400 + (epoch_us(CAST(:{x} AS TIMESTAMP)) "
-    "- epoch_us(date_trunc('day', CAST(:{x} AS TIMESTAMP)))) // 1000000)"
-)
+_SECONDS_IN_MONTH = "(day(:{x}) * 86400 + :s{x})"
 # Spark's DateTimeUtils.monthsBetween: whole months when the days of month agree or both
 # are month ends, else the day-and-time difference over a 31-day month (in whole seconds).
+# :a and :b are the wall clocks in the session zone, :sa and :sb the seconds elapsed since
+# their local midnight: real seconds, so a DST day's hours count as they passed.
 _MONTHS_BETWEEN = (
     "CASE WHEN day(:a) = day(:b) "
     "OR (CAST(:a AS DATE) = last_day(:a) AND CAST(:b AS DATE) = last_day(:b)) "
@@ -40,13 +39,26 @@ _ROUNDED_8 = template("floor(:x * 1e8 + 0.5) / 1e8")  # Java's Math.round(x * 1e
 _MONTHS_BETWEEN_T = template(_MONTHS_BETWEEN)
 
 
-def _months_between(args: list[exp.Expression]) -> exp.Expression:
+def _months_between(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """Of two instants (the planner cast the operands), read in the session zone."""
     arity("months_between", args, 3)
-    a, b, round_off = (cast(args[0], "TIMESTAMP"), cast(args[1], "TIMESTAMP"), args[2])
-    months = _MONTHS_BETWEEN_T(a=a, b=b)
+    a, b, round_off = to_local(args[0], zone), to_local(args[1], zone), args[2]
+    months = _MONTHS_BETWEEN_T(a=a, b=b, sa=_seconds_since_midnight(args[0], a, zone),
+                               sb=_seconds_since_midnight(args[1], b, zone))
     if isinstance(round_off, exp.Boolean) and round_off.this:
         return _ROUNDED_8(x=months)
     return months
+
+
+def _seconds_since_midnight(instant: exp.Expression, wall_clock: exp.Expression,
+                            zone: str) -> exp.Expression:
+    """Whole seconds from the instant of ``wall_clock``'s local midnight to ``instant``."""
+    midnight = from_local(cast(cast(wall_clock, "DATE"), "TIMESTAMP"), zone)
+    return _WHOLE_SECONDS(us=exp.Sub(this=_epoch_us(instant), expression=_epoch_us(midnight)))
+
+
+def _epoch_us(instant: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this="epoch_us", expressions=[cast(instant, "TIMESTAMPTZ")])
 
 
 def _date_format(args: list[exp.Expression]) -> exp.Expression:
@@ -99,12 +111,28 @@ def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
 
 
 _TRUNCATE_WALL_CLOCK = _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNITS)
+#: Units Spark truncates on the instant's own ``ZonedDateTime`` (``truncatedTo``), which
+#: keeps the instant's offset where the truncated wall clock has it; longer units go
+#: through the date, whose start of day takes the earlier offset.
+_KEEPING_OFFSET = frozenset({"day", "hour", "minute", "second", "millisecond", "microsecond"})
 
 
 def _date_trunc(args: list[exp.Expression], zone: str) -> exp.Expression:
-    """``date_trunc``: the wall clock (the planner made the operand one) truncated, and the
-    result that wall clock's instant in the session zone, as Spark truncates."""
-    return from_local(_TRUNCATE_WALL_CLOCK(args), zone)
+    """``date_trunc(unit, instant)`` as Spark truncates: the wall clock in the session zone
+    truncated, and made an instant again. Up to a day, at the instant's own offset where
+    that shows the truncated wall clock (01:30 standard time on a fall-back night truncates
+    to 01:00 standard time), else as any wall clock (``zones.from_local``)."""
+    arity("date_trunc", args, 2)
+    instant = cast(args[1], "TIMESTAMPTZ")
+    local = to_local(instant, zone)
+    truncated = _TRUNCATE_WALL_CLOCK([args[0], local])
+    resolved = from_local(truncated.copy(), zone)
+    if datetime_patterns.TIMESTAMP_UNITS[literal_text(args[0], "the unit").lower()] not in _KEEPING_OFFSET:
+        return resolved
+    same_offset = exp.Sub(this=instant.copy(), expression=exp.Paren(
+        this=exp.Sub(this=local.copy(), expression=truncated.copy())))
+    kept = exp.EQ(this=to_local(same_offset.copy(), zone), expression=truncated)
+    return exp.Case(ifs=[exp.If(this=kept, true=same_offset)], default=resolved)
 
 
 def _zone_shift(direction: str) -> ZoneBuilder:
@@ -123,11 +151,13 @@ def _zone_shift(direction: str) -> ZoneBuilder:
 
 
 def _epoch_seconds(instant: exp.Expression) -> exp.Expression:
-    """Whole seconds since the epoch, rounded down as Spark's ``floorDiv``."""
-    return _FLOOR_SECONDS(us=exp.Anonymous(this="epoch_us", expressions=[cast(instant, "TIMESTAMPTZ")]))
+    """Whole seconds since the epoch, truncated toward zero as Spark's ``micros / 1000000``
+    (Java's long division): 1960-01-01 00:00:00.000001 is -315619199. DuckDB's ``//`` of
+    integers truncates the same way."""
+    return _WHOLE_SECONDS(us=_epoch_us(instant))
 
 
-_FLOOR_SECONDS = template("CAST(floor(:us / 1000000.0) AS BIGINT)")
+_WHOLE_SECONDS = template("CAST(:us AS BIGINT) // 1000000")
 
 
 def _unix_timestamp(args: list[exp.Expression], zone: str) -> exp.Expression:
@@ -185,7 +215,6 @@ DATE_CALLS: dict[str, Builder] = {
     "current_timestamp": _pinned,
     "date_sub": _date_sub,
     "datediff": over("CAST(:a AS DATE) - CAST(:b AS DATE)", "a", "b"),
-    "months_between": _months_between,
     "date_format": _date_format,
     "to_date": _parser("DATE"),
     "to_timestamp_ntz": _parser("TIMESTAMP"),
@@ -203,6 +232,7 @@ DATE_CALLS: dict[str, Builder] = {
 
 #: Builders whose SQL names the session time zone (``zones``): the compiler passes it.
 ZONE_CALLS: dict[str, ZoneBuilder] = {
+    "months_between": _months_between,
     "to_timestamp": _to_instant,
     "to_timestamp_ltz": _to_instant,
     "date_trunc": _date_trunc,
