@@ -43,6 +43,10 @@ INSTANT = pa.timestamp("us", tz="UTC")
 WALL_CLOCK = pa.timestamp("us")
 
 _OFFSET = re.compile(r"([+-])(\d{2}):(\d{2})")
+#: How a timestamp's text ends when it names its offset (``Z``, ``+08:00``, ``-0800``); a
+#: regex both Python and DuckDB (RE2) read.
+OFFSET_SUFFIX = r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)"
+_TEXT_OFFSET = re.compile(f"[0-9]{OFFSET_SUFFIX}$")
 _MAX_NAME = 64
 
 
@@ -55,7 +59,7 @@ def check_time_zone(name: str) -> str:
     if offset is not None:
         hours, minutes = int(offset[2]), int(offset[3])
         if minutes >= 60 or hours * 60 + minutes > 18 * 60:
-            raise ValueError(f"time zone offset {name!r} is beyond -18:00..+18:00")
+            raise ValueError(f"time zone offset {name!r} is not an offset from -18:00 to +18:00")
         return name
     if not _known_region(name):
         raise ValueError(
@@ -65,10 +69,20 @@ def check_time_zone(name: str) -> str:
     return name
 
 
-@lru_cache(maxsize=256)
 def _known_region(name: str) -> bool:
-    # a lookup in the list, never zoneinfo.ZoneInfo(name): that reads a file by the name
-    return name in zoneinfo.available_timezones()
+    # a lookup in the list, never zoneinfo.ZoneInfo(name): that opens a file by the name
+    return name in _regions()
+
+
+@lru_cache(maxsize=1)
+def _regions() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def has_offset(text: str) -> bool:
+    """Whether a timestamp's text names its own offset (``Z``, ``+08:00``, ``-0800``), so
+    that it is one instant whatever the session zone."""
+    return _TEXT_OFFSET.search(text) is not None
 
 
 def icu_name(zone: str) -> str:

@@ -43,7 +43,7 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
 from sparkwire.coordinator.worker.zones import from_local, to_local
-from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
 _INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 _SPARK_TYPE = {
@@ -59,8 +59,6 @@ _FALSE = ("f", "false", "n", "no", "0")
 _DATE = r"([0-9]{4})(?:-([0-9]{1,2})(?:-([0-9]{1,2}))?)?(?:[T ].*)?"
 #: A date and a time: DuckDB reads the rest, but also ``infinity``, which Spark does not.
 _TIMESTAMP = r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[T ][0-9].*"
-#: The end of a timestamp that names its instant: ``Z`` or an offset ``+08:00``/``-0800``.
-_OFFSET = r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)"
 
 
 #: ``ansi`` (strict, failing), ``try`` (strict, NULL) or ``legacy`` (lenient, NULL).
@@ -185,7 +183,7 @@ def _from_string(value: exp.Expression, to: str, mode: Mode, zone: str) -> exp.E
         if to == "timestamp_ntz":
             result = wall_clock
         else:  # an instant: at the offset the text names, else the wall clock in the zone
-            result = exp.Case(ifs=[exp.If(this=_matches(text, _TIMESTAMP + _OFFSET),
+            result = exp.Case(ifs=[exp.If(this=_matches(text, _TIMESTAMP + OFFSET_SUFFIX),
                                           true=exp.TryCast(this=text, to=duckdb_type(to)))],
                               default=from_local(wall_clock, zone))
     elif to == "bool":

@@ -42,6 +42,7 @@ from sparkwire.coordinator.worker.expressions import (
 from sparkwire.coordinator.worker.casts import Mode, spark_cast
 from sparkwire.coordinator.worker.calls_dates import ZONE_CALLS
 from sparkwire.coordinator.worker.semantics import MODE_CALLS
+from sparkwire.coordinator.worker.zones import instant_literal
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
 from sparkwire.planner.expressions import (
     AggCall,
@@ -531,6 +532,8 @@ class _Compiler:
         if isinstance(node, Column):
             return col(node.name)
         if isinstance(node, Lit):
+            if node.type == "timestamp" and isinstance(node.value, str):
+                return instant_literal(node.value, self.time_zone)
             return literal(node)
         if isinstance(node, Call):
             args = [self.expr(arg) for arg in node.args]

@@ -22,9 +22,18 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast
 from sparkwire.coordinator.worker.semantics import call
-from sparkwire.planner.timezones import icu_name
+from sparkwire.planner.timezones import has_offset, icu_name
 
 _FIXED = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")
+
+
+def instant_literal(text: str, zone: str) -> exp.Expression:
+    """A ``timestamp`` literal: text with an offset is that instant; without, a wall clock in
+    ``zone``, as Spark reads ``TIMESTAMP '2024-03-10 02:30:00'`` in the session zone."""
+    value = exp.Literal.string(text)
+    if has_offset(text):
+        return cast(value, "TIMESTAMPTZ")
+    return from_local(cast(value, "TIMESTAMP"), zone)
 
 
 def to_local(instant: exp.Expression, zone: str) -> exp.Expression:

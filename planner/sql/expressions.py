@@ -45,7 +45,8 @@ _EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY
 _SQL_TYPES = {
     "VARCHAR": "string", "TEXT": "string", "CHAR": "string", "DATE": "date",
     "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp", "TIMESTAMP_NTZ": "timestamp_ntz",
-    "TIMESTAMPNTZ": "timestamp_ntz", "TIMESTAMPLTZ": "timestamp", "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
+    "TIMESTAMPNTZ": "timestamp_ntz", "TIMESTAMPLTZ": "timestamp", "TIMESTAMPTZ": "timestamp",
+    "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
     "BIGINT": "int64", "SMALLINT": "int16", "TINYINT": "int8", "BOOLEAN": "bool",
 }
 
@@ -239,7 +240,7 @@ def _cast(node: exp.Cast) -> ex.Expr:
     except AnalysisError:
         raise unsupported(node, f"CAST to {to.sql()}") from None
     value = node.this
-    if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp"):
+    if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp", "timestamp_ntz"):
         return ex.Lit(value=value.this, type=type_name)
     return ex.Cast(expr=expression(value), to=type_name, safe=isinstance(node, exp.TryCast))
 

@@ -75,6 +75,10 @@ def zoned(api, df):
         F_.from_utc_timestamp("instant", "Asia/Tokyo"),
         F_.to_utc_timestamp("instant", "America/New_York"),
         F_.current_timezone(),
+        F_.expr("TIMESTAMP '2024-03-10 02:30:00'").alias("sql_wall_clock"),
+        F_.expr("TIMESTAMP '2024-11-03 01:30:00'").alias("sql_overlap"),
+        F_.lit(T(2024, 11, 3, 9, 30, tzinfo=UTC)).alias("aware_literal"),
+        (F_.col("instant") >= F_.expr("TIMESTAMP '2024-11-03 01:30:00'")).alias("after"),
     )
 
 
