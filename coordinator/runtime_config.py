@@ -12,7 +12,7 @@ the zone); a key sparkwire does not know is refused rather than silently ignored
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.planner.timezones import check_time_zone
@@ -34,10 +34,14 @@ def _boolean(value: Any) -> bool:
 _CHECKS: dict[str, Callable[[Any], Any]] = {"time_zone": check_time_zone, "ansi": _boolean}
 
 
+class _Owner(Protocol):
+    settings: Settings
+
+
 class RuntimeConfig:
     """Reads and changes the owning session's settings through Spark's keys."""
 
-    def __init__(self, owner: Any) -> None:
+    def __init__(self, owner: _Owner) -> None:
         # the Session: its ``settings`` are replaced, never mutated, so a query being
         # planned sees one consistent set
         self._owner = owner
