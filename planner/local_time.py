@@ -19,6 +19,10 @@ worker's builders do not know operand types, so the analyzer puts the cast in th
   1000000`` of a ``timestamp_ntz``); ``to_timestamp_ntz`` without a pattern reads a wall
   clock.
 
+- comparisons and the functions that take one common type (``=``, ``<``, ``between``,
+  ``in``, ``<=>``, ``coalesce``, ``greatest``, ``least``) of an instant with a string, date
+  or wall clock: those become instants in the session zone (DuckDB would read them in UTC).
+
 Casts only ever go from one of these four types to another; other operand types are left
 for the function's own rules. Applying the rewrite twice changes nothing.
 """
@@ -51,6 +55,9 @@ _INSTANT_READERS = frozenset({"to_timestamp", "to_timestamp_ltz", "from_utc_time
                               "to_utc_timestamp", "unix_timestamp"})
 #: Functions reading instants at these positions whatever their arity.
 _ALWAYS_INSTANTS = {"date_trunc": (1,), "months_between": (0, 1)}
+#: Functions whose operands Spark brings to one type: an instant among them wins.
+_COMMON_TYPE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between", "in", "eq_null_safe",
+                          "coalesce", "greatest", "least"})
 _PATTERN_TAKERS = frozenset({"to_timestamp", "to_timestamp_ltz", "to_timestamp_ntz", "to_date",
                              "unix_timestamp"})
 
@@ -79,6 +86,9 @@ def local_time(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
 
 def _reads(node: Call, columns: Mapping[str, pa.DataType]) -> dict[int, str]:
     """The type ``node`` reads at each position that may need a cast."""
+    if node.fn in _COMMON_TYPE:
+        kinds = [_type_name(a, columns) for a in node.args]
+        return dict.fromkeys(range(len(kinds)), "timestamp") if "timestamp" in kinds else {}
     if node.fn in _DATE_READERS:
         return dict.fromkeys(_DATE_READERS[node.fn], "date")
     if node.fn in _WALL_CLOCK_READERS:

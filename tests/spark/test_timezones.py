@@ -79,6 +79,12 @@ def zoned(api, df):
         F_.expr("TIMESTAMP '2024-11-03 01:30:00'").alias("sql_overlap"),
         F_.lit(T(2024, 11, 3, 9, 30, tzinfo=UTC)).alias("aware_literal"),
         (F_.col("instant") >= F_.expr("TIMESTAMP '2024-11-03 01:30:00'")).alias("after"),
+        (F_.col("instant") >= F_.lit("2024-11-03 01:30:00")).alias("after_text"),
+        (F_.col("instant") < F_.to_date("w")).alias("before_day"),
+        (F_.col("instant") == ntz).alias("same_clock"),
+        F_.col("instant").between("2024-03-10 01:00:00", "2024-11-03 01:45:00").alias("within"),
+        F_.col("instant").isin("2024-11-03 01:30:00", "2025-01-01").alias("listed"),
+        F_.greatest("instant", ntz).alias("latest"), F_.coalesce("instant", ntz).alias("either"),
     )
 
 
