@@ -155,3 +155,21 @@ def test_zone_arguments_must_be_known_literals() -> None:
         F.from_utc_timestamp("t", "Mars/Olympus")
     with pytest.raises(AnalysisError, match="argument 2 must be a literal"):
         F.to_utc_timestamp("t", F.col("zone"))
+
+
+def in_sql(api, df):
+    return df.selectExpr(
+        "from_utc_timestamp(instant, 'Asia/Tokyo') AS tokyo",
+        "to_utc_timestamp(wall, '+08:00') AS shifted",
+        "unix_timestamp(w) AS seconds", "unix_timestamp(w, 'yyyy-MM-dd HH:mm:ss') AS parsed",
+        "unix_timestamp(instant) AS of_instant", "from_unixtime(n) AS text",
+        "from_unixtime(n, 'yyyy/MM/dd HH') AS hours", "to_timestamp_ntz(w) AS ntz",
+        "to_timestamp_ltz(w) AS ltz", "current_timezone() AS zone", "to_timestamp(s) AS ts",
+        "CAST(instant AS TIMESTAMP_NTZ) AS clock", "CAST(w AS TIMESTAMP) AS instant_of_w",
+        "hour(instant) AS h", "instant > TIMESTAMP '2024-11-03 01:30:00' AS later",
+    )
+
+
+@pytest.mark.parametrize("zone", ZONES[1:])
+def test_sql_text_follows_the_session_time_zone(spark, sessions, zone: str) -> None:
+    assert_same(in_sql, [DATA], spark, sessions, time_zone=zone)
