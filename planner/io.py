@@ -16,8 +16,7 @@ Spark's rules kept here:
   ``string``, and widens across rows (``int`` and ``bigint`` to ``bigint``, integers and
   ``double`` to ``double``, ``date`` and ``timestamp`` to ``timestamp``, anything else
   mixed to ``string``); an empty field is NULL and types nothing; a column with no value
-  is a string. Timestamps without an offset are read as UTC wall clocks (the session zone
-  is not applied to CSV yet).
+  is a string. A timestamp without an offset is a wall clock in the session time zone.
 - JSON lines: fields are the union of every object's keys, sorted by name; integers are
   ``bigint``, other numbers ``double``, ``true``/``false`` ``boolean``, strings ``string``
   (no date inference, as Spark's default); integers with doubles widen to ``double``,

@@ -327,7 +327,10 @@ class _Compiler:
                 return self._window(op)
             case CsvScan() | JsonScan():
                 _unique(op.schema_names, "text scan")
-                return _select_from(map(col, op.columns), self._text_source(op))
+                instants = {n for n, t in zip(op.schema_names, op.schema_types, strict=True)
+                            if t == "timestamp"}
+                return _select_from([self._text_column(c, instants) for c in op.columns],
+                                    self._text_source(op, instants))
             case RowSample():
                 return self._row_sample(op)
             case CachedSource():
@@ -353,15 +356,25 @@ class _Compiler:
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
         return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=[paths]))
 
-    def _text_source(self, scan: CsvScan | JsonScan) -> exp.Expression:
+    def _text_column(self, name: str, instants: set[str]) -> exp.Expression:
+        """A text scan's column; an instant was read as its text (``_text_source``) and is
+        read as Spark reads it, in the session zone unless it names an offset (NULL where it
+        does not parse, as Spark's permissive reader gives)."""
+        if name not in instants:
+            return col(name)
+        instant = spark_cast(col(name), "string", "timestamp", "try", self.time_zone)
+        return exp.alias_(instant, ident(name))
+
+    def _text_source(self, scan: CsvScan | JsonScan, instants: set[str]) -> exp.Expression:
         """``read_csv`` / ``read_json`` of the split files with the planner's schema, no
-        sniffing: every column by name and type, so each task reads the same columns."""
+        sniffing: every column by name and type, so each task reads the same columns. A
+        ``timestamp`` column is read as text: DuckDB would read it in UTC."""
         if not scan.splits:
             raise CompileError("a text scan with no splits")
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
         schema = exp.Struct(expressions=[
             exp.PropertyEQ(this=exp.Literal.string(name), expression=exp.Literal.string(
-                duckdb_type(type_name).sql(dialect=DIALECT)))
+                duckdb_type("string" if name in instants else type_name).sql(dialect=DIALECT)))
             for name, type_name in zip(scan.schema_names, scan.schema_types, strict=True)
         ])
         options: dict[str, exp.Expression] = {"columns": schema}

@@ -173,3 +173,20 @@ def in_sql(api, df):
 @pytest.mark.parametrize("zone", ZONES[1:])
 def test_sql_text_follows_the_session_time_zone(spark, sessions, zone: str) -> None:
     assert_same(in_sql, [DATA], spark, sessions, time_zone=zone)
+
+
+def test_csv_timestamps_are_wall_clocks_in_the_session_zone(spark, sessions, tmp_path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("at,n\n2024-11-03 01:30:00,1\n2024-03-10 02:30:00,2\n2024-03-10T10:30:00,3\n"
+                    "2024-11-03 01:30:00,4\n,5\n1969-12-31 23:59:59.5,6\n")
+    spark.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    want = spark.read.csv(str(path), header=True, inferSchema=True)
+    want_rows = want.toArrow().sort_by("n")
+    for session in sessions:
+        session.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+        try:
+            got = session.read.csv(str(path), header=True, inferSchema=True)
+            assert got.dtypes == want.dtypes == [("at", "timestamp"), ("n", "int")]
+            assert got.toArrow().sort_by("n") == want_rows
+        finally:
+            session.conf.set("spark.sql.session.timeZone", "UTC")
