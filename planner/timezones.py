@@ -105,6 +105,15 @@ def as_instants(table: pa.Table, zone: str) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=pa.schema(fields))
 
 
+def as_wall_clocks(table: pa.Table, zone: str) -> pa.Table:
+    """``table`` with its top-level instants as naive wall clocks in ``zone``: how PySpark's
+    ``toPandas()`` and ``show()`` give a ``timestamp`` (nested ones stay instants)."""
+    columns = [pc.local_timestamp(c.cast(pa.timestamp("us", tz=zone)))
+               if pa.types.is_timestamp(c.type) and c.type.tz is not None else c
+               for c in table.columns]
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
 def _as_instant(name: str, column: pa.ChunkedArray, zone: str) -> pa.ChunkedArray:
     try:
         if column.type.tz is None:

@@ -19,7 +19,7 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from sparkwire.coordinator import Session
 from sparkwire.transport.errors import ConfigError
-from tests.spark.compare import assert_same
+from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
 T = dt.datetime
 UTC = dt.timezone.utc
@@ -190,3 +190,31 @@ def test_csv_timestamps_are_wall_clocks_in_the_session_zone(spark, sessions, tmp
             assert got.toArrow().sort_by("n") == want_rows
         finally:
             session.conf.set("spark.sql.session.timeZone", "UTC")
+
+
+@pytest.mark.parametrize("zone", ZONES[1:])
+def test_pandas_and_rows_as_pyspark_gives_them(spark, sessions, zone: str) -> None:
+    """``toPandas()``: naive wall clocks in the session zone, nanoseconds; ``collect()``:
+    naive datetimes in the process's zone; for instants and wall clocks alike."""
+    spark.conf.set("spark.sql.session.timeZone", zone)
+
+    def program(api, df):
+        return df.select("instant", api.F.to_timestamp_ntz("w").alias("ntz"), "n")
+
+    want = program(pyspark_api(), spark.createDataFrame(DATA))
+    want_pandas = want.toPandas().sort_values("n", ignore_index=True)
+    for session in sessions:
+        session.conf.set("spark.sql.session.timeZone", zone)
+        try:
+            ours = program(sparkwire_api(), session.createDataFrame(DATA))
+            got_pandas = ours.toPandas().sort_values("n", ignore_index=True)
+            got_rows = ours.collect()
+        finally:
+            session.conf.set("spark.sql.session.timeZone", "UTC")
+        assert got_pandas.dtypes.to_dict() == want_pandas.dtypes.to_dict()
+        assert got_pandas.equals(want_pandas)
+        assert sorted(map(tuple, got_rows), key=_by_n) == sorted(map(tuple, want.collect()), key=_by_n)
+
+
+def _by_n(row: tuple) -> tuple:
+    return (row[2] is None, row[2] or 0, str(row))
