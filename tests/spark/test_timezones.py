@@ -218,3 +218,26 @@ def test_pandas_and_rows_as_pyspark_gives_them(spark, sessions, zone: str) -> No
 
 def _by_n(row: tuple) -> tuple:
     return (row[2] is None, row[2] or 0, str(row))
+
+
+DAYS = pa.table({
+    "d": pa.array([dt.date(2024, 2, 28), dt.date(2024, 2, 29), dt.date(2024, 3, 1), dt.date(2024, 3, 1),
+                   dt.date(2024, 3, 4), None, dt.date(1969, 12, 31), dt.date(1970, 1, 1)]),
+    "k": pa.array([1, 1, 1, 2, 1, 1, 2, 2], pa.int32()),
+    "x": pa.array([1, 2, 3, 4, 5, 6, 7, 8], pa.int64()),
+})
+
+
+def day_ranges(api, df):
+    return df.selectExpr(
+        "d", "k", "x",
+        "sum(x) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS last_two_days",
+        "count(*) OVER (PARTITION BY k ORDER BY d DESC RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS around",
+        "max(x) OVER (ORDER BY d RANGE BETWEEN CURRENT ROW AND 3 FOLLOWING) AS ahead",
+    )
+
+
+def test_range_frames_over_dates_count_days(spark, sessions) -> None:
+    """Spark SQL's RANGE frame over a date key takes day offsets (leap day, month end, the
+    epoch, NULL keys, duplicates); PySpark's rangeBetween would pass longs Spark refuses."""
+    assert_same(day_ranges, [DAYS], spark, sessions)
