@@ -19,7 +19,9 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
   ends in ``Z`` or an offset (``+08:00``); to ``timestamp_ntz`` the wall clock it shows;
 - timestamp (an instant) -> timestamp_ntz, date, string: its wall clock in the session
   zone; timestamp_ntz, date -> timestamp: that wall clock (a date's midnight) in the zone,
-  gaps and overlaps resolved as Java does (``worker.zones``);
+  gaps and overlaps resolved as Java does (``worker.zones``); timestamp -> integers: whole
+  seconds since the epoch, rounded down; -> double: with the fraction; integers and
+  doubles -> timestamp: that many seconds after the epoch;
 - string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
   ``no``, ``0`` in any case; anything else invalid;
 - double/float -> integers: truncated toward zero; beyond the type (or NaN) is
@@ -42,6 +44,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.templates import template
 from sparkwire.coordinator.worker.zones import from_local, to_local
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
@@ -138,12 +141,28 @@ def _instant(value: exp.Expression, source: str, to: str, zone: str) -> exp.Expr
     """Casts from and to an instant (``timestamp``) go through its wall clock in ``zone``:
     to ``timestamp_ntz``, ``date`` and ``string`` it reads as one; from ``timestamp_ntz`` and
     ``date`` (midnight) the wall clock becomes an instant."""
+    if source == "timestamp" and (to in _INTEGER_BITS or to == "float64"):
+        return _epoch_seconds(value, to)
     if source == "timestamp":
         local = to_local(value, zone)
         return local if to == "timestamp_ntz" else exp.Cast(this=local, to=duckdb_type(to))
     if source in ("timestamp_ntz", "date"):
         return from_local(value, zone)
+    if to == "timestamp" and (source in _INTEGER_BITS or source.startswith("float")):
+        return call("to_timestamp", exp.Cast(this=value, to=duckdb_type("float64")))
     return exp.Cast(this=value, to=duckdb_type(to))
+
+
+def _epoch_seconds(instant: exp.Expression, to: str) -> exp.Expression:
+    """Seconds since the epoch: a double keeps the microseconds; an integer is rounded down
+    (Spark's ``floorDiv``: 1960-01-01 00:00:00.000001 is -315619200)."""
+    micros = call("epoch_us", instant)
+    if to == "float64":
+        return exp.Div(this=cast(micros, "DOUBLE"), expression=exp.Literal.number(1_000_000))
+    return exp.Cast(this=_FLOOR_SECONDS(us=micros), to=duckdb_type(to))
+
+
+_FLOOR_SECONDS = template("(:us - ((:us % 1000000) + 1000000) % 1000000) // 1000000")
 
 
 def _from_string(value: exp.Expression, to: str, mode: Mode, zone: str) -> exp.Expression:

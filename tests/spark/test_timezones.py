@@ -58,6 +58,8 @@ def zoned(api, df):
         F_.col("instant").cast("timestamp_ntz").alias("instant_ntz"),
         F_.col("s").cast("timestamp").alias("s_ts"),
         F_.col("s").cast("timestamp_ntz").alias("s_ntz"),
+        F_.col("instant").cast("bigint").alias("seconds"), F_.col("instant").cast("int").alias("int_seconds"),
+        F_.col("instant").cast("double").alias("exact_seconds"), F_.col("n").cast("timestamp").alias("of_n"),
         F_.to_date("instant").alias("to_date"), F_.to_timestamp("s"), F_.to_timestamp_ltz("w"),
         F_.to_timestamp("w", "yyyy-MM-dd HH:mm:ss").alias("parsed"), ntz.alias("ntz"),
         ntz.cast("timestamp").alias("ntz_instant"), ntz.cast("string").alias("ntz_text"),
