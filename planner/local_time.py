@@ -9,16 +9,16 @@ worker's builders do not know operand types, so the analyzer puts the cast in th
 
 - date readers (``year``, ``month``, ``dayofmonth``, ``dayofweek``, ``datediff``,
   ``date_add``, ``last_day``, ``to_date`` ...): an instant becomes its local date;
-- wall-clock readers (``hour``, ``minute``, ``second``, ``date_format``,
-  ``months_between``, ``date_trunc``): an instant, or a string (read as an instant first, so
-  an offset in the text counts), becomes its local wall clock (``timestamp_ntz``);
-- instant readers (``to_timestamp``/``to_timestamp_ltz`` without a pattern,
-  ``from_utc_timestamp``, ``to_utc_timestamp``, ``unix_timestamp`` of a non-string): a
-  string, date or wall clock becomes an instant in the session zone, but for
-  ``unix_timestamp``, which counts a wall clock's seconds as UTC's (Spark's ``micros /
-  1000000`` of a ``timestamp_ntz``); ``to_timestamp_ntz`` without a pattern reads a wall
-  clock.
-
+- wall-clock readers (``hour``, ``minute``, ``second``, ``date_format``): an instant, or
+  a string (read as an instant first, so an offset in the text counts), becomes its local
+  wall clock (``timestamp_ntz``); ``date_format`` also takes a wall clock as the instant it
+  is in the zone first (one in a DST gap moves on), as Spark's implicit cast does;
+- instant readers (``date_trunc``, ``months_between``; ``to_timestamp``/
+  ``to_timestamp_ltz`` without a pattern, ``from_utc_timestamp``, ``to_utc_timestamp``,
+  ``unix_timestamp`` of a non-string): a string, date or wall clock becomes an instant in
+  the session zone, which the worker's builder reads there; but ``unix_timestamp`` counts
+  a wall clock's seconds as UTC's (Spark's ``micros / 1000000`` of a ``timestamp_ntz``);
+  ``to_timestamp_ntz`` without a pattern reads a wall clock;
 - comparisons and the functions that take one common type (``=``, ``<``, ``between``,
   ``in``, ``<=>``, ``coalesce``, ``greatest``, ``least``) of an instant with a string, date
   or wall clock: those become instants in the session zone (DuckDB would read them in UTC).
