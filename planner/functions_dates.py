@@ -17,13 +17,17 @@ functions read an instant in the session time zone (``time_zone``, Spark's
 - ``datediff(end, start)`` is ``end - start`` in days, times dropped;
 - ``months_between(a, b)`` counts whole months when both days are the same day of the
   month or both are month ends, else adds the difference of day and time over a 31-day
-  month; rounded to 8 digits unless ``roundOff=False``;
+  month, the time being the seconds elapsed since local midnight (a DST day's hours as
+  they passed); rounded to 8 digits unless ``roundOff=False``;
 - ``dayofweek`` is 1 for Sunday to 7 for Saturday; ``weekofyear`` is the ISO week;
   ``hour``/``minute``/``second`` of a date are 0; ``second`` drops fractions;
 - ``date_format``/``to_date``/``to_timestamp`` take Spark's pattern letters, translated
   or refused by ``planner.datetime_patterns``; an unparsable string is an error (Spark's
   ANSI mode); without a pattern they are casts;
-- ``trunc(date, unit)`` gives a date, ``date_trunc(unit, ts)`` a timestamp; ``next_day``
+- ``trunc(date, unit)`` gives a date, ``date_trunc(unit, ts)`` a timestamp: the local
+  wall clock truncated, at the instant's own offset where it still holds for units up to
+  a day (so 01:30 standard time on a fall-back night truncates to 01:00 standard time, as
+  Java's ``ZonedDateTime.truncatedTo``); ``next_day``
   the first later date on the named weekday; ``last_day`` the month's last day;
 - ``date_add``/``date_sub``/``add_months`` (``planner.functions``) clamp to the month's
   end: ``add_months(2020-01-31, 1)`` is 2020-02-29.
