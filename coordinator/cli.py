@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ansi", action=argparse.BooleanOptionalAction, default=None,
                         help="Spark's ANSI mode: errors for division by zero, overflow and "
                         "invalid casts (default from config: on)")
+    parser.add_argument("--time-zone", help="Spark's session time zone, an IANA name or an "
+                        "offset such as +08:00 (default from config: UTC)")
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="run TPC-H Q1 and Q6 on generated data")
     demo.add_argument("--scale", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         kind = _query_kind(args.query) if args.command != "demo" else "builtin"
         settings = load_settings(args.config, transport=args.transport, overrides_from="flag",
-                                 workers=args.workers, ansi=args.ansi)
+                                 workers=args.workers, ansi=args.ansi, time_zone=args.time_zone)
         spark = _spark_session(args.master) if args.cluster == "spark" else None
         data = getattr(args, "data", None)
         if data is None and kind != "python":

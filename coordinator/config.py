@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, check_time_zone
 from sparkwire.transport.config import TransportConfig
 from sparkwire.transport.errors import ConfigError
 
@@ -95,9 +96,19 @@ class Settings(BaseSettings):
     # integer overflow and casts of invalid input raise an error naming Spark's error class;
     # off, division and casts give NULL instead (``coordinator.worker.semantics``).
     ansi: bool = True
+    # Spark's spark.sql.session.timeZone: the zone in which instants (``timestamp``) read
+    # as wall clocks and wall clocks become instants (``planner.timezones``). An IANA region
+    # name or an offset "+08:00". UTC by default, where Spark takes the machine's zone: the
+    # same query then gives the same rows on every machine (the reason is in timezones).
+    time_zone: str = DEFAULT_TIME_ZONE
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        return check_time_zone(value)
 
     @classmethod
     def settings_customise_sources(

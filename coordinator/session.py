@@ -29,11 +29,12 @@ from sparkwire.coordinator.config import Settings, load_settings
 from sparkwire.coordinator.execution import Progress, QueryCoordinator, QueryMetrics, QueryResult
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
+from sparkwire.coordinator.runtime_config import RuntimeConfig
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.dataframe import DataFrame
 from sparkwire.planner.sources import DataFrameReader, create_dataframe, range_dataframe, sql_dataframe
 from sparkwire.planner.expressions import AggCall, NamedExpr
-from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.pipeline import plan_on
 from sparkwire.planner.plan import (
     Aggregate,
     CachedSource,
@@ -92,6 +93,8 @@ class Session(Closeable):
         self._exchange: Path | None = None
         self._closed = False
         self.read = DataFrameReader(self)
+        #: PySpark's ``spark.conf``: the session zone and ANSI mode by Spark's keys.
+        self.conf = RuntimeConfig(self)
 
     # -- planner.executor.Executor ---------------------------------------------------------
     @property
@@ -113,6 +116,10 @@ class Session(Closeable):
     @property
     def ansi(self) -> bool:
         return self.settings.ansi
+
+    @property
+    def time_zone(self) -> str:
+        return self.settings.time_zone
 
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
@@ -162,8 +169,7 @@ class Session(Closeable):
         """Run ``plan`` once, its last stage kept as the cache, counting its rows."""
         counted = Aggregate(input=Keep(input=plan, cache_id=cache_id), keys=(),
                             aggregates=(NamedExpr(name="rows", expr=AggCall(fn="count")),))
-        staged = plan_query(counted, ["rows"], self.workers, self.broadcast_threshold,
-                            self.range_sort_rows, self.task_bytes)
+        staged = plan_on(self, counted, ["rows"])
         kept = next(stage for stage in staged.stages if stage.keep == cache_id)
         with self.execute(staged) as result:
             rows = sum(sum(batch.column(0).to_pylist()) for batch in result)

@@ -27,6 +27,7 @@ from pydantic import Field, ValidationError, model_validator
 from sparkwire.planner.expressions import Node
 from sparkwire.planner.limits import MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS
 from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, Boundary, CacheId, Operator, disallowed
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, TimeZone
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 
@@ -73,6 +74,8 @@ class TaskPlan(Node):
     keep: CacheId | None = None
     #: Spark's ANSI mode, from the staged plan: how the fragment's arithmetic and casts fail.
     ansi: bool = True
+    #: The session time zone, from the staged plan: how the fragment reads instants.
+    time_zone: TimeZone = DEFAULT_TIME_ZONE
 
     @model_validator(mode="after")
     def _only_task_operators(self) -> TaskPlan:

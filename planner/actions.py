@@ -14,6 +14,7 @@ import pyarrow as pa
 from sparkwire.planner import functions as F
 from sparkwire.planner.plan import StagedPlan
 from sparkwire.planner.rows import Row, format_table, python_value
+from sparkwire.planner.timezones import as_wall_clocks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,7 +34,10 @@ class FrameActions:
             return pa.Table.from_batches([self._renamed(b, schema) for b in stream], schema=schema)
 
     def toPandas(self: DataFrame) -> pd.DataFrame:  # noqa: N802 - PySpark's name
-        return self.toArrow().to_pandas()
+        """As PySpark's: a ``timestamp`` is a naive ``datetime64[ns]`` wall clock in the
+        session time zone, as is a ``timestamp_ntz``."""
+        local = as_wall_clocks(self.toArrow(), self._executor.time_zone)
+        return local.to_pandas(coerce_temporal_nanoseconds=True)
 
     def toBatches(self: DataFrame) -> Iterator[pa.RecordBatch]:  # noqa: N802
         """Streams; closing the iterator (or dropping it) early closes the result stream,
@@ -49,7 +53,8 @@ class FrameActions:
         return spark.createDataFrame(self.toArrow())
 
     def collect(self: DataFrame) -> list[Row]:
-        """Every row, as ``Row`` objects (field access by name or position)."""
+        """Every row, as ``Row`` objects (field access by name or position); a ``timestamp``
+        is a naive ``datetime`` in this Python process's zone, as PySpark gives it."""
         table = self.toArrow()
         columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
         return [Row(zip(table.column_names, values, strict=True))
@@ -74,7 +79,8 @@ class FrameActions:
 
     def show(self: DataFrame, n: int = 20, truncate: bool | int = True) -> None:
         """The first ``n`` rows as PySpark prints them."""
-        print(format_table(self.limit(n + 1).toArrow(), n, truncate))
+        local = as_wall_clocks(self.limit(n + 1).toArrow(), self._executor.time_zone)
+        print(format_table(local, n, truncate))
 
 
 def _stream(df: DataFrame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:

@@ -43,6 +43,7 @@ from sparkwire.planner.rules.predicates import conjunction, conjuncts, factor_co
 from sparkwire.planner.tree import column_names, has_window, transform
 from sparkwire.planner.typed import spark_typed
 from sparkwire.planner.typed_calls import typed_calls
+from sparkwire.planner.local_time import local_time
 
 if TYPE_CHECKING:
     from sparkwire.planner.functions import Column as UserColumn
@@ -156,8 +157,8 @@ class Scope:
                 return self.lookup(node.name, node.plan_id).column
             return None
 
-        return typed_calls(_map_lookups(spark_typed(transform(expr, replace_ref), self.types), self.types),
-                           self.types)
+        typed = spark_typed(transform(expr, replace_ref), self.types)
+        return typed_calls(local_time(_map_lookups(typed, self.types), self.types), self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""

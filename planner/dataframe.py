@@ -39,7 +39,7 @@ from sparkwire.planner.explain import explain_logical, explain_staged
 from sparkwire.planner.expressions import AggCall, Call, Expr, NamedExpr, Ref, SortKey, check_identifier
 from sparkwire.planner.expressions import Column as ColumnRef
 from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
-from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.pipeline import plan_on
 from sparkwire.planner.pyspark_names import DATAFRAME
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.plan import (
@@ -408,11 +408,8 @@ class DataFrame(FrameMethods, FrameActions):
     # -- actions ------------------------------------------------------------------------
     def staged_plan(self) -> StagedPlan:
         plan = with_caches(self._plan, self._executor)
-        return plan_query(
-            with_result_types(plan, self._attrs), [a.internal for a in self._attrs],
-            self._executor.workers, self._executor.broadcast_threshold,
-            self._executor.range_sort_rows, self._executor.task_bytes, self._executor.ansi,
-        )
+        return plan_on(self._executor, with_result_types(plan, self._attrs),
+                       [a.internal for a in self._attrs])
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
         """The staged plan (with each join's strategy and why, and estimated rows);

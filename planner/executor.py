@@ -65,6 +65,12 @@ class Executor(Protocol):
         """Spark's ANSI mode (``spark.sql.ansi.enabled``): errors for division by zero,
         overflow and invalid casts; off, NULL. Carried to workers in the plan."""
 
+    @property
+    def time_zone(self) -> str:
+        """Spark's session time zone (``spark.sql.session.timeZone``, ``planner.timezones``):
+        naive timestamps given to ``createDataFrame`` are wall clocks there; carried to
+        workers in the plan."""
+
     def register_view(self, name: str, df: DataFrame) -> None:
         """Keep ``df`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
 

@@ -494,8 +494,10 @@ def _literal(value: Value) -> ex.Lit:
     if isinstance(value, decimal.Decimal):
         return ex.Lit(value=format(value, "f"), type=_decimal_type(value))
     if isinstance(value, dt.datetime):
+        # an aware datetime is its instant (the text keeps the offset); a naive one a wall
+        # clock in the session zone (PySpark reads it in the Python process's zone)
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.timezone.utc)
         return ex.Lit(value=value.isoformat(sep=" "), type="timestamp")
     if isinstance(value, dt.date):
         return ex.Lit(value=value.isoformat(), type="date")

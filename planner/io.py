@@ -16,7 +16,7 @@ Spark's rules kept here:
   ``string``, and widens across rows (``int`` and ``bigint`` to ``bigint``, integers and
   ``double`` to ``double``, ``date`` and ``timestamp`` to ``timestamp``, anything else
   mixed to ``string``); an empty field is NULL and types nothing; a column with no value
-  is a string. Timestamps are read as the session's (UTC) wall clock.
+  is a string. A timestamp without an offset is a wall clock in the session time zone.
 - JSON: one object per line, or with ``multiLine`` one value per file (an object, or an
   array of objects: its rows); the schema is Spark's inference (``planner.json_schema``:
   structs with their fields sorted by name, arrays, ``bigint`` and ``double`` widening,
@@ -58,7 +58,8 @@ from sparkwire.planner import hive, types
 from sparkwire.planner.analyzer import Attribute, with_result_types
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.json_schema import infer_records
-from sparkwire.planner.pipeline import plan_query
+from sparkwire.planner.timezones import INSTANT
+from sparkwire.planner.pipeline import plan_on
 from sparkwire.planner.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite, TextScan
 from sparkwire.planner.schemas import arrow_schema
 
@@ -161,7 +162,7 @@ def _csv_value_type(text: str) -> pa.DataType | None:
         except ValueError:
             pass
         else:
-            return pa.date32() if len(text) == 10 else pa.timestamp("us")
+            return pa.date32() if len(text) == 10 else INSTANT
     if text.lower() in ("true", "false"):
         return pa.bool_()
     return pa.string()
@@ -181,8 +182,8 @@ def _widen(a: pa.DataType | None, b: pa.DataType | None) -> pa.DataType | None:
         return b if a is None else a
     if b is None:
         return a
-    if {a, b} == {pa.date32(), pa.timestamp("us")}:
-        return pa.timestamp("us")
+    if {a, b} == {pa.date32(), INSTANT}:
+        return INSTANT
     if (a in _NUMBERS or pa.types.is_decimal(a)) and (b in _NUMBERS or pa.types.is_decimal(b)):
         if pa.float64() in (a, b):
             return pa.float64()
@@ -345,8 +346,7 @@ def write_parquet(df: DataFrame, directory: str, mode: str, partition_by: tuple[
     plan = ParquetWrite(input=with_result_types(df._plan, df._attrs), directory=directory,
                         job=job, names=tuple(a.name for a in df._attrs), partition_by=partition_by)
     executor = df._executor
-    staged = plan_query(plan, list(WRITE_COLUMNS), executor.workers, executor.broadcast_threshold,
-                        executor.range_sort_rows, executor.task_bytes)
+    staged = plan_on(executor, plan, list(WRITE_COLUMNS))
     try:
         with executor.execute(staged) as stream:
             files = {name for batch in stream for name in batch.column(0).to_pylist()}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from sparkwire.planner import datetime_patterns, format_string, regex, typenames
+from sparkwire.planner import datetime_patterns, format_string, regex, timezones, typenames
 from sparkwire.planner.errors import AnalysisError
 
 
@@ -35,6 +35,13 @@ def _text(check: Callable[[str], object]) -> Check:
         return check(value)
 
     return run
+
+
+def _time_zone(name: str) -> str:
+    try:
+        return timezones.check_time_zone(name)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
 
 
 def _integer(value: object) -> object:
@@ -82,6 +89,7 @@ def _struct_type(value: object) -> object:
 
 _REGEX = _text(regex.check_java_regex)
 _DATETIME = _text(datetime_patterns.check_datetime_pattern)
+_ZONE = _text(_time_zone)
 
 CHECKS: dict[str, dict[int, Check]] = {
     **{fn: {position: _integer_type} for fn, position in TYPED_ARITHMETIC.items()},
@@ -97,6 +105,12 @@ CHECKS: dict[str, dict[int, Check]] = {
     "date_format": {1: _DATETIME},
     "to_date": {1: _DATETIME},
     "to_timestamp": {1: _DATETIME},
+    "to_timestamp_ltz": {1: _DATETIME},
+    "to_timestamp_ntz": {1: _DATETIME},
+    "unix_timestamp": {1: _DATETIME},
+    "from_unixtime": {1: _DATETIME},
+    "from_utc_timestamp": {1: _ZONE},
+    "to_utc_timestamp": {1: _ZONE},
     "date_trunc": {0: _text(datetime_patterns.timestamp_unit)},
     "trunc_date": {1: _text(datetime_patterns.date_unit)},
     "next_day": {1: _text(datetime_patterns.iso_day)},

@@ -8,19 +8,26 @@ Analysis happens as a DataFrame (or, later, a SQL statement) is built, in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH
 from sparkwire.planner.plan import Operator, StagedPlan
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.stages import plan_stages
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
+
+if TYPE_CHECKING:
+    from sparkwire.planner.executor import Executor
 
 
 def plan_query(
     plan: Operator, columns: Sequence[str], workers: int, broadcast_threshold: int,
     range_sort_rows: int = 0, task_bytes: int = 0, ansi: bool = True,
+    time_zone: str = DEFAULT_TIME_ZONE,
 ) -> StagedPlan:
-    """The staged plan of ``plan``; ``ansi`` (Spark's ANSI mode) travels in it to every task."""
+    """The staged plan of ``plan``; ``ansi`` (Spark's ANSI mode) and ``time_zone`` (the
+    session zone) travel in it to every task."""
     try:
         staged = plan_stages(optimize(plan), columns, workers, broadcast_threshold,
                              range_sort_rows, task_bytes)
@@ -29,4 +36,12 @@ def plan_query(
             f"the query nests too deep to plan (at most {MAX_PLAN_DEPTH} levels); break it into "
             f"steps, e.g. write an intermediate result"
         ) from None
-    return staged if ansi else staged.model_copy(update={"ansi": False})
+    return staged.model_copy(update={"ansi": ansi, "time_zone": time_zone})
+
+
+def plan_on(executor: Executor, plan: Operator, columns: Sequence[str]) -> StagedPlan:
+    """``plan_query`` with every setting from the session that will run the plan, so a
+    query, a cache and a write all run in the session's ANSI mode and time zone."""
+    return plan_query(plan, columns, executor.workers, executor.broadcast_threshold,
+                      executor.range_sort_rows, executor.task_bytes, executor.ansi,
+                      executor.time_zone)

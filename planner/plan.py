@@ -19,6 +19,7 @@ from pydantic import Field, model_validator
 
 from sparkwire.planner.expressions import Expr, Identifier, NamedExpr, Node, SortKey, TypeName, WindowItem
 from sparkwire.planner.limits import MAX_PARTITIONS, MAX_STAGES, MAX_TASKS, MAX_WINDOW_KEYS
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, TimeZone
 
 PLAN_VERSION: Final = 1
 
@@ -488,6 +489,9 @@ class StagedPlan(Node):
     #: Spark's ANSI mode: runtime errors (``DIVIDE_BY_ZERO``, ``CAST_INVALID_INPUT`` ...)
     #: where, off, Spark gives NULL; every task of the plan runs in this mode.
     ansi: bool = True
+    #: The session time zone (``planner.timezones``): how every task reads instants as
+    #: wall clocks and back.
+    time_zone: TimeZone = DEFAULT_TIME_ZONE
 
     @model_validator(mode="after")
     def _ids_are_positions(self) -> StagedPlan:

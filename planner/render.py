@@ -219,7 +219,7 @@ def _literal(lit: Lit, naming: bool) -> str:
         text = "'" + value.replace("'", "''") + "'"
     else:
         text = str(value)
-    if lit.type in ("date", "timestamp"):
+    if lit.type in ("date", "timestamp", "timestamp_ntz"):
         return f"{lit.type.upper()} '{value}'"
     if lit.type is None or naming:
         return text

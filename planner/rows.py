@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,7 +48,8 @@ class Row(tuple):  # noqa: SLOT001 - fields live on the class instance below
 
 def python_value(value: Any, t: pa.DataType) -> Any:
     """A value as PySpark's ``collect()`` gives it: a struct as a ``Row``, a map as a dict
-    (Arrow gives dicts and lists of pairs), inside arrays too."""
+    (Arrow gives dicts and lists of pairs), inside arrays too; an instant as a naive
+    ``datetime`` in the process's zone."""
     if value is None:
         return None
     if pa.types.is_struct(t):
@@ -56,6 +58,9 @@ def python_value(value: Any, t: pa.DataType) -> Any:
         return {k: python_value(v, t.item_type) for k, v in value}
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return [python_value(v, t.value_type) for v in value]
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        # PySpark's TimestampType.fromInternal: datetime.fromtimestamp, the process's zone
+        return value.astimezone().replace(tzinfo=None)
     return value
 
 

@@ -7,7 +7,8 @@ read through ``simpleString()``, so pyspark is never imported), or a list of col
 with types inferred from the rows.
 
 Inference follows PySpark's ``_infer_type``: ``int`` is ``bigint``, ``float`` ``double``,
-``Decimal`` ``decimal(38,18)``, ``datetime`` ``timestamp``, ``date`` ``date``, ``bytes``
+``Decimal`` ``decimal(38,18)``, ``datetime`` ``timestamp`` (a naive one a wall clock in the
+session time zone, where PySpark reads it in the Python process's zone), ``date`` ``date``, ``bytes``
 ``binary``, ``list`` an array of its first non-null element's type, ``dict`` a map; a
 dict row's fields are its keys *sorted* (PySpark sorts them); a column whose values are all
 None cannot be typed and is refused, as PySpark refuses it.
@@ -24,6 +25,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.timezones import INSTANT, WALL_CLOCK
 
 _ATOMIC: dict[str, pa.DataType] = {
     "string": pa.string(), "varchar": pa.string(), "char": pa.string(),
@@ -31,7 +33,7 @@ _ATOMIC: dict[str, pa.DataType] = {
     "tinyint": pa.int8(), "byte": pa.int8(), "smallint": pa.int16(), "short": pa.int16(),
     "int": pa.int32(), "integer": pa.int32(), "bigint": pa.int64(), "long": pa.int64(),
     "float": pa.float32(), "real": pa.float32(), "double": pa.float64(),
-    "date": pa.date32(), "timestamp": pa.timestamp("us"), "timestamp_ntz": pa.timestamp("us"),
+    "date": pa.date32(), "timestamp": INSTANT, "timestamp_ltz": INSTANT, "timestamp_ntz": WALL_CLOCK,
     "binary": pa.binary(), "void": pa.null(), "decimal": pa.decimal128(10, 0),
 }
 _TOKEN = re.compile(r"\s*(`[^`]*`|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
@@ -225,11 +227,17 @@ def rows_table(rows: Sequence[Any], schema: Any) -> pa.Table:
         target = pa.schema([pa.field(n, t) for n, t in zip(names, types, strict=True)])
     arrays = []
     for field, values in zip(target, columns, strict=True):
+        # a naive datetime is a wall clock, localized in the session zone by createDataFrame
+        given = WALL_CLOCK if field.type == INSTANT and _naive(values) else field.type
         try:
-            arrays.append(pa.array(values, type=field.type))
+            arrays.append(pa.array(values, type=given))
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
             raise AnalysisError(f"column {field.name!r} does not fit {field.type}: {exc}") from None
-    return pa.Table.from_arrays(arrays, schema=target)
+    return pa.Table.from_arrays(arrays, names=target.names)
+
+
+def _naive(values: list[Any]) -> bool:
+    return all(v.tzinfo is None for v in values if isinstance(v, dt.datetime))
 
 
 def _row_names(row: Any) -> list[str]:

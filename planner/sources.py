@@ -20,6 +20,7 @@ from sparkwire.planner.io import read_csv, read_json
 from sparkwire.planner.ranges import range_source
 from sparkwire.planner.schemas import arrow_schema, rows_table
 from sparkwire.planner.sql import sql_relation
+from sparkwire.planner.timezones import as_instants
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -99,7 +100,9 @@ def create_dataframe(
 
     ``data`` is an Arrow table or batch, a pandas DataFrame, or a list of rows (tuples,
     lists, dicts, ``Row``); ``schema`` a DDL string, a ``StructType`` or a list of names
-    (``planner.schemas``). A table given with a schema is cast to it (names by position)."""
+    (``planner.schemas``). A table given with a schema is cast to it (names by position).
+    Timestamps become Spark's ``timestamp``, naive ones read as wall clocks in the session
+    time zone, as PySpark reads them (``planner.timezones``)."""
     if isinstance(data, list | tuple):
         table = rows_table(data, schema)
     else:
@@ -107,6 +110,7 @@ def create_dataframe(
         if schema is not None:
             table = _with_schema(table, schema)
     check_names(table.column_names)
+    table = as_instants(table, executor.time_zone)
     source = executor.register_local(table)
     return DataFrame(source, _attributes(table.schema), executor)
 

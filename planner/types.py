@@ -23,7 +23,8 @@ Rules (Spark's, where they are simple; each one written down):
   strings, ``instr``/``locate``/``datediff`` and the date parts (``hour``, ``dayofweek``,
   ``weekofyear`` ...) ``int32``, ``rlike``/``startswith``/``contains``/``<=>`` ``bool``;
   ``to_date``/``trunc``/``last_day``/``next_day`` dates, ``to_timestamp``/``date_trunc``
-  timestamps; ``months_between``, ``sqrt``, ``pow``, the logarithms, ``exp`` and
+  timestamps (instants: Arrow ``timestamp[us, tz=UTC]``; ``timestamp_ntz`` is
+  ``timestamp[us]``, ``planner.timezones``); ``months_between``, ``sqrt``, ``pow``, the logarithms, ``exp`` and
   ``signum`` ``float64``;
 - ``floor``/``ceil`` are ``int64``, of ``decimal(p,s)`` ``decimal(p-s+1,0)``; ``round``/
   ``bround`` keep integer and float types and turn ``decimal(p,s)`` to scale ``d`` into
@@ -51,6 +52,7 @@ from collections.abc import Callable, Mapping
 import pyarrow as pa
 
 from sparkwire.planner import collection_types, format_string, typenames
+from sparkwire.planner.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, Over, WindowCall
 
@@ -76,7 +78,11 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
          "next_day"),
         pa.date32(),
     ),
-    **dict.fromkeys(("current_timestamp", "to_timestamp", "date_trunc"), pa.timestamp("us")),
+    **dict.fromkeys(("current_timestamp", "to_timestamp", "to_timestamp_ltz", "date_trunc",
+                     "from_utc_timestamp", "to_utc_timestamp"), INSTANT),
+    "to_timestamp_ntz": WALL_CLOCK,
+    "unix_timestamp": pa.int64(),
+    **dict.fromkeys(("from_unixtime", "current_timezone"), pa.string()),
     **dict.fromkeys(
         ("months_between", "sqrt", "pow", "log", "ln", "log10", "log2", "log1p", "exp", "signum"),
         pa.float64(),
@@ -86,7 +92,7 @@ _NAMED = {
     "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
     "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
     "string": pa.string(), "binary": pa.binary(), "date": pa.date32(),
-    "timestamp": pa.timestamp("us"),
+    "timestamp": INSTANT, "timestamp_ntz": WALL_CLOCK,
 }
 
 
@@ -117,8 +123,6 @@ def to_name(t: pa.DataType) -> str | None:
             return name
     if pa.types.is_decimal(t):
         return f"decimal({t.precision},{t.scale})"
-    if pa.types.is_timestamp(t):
-        return "timestamp"
     if pa.types.is_map(t):
         parts = [to_name(t.key_type), to_name(t.item_type)]
         return None if None in parts else f"map<{parts[0]},{parts[1]}>"
@@ -188,8 +192,9 @@ def common(a: pa.DataType, b: pa.DataType) -> pa.DataType:
         return _decimal_union(_as_decimal(a), _as_decimal(b))
     if pa.types.is_string(a) and pa.types.is_string(b):
         return pa.string()
-    if {_kind(a), _kind(b)} == {"date", "timestamp"}:
-        return pa.timestamp("us")
+    if {_kind(a), _kind(b)} <= {"date", "timestamp"}:
+        # Spark: a date widens to either timestamp; an instant and a wall clock to an instant
+        return INSTANT if INSTANT in (a, b) else WALL_CLOCK
     raise AnalysisError(f"no common type for {a} and {b}")
 
 
@@ -399,6 +404,9 @@ def _plain(t: pa.DataType) -> pa.DataType:
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) \
             or pa.types.is_large_list_view(t):
         return pa.list_(pa.field("element", _plain(t.value_type)))
+    if pa.types.is_timestamp(t):
+        # any unit; any zone is an instant (Spark's timestamp), no zone a wall clock
+        return WALL_CLOCK if t.tz is None else INSTANT
     if pa.types.is_unsigned_integer(t):
         widened: dict[int, pa.DataType] = {8: pa.int16(), 16: pa.int32(), 32: pa.int64()}
         return widened.get(t.bit_width, pa.decimal128(20, 0))

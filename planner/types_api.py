@@ -46,6 +46,7 @@ BinaryType = _atomic("BinaryType", "binary")
 BooleanType = _atomic("BooleanType", "boolean")
 DateType = _atomic("DateType", "date")
 TimestampType = _atomic("TimestampType", "timestamp")
+TimestampNTZType = _atomic("TimestampNTZType", "timestamp_ntz")
 ByteType = _atomic("ByteType", "tinyint")
 ShortType = _atomic("ShortType", "smallint")
 IntegerType = _atomic("IntegerType", "int")
@@ -144,5 +145,5 @@ class StructType(DataType):
 __all__ = [
     "ArrayType", "BinaryType", "BooleanType", "ByteType", "DataType", "DateType", "DecimalType",
     "DoubleType", "FloatType", "IntegerType", "LongType", "MapType", "NullType", "Row",
-    "ShortType", "StringType", "StructField", "StructType", "TimestampType",
+    "ShortType", "StringType", "StructField", "StructType", "TimestampNTZType", "TimestampType",
 ]

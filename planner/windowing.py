@@ -28,8 +28,10 @@ from sparkwire.planner.analyzer import Attribute, Scope, coerced
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import (
     AggCall,
+    Call,
     Column,
     Expr,
+    Lit,
     Over,
     SortKey,
     WindowCall,
@@ -115,7 +117,7 @@ def _checked(over: Over, scope: Scope) -> Over:
         return over.model_copy(update={"function": _coerced_default(function, scope), "frame": None})
     frame = frames.effective(function, over.frame, bool(over.order_by))
     if frame.unit == "range" and {frame.start, frame.end} - {None, 0}:
-        _check_range_key(over, scope, text)
+        over = _range_key(over, scope, text)
     return over.model_copy(update={"frame": frame})
 
 
@@ -136,18 +138,31 @@ def _coerced_default(function: WindowCall, scope: Scope) -> WindowCall:
     return function.model_copy(update={"default": coerced(function.default, have, want)})
 
 
-def _check_range_key(over: Over, scope: Scope, text: str) -> None:
+def _range_key(over: Over, scope: Scope, text: str) -> Over:
+    """``over``, whose RANGE frame is bounded by a distance, with an order key the distance
+    applies to: a number, or a date as its day number (Spark SQL's ``RANGE BETWEEN 1
+    PRECEDING`` over a date counts days; PySpark's ``rangeBetween`` passes longs, which
+    Spark refuses for a date, and sparkwire takes as days too). A timestamp key needs
+    interval bounds, which sparkwire does not have."""
     if len(over.order_by) != 1:
         raise AnalysisError(
             "a RANGE frame bounded by a distance needs exactly one order key, not "
             f"{len(over.order_by)}: {text}"
         )
-    key_type = scope.type_of(over.order_by[0].expr)
-    if pa.types.is_date(key_type) or pa.types.is_timestamp(key_type):
-        raise AnalysisError(f"a RANGE frame over a date or timestamp key is not supported by sparkwire: {text}")
+    key = over.order_by[0]
+    key_type = scope.type_of(key.expr)
+    if pa.types.is_date(key_type):
+        days = Call(fn="datediff", args=(key.expr, Lit(value="1970-01-01", type="date")))
+        return over.model_copy(update={"order_by": (key.model_copy(update={"expr": days}),)})
+    if pa.types.is_timestamp(key_type):
+        raise AnalysisError(
+            f"a RANGE frame over a timestamp key needs INTERVAL bounds, which are not supported "
+            f"by sparkwire: {text}"
+        )
     if not (pa.types.is_integer(key_type) or pa.types.is_floating(key_type)
             or pa.types.is_decimal(key_type)):
         raise AnalysisError(
             f"a RANGE frame bounded by a distance needs a numeric order key, not "
             f"{types.spark_type_name(key_type)}: {text}"
         )
+    return over

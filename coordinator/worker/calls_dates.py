@@ -4,24 +4,31 @@ Every operand is cast to the DATE or TIMESTAMP the function reads, as Spark cast
 DuckDB's ``dayofweek`` counts from 0 on Sunday (Spark's from 1), its ``datediff(part, a,
 b)`` is ``b - a`` (Spark's ``datediff(end, start)`` is ``end - start``) and it has no
 ``months_between`` or ``next_day``. Patterns and units were checked by the plan model and
-are translated here (``planner.datetime_patterns``).
+are translated here (``planner.datetime_patterns``). Operands that are instants were cast
+to the wall clock or date the function reads by the planner (``planner.local_time``);
+builders that make instants, or name the zone, are ``ZONE_CALLS`` (``zones``).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from collections.abc import Callable
+
 from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
 from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
+from sparkwire.coordinator.worker.zones import from_local, to_local
 from sparkwire.planner import datetime_patterns
+from sparkwire.planner.timezones import check_time_zone
+
+ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
 
 _MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
-_SECONDS_IN_MONTH = (
-    "(day(:{x}) * 86400 + (epoch_us(CAST(:{x} AS TIMESTAMP)) "
-    "- epoch_us(date_trunc('day', CAST(:{x} AS TIMESTAMP)))) // 1000000)"
-)
+_SECONDS_IN_MONTH = "(day(:{x}) * 86400 + :s{x})"
 # Spark's DateTimeUtils.monthsBetween: whole months when the days of month agree or both
 # are month ends, else the day-and-time difference over a 31-day month (in whole seconds).
+# :a and :b are the wall clocks in the session zone, :sa and :sb the seconds elapsed since
+# their local midnight: real seconds, so a DST day's hours count as they passed.
 _MONTHS_BETWEEN = (
     "CASE WHEN day(:a) = day(:b) "
     "OR (CAST(:a AS DATE) = last_day(:a) AND CAST(:b AS DATE) = last_day(:b)) "
@@ -32,13 +39,26 @@ _ROUNDED_8 = template("floor(:x * 1e8 + 0.5) / 1e8")  # Java's Math.round(x * 1e
 _MONTHS_BETWEEN_T = template(_MONTHS_BETWEEN)
 
 
-def _months_between(args: list[exp.Expression]) -> exp.Expression:
+def _months_between(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """Of two instants (the planner cast the operands), read in the session zone."""
     arity("months_between", args, 3)
-    a, b, round_off = (cast(args[0], "TIMESTAMP"), cast(args[1], "TIMESTAMP"), args[2])
-    months = _MONTHS_BETWEEN_T(a=a, b=b)
+    a, b, round_off = to_local(args[0], zone), to_local(args[1], zone), args[2]
+    months = _MONTHS_BETWEEN_T(a=a, b=b, sa=_seconds_since_midnight(args[0], a, zone),
+                               sb=_seconds_since_midnight(args[1], b, zone))
     if isinstance(round_off, exp.Boolean) and round_off.this:
         return _ROUNDED_8(x=months)
     return months
+
+
+def _seconds_since_midnight(instant: exp.Expression, wall_clock: exp.Expression,
+                            zone: str) -> exp.Expression:
+    """Whole seconds from the instant of ``wall_clock``'s local midnight to ``instant``."""
+    midnight = from_local(cast(cast(wall_clock, "DATE"), "TIMESTAMP"), zone)
+    return _WHOLE_SECONDS(us=exp.Sub(this=_epoch_us(instant), expression=_epoch_us(midnight)))
+
+
+def _epoch_us(instant: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this="epoch_us", expressions=[cast(instant, "TIMESTAMPTZ")])
 
 
 def _date_format(args: list[exp.Expression]) -> exp.Expression:
@@ -49,23 +69,35 @@ def _date_format(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
+def _parsed(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+    """The wall clock ``text`` shows in Spark's ``pattern`` (``strptime``: unparsable text is
+    an error, as in Spark's ANSI mode)."""
+    wanted = datetime_patterns.strftime_pattern(literal_text(pattern, "the datetime pattern"),
+                                                parsing=True)
+    return cast(exp.Anonymous(this="strptime", expressions=[cast(text, "VARCHAR"),
+                                                            exp.Literal.string(wanted)]), "TIMESTAMP")
+
+
 def _parser(to: str) -> Builder:
-    """``to_date``/``to_timestamp``: a cast without a pattern, ``strptime`` with one (an
-    unparsable string is an error either way, as in Spark's ANSI mode)."""
+    """``to_date``/``to_timestamp_ntz``: a cast without a pattern (the planner cast the
+    operand as Spark does, ``planner.local_time``), ``strptime`` with one."""
 
     def build(args: list[exp.Expression]) -> exp.Expression:
         if len(args) == 1:
             return cast(args[0], to)
         arity(f"to_{to.lower()}", args, 2)
-        pattern = datetime_patterns.strftime_pattern(
-            literal_text(args[1], "the datetime pattern"), parsing=True
-        )
-        parsed = exp.Anonymous(
-            this="strptime", expressions=[cast(args[0], "VARCHAR"), exp.Literal.string(pattern)]
-        )
-        return cast(parsed, to)
+        return cast(_parsed(args[0], args[1]), to)
 
     return build
+
+
+def _to_instant(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``to_timestamp``/``to_timestamp_ltz``: with a pattern, the wall clock parsed and made
+    an instant in the session zone; without, the operand (the planner cast it)."""
+    if len(args) == 1:
+        return cast(args[0], "TIMESTAMPTZ")
+    arity("to_timestamp", args, 2)
+    return from_local(_parsed(args[0], args[1]), zone)
 
 
 def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
@@ -76,6 +108,78 @@ def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
         return cast(exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(unit), value]), to)
 
     return build
+
+
+_TRUNCATE_WALL_CLOCK = _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNITS)
+#: Units Spark truncates on the instant's own ``ZonedDateTime`` (``truncatedTo``), which
+#: keeps the instant's offset where the truncated wall clock has it; longer units go
+#: through the date, whose start of day takes the earlier offset.
+_KEEPING_OFFSET = frozenset({"day", "hour", "minute", "second", "millisecond", "microsecond"})
+
+
+def _date_trunc(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``date_trunc(unit, instant)`` as Spark truncates: the wall clock in the session zone
+    truncated, and made an instant again. Up to a day, at the instant's own offset where
+    that shows the truncated wall clock (01:30 standard time on a fall-back night truncates
+    to 01:00 standard time), else as any wall clock (``zones.from_local``)."""
+    arity("date_trunc", args, 2)
+    instant = cast(args[1], "TIMESTAMPTZ")
+    local = to_local(instant, zone)
+    truncated = _TRUNCATE_WALL_CLOCK([args[0], local])
+    resolved = from_local(truncated.copy(), zone)
+    if datetime_patterns.TIMESTAMP_UNITS[literal_text(args[0], "the unit").lower()] not in _KEEPING_OFFSET:
+        return resolved
+    same_offset = exp.Sub(this=instant.copy(), expression=exp.Paren(
+        this=exp.Sub(this=local.copy(), expression=truncated.copy())))
+    kept = exp.EQ(this=to_local(same_offset.copy(), zone), expression=truncated)
+    return exp.Case(ifs=[exp.If(this=kept, true=same_offset)], default=resolved)
+
+
+def _zone_shift(direction: str) -> ZoneBuilder:
+    """Spark's ``convertTz``, which never reads the session zone: ``from_utc_timestamp(ts,
+    tz)`` is the instant whose UTC wall clock is the wall clock ``ts`` shows in ``tz``;
+    ``to_utc_timestamp(ts, tz)`` the instant at which ``tz`` shows ``ts``'s UTC wall clock."""
+
+    def build(args: list[exp.Expression], zone: str) -> exp.Expression:
+        arity(f"{direction}_utc_timestamp", args, 2)
+        other = check_time_zone(literal_text(args[1], "the time zone"))
+        if direction == "from":
+            return from_local(to_local(args[0], other), "UTC")
+        return from_local(to_local(args[0], "UTC"), other)
+
+    return build
+
+
+def _epoch_seconds(instant: exp.Expression) -> exp.Expression:
+    """Whole seconds since the epoch, truncated toward zero as Spark's ``micros / 1000000``
+    (Java's long division): 1960-01-01 00:00:00.000001 is -315619199. DuckDB's ``//`` of
+    integers truncates the same way."""
+    return _WHOLE_SECONDS(us=_epoch_us(instant))
+
+
+_WHOLE_SECONDS = template("CAST(:us AS BIGINT) // 1000000")
+
+
+def _unix_timestamp(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``unix_timestamp(x)``: seconds of an instant (the planner cast a date or timestamp to
+    one); ``unix_timestamp(s, pattern)``: of the wall clock ``s`` shows, in the session zone."""
+    if len(args) == 1:
+        return _epoch_seconds(args[0])
+    arity("unix_timestamp", args, 2)
+    return _epoch_seconds(from_local(_parsed(args[0], args[1]), zone))
+
+
+def _from_unixtime(args: list[exp.Expression], zone: str) -> exp.Expression:
+    """``from_unixtime(seconds, pattern)``: the wall clock of that instant in the session
+    zone, formatted."""
+    arity("from_unixtime", args, 2)
+    instant = exp.Anonymous(this="to_timestamp", expressions=[cast(args[0], "BIGINT")])
+    return _date_format([to_local(instant, zone), args[1]])
+
+
+def _current_timezone(args: list[exp.Expression], zone: str) -> exp.Expression:
+    arity("current_timezone", args, 0)
+    return exp.Literal.string(zone)
 
 
 def _next_day(args: list[exp.Expression]) -> exp.Expression:
@@ -111,11 +215,9 @@ DATE_CALLS: dict[str, Builder] = {
     "current_timestamp": _pinned,
     "date_sub": _date_sub,
     "datediff": over("CAST(:a AS DATE) - CAST(:b AS DATE)", "a", "b"),
-    "months_between": _months_between,
     "date_format": _date_format,
     "to_date": _parser("DATE"),
-    "to_timestamp": _parser("TIMESTAMP"),
-    "date_trunc": _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNITS),
+    "to_timestamp_ntz": _parser("TIMESTAMP"),
     "trunc_date": _truncate("DATE", 1, datetime_patterns.DATE_UNITS),
     "hour": _part("hour", "TIMESTAMP"),
     "minute": _part("minute", "TIMESTAMP"),
@@ -126,4 +228,17 @@ DATE_CALLS: dict[str, Builder] = {
     "quarter": _part("quarter", "DATE"),
     "last_day": _part("last_day", "DATE"),
     "next_day": _next_day,
+}
+
+#: Builders whose SQL names the session time zone (``zones``): the compiler passes it.
+ZONE_CALLS: dict[str, ZoneBuilder] = {
+    "months_between": _months_between,
+    "to_timestamp": _to_instant,
+    "to_timestamp_ltz": _to_instant,
+    "date_trunc": _date_trunc,
+    "from_utc_timestamp": _zone_shift("from"),
+    "to_utc_timestamp": _zone_shift("to"),
+    "unix_timestamp": _unix_timestamp,
+    "from_unixtime": _from_unixtime,
+    "current_timezone": _current_timezone,
 }

@@ -15,7 +15,13 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
 - string -> date: ``yyyy``, ``yyyy-[m]m``, ``yyyy-[m]m-[d]d``, anything after a following
   ``T`` or space ignored; an impossible day (``2023-02-29``) is invalid input;
 - string -> timestamp: DuckDB's reading of a date and time (not its ``infinity``), plus
-  Spark's date-only forms (``'2024'``);
+  Spark's date-only forms (``'2024'``); a wall clock in the session zone unless the text
+  ends in ``Z`` or an offset (``+08:00``); to ``timestamp_ntz`` the wall clock it shows;
+- timestamp (an instant) -> timestamp_ntz, date, string: its wall clock in the session
+  zone; timestamp_ntz, date -> timestamp: that wall clock (a date's midnight) in the zone,
+  gaps and overlaps resolved as Java does (``worker.zones``); timestamp -> integers: whole
+  seconds since the epoch, rounded down; -> double: with the fraction; integers and
+  doubles -> timestamp: that many seconds after the epoch;
 - string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
   ``no``, ``0`` in any case; anything else invalid;
 - double/float -> integers: truncated toward zero; beyond the type (or NaN) is
@@ -40,11 +46,15 @@ from sparkwire.coordinator.worker.integers import INTEGER_BITS, bounds, wrapped
 from sparkwire.coordinator.worker.texts import floating_text, nested_text
 from sparkwire.planner import typenames
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.templates import template
+from sparkwire.coordinator.worker.zones import from_local, to_local
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
 _SPARK_TYPE = {
     "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",
     "float32": "FLOAT", "float64": "DOUBLE", "string": "STRING", "bool": "BOOLEAN",
-    "date": "DATE", "timestamp": "TIMESTAMP", "binary": "BINARY",
+    "date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ",
+    "binary": "BINARY",
 }
 #: What Spark's ``UTF8String.trimAll`` removes around a value before parsing it.
 _WHITESPACE = " \t\n\r\f\v"
@@ -65,13 +75,17 @@ def spark_type(name: str) -> str:
 
 
 
-def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode) -> exp.Expression:
+def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode,
+               zone: str = DEFAULT_TIME_ZONE) -> exp.Expression:
     """``CAST(value AS to)`` as Spark computes it from ``source`` (a planner type name, or
-    None when the planner made the cast itself and vouches that DuckDB's agrees)."""
+    None when the planner made the cast itself and vouches that DuckDB's agrees), reading
+    instants in the session time zone ``zone``."""
     if source is None or source == to:
         return exp.Cast(this=value, to=duckdb_type(to))
     if source == "string":
-        return _from_string(value, to, mode)
+        return _from_string(value, to, mode, zone)
+    if "timestamp" in (source, to):
+        return _instant(value, source, to, zone)
     if to in INTEGER_BITS and (source.startswith(("float", "decimal")) or source in INTEGER_BITS):
         return _to_integer(value, source, to, mode)
     if to == "string" and source in ("float64", "float32"):
@@ -126,7 +140,35 @@ def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=condition, true=then)])
 
 
-def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
+def _instant(value: exp.Expression, source: str, to: str, zone: str) -> exp.Expression:
+    """Casts from and to an instant (``timestamp``) go through its wall clock in ``zone``:
+    to ``timestamp_ntz``, ``date`` and ``string`` it reads as one; from ``timestamp_ntz`` and
+    ``date`` (midnight) the wall clock becomes an instant."""
+    if source == "timestamp" and (to in _INTEGER_BITS or to == "float64"):
+        return _epoch_seconds(value, to)
+    if source == "timestamp":
+        local = to_local(value, zone)
+        return local if to == "timestamp_ntz" else exp.Cast(this=local, to=duckdb_type(to))
+    if source in ("timestamp_ntz", "date"):
+        return from_local(value, zone)
+    if to == "timestamp" and (source in _INTEGER_BITS or source.startswith("float")):
+        return call("to_timestamp", exp.Cast(this=value, to=duckdb_type("float64")))
+    return exp.Cast(this=value, to=duckdb_type(to))
+
+
+def _epoch_seconds(instant: exp.Expression, to: str) -> exp.Expression:
+    """Seconds since the epoch: a double keeps the microseconds; an integer is rounded down
+    (Spark's ``floorDiv``: 1960-01-01 00:00:00.000001 is -315619200)."""
+    micros = call("epoch_us", instant)
+    if to == "float64":
+        return exp.Div(this=cast(micros, "DOUBLE"), expression=exp.Literal.number(1_000_000))
+    return exp.Cast(this=_FLOOR_SECONDS(us=micros), to=duckdb_type(to))
+
+
+_FLOOR_SECONDS = template("(:us - ((:us % 1000000) + 1000000) % 1000000) // 1000000")
+
+
+def _from_string(value: exp.Expression, to: str, mode: Mode, zone: str) -> exp.Expression:
     text = call("trim", value, _WHITESPACE)
     result: exp.Expression
     if to in INTEGER_BITS:
@@ -154,12 +196,18 @@ def _from_string(value: exp.Expression, to: str, mode: Mode) -> exp.Expression:
                                      default=result), value, mode, _invalid(value, to))
     elif to == "date":
         result = _date(text)
-    elif to == "timestamp":
+    elif to in ("timestamp", "timestamp_ntz"):
         date_only = r"[0-9]{4}(-[0-9]{1,2}){0,2}"
-        result = exp.Case(
+        wall_clock = exp.Case(
             ifs=[exp.If(this=_matches(text, date_only), true=cast(_date(text), "TIMESTAMP"))],
-            default=_when(_matches(text, _TIMESTAMP), exp.TryCast(this=text, to=duckdb_type(to))),
+            default=_when(_matches(text, _TIMESTAMP), exp.TryCast(this=text, to=duckdb_type("timestamp_ntz"))),
         )
+        if to == "timestamp_ntz":
+            result = wall_clock
+        else:  # an instant: at the offset the text names, else the wall clock in the zone
+            result = exp.Case(ifs=[exp.If(this=_matches(text, _TIMESTAMP + OFFSET_SUFFIX),
+                                          true=exp.TryCast(this=text, to=duckdb_type(to)))],
+                              default=from_local(wall_clock, zone))
     elif to == "bool":
         lowered = exp.Lower(this=text)
         result = exp.Case(ifs=[

@@ -40,6 +40,9 @@ from sparkwire.coordinator.worker.expressions import (
     paren,
 )
 from sparkwire.coordinator.worker.casts import Mode, spark_cast
+from sparkwire.coordinator.worker.calls_dates import ZONE_CALLS
+from sparkwire.coordinator.worker.zones import instant_literal
+from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
 from sparkwire.planner.expressions import (
     AggCall,
     Call,
@@ -169,11 +172,13 @@ def _star_from(source: exp.Expression) -> exp.Select:
     return _select_from([exp.Star()], source)
 
 
-def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True) -> CompiledFragment:
+def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
+                     time_zone: str = DEFAULT_TIME_ZONE) -> CompiledFragment:
     """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
     the fragment is walked once, collecting its tables as its leaves are compiled. ``ansi`` is
-    Spark's ANSI mode, which decides how division and casts fail (``semantics``)."""
-    compiler = _Compiler(ansi)
+    Spark's ANSI mode, which decides how division and casts fail (``semantics``);
+    ``time_zone`` the session zone, in which instants read as wall clocks (``zones``)."""
+    compiler = _Compiler(ansi, time_zone)
     write = fragment if isinstance(fragment, ParquetWrite) else None
     if write is not None and output.kind != "result":
         raise CompileError("a Parquet write is the final stage, read by the coordinator")
@@ -271,8 +276,9 @@ class _Compiler:
     """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
     collects the tables and files the query reads."""
 
-    def __init__(self, ansi: bool) -> None:
+    def __init__(self, ansi: bool, time_zone: str) -> None:
         self.ansi = ansi
+        self.time_zone = time_zone
         self._aliases = 0
         self.tables: dict[str, TableInput] = {}
         self.files: dict[str, None] = {}  # ordered set
@@ -335,7 +341,10 @@ class _Compiler:
                 return self._window(op)
             case CsvScan() | JsonScan():
                 _unique(op.schema_names, "text scan")
-                return _select_from(map(col, op.columns), self._text_source(op))
+                instants = {n for n, t in zip(op.schema_names, op.schema_types, strict=True)
+                            if t == "timestamp"}
+                return _select_from([self._text_column(c, instants) for c in op.columns],
+                                    self._text_source(op, instants))
             case RowSample():
                 return self._row_sample(op)
             case CachedSource():
@@ -370,13 +379,25 @@ class _Compiler:
                      exp.EQ(this=exp.column("hive_types"), expression=hive_types)]
         return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=args))
 
-    def _text_source(self, scan: CsvScan | JsonScan) -> exp.Expression:
+    def _text_column(self, name: str, instants: set[str]) -> exp.Expression:
+        """A text scan's column; an instant was read as its text (``_text_source``) and is
+        read as Spark reads it, in the session zone unless it names an offset (NULL where it
+        does not parse, as Spark's permissive reader gives)."""
+        if name not in instants:
+            return col(name)
+        instant = spark_cast(col(name), "string", "timestamp", "try", self.time_zone)
+        return exp.alias_(instant, ident(name))
+
+    def _text_source(self, scan: CsvScan | JsonScan, instants: set[str]) -> exp.Expression:
         """``read_csv`` / ``read_json`` of the split files with the planner's schema, no
-        sniffing: every column by name and type, so each task reads the same columns."""
+        sniffing: every column by name and type, so each task reads the same columns. A
+        ``timestamp`` column is read as text: DuckDB would read it in UTC."""
         if not scan.splits:
             raise CompileError("a text scan with no splits")
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
-        options: dict[str, exp.Expression] = {"columns": _type_struct(scan.schema_names, scan.schema_types)}
+        types = ["string" if name in instants else type_name
+                 for name, type_name in zip(scan.schema_names, scan.schema_types, strict=True)]
+        options: dict[str, exp.Expression] = {"columns": _type_struct(scan.schema_names, types)}
         if isinstance(scan, CsvScan):
             reader = "read_csv"
             # Spark's CSV defaults: '"' quotes, '\\' escapes, an unquoted empty field is
@@ -545,11 +566,15 @@ class _Compiler:
         if isinstance(node, Column):
             return col(node.name)
         if isinstance(node, Lit):
+            if node.type == "timestamp" and isinstance(node.value, str):
+                return instant_literal(node.value, self.time_zone)
             return literal(node)
         if isinstance(node, Call):
             args = [self.expr(arg) for arg in node.args]
             if node.fn in MODE_CALLS:
                 return MODE_CALLS[node.fn](args, self.ansi)
+            if node.fn in ZONE_CALLS:
+                return ZONE_CALLS[node.fn](args, self.time_zone)
             return CALLS[node.fn](args)
         if isinstance(node, AggCall):
             return self._agg(node)
@@ -563,7 +588,7 @@ class _Compiler:
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
             # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
             mode: Mode = "try" if node.safe else "ansi" if self.ansi else "legacy"
-            return spark_cast(self.expr(node.expr), node.source, node.to, mode)
+            return spark_cast(self.expr(node.expr), node.source, node.to, mode, self.time_zone)
         raise CompileError(f"unsupported expression {type(node).__name__}")
 
     def _agg(self, node: AggCall) -> exp.Expression:

@@ -14,7 +14,8 @@ Lock-down, applied when the database opens and then frozen with ``lock_configura
 - threads from ``EngineSettings``, the memory limit from the worker's memory plan
   (``coordinator.worker.memory``); spilling goes to a private temporary directory under
   ``EngineSettings.temp_directory``, removed on close;
-- no extension is installed or loaded, automatically or otherwise;
+- no extension is installed or loaded, automatically or otherwise (ICU, for time zones, is
+  built in); DuckDB's ``TimeZone`` is UTC whatever the machine's (``worker.zones``);
 - Python replacement scans are off, so a query can only read tables registered here;
 - ``enable_external_access=false`` with ``allowed_directories`` set to the data roots:
   DuckDB refuses any file outside them (``..`` included). The roots are
@@ -173,6 +174,10 @@ class _Database:
             # Values travel as bound parameters, never as SQL text. The order matters:
             # external access off needs the allow-list first, and the lock comes last.
             self.conn.execute("SET temp_directory = ?", [self.temp])
+            # Instants come out as Arrow timestamp[us, tz=UTC] and nothing depends on this
+            # machine's zone: the session zone is named in every conversion (worker.zones).
+            # GLOBAL, since each task's cursor is a session of its own.
+            self.conn.execute("SET GLOBAL TimeZone = 'UTC'")
             self.conn.execute("SET allowed_directories = ?", [roots])
             self.conn.execute("SET enable_external_access = false")
             self.conn.execute("SET lock_configuration = true")

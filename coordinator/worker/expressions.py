@@ -51,7 +51,8 @@ _SIMPLE_TYPES = {
     "string": "VARCHAR",
     "binary": "BLOB",
     "date": "DATE",
-    "timestamp": "TIMESTAMP",
+    "timestamp": "TIMESTAMPTZ",  # Spark's timestamp is an instant (worker.zones)
+    "timestamp_ntz": "TIMESTAMP",
 }
 _DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")
 _NESTED = {"array": exp.DataType.Type.ARRAY, "map": exp.DataType.Type.MAP,

@@ -172,7 +172,8 @@ class Worker:
                 f"the cluster, e.g. {min(strangers)!r}"
             )
         try:
-            compiled = compile_fragment(task_plan.fragment, task_plan.output, task_plan.ansi)
+            compiled = compile_fragment(task_plan.fragment, task_plan.output, task_plan.ansi,
+                                        task_plan.time_zone)
         except (ValueError, TypeError) as exc:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
         except RecursionError:

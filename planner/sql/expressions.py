@@ -43,7 +43,9 @@ _AGGREGATES: dict[type[exp.Expression], ex.AggregateFunction] = {
 _EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
 _SQL_TYPES = {
     "VARCHAR": "string", "TEXT": "string", "CHAR": "string", "DATE": "date",
-    "TIMESTAMP": "timestamp", "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
+    "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp", "TIMESTAMP_NTZ": "timestamp_ntz",
+    "TIMESTAMPNTZ": "timestamp_ntz", "TIMESTAMPLTZ": "timestamp", "TIMESTAMPTZ": "timestamp",
+    "DOUBLE": "float64", "FLOAT": "float32", "INT": "int32",
     "BIGINT": "int64", "SMALLINT": "int16", "TINYINT": "int8", "BOOLEAN": "bool",
 }
 
@@ -247,7 +249,7 @@ def _cast(node: exp.Cast) -> ex.Expr:
     except AnalysisError:
         raise unsupported(node, f"CAST to {to.sql()}") from None
     value = node.this
-    if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp"):
+    if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp", "timestamp_ntz"):
         return ex.Lit(value=value.this, type=type_name)
     return ex.Cast(expr=expression(value), to=type_name, safe=isinstance(node, exp.TryCast))
 

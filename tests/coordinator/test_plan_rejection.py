@@ -56,6 +56,13 @@ CASES = {
     "future version": (mutate(["version"], 99), "version"),
     "not JSON": (b"\x00\x01 not json", "JSON"),
     "bad query id": (mutate(["query_id"], "../../etc"), "query_id"),
+    "an unknown time zone": (mutate(["time_zone"], "Mars/Olympus"), "time_zone"),
+    "a time zone that is a path": (mutate(["time_zone"], "../../../etc/passwd"), "time_zone"),
+    "an offset past 18 hours": (mutate(["time_zone"], "+19:00"), "time_zone"),
+    "a zone argument outside the zones": (mutate(["fragment", "predicate"], {
+        "kind": "call", "fn": "from_utc_timestamp",
+        "args": [{"kind": "column", "name": "a"}, {"kind": "literal", "value": "'; DROP TABLE t; --"}],
+    }), "unknown time zone"),
     "a read stage without inputs": (mutate(["inputs"], []), "reads stages"),
     "a boolean for the version": (mutate(["version"], True), "version"),
     "a float for an integer": (mutate(["stage"], 1.0), "stage"),

@@ -224,7 +224,11 @@ CALLS = [
     (call("contains", col("g"), lit("bb")), "g LIKE '%bb%'"),
     (call("eq_null_safe", col("g"), col("s")), "g IS NOT DISTINCT FROM s"),
     (call("current_date", lit("2024-02-29", "date")), "DATE '2024-02-29'"),
-    (call("current_timestamp", lit("2024-02-29 01:02:03", "timestamp")), "TIMESTAMP '2024-02-29 01:02:03'"),
+    # `ts` is a wall clock (timestamp_ntz); a timestamp is an instant, here in the plan's
+    # default zone UTC: the oracle's timezone('UTC', x) reads a wall clock as a UTC instant
+    (call("current_timestamp", lit("2024-02-29 01:02:03", "timestamp")),
+     "timezone('UTC', TIMESTAMP '2024-02-29 01:02:03')"),
+    (call("current_timezone"), "'UTC'"),
     (call("datediff", col("d"), col("ts")), "date_diff('day', ts::date, d)"),
     (call("months_between", col("d"), lit("2020-01-31", "date"), lit(False)),
      "CASE WHEN day(d) = 31 OR d = last_day(d) THEN (year(d) - 2020) * 12 + month(d) - 1 "
@@ -232,8 +236,20 @@ CALLS = [
     (call("date_format", col("ts"), lit("yyyy-MM-dd HH:mm")), "strftime(ts, '%Y-%m-%d %H:%M')"),
     (call("to_date", call("date_format", col("ts"), lit("yyyy-MM-dd"))), "ts::date"),
     (call("to_date", call("date_format", col("d"), lit("dd.MM.yyyy")), lit("dd.MM.yyyy")), "d"),
-    (call("to_timestamp", call("date_format", col("ts"), lit("yyyy-MM-dd HH:mm:ss")), lit("yyyy-MM-dd HH:mm:ss")), "ts"),
-    (call("date_trunc", lit("MONTH"), col("ts")), "date_trunc('month', ts)"),
+    (call("to_timestamp", call("date_format", col("ts"), lit("yyyy-MM-dd HH:mm:ss")), lit("yyyy-MM-dd HH:mm:ss")),
+     "timezone('UTC', ts)"),
+    (call("to_timestamp_ltz", call("date_format", col("ts"), lit("yyyy-MM-dd HH:mm:ss")),
+          lit("yyyy-MM-dd HH:mm:ss")), "timezone('UTC', ts)"),
+    (call("to_timestamp_ntz", call("date_format", col("ts"), lit("yyyy-MM-dd HH:mm:ss")),
+          lit("yyyy-MM-dd HH:mm:ss")), "ts"),
+    (call("unix_timestamp", call("date_format", col("ts"), lit("yyyy-MM-dd HH:mm:ss")),
+          lit("yyyy-MM-dd HH:mm:ss")), "CAST(epoch(ts) AS BIGINT)"),
+    (call("unix_timestamp", col("ts")), "CAST(epoch(ts) AS BIGINT)"),
+    (call("from_unixtime", col("i"), lit("yyyy-MM-dd HH:mm:ss")),
+     "strftime(make_timestamp(i * 1000000), '%Y-%m-%d %H:%M:%S')"),
+    (call("from_utc_timestamp", col("ts"), lit("Asia/Tokyo")), "timezone('UTC', ts + INTERVAL 9 HOUR)"),
+    (call("to_utc_timestamp", col("ts"), lit("Asia/Tokyo")), "timezone('UTC', ts - INTERVAL 9 HOUR)"),
+    (call("date_trunc", lit("MONTH"), col("ts")), "timezone('UTC', date_trunc('month', ts))"),
     (call("trunc_date", col("d"), lit("year")), "make_date(year(d), 1, 1)"),
     (call("hour", col("ts")), "hour(ts)"),
     (call("minute", col("ts")), "minute(ts)"),
@@ -325,7 +341,10 @@ LITERALS = [
     (lit("-12345678901234567890.123456789012345678", "decimal(38,18)"),
      Decimal("-12345678901234567890.123456789012345678"), pa.decimal128(38, 18)),
     (lit("2020-01-01", "date"), dt.date(2020, 1, 1), pa.date32()),
-    (lit("2020-01-01 12:34:56.789012", "timestamp"), dt.datetime(2020, 1, 1, 12, 34, 56, 789012), pa.timestamp("us")),
+    (lit("2020-01-01 12:34:56.789012", "timestamp"),
+     dt.datetime(2020, 1, 1, 12, 34, 56, 789012, tzinfo=dt.timezone.utc), pa.timestamp("us", tz="UTC")),
+    (lit("2020-01-01 12:34:56.789012", "timestamp_ntz"), dt.datetime(2020, 1, 1, 12, 34, 56, 789012),
+     pa.timestamp("us")),
     (lit(7, "int8"), 7, pa.int8()),
     (lit(7, "float32"), 7.0, pa.float32()),
     (lit("aÉ\\xAA", "binary"), "aÉ\\xAA".encode(), pa.binary()),
@@ -371,7 +390,7 @@ CASTS = [
     ("string", col("d"), pa.string()),
     ("binary", col("g"), pa.binary()),  # ASCII only: see the caveat in the compiler
     ("date", col("ts"), pa.date32()),
-    ("timestamp", col("d"), pa.timestamp("us")),
+    ("timestamp_ntz", col("d"), pa.timestamp("us")),
     ("decimal(12,3)", col("x"), pa.decimal128(12, 3)),
 ]
 
@@ -384,7 +403,7 @@ def test_cast(engine: TaskEngine, table: pa.Table, to: str, source: Column, type
     got = run_fragment(engine, fragment, {0: table})
     duck = {"bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INTEGER", "int64": "BIGINT",
             "float32": "FLOAT", "float64": "DOUBLE", "string": "VARCHAR", "binary": "BLOB", "date": "DATE",
-            "timestamp": "TIMESTAMP"}.get(to, "DECIMAL(12,3)")
+            "timestamp_ntz": "TIMESTAMP"}.get(to, "DECIMAL(12,3)")
     want = oracle(table, f"SELECT id, CAST({source.name} AS {duck}) AS c FROM t")
     assert got.schema.field("c").type == type == want.schema.field("c").type
     assert sorted(rows(got), key=lambda r: r["id"]) == sorted(rows(want), key=lambda r: r["id"])

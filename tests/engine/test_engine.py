@@ -119,6 +119,20 @@ def test_tasks_share_the_workers_database(settings: EngineSettings) -> None:
     assert list(settings.temp_directory.iterdir()) == []
 
 
+def test_every_cursor_runs_in_utc_whatever_the_machine_zone(
+        settings: EngineSettings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB takes its TimeZone from the machine; a worker's is UTC for every task's cursor,
+    so instants come out as Arrow timestamp[us, tz=UTC] and only the plan's zone counts."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    with Databases(settings, settings.temp_directory, ENGINE_MEMORY) as databases:
+        with databases.task() as task:
+            assert task.connection.execute("SELECT current_setting('TimeZone')").fetchall() == [("UTC",)]
+            got = pa.Table.from_batches(list(task.run("SELECT TIMESTAMPTZ '2024-11-03 08:30:00+00' AS t")))
+            assert got.schema.field("t").type == pa.timestamp("us", tz="UTC")
+            with pytest.raises(duckdb.Error, match="locked|[Cc]annot change"):
+                task.connection.execute("SET TimeZone = 'Asia/Tokyo'")
+
+
 @pytest.mark.parametrize("roots", [False, True])
 def test_configuration_is_locked(settings: EngineSettings, tmp_path: Path, roots: bool) -> None:
     """Locked with or without data roots; with them, no file outside is reachable."""

@@ -44,6 +44,7 @@ class FakeExecutor:
         self.range_sort_rows = 0
         self.task_bytes = 0
         self.ansi = True
+        self.time_zone = "UTC"
         self.chunks = chunks
         self.registered: list[pa.Table] = []
         self.views: dict[str, object] = {}

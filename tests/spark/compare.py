@@ -3,9 +3,11 @@
 A program is a function ``program(api, *frames)``: ``api`` is PySpark's namespace or ours
 (``api.F`` the functions module, ``api.Window``, ``api.T`` the types module), and ``frames``
 are DataFrames made from the given Arrow tables by each engine's ``createDataFrame``. The
-oracle is PySpark itself (the session time zone set to UTC, ANSI as Spark's default): column
-names, result types (``dtypes``) and values must match, on every sparkwire session given
-(the API tests use one with 1 worker and one with 3). Rows compare as a multiset unless
+oracle is PySpark itself (ANSI as Spark's default): column names, result types (``dtypes``,
+and the Arrow types of timestamps) and values must match, on every sparkwire session given
+(the API tests use one with 1 worker and one with 3). Both engines run in the session time
+zone ``time_zone`` (UTC unless given); instants compare as PySpark's ``collect()`` gives
+them, wall clocks in the Python process's zone. Rows compare as a multiset unless
 ``ordered``; floats approximately.
 """
 
@@ -54,22 +56,44 @@ def assert_same(
     *,
     ordered: bool = False,
     rel: float = 1e-9,
+    time_zone: str = "UTC",
 ) -> None:
-    """``program`` gives the same names, types and rows in PySpark and in each session."""
+    """``program`` gives the same names, types and rows in PySpark and in each session,
+    both in the session time zone ``time_zone``."""
     tables = list(tables)
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spark.conf.set(ZONE_KEY, time_zone)
     expected = program(pyspark_api(), *(spark.createDataFrame(t) for t in tables))
     want_types = [(f.name, f.dataType.simpleString()) for f in expected.schema.fields]
     want_rows = [normalize(row.asDict(recursive=True), want_types) for row in expected.collect()]
+    want_times = _timestamp_types(expected.toArrow().schema) if _has_timestamps(want_types) else {}
     for session in sessions:
-        ours = program(sparkwire_api(), *(session.createDataFrame(t) for t in tables))
-        assert ours.dtypes == want_types, f"types on {session.settings.workers} worker(s)"
-        result = ours.toArrow()
+        before = session.conf.get(ZONE_KEY)
+        session.conf.set(ZONE_KEY, time_zone)
+        try:
+            ours = program(sparkwire_api(), *(session.createDataFrame(t) for t in tables))
+            assert ours.dtypes == want_types, f"types on {session.settings.workers} worker(s)"
+            result = ours.toArrow()
+        finally:
+            session.conf.set(ZONE_KEY, before)
         assert result.schema == ours.schema, "the result has the types the schema promised"
+        assert _timestamp_types(result.schema) == want_times, "Arrow timestamp types as PySpark's"
         got_rows = [normalize(_maps_as_dicts(row, result.schema), want_types)
                     for row in result.to_pylist()]
         _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel,
                      where=f"{session.settings.workers} worker(s)")
+
+
+ZONE_KEY = "spark.sql.session.timeZone"
+
+
+def _has_timestamps(types: list[tuple[str, str]]) -> bool:
+    return any("timestamp" in t for _, t in types)
+
+
+def _timestamp_types(schema: pa.Schema) -> dict[str, pa.DataType]:
+    """The Arrow types of the top-level timestamp columns (PySpark's ``toArrow()`` gives an
+    instant as ``timestamp[us, tz=UTC]`` whatever the session zone)."""
+    return {f.name: f.type for f in schema if pa.types.is_timestamp(f.type)}
 
 
 def normalize(row: dict[str, Any], types: list[tuple[str, str]]) -> tuple[Any, ...]:
@@ -97,6 +121,10 @@ def _arrow_value(value: Any, t: pa.DataType) -> Any:
 
 
 def _value(value: Any) -> Any:
+    if isinstance(value, dt.datetime) and value.tzinfo is not None:
+        # an instant from Arrow, as PySpark's collect() gives it: a wall clock in this
+        # process's zone (Spark reads it with datetime.fromtimestamp)
+        return value.astimezone().replace(tzinfo=None)
     if isinstance(value, dict):
         return {k: _value(v) for k, v in value.items()}
     if isinstance(value, list):
