@@ -144,14 +144,14 @@ def _instant(value: exp.Expression, source: str, to: str, zone: str) -> exp.Expr
     """Casts from and to an instant (``timestamp``) go through its wall clock in ``zone``:
     to ``timestamp_ntz``, ``date`` and ``string`` it reads as one; from ``timestamp_ntz`` and
     ``date`` (midnight) the wall clock becomes an instant."""
-    if source == "timestamp" and (to in _INTEGER_BITS or to == "float64"):
+    if source == "timestamp" and (to in INTEGER_BITS or to == "float64"):
         return _epoch_seconds(value, to)
     if source == "timestamp":
         local = to_local(value, zone)
         return local if to == "timestamp_ntz" else exp.Cast(this=local, to=duckdb_type(to))
     if source in ("timestamp_ntz", "date"):
         return from_local(value, zone)
-    if to == "timestamp" and (source in _INTEGER_BITS or source.startswith("float")):
+    if to == "timestamp" and (source in INTEGER_BITS or source.startswith("float")):
         return call("to_timestamp", exp.Cast(this=value, to=duckdb_type("float64")))
     return exp.Cast(this=value, to=duckdb_type(to))
 
