@@ -94,16 +94,24 @@ def _column_type(values: list[str]) -> pa.DataType:
     return pa.string() if result is None else result
 
 
+def integer_type(text: str) -> pa.DataType | None:
+    """Spark's type for an integer spelled ``text`` (partition values, inferred CSV): int,
+    bigint, then ``decimal(digits, 0)``; None for text that is no integer or has more than
+    38 digits."""
+    if not _INT.fullmatch(text):
+        return None
+    value = int(text)
+    if -(2**31) <= value < 2**31:
+        return pa.int32()
+    if -(2**63) <= value < 2**63:
+        return pa.int64()
+    digits = len(text.lstrip("+-").lstrip("0") or "0")
+    return pa.decimal128(digits, 0) if digits <= 38 else None
+
+
 def _value_type(text: str) -> pa.DataType:
-    if _INT.fullmatch(text):
-        value = int(text)
-        if -(2**31) <= value < 2**31:
-            return pa.int32()
-        if -(2**63) <= value < 2**63:
-            return pa.int64()
-        digits = len(text.lstrip("+-").lstrip("0") or "0")
-        if digits <= 38:
-            return pa.decimal128(digits, 0)
+    if (integer := integer_type(text)) is not None:
+        return integer
     if _DOUBLE.fullmatch(text):
         return pa.float64()
     if _DATE.fullmatch(text):

@@ -147,13 +147,7 @@ def _csv_value_type(text: str) -> pa.DataType | None:
     if text == "":
         return None
     if _INT.fullmatch(text):
-        value = int(text)
-        if -(2**31) <= value < 2**31:
-            return pa.int32()
-        if -(2**63) <= value < 2**63:
-            return pa.int64()
-        digits = len(text.lstrip("+-"))
-        return pa.decimal128(digits, 0) if digits <= 38 else pa.float64()
+        return hive.integer_type(text) or pa.float64()
     if _DOUBLE.fullmatch(text):
         return pa.float64()
     if _DATE.fullmatch(text) or _TIMESTAMP.fullmatch(text):

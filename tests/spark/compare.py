@@ -169,3 +169,16 @@ def _close(got: Any, want: Any, rel: float) -> bool:
     if isinstance(got, dict) and isinstance(want, dict):
         return got.keys() == want.keys() and all(_close(got[k], want[k], rel) for k in got)
     return type(got) is type(want) and got == want
+
+
+def assert_same_sql(query: str, views: dict[str, pa.Table], spark: Any, sessions: Iterable[Any]) -> None:
+    """``query`` over the same tables as temp ``views`` gives the same rows (as a multiset,
+    exactly) in PySpark's ``spark.sql`` and each session's ``sql``."""
+    for name, table in views.items():
+        spark.createDataFrame(table).createOrReplaceTempView(name)
+    want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
+    for session in sessions:
+        for name, table in views.items():
+            session.createDataFrame(table).createOrReplaceTempView(name)
+        got = session.sql(query).toArrow()
+        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want, query

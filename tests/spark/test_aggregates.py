@@ -14,7 +14,7 @@ import decimal
 import pyarrow as pa
 import pytest
 
-from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
+from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
 N = 90
 DATA = pa.table({
@@ -158,9 +158,4 @@ def test_decimal_avg_is_exact(spark, sessions) -> None:
     assert_same(program, [WIDE], spark, sessions)
     assert_same(lambda api, df: df.agg(api.F.avg("d"), api.F.mean("e")), [WIDE], spark, sessions)
     query = "SELECT g, AVG(d) AS a, AVG(e) + 1 AS b FROM agg_wide GROUP BY g"
-    spark.createDataFrame(WIDE).createOrReplaceTempView("agg_wide")
-    want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
-    for session in sessions:
-        session.createDataFrame(WIDE).createOrReplaceTempView("agg_wide")
-        got = session.sql(query).toArrow()
-        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want
+    assert_same_sql(query, {"agg_wide": WIDE}, spark, sessions)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
+from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
 pytestmark = pytest.mark.slow
 
@@ -218,12 +218,7 @@ def test_ansi_mode_values(spark: Any, sessions: list[Any]) -> None:
 
     assert_same(tried, [STRINGS], spark, sessions)
     query = "SELECT s, TRY_CAST(s AS INT) AS i, TRY_CAST(s AS DATE) AS d FROM sem_strings"
-    spark.createDataFrame(STRINGS).createOrReplaceTempView("sem_strings")
-    want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
-    for session in sessions:
-        session.createDataFrame(STRINGS).createOrReplaceTempView("sem_strings")
-        got = session.sql(query).toArrow()
-        assert sorted(zip(*(c.to_pylist() for c in got.columns)), key=repr) == want
+    assert_same_sql(query, {"sem_strings": STRINGS}, spark, sessions)
     numbers = NUMBERS.filter(pa.compute.field("i") != 0)  # no zero divisors in ANSI mode
 
     def arithmetic(api: Any, df: Any) -> Any:
