@@ -62,52 +62,7 @@ DEFAULT_BROADCAST_THRESHOLD = 10 * 1024 * 1024
 
 def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> int:
     """Rows ``op`` is expected to produce; ``exchanges`` gives producer stages' estimates."""
-
-    def rows(node: Operator) -> int:
-        match node:
-            case ParquetScan():
-                return sum(_split_rows(s.path, s.row_groups) for s in node.splits)
-            case LocalSource():
-                return node.rows
-            case RangeSource():
-                return range_rows(node)
-            case Exchange():
-                return (exchanges or {}).get(node.stage, 0)
-            case Filter():
-                return int(rows(node.input) * selectivity(node.predicate))
-            case Project() | Sort() | Window():
-                return rows(node.input)
-            case Aggregate():
-                below = rows(node.input)
-                return (max(1, below // 2) if below else 0) if node.keys else 1
-            case Limit():
-                return min(rows(node.input), node.n)
-            case Sample():
-                return min(rows(node.input), node.rows)
-            case Generate():
-                return rows(node.input) * _GENERATED_PER_ROW
-            case RowSample():
-                return int(rows(node.input) * node.fraction)
-            case CachedSource():
-                return node.rows
-            case Repartition() | Keep():
-                return rows(node.input)
-            case ParquetWrite():
-                return 1
-            case CsvScan() | JsonScan():
-                return text_bytes(node) // _ROW_BYTES
-            case Join(how="semi" | "anti"):
-                return rows(node.left)
-            case Join(how="cross"):
-                return rows(node.left) * rows(node.right)
-            case Join():
-                return _join_rows(node, rows(node.left), rows(node.right), exchanges)
-            case SetOperation():
-                return rows(node.left) + rows(node.right)
-            case _:
-                assert_never(node)
-
-    return rows(op)
+    return _Rows(exchanges).rows(op)
 
 
 def estimate_bytes(op: Operator) -> int:
@@ -143,28 +98,14 @@ def estimate_bytes(op: Operator) -> int:
         case CsvScan() | JsonScan():
             return text_bytes(op)
         case Join() if op.left_keys and op.how not in ("semi", "anti"):
-            left, right = estimate_rows(op.left), estimate_rows(op.right)
+            rows = _Rows(None)
+            left, right = rows.rows(op.left), rows.rows(op.right)
             width = estimate_bytes(op.left) / max(left, 1) + estimate_bytes(op.right) / max(right, 1)
-            return int(_join_rows(op, left, right) * width)
+            return int(rows.join(op, left, right) * width)
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:
             assert_never(op)
-
-
-def _join_rows(join: Join, left: int, right: int, exchanges: Mapping[int, int] | None = None) -> int:
-    """An equi-join's rows (``equi_join_rows``), an outer join at least its preserved
-    sides'; without column keys, as many as the larger side."""
-    pairs = [(a.name, b.name) for a, b in zip(join.left_keys, join.right_keys, strict=True)
-             if isinstance(a, Column) and isinstance(b, Column)]
-    if not pairs:
-        return max(left, right)
-    rows = equi_join_rows(join.left, join.right, pairs, exchanges)
-    if join.how in ("left", "full"):
-        rows = max(rows, left)
-    if join.how in ("right", "full"):
-        rows = max(rows, right)
-    return rows
 
 
 def equi_join_rows(left: Operator, right: Operator, pairs: Sequence[tuple[str, str]],
@@ -176,16 +117,127 @@ def equi_join_rows(left: Operator, right: Operator, pairs: Sequence[tuple[str, s
     input ``right``'s filters keep: a fact table joined to a filtered dimension shrinks by
     that share. Otherwise the textbook containment estimate: ``rows(left) * rows(right)``
     over the larger number of distinct values on either side of each key pair."""
-    left_rows, right_rows = estimate_rows(left, exchanges), estimate_rows(right, exchanges)
-    base = _unfiltered(right)
-    base_rows = estimate_rows(base, exchanges)
-    keyed = divisor = 1
-    for a, b in pairs:
-        keyed *= max(distinct_values(base, b, exchanges), 1)
-        divisor *= max(distinct_values(left, a, exchanges), distinct_values(right, b, exchanges), 1)
-    if keyed >= base_rows > 0:
-        return left_rows * right_rows // base_rows
-    return left_rows * right_rows // min(divisor, max(left_rows, right_rows, 1))
+    return _Rows(exchanges).equi_join(left, right, pairs)
+
+
+def distinct_values(op: Operator, column: str, exchanges: Mapping[int, int] | None = None) -> int:
+    """How many distinct values ``column`` of ``op`` holds: at most ``op``'s rows, and for
+    an integer column of a scan at most its ``max - min + 1`` (from the footers), followed
+    down through filters and renaming-free projections; unknown means as many as rows."""
+    return _Rows(exchanges).distinct(op, column)
+
+
+class _Rows:
+    """Row estimates for one question, each subtree's computed once: a join's estimate asks
+    for its inputs' rows and distinct values, which ask for theirs, so without the memo a
+    chain of joins costs exponential time (TPC-H Q8's eight tables: 0.5 s)."""
+
+    def __init__(self, exchanges: Mapping[int, int] | None) -> None:
+        self.exchanges = exchanges or {}
+        self._memo: dict[int, tuple[Operator, int]] = {}  # by id; the node kept alive
+
+    def rows(self, node: Operator) -> int:
+        hit = self._memo.get(id(node))
+        if hit is None:
+            hit = self._memo[id(node)] = (node, self._compute(node))
+        return hit[1]
+
+    def _compute(self, node: Operator) -> int:
+        rows = self.rows
+        match node:
+            case ParquetScan():
+                return sum(_split_rows(s.path, s.row_groups) for s in node.splits)
+            case LocalSource():
+                return node.rows
+            case RangeSource():
+                return range_rows(node)
+            case Exchange():
+                return self.exchanges.get(node.stage, 0)
+            case Filter():
+                return int(rows(node.input) * selectivity(node.predicate))
+            case Project() | Sort() | Window():
+                return rows(node.input)
+            case Aggregate():
+                below = rows(node.input)
+                return (max(1, below // 2) if below else 0) if node.keys else 1
+            case Limit():
+                return min(rows(node.input), node.n)
+            case Sample():
+                return min(rows(node.input), node.rows)
+            case Generate():
+                return rows(node.input) * _GENERATED_PER_ROW
+            case RowSample():
+                return int(rows(node.input) * node.fraction)
+            case CachedSource():
+                return node.rows
+            case Repartition() | Keep():
+                return rows(node.input)
+            case ParquetWrite():
+                return 1
+            case CsvScan() | JsonScan():
+                return text_bytes(node) // _ROW_BYTES
+            case Join(how="semi" | "anti"):
+                return rows(node.left)
+            case Join(how="cross"):
+                return rows(node.left) * rows(node.right)
+            case Join():
+                return self.join(node, rows(node.left), rows(node.right))
+            case SetOperation():
+                return rows(node.left) + rows(node.right)
+            case _:
+                assert_never(node)
+
+
+    def join(self, join: Join, left: int, right: int) -> int:
+        """An equi-join's rows (``equi_join``), an outer join at least its preserved
+        sides'; without column keys, as many as the larger side."""
+        pairs = [(a.name, b.name) for a, b in zip(join.left_keys, join.right_keys, strict=True)
+                 if isinstance(a, Column) and isinstance(b, Column)]
+        if not pairs:
+            return max(left, right)
+        rows = self.equi_join(join.left, join.right, pairs)
+        if join.how in ("left", "full"):
+            rows = max(rows, left)
+        if join.how in ("right", "full"):
+            rows = max(rows, right)
+        return rows
+
+    def equi_join(self, left: Operator, right: Operator, pairs: Sequence[tuple[str, str]]) -> int:
+        left_rows, right_rows = self.rows(left), self.rows(right)
+        base = _unfiltered(right)
+        base_rows = self.rows(base)
+        keyed = divisor = 1
+        for a, b in pairs:
+            keyed *= max(self.distinct(base, b), 1)
+            divisor *= max(self.distinct(left, a), self.distinct(right, b), 1)
+        if keyed >= base_rows > 0:
+            return left_rows * right_rows // base_rows
+        return left_rows * right_rows // min(divisor, max(left_rows, right_rows, 1))
+
+    def distinct(self, op: Operator, column: str) -> int:
+        rows = self.rows(op)
+        node, name = op, column
+        while True:
+            match node:
+                case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition():
+                    node = node.input
+                case Window() if name in output_columns(node.input):
+                    node = node.input
+                case Project():
+                    source = next((c.expr for c in node.columns if c.name == name), None)
+                    if not isinstance(source, Column):
+                        return rows
+                    node, name = node.input, source.name
+                case Join():
+                    node = node.left if name in output_columns(node.left) else node.right
+                case ParquetScan():
+                    ranges = [file_info(s.path).int_ranges.get(name) for s in node.splits]
+                    if not ranges or None in ranges:
+                        return rows
+                    span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
+                    return max(1, min(rows, span))
+                case _:
+                    return rows
 
 
 def _unfiltered(op: Operator) -> Operator:
@@ -210,35 +262,6 @@ def text_bytes(scan: CsvScan | JsonScan) -> int:
 def _split_rows(path: str, row_groups: tuple[int, ...] | None) -> int:
     counts = file_info(path).row_group_rows
     return sum(counts) if row_groups is None else sum(counts[i] for i in row_groups)
-
-
-def distinct_values(op: Operator, column: str, exchanges: Mapping[int, int] | None = None) -> int:
-    """How many distinct values ``column`` of ``op`` holds: at most ``op``'s rows, and for
-    an integer column of a scan at most its ``max - min + 1`` (from the footers), followed
-    down through filters and renaming-free projections; unknown means as many as rows."""
-    rows = estimate_rows(op, exchanges)
-    node, name = op, column
-    while True:
-        match node:
-            case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition():
-                node = node.input
-            case Window() if name in output_columns(node.input):
-                node = node.input
-            case Project():
-                source = next((c.expr for c in node.columns if c.name == name), None)
-                if not isinstance(source, Column):
-                    return rows
-                node, name = node.input, source.name
-            case Join():
-                node = node.left if name in output_columns(node.left) else node.right
-            case ParquetScan():
-                ranges = [file_info(s.path).int_ranges.get(name) for s in node.splits]
-                if not ranges or None in ranges:
-                    return rows
-                span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
-                return max(1, min(rows, span))
-            case _:
-                return rows
 
 
 def _split_bytes(path: str, row_groups: tuple[int, ...] | None, columns: tuple[str, ...]) -> int:
