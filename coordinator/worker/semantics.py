@@ -161,17 +161,29 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
 
 
 def _decimal_scale(arg: exp.Expression) -> int:
+    return _decimal_type(arg)[1]
+
+
+def _decimal_type(arg: exp.Expression) -> tuple[int, int]:
+    """``(precision, scale)`` of an operand cast to its decimal type."""
     to = arg.args.get("to") if isinstance(arg, exp.Cast) else None
     if to is None or to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
         raise CompileError("decimal_div takes operands cast to decimal types")
-    return int(to.expressions[1].this.this)
+    return int(to.expressions[0].this.this), int(to.expressions[1].this.this)
 
 
 def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
-    """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT: exact, read from
-    its text, which has every digit of its scale (DuckDB's decimal product would overflow
-    past 38 digits: 10^20 as a DECIMAL(38,18) times 10^18)."""
-    unscaled = cast(call("replace", cast(value, "VARCHAR"), ".", ""), "HUGEINT")
+    """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT, exactly. Where
+    ``precision + scale`` is at most 38, DuckDB's decimal product by ``10^scale`` holds it
+    (and costs a multiplication); past that it would overflow (10^20 as a DECIMAL(38,18)
+    times 10^18), so the digits are read from the decimal's text, which has every digit of
+    its scale (and costs formatting a string per row: TPC-H Q17's 200K averages)."""
+    precision, scale = _decimal_type(value)
+    if precision + scale <= 38:
+        power = exp.Cast(this=exp.Literal.number(10 ** scale), to=duckdb_type(f"decimal({scale + 1},0)"))
+        unscaled = cast(exp.Mul(this=paren(value), expression=power), "HUGEINT")
+    else:
+        unscaled = cast(call("replace", cast(value, "VARCHAR"), ".", ""), "HUGEINT")
     if not extra:
         return unscaled
     return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
