@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from sparkwire.planner.analyzer import Relation
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.normalize import normalise
-from sparkwire.planner.sql.translate import translate
+from sparkwire.planner.sql.translate import respelled, translate
 
 __all__ = ["SqlError", "sql_relation"]
 
@@ -26,4 +26,5 @@ def sql_relation(text: str, tables: Mapping[str, Relation]) -> Relation:
         name: pa.schema([pa.field(a.name, a.type) for a in relation.attrs])
         for name, relation in catalog.items()
     }
-    return translate(normalise(text, schema), catalog)
+    tree, spellings = normalise(text, schema)
+    return respelled(translate(tree, catalog), spellings)

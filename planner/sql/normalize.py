@@ -40,8 +40,9 @@ NORMALISE = tuple(rule for rule in RULES if rule not in (unnest_subqueries, opti
 MAX_SQL_CHARS = 1_000_000
 
 
-def normalise(text: str, schema: Mapping[str, pa.Schema]) -> exp.Expression:
-    """The optimised sqlglot tree of one query over tables with the given schemas."""
+def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expression, tuple[str | None, ...]]:
+    """The optimised sqlglot tree of one query over tables with the given schemas, and the
+    spelling of each output alias the query wrote (``output_spellings``)."""
     if len(text) > MAX_SQL_CHARS:
         raise SqlError(f"SQL text of {len(text)} characters exceeds {MAX_SQL_CHARS}")
     try:
@@ -58,14 +59,27 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> exp.Expression:
     _check_tables(statement, schema)
     check_laterals(statement)
     name_outputs(statement, schema)
+    spellings = output_spellings(statement)
     tables = tuple(
         (name, tuple((field.name, spark_type_name(field.type)) for field in fields))
         for name, fields in schema.items()
     )
     try:
-        return optimize(statement, schema=_schema(tables), dialect=DIALECT, rules=NORMALISE, copy=False)
+        return optimize(statement, schema=_schema(tables), dialect=DIALECT, rules=NORMALISE, copy=False), spellings
     except OptimizeError as exc:
         raise SqlError(f"cannot analyse SQL: {exc}") from None
+
+
+def output_spellings(statement: exp.Expression) -> tuple[str | None, ...]:
+    """Each output alias of the query as written (``a AS MyName``: ``MyName``), None for an
+    item without one: sqlglot folds unquoted names to lower case, Spark keeps an alias's
+    spelling. A set operation is named by its first query, as in Spark."""
+    first = statement
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    if not isinstance(first, exp.Select):
+        return ()
+    return tuple(item.alias if isinstance(item, exp.Alias) else None for item in first.expressions)
 
 
 @functools.lru_cache(maxsize=64)

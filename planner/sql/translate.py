@@ -147,7 +147,22 @@ def _renamed_columns(relation: Relation, alias: exp.TableAlias | None) -> Relati
         return relation
     if len(columns) != len(relation.attrs):
         raise SqlError.at(alias, f"{len(columns)} column names for {len(relation.attrs)} columns")
-    names = [c.name for c in columns]
+    return _renamed(relation, [c.name for c in columns])
+
+
+def respelled(relation: Relation, spellings: Sequence[str | None]) -> Relation:
+    """The query's outputs under the aliases' spellings as written (``normalize``), where
+    one output per SELECT item holds (no ``*``) and only the case differs."""
+    if len(spellings) != len(relation.attrs):
+        return relation
+    names = [s if s is not None and s.casefold() == a.name.casefold() else a.name
+             for s, a in zip(spellings, relation.attrs, strict=True)]
+    if names == [a.name for a in relation.attrs]:
+        return relation
+    return _renamed(relation, names)
+
+
+def _renamed(relation: Relation, names: Sequence[str]) -> Relation:
     items = tuple(ex.NamedExpr(name=n, expr=a.column) for n, a in zip(names, relation.attrs, strict=True))
     attrs = tuple(Attribute(n, n, a.type) for n, a in zip(names, relation.attrs, strict=True))
     return Relation(Project(input=relation.plan, columns=items), attrs)

@@ -66,3 +66,18 @@ def test_sql_text_is_one_expression_and_checked_like_python_calls() -> None:
         F.expr("s rlike '(?=a)'")
     with pytest.raises(AnalysisError, match="must be a literal"):
         F.expr("regexp_replace(s, t, 'x')")
+
+
+def test_sql_aliases_keep_their_spelling(spark, sessions):
+    """Spark keeps an alias as written (sqlglot folds unquoted names to lower case)."""
+    table = pa.table({"a": pa.array([1, 2, None], pa.int64())})
+    queries = ["SELECT a AS MyName, a + 1 AS X, a FROM spell_t ORDER BY myname",
+               "SELECT a AS MyName, a + 1 AS X, a FROM spell_t UNION ALL SELECT a, a, a FROM spell_t"]
+    spark.createDataFrame(table).createOrReplaceTempView("spell_t")
+    for session in sessions:
+        session.createDataFrame(table).createOrReplaceTempView("spell_t")
+    for query in queries:
+        want = spark.sql(query).columns
+        assert want == ["MyName", "X", "a"]
+        for session in sessions:
+            assert session.sql(query).columns == want, query
