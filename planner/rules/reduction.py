@@ -15,15 +15,21 @@ Q15's revenue view aggregates lineitem). When ``L`` itself is not cheap, the key
 from below it: a semi or anti join keeps some of its left rows, so the keys of its left
 input are a superset that cuts as well. TPC-H Q21's ``(L SEMI l2) ANTI l3`` so cuts both
 ``l2`` and ``l3`` to the 76K order keys of ``L``, one keys subtree (one stage) for both.
-Sizes are the planner's estimates (``planner.estimates``).
+An inner join of a small side with an aggregate of a big one, on the aggregate's group
+keys, drops whole groups: the aggregate's input is cut the same way before it is grouped
+(TPC-H Q17 averages the lineitems of 204 parts instead of all 200K). Keys are taken from
+the smaller input of a join that holds them (Q17's filtered ``part``, not the lineitems
+joined to it). Sizes are the planner's estimates (``planner.estimates``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes
 from sparkwire.planner.expressions import Column, Expr, NamedExpr
 from sparkwire.planner.plan import (
-    Filter, Join, LocalSource, Operator, ParquetScan, Project, operators, output_columns, transform_up,
+    Aggregate, Filter, Join, LocalSource, Operator, ParquetScan, Project, operators, output_columns, transform_up,
 )
 from sparkwire.planner.tree import column_names, fresh_name
 
@@ -32,23 +38,66 @@ def reduce_semi_join_inputs(plan: Operator) -> Operator:
     taken = {name for node in operators(plan) for name in output_columns(node)}
     made: dict[tuple[Operator, tuple[Expr, ...]], Project] = {}
 
+    def keys_of(source: Operator, keys: tuple[Expr, ...]) -> Project:
+        made_keys = made.get((source, keys))
+        if made_keys is None:  # the same keys twice are one subtree, so one stage (``stages``)
+            made_keys = made[source, keys] = Project(input=source, columns=tuple(
+                NamedExpr(name=fresh_name("_key", taken), expr=key) for key in keys))
+        return made_keys
+
+    def cut(big: Operator, big_keys: tuple[Expr, ...], source: Operator,
+            small_keys: tuple[Expr, ...]) -> Join:
+        keys = keys_of(source, small_keys)
+        return Join(left=big, right=keys, how="semi", left_keys=big_keys,
+                    right_keys=tuple(Column(name=c.name) for c in keys.columns))
+
     def rewrite(node: Operator) -> Operator:
-        if not (isinstance(node, Join) and node.how in ("semi", "anti") and node.left_keys
-                and not node.null_aware and DEFAULT_BROADCAST_THRESHOLD < estimate_bytes(node.right)):
+        if not (isinstance(node, Join) and node.left_keys):
             return node
-        source = _key_source(node.left, node.left_keys)
-        if source is None:
+        if (node.how in ("semi", "anti") and not node.null_aware
+                and DEFAULT_BROADCAST_THRESHOLD < estimate_bytes(node.right)):
+            source = _key_source(node.left, node.left_keys)
+            if source is None:
+                return node
+            return node.model_copy(update={"right": cut(node.right, node.right_keys, source, node.left_keys)})
+        if node.how != "inner":
             return node
-        keys = made.get((source, node.left_keys))
-        if keys is None:  # the same keys twice are one subtree, so one stage (``stages``)
-            keys = made[source, node.left_keys] = Project(input=source, columns=tuple(
-                NamedExpr(name=fresh_name("_key", taken), expr=key) for key in node.left_keys))
-        names = [column.name for column in keys.columns]
-        reduced = Join(left=node.right, right=keys, how="semi", left_keys=node.right_keys,
-                       right_keys=tuple(Column(name=name) for name in names))
-        return node.model_copy(update={"right": reduced})
+        for small, big, small_keys, big_keys in (("left", "right", node.left_keys, node.right_keys),
+                                                 ("right", "left", node.right_keys, node.left_keys)):
+            if estimate_bytes(getattr(node, big)) <= DEFAULT_BROADCAST_THRESHOLD:
+                continue
+            source = _key_source(getattr(node, small), small_keys)
+            reduced = None if source is None else _grouped_by(
+                getattr(node, big), big_keys, lambda agg_input, keys: cut(agg_input, keys, source, small_keys))
+            if reduced is not None:
+                return node.model_copy(update={big: reduced})
+        return node
 
     return transform_up(plan, rewrite)
+
+
+def _grouped_by(op: Operator, keys: tuple[Expr, ...],
+                cut: Callable[[Operator, tuple[Expr, ...]], Operator]) -> Operator | None:
+    """``op``, an aggregate grouped by ``keys`` (under projections passing them through),
+    with its input cut by ``cut`` on the input columns those group keys are: an inner join
+    on the keys drops whole groups, so their rows need not be aggregated (TPC-H Q17's
+    average per part, of the 204 parts the outer query keeps instead of all 200K)."""
+    if not all(isinstance(key, Column) for key in keys):
+        return None
+    names = [key.name for key in keys]  # type: ignore[union-attr]
+    match op:
+        case Project():
+            sources = {c.name: c.expr for c in op.columns}
+            if not all(isinstance(sources.get(n), Column) for n in names):
+                return None
+            inner = _grouped_by(op.input, tuple(sources[n] for n in names), cut)
+            return None if inner is None else op.model_copy(update={"input": inner})
+        case Aggregate():
+            groups = {g.name: g.expr for g in op.keys}
+            if not all(isinstance(groups.get(n), Column) for n in names):
+                return None
+            return op.model_copy(update={"input": cut(op.input, tuple(groups[n] for n in names))})
+    return None
 
 
 def _key_source(left: Operator, keys: tuple[Expr, ...]) -> Operator | None:
@@ -59,7 +108,7 @@ def _key_source(left: Operator, keys: tuple[Expr, ...]) -> Operator | None:
     node = left
     while True:
         if _cheap(node) and estimate_bytes(node) <= DEFAULT_BROADCAST_THRESHOLD:
-            return node
+            return _narrowest(node, names)
         match node:
             case Filter():
                 node = node.input
@@ -69,6 +118,27 @@ def _key_source(left: Operator, keys: tuple[Expr, ...]) -> Operator | None:
                 node = node.input
             case _:
                 return None
+
+
+def _narrowest(source: Operator, names: set[str]) -> Operator:
+    """``source``, or below it the smaller input of an inner join that holds the key
+    columns (through projections passing them): that input's keys are a superset, and
+    computing them again costs only that input (TPC-H Q17: the 204 ``part`` keys, not the
+    ``lineitem`` rows joined to them). The bigger input is never taken: the smaller one's
+    join is what filters it (Q21's lineitem keys are cut by the nation)."""
+    node = source
+    while True:
+        match node:
+            case Project() if all(c.expr == Column(name=c.name) for c in node.columns if c.name in names):
+                node = node.input
+            case Join(how="inner"):
+                holds = [side for side in (node.left, node.right) if names <= set(output_columns(side))]
+                other = node.right if holds and holds[0] is node.left else node.left
+                if not holds or estimate_bytes(holds[0]) > estimate_bytes(other):
+                    return source if node is not source else node
+                node = source = holds[0]
+            case _:
+                return source
 
 
 def _cheap(side: Operator) -> bool:

@@ -77,3 +77,20 @@ def test_semi_joins_copied_across_join_keys_match_duckdb(session, case):
     expected = con.sql(COPIED[case]).to_arrow_table()
     assert 0 < expected.num_rows < DIM.num_rows
     assert rows_close(df.toArrow(), expected)
+
+
+def test_an_aggregate_cut_to_the_joined_keys_matches_duckdb(session):
+    """TPC-H Q17's shape: a small side joined to a per-key aggregate of a big one."""
+    wide = BIG.append_column("x", pa.array(rng.integers(0, 100, BIG_ROWS)))  # ~29 MB
+    query = ("SELECT k, v, a, n FROM s JOIN (SELECT k2 AS g, avg(w) AS a, count(x) AS n "
+             "FROM b GROUP BY k2) ON k = g WHERE v < a")
+    for name, table in (("s", SMALL), ("b", wide)):
+        session.createDataFrame(table).createOrReplaceTempView(name)
+    df = session.sql(query)
+    assert "Join semi keys=[k2 = _key" in df.explain_string()  # the aggregate's input was cut
+    con = duckdb.connect()
+    con.register("s", SMALL)
+    con.register("b", wide)
+    expected = con.sql(query).to_arrow_table()
+    assert 0 < expected.num_rows < SMALL.num_rows
+    assert rows_close(df.toArrow(), expected)

@@ -67,3 +67,24 @@ def test_keys_below_a_semi_join_reduce_the_join_above_it_too():
     inner_keys = plan.left.right.right
     outer_keys = plan.right.right
     assert plan.right.left == other and outer_keys == inner_keys and outer_keys.input == SMALL
+
+
+def test_an_aggregate_joined_on_its_group_keys_aggregates_only_the_small_sides_keys():
+    """TPC-H Q17: ``small JOIN (SELECT k2, avg(w) FROM big GROUP BY k2)``: an inner join
+    drops whole groups, so the aggregate's input is cut to the small side's keys first."""
+    grouped = Aggregate(input=BIG, keys=(NamedExpr(name="g", expr=Column(name="k2")),),
+                        aggregates=(NamedExpr(name="n", expr=AggCall(fn="count")),))
+    plan = reduce_semi_join_inputs(Join(left=SMALL, right=grouped, how="inner",
+                                        left_keys=(Column(name="k"),), right_keys=(Column(name="g"),)))
+    cut = plan.right.input
+    assert isinstance(cut, Join) and cut.how == "semi" and cut.left == BIG
+    assert cut.left_keys == (Column(name="k2"),) and cut.right.input == SMALL
+
+
+def test_keys_come_from_the_smaller_input_of_a_join_that_holds_them():
+    dimension = TINY.model_copy(update={"columns": ("d", "e"), "bytes": 1000})
+    joined = Join(left=SMALL, right=dimension, how="inner", left_keys=(Column(name="v"),),
+                  right_keys=(Column(name="d"),))
+    plan = reduce_semi_join_inputs(Join(left=joined, right=BIG, how="semi", left_keys=(Column(name="d"),),
+                                        right_keys=(Column(name="k2"),)))
+    assert plan.right.right.input == dimension  # not the join: its d values are a subset of these
