@@ -29,6 +29,14 @@ CASES = {
 }
 
 
+def duckdb_answer(sql: str, tables: dict[str, pa.Table]) -> pa.Table:
+    """The oracle: ``sql`` over ``tables`` in a single DuckDB."""
+    con = duckdb.connect()
+    for name, table in tables.items():
+        con.register(name, table)
+    return con.sql(sql).to_arrow_table()
+
+
 @pytest.fixture(scope="module")
 def session():
     with Session(workers=2) as instance:
@@ -44,10 +52,7 @@ def test_reduced_semi_and_anti_joins_match_duckdb(session, case):
         condition = condition & (big.w > small.v)
     df = small.join(big, condition, how)
     assert "Join semi keys=[k2 = _key]" in df.explain_string()  # the rule fired
-    con = duckdb.connect()
-    con.register("s", SMALL)
-    con.register("b", BIG)
-    expected = con.sql(sql).to_arrow_table()
+    expected = duckdb_answer(sql, {"s": SMALL, "b": BIG})
     assert 0 < expected.num_rows < SMALL.num_rows
     assert rows_close(df.toArrow(), expected)
 
@@ -71,10 +76,7 @@ def test_semi_joins_copied_across_join_keys_match_duckdb(session, case):
     df = session.sql(COPIED[case])
     plan = df.explain_string()
     assert plan.count("Join semi" if case == "in" else "Join anti") == 2  # on d and, copied, on b
-    con = duckdb.connect()
-    for name, table in (("s", SMALL), ("b", BIG), ("d", DIM)):
-        con.register(name, table)
-    expected = con.sql(COPIED[case]).to_arrow_table()
+    expected = duckdb_answer(COPIED[case], {"s": SMALL, "b": BIG, "d": DIM})
     assert 0 < expected.num_rows < DIM.num_rows
     assert rows_close(df.toArrow(), expected)
 
@@ -88,9 +90,6 @@ def test_an_aggregate_cut_to_the_joined_keys_matches_duckdb(session):
         session.createDataFrame(table).createOrReplaceTempView(name)
     df = session.sql(query)
     assert "Join semi keys=[k2 = _key" in df.explain_string()  # the aggregate's input was cut
-    con = duckdb.connect()
-    con.register("s", SMALL)
-    con.register("b", wide)
-    expected = con.sql(query).to_arrow_table()
+    expected = duckdb_answer(query, {"s": SMALL, "b": wide})
     assert 0 < expected.num_rows < SMALL.num_rows
     assert rows_close(df.toArrow(), expected)
