@@ -132,11 +132,11 @@ def _narrowest(source: Operator, names: set[str]) -> Operator:
             case Project() if all(c.expr == Column(name=c.name) for c in node.columns if c.name in names):
                 node = node.input
             case Join(how="inner"):
-                holds = [side for side in (node.left, node.right) if names <= set(output_columns(side))]
-                other = node.right if holds and holds[0] is node.left else node.left
-                if not holds or estimate_bytes(holds[0]) > estimate_bytes(other):
-                    return source if node is not source else node
-                node = source = holds[0]
+                side, other = ((node.left, node.right) if names <= set(output_columns(node.left))
+                               else (node.right, node.left))
+                if not names <= set(output_columns(side)) or estimate_bytes(side) > estimate_bytes(other):
+                    return source
+                node = source = side
             case _:
                 return source
 
