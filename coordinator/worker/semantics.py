@@ -123,7 +123,9 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
     of the decimal sum ``total`` (cast to its decimal type) by the count ``rows``, rounded
     HALF_UP to ``scale`` (the scale of Spark's ``avg`` type, at most 4 more than the sum's).
 
-    By long division in 128-bit integers, so a sum of 38 digits cannot overflow: the whole
+    Where the sum and the added digits fit 37 digits (Spark's sum of a ``decimal(p,s)`` has
+    ``p + 10``), in one rounded division (``_rounded_quotient``), which cannot overflow.
+    A wider sum by long division in 128-bit integers, so 38 digits cannot overflow: the whole
     part ``S div n`` moves up by the added digits and the remainder's quotient ``r * 10^d
     div n`` (``r < n < 2^63``) is rounded and added. Spark divides to 39 digits and then
     rounds to the scale; rounding once differs only where those digits past the scale are
@@ -134,11 +136,14 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
     arity("decimal_avg", list(args), 3)
     total, rows, scale_literal = args
     scale = literal_int(scale_literal, "decimal_avg's scale")
-    extra = scale - _decimal_scale(total)
+    precision, total_scale = _decimal_type(total)
+    extra = scale - total_scale
     if not 0 <= extra <= 4:
         raise CompileError("decimal_avg rounds to at most 4 digits more than the sum has")
     sum_unscaled, count = _unscaled(total, 0), cast(rows, "HUGEINT")
     shift = exp.Literal.number(10 ** extra)
+    if precision + extra <= 37:
+        return decimal_text(_rounded_quotient(sum_unscaled, shift, count), scale)
     whole = exp.IntDiv(this=sum_unscaled, expression=count)
     rest = exp.Mul(this=exp.Paren(this=exp.Mod(this=sum_unscaled.copy(), expression=count.copy())),
                    expression=shift)
@@ -158,6 +163,20 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
         exp.If(this=exp.GTE(this=exp.Abs(this=unscaled.copy()), expression=exp.Literal.number(10 ** 38)),
                true=failure.copy()),
     ], default=decimal_text(unscaled, scale))
+
+
+def _rounded_quotient(dividend: exp.Expression, shift: exp.Expression,
+                      count: exp.Expression) -> exp.Expression:
+    """``dividend * shift / count`` rounded HALF_UP, for a positive ``count`` and a product of
+    at most 37 digits: ``(2a + sign(a) n) div 2n`` with a division that truncates, as
+    DuckDB's does. Twice the product still fits 128 bits, so no long division, no overflow
+    check, and the sum appears twice instead of seven times: the averages of TPC-H Q1 were
+    27 KB of SQL that DuckDB took 60 ms per task to bind and optimise."""
+    doubled = exp.Mul(this=exp.Mul(this=exp.Literal.number(2), expression=dividend), expression=shift)
+    nudge = exp.Mul(this=exp.Anonymous(this="sign", expressions=[dividend.copy()]), expression=count)
+    return exp.IntDiv(this=exp.Paren(this=exp.Add(this=doubled, expression=nudge)),
+                      expression=exp.Paren(this=exp.Mul(this=exp.Literal.number(2),
+                                                        expression=count.copy())))
 
 
 def _decimal_scale(arg: exp.Expression) -> int:
@@ -221,6 +240,10 @@ _SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
 #: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
 _OVERFLOW = re.compile(
     r"Overflow in (addition|subtraction|multiplication|negation)(?: of (\w+) \(([^!]*)\))?[^!]*")
+#: DuckDB's decimal cast out of range, of a decimal or of an integer: the value shown as
+#: Spark shows it.
+_DECIMAL_RANGE = re.compile(
+    r'(?:Casting value "([^"]+)" to type|Could not cast value (\S+) to) DECIMAL\((\d+), ?(\d+)\)')
 _TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
 #: Spark reports a tinyint or smallint ``+ - *`` overflowing under its own error class.
 _NARROW = ("INT8", "INT16")
@@ -228,11 +251,15 @@ _NARROW = ("INT8", "INT16")
 
 def spark_error(message: str) -> str | None:
     """The error as Spark reports it, when the query failed on a value Spark rejects in
-    ANSI mode: one raised by the query itself keeps its text; DuckDB's integer overflow
+    ANSI mode: one raised by the query itself keeps its text; DuckDB's decimal cast out of
+    range becomes Spark's ``NUMERIC_VALUE_OUT_OF_RANGE``; DuckDB's integer overflow
     becomes Spark's ``ARITHMETIC_OVERFLOW`` (``BINARY_ARITHMETIC_OVERFLOW`` of a tinyint or
     smallint operation). None for any other failure."""
     if match := _SPARK_ERROR.search(message):
         return match[0]
+    if match := _DECIMAL_RANGE.search(message):
+        return (f"[NUMERIC_VALUE_OUT_OF_RANGE] {match[1] or match[2]} cannot be represented as "
+                f"DECIMAL({match[3]},{match[4]}). {ANSI_HINT}")
     if match := _OVERFLOW.search(message):
         if match[2] in _NARROW and match[1] in _TRY:
             return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. "

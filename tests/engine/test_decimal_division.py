@@ -51,3 +51,33 @@ def test_the_widest_scale(engine: TaskEngine) -> None:
     fragment = Project(input=exchange(table), columns=(NamedExpr(name="q", expr=quotient),))
     got = run_fragment(engine, fragment, {0: table}).column("q").to_pylist()
     assert got == [_exact("1", "3", 37), _exact("-2", "3", 37)]
+
+
+def _average(total: str, rows: int, scale: int) -> Decimal:
+    with decimal.localcontext() as ctx:
+        ctx.prec = 100
+        return (Decimal(total) / rows).quantize(Decimal(1).scaleb(-scale), rounding=decimal.ROUND_HALF_UP)
+
+
+# (sum, count): ties at a third and an eighth, signs, one row, sums near their type's limit
+SUMS = [("1.00", 3), ("2.00", 3), ("-2.00", 3), ("0.01", 8), ("-0.01", 8), ("0.05", 2),
+        ("-0.05", 2), ("0.00", 5), ("7.77", 1), ("-123456.79", 7), (None, 0)]
+
+
+@pytest.mark.parametrize(("precision", "scale"), [(15, 6), (25, 6), (33, 6), (38, 6)])
+def test_decimal_averages_are_exact_and_round_half_up(engine: TaskEngine, precision: int,
+                                                      scale: int) -> None:
+    """``decimal_avg`` of a sum of 2 decimals: one rounded division while the sum and the 4
+    added digits fit 37 digits (15, 25, 33), long division past that (38); the widest sums
+    of each type too (of decimal(38,2), the widest whose average fits decimal(38,6))."""
+    widest = "9" * (min(precision, 32) - 2) + ".99"
+    pairs = [*SUMS, (widest, 1), (widest, 3), ("-" + widest, 7)]
+    table = pa.table({
+        "s": pa.array([None if s is None else Decimal(s) for s, _ in pairs], pa.decimal128(precision, 2)),
+        "n": pa.array([n for _, n in pairs], pa.int64()),
+    })
+    average = Call(fn="decimal_avg", args=(
+        Cast(expr=Column(name="s"), to=f"decimal({precision},2)"), Column(name="n"), Lit(value=scale)))
+    fragment = Project(input=exchange(table), columns=(NamedExpr(name="a", expr=average),))
+    got = run_fragment(engine, fragment, {0: table}).column("a").to_pylist()
+    assert got == [None if s is None else _average(s, n, scale) for s, n in pairs]
