@@ -161,10 +161,6 @@ class _Database:
                     "allow_community_extensions": False,
                     "python_enable_replacements": False,
                     "preserve_insertion_order": True,
-                    # The planner orders joins; inside a fragment DuckDB sees exchange
-                    # inputs as streams of unknown size, and its reordering on guessed
-                    # cardinalities turned TPC-H Q5 from 1.2 s into 24 s.
-                    "disabled_optimizers": "join_order",
                 },
             )
         except duckdb.Error as exc:

@@ -1,10 +1,10 @@
 """One worker's memory setting (``worker.memory``), shared out among what holds memory.
 
-A worker holds data in three places that each have a limit of their own: the partition
+A worker holds data in four places that each have a limit of their own: the partition
 store (beyond its share, batches spill to disk), DuckDB (``memory_limit``; beyond it, its
-joins, aggregates and sorts spill to its temp directory) and the transport's read-ahead
-(each stream a task reads has a window of bytes sent but not yet consumed). Setting those
-three apart invited a sum nobody checked; one setting cut into fixed shares cannot
+joins, aggregates and sorts spill to its temp directory), the transport's read-ahead
+(each stream a task reads has a window of bytes sent but not yet consumed) and small
+inputs read whole. Setting those apart invited a sum nobody checked; one setting cut into fixed shares cannot
 over-commit. The shares, and why:
 
 - **store 15 %** and **DuckDB 40 %**: DuckDB runs the joins, aggregates and sorts, so it
@@ -14,7 +14,10 @@ over-commit. The shares, and why:
   one partition of each input stage at a time, and tasks read at most two stages (a join).
   A transport whose window can be set (``Capabilities.window_option``) gets that window;
   Flight's is fixed by gRPC (``Capabilities.max_inflight_bytes``).
-- **35 % headroom** for what no limit counts: allocator retention (Arrow's mimalloc and
+- **whole inputs 5 %**, split over the same streams: an exchange input that ends within its
+  part is read whole before the task's query starts, so DuckDB knows its rows when it
+  orders the fragment's joins (``Worker._input``); its batches stay until the task ends.
+- **30 % headroom** for what no limit counts: allocator retention (Arrow's mimalloc and
   glibc keep freed pages for reuse), DuckDB's allocations outside its buffer manager,
   batches being split or serialised, Python objects. Measured on a shuffle 5x the
   cluster's memory, a 128 MiB worker peaked at 0.95 of its baseline plus the setting (at
@@ -45,6 +48,7 @@ __all__ = ["MemoryPlan", "STREAMS_PER_SLOT", "return_freed_memory"]
 STORE_SHARE = 0.15
 ENGINE_SHARE = 0.40
 READ_AHEAD_SHARE = 0.10
+WHOLE_INPUT_SHARE = 0.05
 #: Input streams a task reads at once: one partition of each of at most two stages.
 STREAMS_PER_SLOT = 2
 #: The smallest window the wire takes, and the unit windows are rounded down to; a batch
@@ -54,11 +58,13 @@ MIN_WINDOW = MIN_CHARGE
 
 @dataclass(frozen=True, slots=True)
 class MemoryPlan:
-    """Bytes for each holder of a worker's memory; ``window`` is per input stream."""
+    """Bytes for each holder of a worker's memory; ``window`` and ``whole_input`` are per
+    input stream."""
 
     store: int
     engine: int
     window: int
+    whole_input: int
 
     @classmethod
     def of(cls, worker: WorkerSettings) -> MemoryPlan:
@@ -68,6 +74,7 @@ class MemoryPlan:
             store=int(total * STORE_SHARE),
             engine=int(total * ENGINE_SHARE),
             window=max(MIN_WINDOW, int(total * READ_AHEAD_SHARE) // streams // MIN_WINDOW * MIN_WINDOW),
+            whole_input=int(total * WHOLE_INPUT_SHARE) // streams,
         )
 
 

@@ -1,5 +1,5 @@
 """One memory setting bounds a worker: ``worker.memory`` is cut into the partition store,
-DuckDB's limit and the transport's read-ahead, and a shuffle five times the cluster's
+DuckDB's limit, the transport's read-ahead and small inputs read whole, and a shuffle five times the cluster's
 memory stays within it, on real worker processes."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def test_the_shares_never_add_up_to_more_than_the_setting(memory: object, slots:
     worker = load_settings(worker={"memory": memory, "task_slots": slots}).worker
     plan = MemoryPlan.of(worker)
     streams = slots * STREAMS_PER_SLOT
-    assert plan.store + plan.engine + plan.window * streams <= 0.75 * worker.memory
-    assert plan.engine > plan.store > 0 and plan.window >= 64 << 10
+    assert plan.store + plan.engine + (plan.window + plan.whole_input) * streams <= 0.75 * worker.memory
+    assert plan.engine > plan.store > 0 and plan.window >= 64 << 10 and plan.whole_input > 0
 
 
 def test_a_memory_setting_below_what_a_worker_needs_is_refused() -> None:
