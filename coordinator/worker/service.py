@@ -37,7 +37,7 @@ from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineInterrupted, TaskEngine
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
-from sparkwire.coordinator.worker.memory import MemoryPlan
+from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
 from sparkwire.coordinator.worker.files import check_files, check_output_directory
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.partitioning import split_by_partition
@@ -93,6 +93,7 @@ class _Task:
     input_error: BaseException | None = None
     rows_in: int = 0
     bytes_in: Counter[str] = field(default_factory=Counter)  # by ``TransportClient.route``
+    held: int = 0  # bytes of inputs read whole, out of the worker's ``_whole_inputs``
 
     def reading(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """``batches`` of an input, what reading them raises kept as ``input_error``: DuckDB
@@ -134,7 +135,7 @@ class Worker:
         self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
         engine = settings.worker.engine
         self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine)
-        self._whole_input = memory.whole_input
+        self._whole_inputs = ByteBudget(memory.whole_input)
         self._queue: FairQueue[_Task] = FairQueue(settings.worker.max_queued_tasks,
                                                   settings.worker.max_queued_per_query)
         self._lock = threading.Lock()
@@ -243,6 +244,7 @@ class Worker:
                     message = redact(f"{type(exc).__name__}: {exc}", task.compiled.files)
                     task.output.fail(TaskFailed(f"worker {self.worker_id}: {message}"))
             finally:
+                self._whole_inputs.give(task.held)
                 with self._lock:
                     peers = self._running.get(task.plan.query_id)
                     if peers is not None:
@@ -341,20 +343,19 @@ class Worker:
                     assert_never(table)
 
     def _input(self, task: _Task, parts: list[InputPartition]) -> pa.Table | pa.RecordBatchReader:
-        """An input whole, as a table, when it ends within ``_whole_input``; else a stream of
-        the batches read so far and the rest. DuckDB orders a fragment's joins by its inputs'
+        """An input whole, as a table, when it ends within what is left of the worker's
+        ``_whole_inputs``; else a stream of the batches read so far and the rest. DuckDB orders a fragment's joins by its inputs'
         sizes and knows a table's rows but not a stream's: TPC-H Q7's last stage joined
         1.8M lineitem rows to orders before the two nations that keep 1 row in 12 (210 ms
         against 55 ms). A build side is read whole before probing anyway; a large input
         still streams."""
         stream = self._input_reader(task, parts)
         held: list[pa.RecordBatch] = []
-        size = 0
         for batch in stream:
             held.append(batch)
-            size += batch.nbytes
-            if size > self._whole_input:
+            if not self._whole_inputs.take(batch.nbytes):
                 return pa.RecordBatchReader.from_batches(stream.schema, itertools.chain(held, stream))
+            task.held += batch.nbytes
         return pa.Table.from_batches(held, schema=stream.schema)
 
     def _input_reader(self, task: _Task, parts: list[InputPartition]) -> pa.RecordBatchReader:

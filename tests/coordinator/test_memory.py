@@ -25,7 +25,7 @@ def test_the_shares_never_add_up_to_more_than_the_setting(memory: object, slots:
     worker = load_settings(worker={"memory": memory, "task_slots": slots}).worker
     plan = MemoryPlan.of(worker)
     streams = slots * STREAMS_PER_SLOT
-    assert plan.store + plan.engine + (plan.window + plan.whole_input) * streams <= 0.75 * worker.memory
+    assert plan.store + plan.engine + plan.window * streams + plan.whole_input <= 0.75 * worker.memory
     assert plan.engine > plan.store > 0 and plan.window >= 64 << 10 and plan.whole_input > 0
 
 
