@@ -204,11 +204,15 @@ class _Rows:
 
     def equi_join(self, left: Operator, right: Operator, pairs: Sequence[tuple[str, str]]) -> int:
         left_rows, right_rows = self.rows(left), self.rows(right)
-        base = _unfiltered(right)
+        sources = [_source(right, b) for _, b in pairs]
+        if sources and all(s is not None and s[0] is sources[0][0] for s in sources):
+            base, names = sources[0][0], [s[1] for s in sources]  # type: ignore[index]
+        else:
+            base, names = _unfiltered(right), [b for _, b in pairs]
         base_rows = self.rows(base)
         keyed = divisor = 1
-        for a, b in pairs:
-            keyed *= max(self.distinct(base, b), 1)
+        for (a, b), name in zip(pairs, names, strict=True):
+            keyed *= max(self.distinct(base, name), 1)
             divisor *= max(self.distinct(left, a), self.distinct(right, b), 1)
         if keyed >= base_rows > 0:
             return left_rows * right_rows // base_rows
@@ -238,6 +242,28 @@ class _Rows:
                     return max(1, min(rows, span))
                 case _:
                     return rows
+
+
+def _source(op: Operator, column: str) -> tuple[Operator, str] | None:
+    """The scan ``column`` of ``op`` comes from, unfiltered, and its name there; None if it
+    is computed. Through joins too: the key of a dimension joined to another that filters
+    it (TPC-H Q21's ``supplier`` of one nation) keeps the share of its own table."""
+    node, name = op, column
+    while True:
+        match node:
+            case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition() | Keep():
+                node = node.input
+            case Project():
+                source = next((c.expr for c in node.columns if c.name == name), None)
+                if not isinstance(source, Column):
+                    return None
+                node, name = node.input, source.name
+            case Join():
+                node = node.left if name in output_columns(node.left) else node.right
+            case ParquetScan() | LocalSource() | CachedSource():
+                return node, name
+            case _:
+                return None
 
 
 def _unfiltered(op: Operator) -> Operator:

@@ -14,7 +14,7 @@ import pytest
 from benchmarks.queries import sql_query
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
-from sparkwire.planner.plan import Join, operators
+from sparkwire.planner.plan import Join, ParquetScan, operators
 from sparkwire.planner.render import sql
 
 
@@ -49,6 +49,19 @@ def test_q9_joins_the_filtered_part_before_orders(tpch: Path) -> None:
     order = [k for k in reversed(keys) if any(name.startswith("l_") for name in k)]
     assert {"l_partkey", "p_partkey"} == order[0], keys
     assert {"l_orderkey", "o_orderkey"} == order[-1], keys
+
+
+def test_q3_joins_orders_to_the_customer_segment_before_lineitem(tpch: Path) -> None:
+    """The table added next is first joined to the filtered tables only it connects to:
+    ``lineitem`` then probes the orders of one segment's customers, not all of them."""
+    with Session(workers=2) as session:
+        for table in TPCH_TABLES:
+            session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
+        plan = session.sql(sql_query("q03")).staged_plan()
+    joins = [n for s in plan.stages for n in operators(s.fragment) if isinstance(n, Join)]
+    (customer,) = [j for j in joins if {sql(k) for k in (*j.left_keys, *j.right_keys)} == {"o_custkey", "c_custkey"}]
+    scanned = {c for n in operators(customer) if isinstance(n, ParquetScan) for c in n.columns}
+    assert "o_orderkey" in scanned and not any(c.startswith("l_") for c in scanned)
 
 
 def test_empty_tables_join_with_an_answer(tmp_path: Path) -> None:

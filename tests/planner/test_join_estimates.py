@@ -37,6 +37,22 @@ def test_a_fact_joined_to_a_filtered_dimension_keeps_its_share(scans):
     assert estimate_bytes(join(fact, Filter(input=dim, predicate=EQ))) < estimate_bytes(fact)
 
 
+def test_a_dimension_joined_to_a_filtered_one_keeps_that_share(scans, write_parquet):
+    """``fact JOIN (dim JOIN sub ON dim.g = sub.sk)``: dim's keys are unique in dim, so each
+    fact row meets at most one row, kept with the share of dim the filtered sub keeps."""
+    fact, dim = scans
+    grouped = pa.table({"dk": pa.array(range(100), pa.int64()), "g": pa.array([i % 10 for i in range(100)])})
+    sub = pa.table({"sk": pa.array(range(10), pa.int64()), "name": pa.array([f"n{i}" for i in range(10)])})
+    dims = ParquetScan(splits=(FileSplit(path=str(write_parquet("dims.parquet", 100, grouped))),),
+                       columns=("dk", "g"))
+    subs = ParquetScan(splits=(FileSplit(path=str(write_parquet("subs.parquet", 10, sub))),),
+                       columns=("sk", "name"))
+    joined = join(dims, Filter(input=subs, predicate=EQ), left_key="g", right_key="sk")
+    share = estimate_rows(joined) / 100
+    assert 0 < share < 1
+    assert estimate_rows(join(fact, joined)) == int(10_000 * estimate_rows(joined) // 100)
+
+
 def test_keys_not_unique_on_the_right_use_containment(scans):
     fact, _ = scans
     # fk holds 100 values over 10,000 rows each side: every row meets 100 partners
