@@ -52,6 +52,7 @@ from sparkwire.coordinator.worker.compiler import (
 )
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
+from sparkwire.planner.plan import Join, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.errors import (
     PlanRejected,
@@ -319,13 +320,17 @@ class Worker:
         return (QueryError if own else TaskFailed)(f"{where}: {message}")
 
     def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
-        """Register every table the compiled query reads, under the compiler's names."""
+        """Register every table the compiled query reads, under the compiler's names; the
+        inputs of a fragment with joins whole where they are small (``_input``), others as
+        streams, so a fragment that joins nothing starts on its first batch."""
         plan = task.plan
+        joins = any(isinstance(node, Join) for node in operators(plan.fragment))
         for table in task.compiled.tables:
             match table:
                 case ExchangeTable():
                     parts = [p for p in plan.inputs if p.stage == table.stage]
-                    engine.register(table.name, self._input(task, parts))
+                    engine.register(table.name, self._input(task, parts) if joins
+                                    else self._input_reader(task, parts))
                 case LocalTable():
                     with self._lock:
                         chunks = self._local.get(table.source_id)
