@@ -102,6 +102,9 @@ def estimate_bytes(op: Operator) -> int:
             left, right = rows.rows(op.left), rows.rows(op.right)
             width = estimate_bytes(op.left) / max(left, 1) + estimate_bytes(op.right) / max(right, 1)
             return int(rows.join(op, left, right) * width)
+        case Join(how="semi" | "anti"):  # some of the left rows, no right columns
+            rows = _Rows(None)
+            return int(estimate_bytes(op.left) * rows.rows(op) / max(rows.rows(op.left), 1))
         case Join() | SetOperation():
             return estimate_bytes(op.left) + estimate_bytes(op.right)
         case _:
@@ -176,7 +179,9 @@ class _Rows:
                 return 1
             case CsvScan() | JsonScan():
                 return text_bytes(node) // _ROW_BYTES
-            case Join(how="semi" | "anti"):
+            case Join(how="semi"):
+                return self.semi(node, rows(node.left))
+            case Join(how="anti"):
                 return rows(node.left)
             case Join(how="cross"):
                 return rows(node.left) * rows(node.right)
@@ -204,19 +209,39 @@ class _Rows:
 
     def equi_join(self, left: Operator, right: Operator, pairs: Sequence[tuple[str, str]]) -> int:
         left_rows, right_rows = self.rows(left), self.rows(right)
-        sources = [_source(right, b) for _, b in pairs]
+        kept = self.keyed_share(right, [b for _, b in pairs])
+        if kept is not None:
+            return int(left_rows * kept)
+        divisor = 1
+        for a, b in pairs:
+            divisor *= max(self.distinct(left, a), self.distinct(right, b), 1)
+        return left_rows * right_rows // min(divisor, max(left_rows, right_rows, 1))
+
+    def keyed_share(self, side: Operator, keys: Sequence[str]) -> float | None:
+        """When ``keys`` are unique in the table they come from (as many distinct values
+        as rows: a primary key), the share of that table's rows ``side`` keeps; else None."""
+        sources = [_source(side, key) for key in keys]
         if sources and all(s is not None and s[0] is sources[0][0] for s in sources):
             base, names = sources[0][0], [s[1] for s in sources]  # type: ignore[index]
         else:
-            base, names = _unfiltered(right), [b for _, b in pairs]
+            base, names = _unfiltered(side), list(keys)
         base_rows = self.rows(base)
-        keyed = divisor = 1
-        for (a, b), name in zip(pairs, names, strict=True):
+        keyed = 1
+        for name in names:
             keyed *= max(self.distinct(base, name), 1)
-            divisor *= max(self.distinct(left, a), self.distinct(right, b), 1)
         if keyed >= base_rows > 0:
-            return left_rows * right_rows // base_rows
-        return left_rows * right_rows // min(divisor, max(left_rows, right_rows, 1))
+            return self.rows(side) / base_rows
+        return None
+
+    def semi(self, join: Join, left: int) -> int:
+        """A semi join on the unique keys of the right side's table keeps the share of that
+        table the right side keeps (``partsupp`` semi-joined to the ``part`` rows named
+        ``forest``, TPC-H Q20); on other keys, as many as its left rows."""
+        keys = [b.name for b in join.right_keys if isinstance(b, Column)]
+        if len(keys) != len(join.right_keys) or not keys or join.condition is not None:
+            return left
+        kept = self.keyed_share(join.right, keys)
+        return left if kept is None else min(left, int(left * kept))
 
     def distinct(self, op: Operator, column: str) -> int:
         rows = self.rows(op)

@@ -28,9 +28,9 @@ RULES: tuple[Rule, ...] = (
     left_join_to_anti,
     push_filters,
     prune_columns,
-    reduce_semi_join_inputs,
     push_semi_joins,
     copy_semi_joins,
+    reduce_semi_join_inputs,
     merge_projects,
     merge_limits,
 )

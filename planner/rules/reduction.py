@@ -9,15 +9,18 @@ TPC-H Q4 so shuffles the lineitems of ~57K orders instead of 3.8M lineitem rows.
 holds for an anti join (an ``L`` row is dropped only by an ``R`` row with one of its keys),
 but not for a null-aware one (``NOT IN``), where any NULL key of ``R`` empties the result:
 the reduction would drop it. The small side is computed twice, once for its keys, so it
-must be cheap as well as small: scans with filters, projections and inner joins to
-broadcast-sized sides, not an aggregate (whose small output may cost a big input: TPC-H
+must be cheap as well as small: scans with filters, projections and inner or semi joins
+to broadcast-sized sides, not an aggregate (whose small output may cost a big input: TPC-H
 Q15's revenue view aggregates lineitem). When ``L`` itself is not cheap, the keys may come
 from below it: a semi or anti join keeps some of its left rows, so the keys of its left
 input are a superset that cuts as well. TPC-H Q21's ``(L SEMI l2) ANTI l3`` so cuts both
 ``l2`` and ``l3`` to the 76K order keys of ``L``, one keys subtree (one stage) for both.
 An inner join of a small side with an aggregate of a big one, on the aggregate's group
 keys, drops whole groups: the aggregate's input is cut the same way before it is grouped
-(TPC-H Q17 averages the lineitems of 204 parts instead of all 200K). Keys are taken from
+(TPC-H Q17 averages the lineitems of 204 parts instead of all 200K; Q20 sums those of the
+``partsupp`` rows of its ``forest`` parts), when the small side has fewer rows than the
+aggregate has groups. The rule runs after semi joins are
+pushed down and copied, so it sees them in the small side. Keys are taken from
 the smaller input of a join that holds them (Q17's filtered ``part``, not the lineitems
 joined to it). Sizes are the planner's estimates (``planner.estimates``).
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes
+from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, distinct_values, estimate_bytes, estimate_rows
 from sparkwire.planner.expressions import Column, Expr, NamedExpr
 from sparkwire.planner.plan import (
     Aggregate, Filter, Join, LocalSource, Operator, ParquetScan, Project, operators, output_columns, transform_up,
@@ -64,11 +67,12 @@ def reduce_semi_join_inputs(plan: Operator) -> Operator:
             return node
         for small, big, small_keys, big_keys in (("left", "right", node.left_keys, node.right_keys),
                                                  ("right", "left", node.right_keys, node.left_keys)):
-            if estimate_bytes(getattr(node, big)) <= DEFAULT_BROADCAST_THRESHOLD:
-                continue
             source = _key_source(getattr(node, small), small_keys)
-            reduced = None if source is None else _grouped_by(
-                getattr(node, big), big_keys, lambda agg_input, keys: cut(agg_input, keys, source, small_keys))
+            if source is None:
+                continue
+            reduced = _grouped_by(
+                getattr(node, big), big_keys, lambda agg_input, keys: cut(agg_input, keys, source, small_keys),
+                estimate_rows(source))
             if reduced is not None:
                 return node.model_copy(update={big: reduced})
         return node
@@ -77,11 +81,14 @@ def reduce_semi_join_inputs(plan: Operator) -> Operator:
 
 
 def _grouped_by(op: Operator, keys: tuple[Expr, ...],
-                cut: Callable[[Operator, tuple[Expr, ...]], Operator]) -> Operator | None:
+                cut: Callable[[Operator, tuple[Expr, ...]], Operator], source: int) -> Operator | None:
     """``op``, an aggregate grouped by ``keys`` (under projections passing them through),
-    with its input cut by ``cut`` on the input columns those group keys are: an inner join
-    on the keys drops whole groups, so their rows need not be aggregated (TPC-H Q17's
-    average per part, of the 204 parts the outer query keeps instead of all 200K)."""
+    with its input cut by ``cut`` on the input columns those group keys are, when the keys'
+    source has fewer rows (``source``) than the aggregate has groups: an inner join on the
+    keys drops whole groups, so their rows need not be aggregated (TPC-H Q17's average per
+    part, of the 204 parts the outer query keeps instead of all 200K). Groups are counted
+    from the keys' distinct values, as the footers give them: TPC-H Q15's 10K suppliers
+    cut none of its 10K revenue groups, and cutting cost it the revenue stage's reuse."""
     if not all(isinstance(key, Column) for key in keys):
         return None
     names = [key.name for key in keys]  # type: ignore[union-attr]
@@ -90,14 +97,25 @@ def _grouped_by(op: Operator, keys: tuple[Expr, ...],
             sources = {c.name: c.expr for c in op.columns}
             if not all(isinstance(sources.get(n), Column) for n in names):
                 return None
-            inner = _grouped_by(op.input, tuple(sources[n] for n in names), cut)
+            inner = _grouped_by(op.input, tuple(sources[n] for n in names), cut, source)
             return None if inner is None else op.model_copy(update={"input": inner})
         case Aggregate():
             groups = {g.name: g.expr for g in op.keys}
             if not all(isinstance(groups.get(n), Column) for n in names):
                 return None
+            inputs = [groups[n].name for n in names]  # type: ignore[union-attr]
+            if _groups(op.input, inputs) <= source:
+                return None
             return op.model_copy(update={"input": cut(op.input, tuple(groups[n] for n in names))})
     return None
+
+
+def _groups(op: Operator, columns: list[str]) -> int:
+    """Distinct combinations of ``columns`` in ``op``: at most its rows."""
+    combinations = 1
+    for column in columns:
+        combinations *= distinct_values(op, column)
+    return min(combinations, estimate_rows(op))
 
 
 def _key_source(left: Operator, keys: tuple[Expr, ...]) -> Operator | None:
@@ -142,10 +160,10 @@ def _narrowest(source: Operator, names: set[str]) -> Operator:
 
 
 def _cheap(side: Operator) -> bool:
-    """Scans under filters, projections and broadcast-sized inner joins: computing it again
-    costs a scan and the small sides' hash tables."""
+    """Scans under filters, projections and inner or semi joins to broadcast-sized sides:
+    computing it again costs a scan and the small sides' hash tables."""
     return all(
         isinstance(node, (ParquetScan, LocalSource, Filter, Project))
-        or (isinstance(node, Join) and node.how == "inner"
+        or (isinstance(node, Join) and node.how in ("inner", "semi")
             and estimate_bytes(node.right) <= DEFAULT_BROADCAST_THRESHOLD)
         for node in operators(side))

@@ -53,6 +53,15 @@ def test_a_dimension_joined_to_a_filtered_one_keeps_that_share(scans, write_parq
     assert estimate_rows(join(fact, joined)) == int(10_000 * estimate_rows(joined) // 100)
 
 
+def test_a_semi_join_on_a_dimensions_key_keeps_its_share(scans):
+    """A semi join keeps at most its left rows; on a filtered dimension's unique key, the
+    share of the dimension the filter keeps."""
+    fact, dim = scans
+    kept = Filter(input=dim, predicate=EQ)
+    assert estimate_rows(join(fact, kept, "semi")) == int(10_000 * estimate_rows(kept) / 100)
+    assert estimate_rows(join(fact, fact, "semi", right_key="fk")) == 10_000  # not a key: all
+
+
 def test_keys_not_unique_on_the_right_use_containment(scans):
     fact, _ = scans
     # fk holds 100 values over 10,000 rows each side: every row meets 100 partners

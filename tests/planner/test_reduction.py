@@ -88,3 +88,28 @@ def test_keys_come_from_the_smaller_input_of_a_join_that_holds_them():
     plan = reduce_semi_join_inputs(Join(left=joined, right=BIG, how="semi", left_keys=(Column(name="d"),),
                                         right_keys=(Column(name="k2"),)))
     assert plan.right.right.input == dimension  # not the join: its d values are a subset of these
+
+
+GROUPED = Aggregate(input=BIG, keys=(NamedExpr(name="g", expr=Column(name="k2")),),
+                    aggregates=(NamedExpr(name="n", expr=AggCall(fn="count")),))
+WHOLE = LocalSource(source_id="whole", chunks=1, columns=("k", "v"), bytes=2 * MiB, rows=2000)
+
+
+def test_an_aggregate_with_no_more_groups_than_the_keys_stays():
+    """TPC-H Q15: as many supplier keys as revenue groups cut none, and cutting would cost
+    the aggregate's reuse as one stage."""
+    every = WHOLE.model_copy(update={"rows": BIG.rows})
+    plan = Join(left=every, right=GROUPED, how="inner", left_keys=(Column(name="k"),),
+                right_keys=(Column(name="g"),))
+    assert reduce_semi_join_inputs(plan) == plan
+
+
+def test_a_semi_joined_small_side_cuts_the_aggregate():
+    """TPC-H Q20: ``partsupp`` of the ``forest`` parts (a semi join) meets the lineitem sums
+    per part and supplier: its keys cut the lineitems before they are summed."""
+    kept = Join(left=WHOLE, right=TINY, how="semi", left_keys=(Column(name="v"),),
+                right_keys=(Column(name="k2"),))
+    plan = reduce_semi_join_inputs(Join(left=kept, right=GROUPED, how="inner",
+                                        left_keys=(Column(name="k"),), right_keys=(Column(name="g"),)))
+    cut = plan.right.input
+    assert isinstance(cut, Join) and cut.how == "semi" and cut.left == BIG and cut.right.input == kept
