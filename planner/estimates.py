@@ -244,29 +244,17 @@ class _Rows:
         return left if kept is None else min(left, int(left * kept))
 
     def distinct(self, op: Operator, column: str) -> int:
+        """At most ``op``'s rows; for an integer column of a scan, at most its span."""
         rows = self.rows(op)
-        node, name = op, column
-        while True:
-            match node:
-                case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition():
-                    node = node.input
-                case Window() if name in output_columns(node.input):
-                    node = node.input
-                case Project():
-                    source = next((c.expr for c in node.columns if c.name == name), None)
-                    if not isinstance(source, Column):
-                        return rows
-                    node, name = node.input, source.name
-                case Join():
-                    node = node.left if name in output_columns(node.left) else node.right
-                case ParquetScan():
-                    ranges = [file_info(s.path).int_ranges.get(name) for s in node.splits]
-                    if not ranges or None in ranges:
-                        return rows
-                    span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
-                    return max(1, min(rows, span))
-                case _:
-                    return rows
+        source = _source(op, column)
+        if source is None or not isinstance(source[0], ParquetScan):
+            return rows
+        scan, name = source
+        ranges = [file_info(s.path).int_ranges.get(name) for s in scan.splits]
+        if not ranges or None in ranges:
+            return rows
+        span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
+        return max(1, min(rows, span))
 
 
 def _source(op: Operator, column: str) -> tuple[Operator, str] | None:
@@ -277,6 +265,8 @@ def _source(op: Operator, column: str) -> tuple[Operator, str] | None:
     while True:
         match node:
             case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition() | Keep():
+                node = node.input
+            case Window() if name in output_columns(node.input):
                 node = node.input
             case Project():
                 source = next((c.expr for c in node.columns if c.name == name), None)
