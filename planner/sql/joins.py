@@ -23,7 +23,7 @@ it to ``orders`` on the order key does not, though ``orders`` is the larger tabl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -52,35 +52,42 @@ def ordered_joins(
     the conditions still to apply (those holding subqueries)."""
     plain = [c for c in conditions if not has_subquery(c)]
     rest = [c for c in conditions if has_subquery(c)]
+    named = {id(c): frozenset(tables_of(c)) for c in plain}  # asked again and again below
+    tables: _Tables = lambda condition: named[id(condition)]  # noqa: E731
     filtered = {}
     for alias, relation in items.items():
-        own = [c for c in plain if tables_of(c) == {alias}]
+        own = [c for c in plain if tables(c) == {alias}]
         filtered[alias] = plain_filter(relation, own)
-    pending = [c for c in plain if len(tables_of(c)) != 1]
-    rest.extend(c for c in plain if not tables_of(c))
-    pending = [c for c in pending if tables_of(c)]
+    rest.extend(c for c in plain if not tables(c))
+    pending = [c for c in plain if len(tables(c)) > 1]
     size = {alias: estimate_bytes(r.plan) for alias, r in filtered.items()}
     start = max(filtered, key=lambda a: (size[a], -list(filtered).index(a)))
     present, relation = frozenset({start}), filtered[start]
     while len(present) < len(filtered):
         remaining = [a for a in filtered if a not in present]
-        connected = [a for a in remaining if _connected(frozenset({a}), present, pending)]
-        groups = {a: _Group.reduced(a, filtered, present, pending) for a in connected or remaining}
+        connected = [a for a in remaining if _connected(frozenset({a}), present, pending, tables)]
+        groups = {a: _Group.reduced(a, filtered, present, pending, tables) for a in connected or remaining}
         rows = {a: _join_rows(relation, present, group.relation, group.tables,
-                              [c for c in pending if tables_of(c) <= present | group.tables])
+                              [c for c in pending if tables(c) <= present | group.tables])
                 for a, group in groups.items()}
         pick = groups[min(rows, key=lambda a: (rows[a], size[a], remaining.index(a)))]
-        pending = [c for c in pending if c not in pick.conditions]
-        now = [c for c in pending if tables_of(c) <= present | pick.tables]
-        pending = [c for c in pending if c not in now]
+        used = {id(c) for c in pick.conditions}
+        now = [c for c in pending if id(c) not in used and tables(c) <= present | pick.tables]
+        used |= {id(c) for c in now}
+        pending = [c for c in pending if id(c) not in used]
         relation = _joined(relation, pick.relation, now)
         present |= pick.tables
     return relation, [*pending, *rest]
 
 
-def _connected(a: frozenset[str], b: frozenset[str], conditions: list[exp.Expression]) -> bool:
+#: The FROM items a join condition names (``tables_of``, computed once per condition).
+_Tables = Callable[[exp.Expression], frozenset[str]]
+
+
+def _connected(a: frozenset[str], b: frozenset[str], conditions: list[exp.Expression],
+               tables: _Tables) -> bool:
     """Whether a condition on the tables of ``a`` and ``b`` names some of each."""
-    return any(tables_of(c) <= a | b and tables_of(c) & a and tables_of(c) & b for c in conditions)
+    return any(tables(c) <= a | b and tables(c) & a and tables(c) & b for c in conditions)
 
 
 def _joined(left: Relation, right: Relation, conditions: list[exp.Expression]) -> Relation:
@@ -102,16 +109,17 @@ class _Group:
 
     @classmethod
     def reduced(cls, alias: str, items: dict[str, Relation], present: frozenset[str],
-                pending: list[exp.Expression]) -> _Group:
+                pending: list[exp.Expression], tables: _Tables) -> _Group:
         group = cls(frozenset({alias}), items[alias], ())
         while True:
-            own = [c for c in pending if c not in group.conditions]
+            used = {id(c) for c in group.conditions}
+            own = [c for c in pending if id(c) not in used]
             options = {}
-            for other in items.keys() - present - group.tables:
+            for other in sorted(items.keys() - present - group.tables):
                 single = frozenset({other})
-                if _connected(single, present, own) or not _connected(single, group.tables, own):
+                if _connected(single, present, own, tables) or not _connected(single, group.tables, own, tables):
                     continue
-                joint = [c for c in own if tables_of(c) <= group.tables | single]
+                joint = [c for c in own if tables(c) <= group.tables | single]
                 options[other] = (_join_rows(group.relation, group.tables, items[other], single, joint),
                                   joint)
             if not options:
