@@ -233,6 +233,24 @@ def _type_struct(names: Iterable[str], type_names: Iterable[str]) -> exp.Struct:
     ])
 
 
+#: Scalar functions an aggregate's builder wraps its aggregate in (``collections``).
+_AROUND_AGGREGATES = frozenset({"list_distinct", "flatten"})
+
+
+def _aggregate_inside(call: exp.Expression) -> exp.Expression:
+    """The aggregate in an aggregate's compiled form, where ``OVER`` goes: inside the
+    COALESCE that gives a value for no rows (``collect_list``'s ``[]``, ``count_if``'s 0)
+    and the functions applied to its result (``collect_set``'s ``list_distinct``)."""
+    node = call
+    while True:
+        if isinstance(node, exp.Coalesce):
+            node = node.this
+        elif isinstance(node, exp.Anonymous) and node.name.lower() in _AROUND_AGGREGATES:
+            node = node.expressions[0]
+        else:
+            return node
+
+
 def _frame(frame: Frame) -> exp.WindowSpec:
     """``ROWS``/``RANGE BETWEEN start AND end``; negative bounds precede the current row."""
     start, start_side = _bound(frame.start, "PRECEDING")
@@ -550,12 +568,16 @@ class _Compiler:
             call = edge_over_window(function.fn, self.expr(function.arg), function.ignore_nulls)
         else:
             call = self._agg(function)
+        inner = _aggregate_inside(call)
         window = exp.Window(
-            this=call,
+            this=inner.copy(),
             partition_by=[self.expr(k) for k in op.partition_by] or None,
             order=exp.Order(expressions=[self.sort_key(k) for k in op.order_by]) if op.order_by else None,
             spec=None if item.frame is None else _frame(item.frame),
         )
+        if inner is not call:
+            inner.replace(window)
+            return call
         if isinstance(function, WindowCall) and function.fn in INTEGER_WINDOW_CALLS:
             return cast(window, "INTEGER")
         return window

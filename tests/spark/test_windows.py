@@ -112,6 +112,24 @@ def test_aggregates_over_every_kind_of_frame_match_pyspark(spark, sessions) -> N
     assert_same(_aggregates_and_frames, [DATA], spark, sessions)
 
 
+def _aggregates_with_defaults(api, df):  # noqa: ANN001, ANN202
+    """Aggregates with a value for no rows (``collect_list``'s ``[]``, ``count_if``'s 0) over
+    windows, and functions of them: a ROWS frame ahead of the last row is empty."""
+    F, W = api.F, api.Window  # noqa: N806
+    running = W.partitionBy("k").orderBy("id")
+    ahead = running.rowsBetween(1, 2)
+    return df.select(
+        "id", "k",
+        F.size(F.collect_list("g").over(running)).alias("seen"),
+        F.sort_array(F.collect_set("g").over(ahead)).alias("next_two"),
+        F.count_if(F.col("g") > 0).over(ahead).alias("positive_ahead"),
+    )
+
+
+def test_aggregates_with_defaults_over_windows_match_pyspark(spark, sessions) -> None:
+    assert_same(_aggregates_with_defaults, [DATA], spark, sessions)
+
+
 def _around_other_operators(api, df):  # noqa: ANN001, ANN202
     """withColumn, a filter on a partition key (moved below the window) and one on a
     window column (kept above it), an aggregate after, and a window over no rows."""
