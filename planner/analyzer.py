@@ -157,7 +157,11 @@ class Scope:
                 return self.lookup(node.name, node.plan_id).column
             return None
 
-        typed = spark_typed(transform(expr, replace_ref), self.types)
+        return self.typed(transform(expr, replace_ref))
+
+    def typed(self, expr: Expr) -> Expr:
+        """``expr``, whose columns are already plan columns, typed as Spark types it."""
+        typed = spark_typed(expr, self.types)
         return typed_calls(local_time(_map_lookups(typed, self.types), self.types), self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
@@ -319,10 +323,14 @@ def join_type(how: str) -> JoinType:
 def analyze_join(
     left: Operator, left_attrs: Sequence[Attribute], right: Operator,
     right_attrs: Sequence[Attribute], how: JoinType, condition: Expr | None,
+    using: Sequence[tuple[int, int]] = (),
 ) -> tuple[Join, tuple[Attribute, ...]]:
     """A typed join: the right side renamed apart from the left, the condition resolved
     over both, its equalities between one side and the other taken as keys (coerced to one
-    type, so equal keys hash alike), the rest kept as the residual condition."""
+    type, so equal keys hash alike), the rest kept as the residual condition. ``using``
+    pairs attributes by position, left and right, that must be equal: a using-join's keys,
+    which name one column of each side even where both sides came from one DataFrame
+    (``df.join(df.select("a"), "a")``)."""
     right_attrs, renames = renamed_apart(left_attrs, right_attrs)
     if renames is not None:
         right = Project(input=right, columns=renames)
@@ -331,6 +339,10 @@ def analyze_join(
         raise AnalysisError(f"a window function in a join condition ({sql(condition)}) is not "
                             "supported by sparkwire; compute it with withColumn first")
     resolved = None if condition is None else scope.resolve(condition)
+    if using:
+        keys = scope.typed(conjunction([Call(fn="eq", args=(left_attrs[i].column, right_attrs[j].column))
+                                        for i, j in using]))  # type: ignore[arg-type]
+        resolved = keys if resolved is None else Call(fn="and", args=(keys, resolved))
     if resolved is not None and not pa.types.is_boolean(scope.type_of(resolved)):
         raise AnalysisError(f"join condition {sql(resolved)} is not a boolean")
     left_names = {a.internal for a in left_attrs}

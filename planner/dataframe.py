@@ -322,13 +322,10 @@ class DataFrame(FrameMethods, FrameActions):
         output (for a full join, the non-null of the two), then the rest of each side."""
         left_keys = [self._scope.lookup(n) for n in names]
         right_keys = [other._scope.lookup(n) for n in names]
-        condition: Expr | None = None
-        for lk, rk in zip(left_keys, right_keys, strict=True):
-            eq = Call(fn="eq", args=(Ref(name=lk.name, plan_id=self._id),
-                                     Ref(name=rk.name, plan_id=other._id)))
-            condition = eq if condition is None else Call(fn="and", args=(condition, eq))
+        using = [(self._attrs.index(lk), other._attrs.index(rk))
+                 for lk, rk in zip(left_keys, right_keys, strict=True)]
         plan, attrs = analyze_join(self._plan, self._attrs, other._plan, other._attrs, kind,
-                                   condition)
+                                   None, using)
         joined = self._derive(plan, attrs)
         if kind in ("semi", "anti"):
             return joined

@@ -57,6 +57,24 @@ def test_dict_agg_and_pivot(spark, sessions) -> None:
 
 
 @pytest.mark.slow
+def test_using_joins_of_a_frame_with_itself(spark, sessions) -> None:
+    """``df.join(df.select(...), "k")``: the key names one column on each side although both
+    sides come from one DataFrame (it was "ambiguous"), for inner, outer, semi and anti."""
+    def program(api, df):
+        F = api.F
+        keys = df.select("p", F.col("i").alias("j"))
+        inner = df.join(keys, "p").select("p", "i", "j")
+        outer = df.join(df.select("p", "k").filter(F.col("p") > 1), ["p", "k"], "full")
+        kept = df.join(df.select("p").filter(F.col("p") < 3), "p", "left_semi").select("p", "i")
+        dropped = df.join(df.select("p").filter(F.col("p") < 3), "p", "left_anti").select("p", "i")
+        return (inner.crossJoin(outer.select(F.count("*").alias("outer")))
+                .crossJoin(kept.groupBy().count().withColumnRenamed("count", "kept"))
+                .crossJoin(dropped.groupBy().count().withColumnRenamed("count", "dropped")))
+
+    assert_same(program, [DATA], spark, sessions)
+
+
+@pytest.mark.slow
 def test_repartition_and_coalesce_keep_every_row(spark, sessions) -> None:
     def program(api, df):
         F = api.F
