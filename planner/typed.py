@@ -67,26 +67,38 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
                 return call
             return Call(fn="exact_integer", args=(call, Lit(value="int64")))
         if isinstance(node, AggCall) and node.fn == "avg" and node.arg is not None:
-            return _decimal_average(node.model_copy(update={"arg": spark_typed(node.arg, columns)}),
-                                    columns)
+            call = node.model_copy(update={"arg": spark_typed(node.arg, columns)})
+            return _decimal_average(call, columns) or call
         if isinstance(node, Over):  # its function stays a call: an Over holds one
-            return transform(node, lambda e: None if e is node else _children_typed(e, columns)
+            over = transform(node, lambda e: None if e is node else _children_typed(e, columns)
                              if e is node.function else spark_typed(e, columns))
+            assert isinstance(over, Over)
+            function = over.function
+            if isinstance(function, AggCall) and function.fn == "avg" and function.arg is not None:
+                return _decimal_average(function, columns, over) or over
+            return over
         return None
 
     return transform(expr, visit)
 
 
-def _decimal_average(call: AggCall, columns: Mapping[str, pa.DataType]) -> Expr:
-    """``avg`` of a decimal as ``decimal_avg`` over its sum and count; other averages as they are."""
+def _decimal_average(call: AggCall, columns: Mapping[str, pa.DataType],
+                     over: Over | None = None) -> Expr | None:
+    """``avg`` of a decimal as ``decimal_avg`` over its sum and count, each over the window
+    ``over`` when the average is; None for other averages."""
     result = types.infer(call, columns)
     if not pa.types.is_decimal(result):
-        return call
+        return None
+
+    def windowed(aggregate: AggCall) -> Expr:
+        return aggregate if over is None else over.model_copy(update={"function": aggregate})
+
     total = AggCall(fn="sum", arg=call.arg)
     total_type, result_type = types.to_name(types.infer(total, columns)), types.to_name(result)
     assert total_type is not None and result_type is not None  # every decimal has a name
-    exact = Call(fn="decimal_avg", args=(Cast(expr=total, to=total_type),
-                                         AggCall(fn="count", arg=call.arg), Lit(value=result.scale)))
+    exact = Call(fn="decimal_avg", args=(Cast(expr=windowed(total), to=total_type),
+                                         windowed(AggCall(fn="count", arg=call.arg)),
+                                         Lit(value=result.scale)))
     return Cast(expr=exact, to=result_type, source=f"decimal(38,{result.scale})")
 
 

@@ -130,6 +130,31 @@ def test_aggregates_with_defaults_over_windows_match_pyspark(spark, sessions) ->
     assert_same(_aggregates_with_defaults, [DATA], spark, sessions)
 
 
+#: Decimals with more digits than a double holds: an average through a double is off.
+WIDE = pa.table({
+    "k": pa.array(["a", "a", "a", "b", "b", None], pa.string()),
+    "id": pa.array(range(6), pa.int64()),
+    "d": pa.array([decimal.Decimal(v) if v else None for v in (
+        "12345678901234567.89", "0.01", "0.02", "-98765432109876543.21", None, "7.77")],
+        pa.decimal128(20, 2)),
+})
+
+
+def test_decimal_averages_over_windows_are_exact(spark, sessions) -> None:
+    """``avg`` of a decimal over a window is Spark's exact quotient (as a grouped ``avg``),
+    over running, whole-partition and empty frames, and inside an expression."""
+    def program(api, df):  # noqa: ANN001, ANN202
+        F, W = api.F, api.Window  # noqa: N806
+        running = W.partitionBy("k").orderBy("id")
+        return df.select(
+            "id", F.avg("d").over(running).alias("running"),
+            (F.avg("d").over(W.partitionBy("k")) * 2).alias("twice"),
+            F.avg("d").over(running.rowsBetween(1, 1)).alias("next"),
+        )
+
+    assert_same(program, [WIDE], spark, sessions)
+
+
 def _around_other_operators(api, df):  # noqa: ANN001, ANN202
     """withColumn, a filter on a partition key (moved below the window) and one on a
     window column (kept above it), an aggregate after, and a window over no rows."""
