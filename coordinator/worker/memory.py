@@ -4,8 +4,8 @@ A worker holds data in four places that each have a limit of their own: the part
 store (beyond its share, batches spill to disk), DuckDB (``memory_limit``; beyond it, its
 joins, aggregates and sorts spill to its temp directory), the transport's read-ahead
 (each stream a task reads has a window of bytes sent but not yet consumed) and small
-inputs read whole. Setting those apart invited a sum nobody checked; one setting cut into fixed shares cannot
-over-commit. The shares, and why:
+inputs read whole. Setting those apart invited a sum nobody checked; one setting cut into
+fixed shares cannot over-commit. The shares, and why:
 
 - **store 15 %** and **DuckDB 40 %**: DuckDB runs the joins, aggregates and sorts, so it
   gets the larger part (at 30 % a 128 MiB worker's joins ran out of memory); the store only

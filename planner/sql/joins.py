@@ -53,7 +53,10 @@ def ordered_joins(
     plain = [c for c in conditions if not has_subquery(c)]
     rest = [c for c in conditions if has_subquery(c)]
     named = {id(c): frozenset(tables_of(c)) for c in plain}  # asked again and again below
-    tables: _Tables = lambda condition: named[id(condition)]  # noqa: E731
+
+    def tables(condition: exp.Expression) -> frozenset[str]:
+        return named[id(condition)]
+
     filtered = {}
     for alias, relation in items.items():
         own = [c for c in plain if tables(c) == {alias}]
