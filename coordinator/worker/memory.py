@@ -14,12 +14,14 @@ fixed shares cannot over-commit. The shares, and why:
   one partition of each input stage at a time, and tasks read at most two stages (a join).
   A transport whose window can be set (``Capabilities.window_option``) gets that window;
   Flight's is fixed by gRPC (``Capabilities.max_inflight_bytes``).
-- **whole inputs 10 %**, shared by the worker's tasks (``ByteBudget``): an exchange input
+- **whole inputs 5 %**, shared by the worker's tasks (``ByteBudget``): an exchange input
   that ends within what is left of it is read whole before its task's query starts, so
   DuckDB knows its rows when it orders the fragment's joins (``Worker._input``); its
-  bytes are given back when the task ends. Per stream, 5 % (12.8 MiB of 2 GiB) kept TPC-H
-  Q9's 24 MiB ``partsupp`` a stream, and DuckDB joined it first: 0.29 s became 0.7 s.
-- **25 % headroom** for what no limit counts: allocator retention (Arrow's mimalloc and
+  bytes are given back when the task ends. Split per stream, 5 % (12.8 MiB of 2 GiB each)
+  kept TPC-H Q9's 24 MiB ``partsupp`` a stream, and DuckDB joined it first: 0.29 s became
+  0.7 s; shared, 5 % holds it. At 10 % the 128 MiB worker of ``test_memory`` peaked within
+  2-7 MiB of its bound.
+- **30 % headroom** for what no limit counts: allocator retention (Arrow's mimalloc and
   glibc keep freed pages for reuse), DuckDB's allocations outside its buffer manager,
   batches being split or serialised, Python objects. Measured on a shuffle 5x the
   cluster's memory, a 128 MiB worker peaked at 0.95 of its baseline plus the setting (at
@@ -51,7 +53,7 @@ __all__ = ["ByteBudget", "MemoryPlan", "STREAMS_PER_SLOT", "return_freed_memory"
 STORE_SHARE = 0.15
 ENGINE_SHARE = 0.40
 READ_AHEAD_SHARE = 0.10
-WHOLE_INPUT_SHARE = 0.10
+WHOLE_INPUT_SHARE = 0.05
 #: Input streams a task reads at once: one partition of each of at most two stages.
 STREAMS_PER_SLOT = 2
 #: The smallest window the wire takes, and the unit windows are rounded down to; a batch
