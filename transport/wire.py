@@ -57,7 +57,7 @@ from sparkwire.transport.errors import ProtocolError, as_library_error
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_PLAN_BYTES = limits.MAX_PLAN_BYTES
-MAX_PAYLOAD_FRAMES = 16
+MAX_PAYLOAD_FRAMES = 256     # a batch's buffers, one frame each (transport.buffers)
 MAX_MESSAGE_CHARS = 8 * 1024
 MIN_CHARGE = 4096
 MAX_TIMEOUT = 86_400.0

@@ -1,11 +1,11 @@
 """The ZeroMQ transport: workers on any hosts, partitions as Arrow IPC frames, flow-controlled.
 
-Capabilities: not zero copy (a batch is written once as Arrow IPC, in C++ with the GIL
-released, then ZeroMQ sends that buffer as it is and the reader maps the received frame),
-crosses processes and hosts, authenticates; ``max_inflight_bytes`` is a reader's credit
+Capabilities: not zero copy (the kernel copies into and out of the socket), but no copy of
+ours: ZeroMQ sends a batch's own buffers as frames and the reader rebuilds the batch around
+the received frames (``transport.buffers``); crosses processes and hosts, authenticates; ``max_inflight_bytes`` is a reader's credit
 window. Security (``transport.security``, on by default): CURVE with an allow-list of client
 keys (``transport.zmq_auth``). The messages
-are ``transport.wire``'s, batches are encoded by ``transport.ipc``, streams flow-controlled by
+are ``transport.wire``'s, batches are encoded by ``transport.buffers``, streams flow-controlled by
 ``transport.flow``.
 
 Options (keyword arguments, from config ``SPARKWIRE_TRANSPORT__OPTIONS__<NAME>``; validated by
@@ -45,7 +45,8 @@ from pydantic import ValidationError
 
 from sparkwire.transport.base import Capabilities, WorkerService, WorkerTransport
 from sparkwire.transport.errors import ConfigError
-from sparkwire.transport.ipc import InlineCodec, PayloadCodec
+from sparkwire.transport.buffers import BufferCodec
+from sparkwire.transport.ipc import PayloadCodec
 from sparkwire.transport.security import Security, check_exposure
 from sparkwire.transport.zmq_auth import Curve
 from sparkwire.transport.zmq_client import ZmqClient
@@ -76,7 +77,7 @@ class ZmqTransport(WorkerTransport):
         # The window is an option, so this instance's capabilities say which one it uses.
         self.capabilities = replace(  # type: ignore[misc]
             type(self).capabilities, max_inflight_bytes=self._options.credit_bytes)
-        self._codec: PayloadCodec = InlineCodec()
+        self._codec: PayloadCodec = BufferCodec()
         self._context: zmq.Context[Any] = zmq.Context()  # ours, never the global instance
         self._lock = threading.Lock()
         self._closed = False

@@ -244,6 +244,16 @@ def large_plain_batch(copies: int = 20_000) -> pa.RecordBatch:
     (batch,) = pa.Table.from_batches([base] * copies).combine_chunks().to_batches()
     return batch
 
+
+def large_flat_batch() -> pa.RecordBatch:
+    """``large_plain_batch``'s flat columns (no children): what ``transport.buffers`` sends
+    as the batch's own buffers."""
+    from sparkwire.transport.buffers import flat
+
+    big = large_plain_batch()
+    return big.select([i for i, field in enumerate(big.schema) if flat(field.type)])
+
+
 @dataclass
 class _Usage:
     opened: int = 0

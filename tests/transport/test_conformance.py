@@ -14,7 +14,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from tests.transport.remote_service import all_types_batch, large_plain_batch
+from tests.transport.remote_service import all_types_batch, large_flat_batch, large_plain_batch
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import (
     ConnectionLost,
@@ -42,11 +42,12 @@ def test_batches_arrive_in_order_and_unchanged(served, service):
 
 
 
-def test_large_batches_and_their_slices_arrive_unchanged(served, service):
+@pytest.mark.parametrize("make", [large_plain_batch, large_flat_batch], ids=["plain", "flat"])
+def test_large_batches_and_their_slices_arrive_unchanged(served, service, make):
     """Megabyte batches of every plain type, whole and sliced (a slice's buffers hold more
-    than its rows), and a tiny slice of one."""
+    than its rows), and a tiny slice of one; flat ones alone too (zmq sends their buffers)."""
     _, client = served
-    big = large_plain_batch()
+    big = make()
     batches = [big, big.slice(7, 60_000), big.slice(50_000, 3)]
     output = service.store.create(Q, 0, 0, [0])
     output.start(big.schema)

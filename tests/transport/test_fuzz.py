@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.transport import wire
+from sparkwire.transport.buffers import BufferCodec
 from sparkwire.transport.errors import SparkwireError
 from sparkwire.transport.ipc import read_ipc, write_ipc
 from sparkwire.transport.memory import MemoryTransport
@@ -128,6 +129,29 @@ def test_corrupt_or_truncated_ipc_is_refused_or_valid(data) -> None:
     raw = raw[:data.draw(st.integers(0, len(raw)))]
     try:
         batch = read_ipc(bytes(raw), BATCH.schema)
+    except SparkwireError:
+        return
+    batch.validate(full=True)  # what gets through is sound
+
+
+FLAT = pa.record_batch({"i": pa.array(range(1 << 15)), "s": pa.array(["a", None, "ccc", "dd"] * (1 << 13)),
+                       "b": pa.array([True, None] * (1 << 14))})
+
+
+@FUZZ
+@given(data=st.data())
+def test_corrupt_buffer_layouts_are_refused_or_valid(data) -> None:
+    codec = BufferCodec()
+    frames = [bytearray(memoryview(frame)) for frame in codec.pack(FLAT)]
+    assert len(frames) > 2  # the buffer path, not one IPC message
+    for _ in range(data.draw(st.integers(1, 6))):
+        frame = frames[data.draw(st.integers(0, len(frames) - 1))]
+        if frame:
+            frame[data.draw(st.integers(0, len(frame) - 1))] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(frames) - 1))
+    frames[cut] = frames[cut][:data.draw(st.integers(0, len(frames[cut])))]
+    try:
+        batch = codec.unpack([bytes(frame) for frame in frames], FLAT.schema)
     except SparkwireError:
         return
     batch.validate(full=True)  # what gets through is sound
