@@ -15,6 +15,16 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def as_worker_process() -> None:
+    """This process's allocators set as a worker's (``tune_process_memory``, for the
+    configured worker): the transports' readers and producers are workers in a cluster, and
+    the references run in the same processes, on the same allocators."""
+    from sparkwire.coordinator.config import load_settings
+    from sparkwire.coordinator.worker.memory import MemoryPlan, tune_process_memory
+
+    tune_process_memory(MemoryPlan.of(load_settings().worker))
+
+
 @contextmanager
 def shared_security() -> Iterator[Any]:
     """The transport security of this run, as a cluster shares it: the configured one

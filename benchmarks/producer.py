@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from benchmarks.children import LINE_TIMEOUT, as_child, commands, say, wait_for_eof
+from benchmarks.common import as_worker_process
 from benchmarks.data import read_partition
 from benchmarks.service import BenchService
 
@@ -104,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", help="directory for spill files (serve)")
     args = parser.parse_args(argv)
     as_child()
+    as_worker_process()
     if args.role == "serve":
         serve(args.transport, args.dir)
     else:

@@ -11,7 +11,8 @@ the project's targets (``ratios``). Results go to ``benchmarks/results/transport
 Every child process has a stdin lifeline and is terminated, then killed, on the way out;
 every wait is bounded, and a watchdog kills a transport's children if it runs over, which
 turns a stuck read into an error (``benchmarks.children``). Loopback only; ports are the OS's
-choice.
+choice. Every process that reads or serves sets its allocators as a worker process does
+(``benchmarks.common.as_worker_process``), this one too, so its references share them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import asdict
 from typing import Any
 
 from benchmarks.children import Child, Children
-from benchmarks.common import shared_security, write
+from benchmarks.common import as_worker_process, shared_security, write
 from benchmarks.measure import BATCH_BYTES, COLUMNS, READ_TIMEOUT, START_TIMEOUT, STREAMS, Config
 from benchmarks.measurements import (LocalProducer, RemoteProducer, latency, multi_stream,
                                      per_batch, shuffle, single_stream)
@@ -205,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cfg = Config.make(args.quick)
     started = time.perf_counter()
+    as_worker_process()
     with shared_security() as security:
         rows, table, ok = run(cfg, args.transport)
     references = {r["name"]: r for r in rows if r["section"] == "reference"}

@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pydantic import BaseModel, ConfigDict, Field
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.worker.memory import MemoryPlan, return_freed_memory
+from sparkwire.coordinator.worker.memory import MemoryPlan, tune_process_memory
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.transport.base import Server, WorkerTransport
 from sparkwire.transport.errors import ConfigError
@@ -64,10 +64,11 @@ class HostedWorker:
         self, settings: Settings, worker_id: str, listen: str | None = None, host: str | None = None
     ) -> None:
         """Serve at ``listen``, or on interface ``host`` with an OS-chosen port, or the default."""
-        return_freed_memory()
+        plan = MemoryPlan.of(settings.worker)
+        tune_process_memory(plan)
         self.transport: WorkerTransport = create_transport(
             settings.transport.kind, settings.transport.options, settings.transport.security,
-            window=MemoryPlan.of(settings.worker).window,
+            window=plan.window,
         )
         self.worker: Worker | None = None
         self.server: Server | None = None

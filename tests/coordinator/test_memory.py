@@ -4,6 +4,8 @@ memory stays within it, on real worker processes."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,32 @@ def test_the_shares_never_add_up_to_more_than_the_setting(memory: object, slots:
     streams = slots * STREAMS_PER_SLOT
     assert plan.store + plan.engine + plan.window * streams + plan.whole_input <= 0.75 * worker.memory
     assert plan.engine > plan.store > 0 and plan.window >= 64 << 10 and plan.whole_input > 0
+
+
+_REUSE = """
+import resource, sys
+from sparkwire.coordinator.config import load_settings
+from sparkwire.coordinator.worker.memory import MemoryPlan, tune_process_memory
+if sys.argv[1] == "tuned":
+    tune_process_memory(MemoryPlan.of(load_settings().worker))
+def rounds(n):  # a window of received frames, freed and received again
+    for _ in range(n):
+        held = [bytearray(2 << 20) for _ in range(12)]
+        del held
+rounds(2)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+rounds(20)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def test_a_worker_process_reuses_a_window_of_freed_heap_instead_of_faulting_it_in_again() -> None:
+    def faults(mode: str) -> int:
+        return int(subprocess.run([sys.executable, "-c", _REUSE, mode], check=True, timeout=60,
+                                  capture_output=True, text=True).stdout)
+    plain, tuned = faults("plain"), faults("tuned")
+    assert plain > 20 * 12 * 256  # glibc's default: a fault per page, every round
+    assert tuned < plain // 20
 
 
 def test_a_memory_setting_below_what_a_worker_needs_is_refused() -> None:
