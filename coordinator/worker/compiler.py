@@ -34,7 +34,6 @@ from sparkwire.coordinator.worker.expressions import (
     CompileError,
     cast,
     col,
-    duckdb_type,
     edge_aggregate,
     edge_over_window,
     ident,
@@ -42,6 +41,8 @@ from sparkwire.coordinator.worker.expressions import (
     paren,
 )
 from sparkwire.coordinator.worker.casts import Mode, spark_cast
+from sparkwire.coordinator.worker.windows import over
+from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, Leaves, LocalTable, TableInput
 from sparkwire.coordinator.worker.calls_dates import ZONE_CALLS
 from sparkwire.coordinator.worker.zones import instant_literal
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
@@ -52,7 +53,6 @@ from sparkwire.planner.expressions import (
     Cast,
     Column,
     Expr,
-    Frame,
     Lit,
     NamedExpr,
     SortKey,
@@ -70,7 +70,6 @@ from sparkwire.planner.plan import (
     Repartition,
     RowSample,
     Exchange,
-    FileSplit,
     Filter,
     Generate,
     Join,
@@ -87,18 +86,7 @@ from sparkwire.planner.plan import (
     output_columns,
 )
 
-__all__ = [
-    "PARTITION_COLUMN",
-    "CachedTable",
-    "CompileError",
-    "CompiledFragment",
-    "ExchangeTable",
-    "LocalTable",
-    "RowGroupTable",
-    "TableInput",
-    "compile_fragment",
-    "duckdb_type",
-]
+__all__ = ["PARTITION_COLUMN", "CompileError", "CompiledFragment", "compile_fragment"]
 
 #: Reservoir samples are repeatable: the same input gives the same range bounds.
 _SAMPLE_SEED = 42
@@ -106,49 +94,6 @@ _SAMPLE_SEED = 42
 #: The column a shuffle stage appends: the output partition of each row, in ``[0, P)``.
 PARTITION_COLUMN = "__sparkwire_partition"
 
-
-
-
-@dataclass(frozen=True)
-class ExchangeTable:
-    """Register the stream of producer stage ``stage`` (every partition this task reads
-    from it, in routing order) under ``name``."""
-
-    name: str
-    stage: int
-
-
-@dataclass(frozen=True)
-class LocalTable:
-    """Register this task's chunk of the driver's in-memory source ``source_id``."""
-
-    name: str
-    source_id: str
-
-
-@dataclass(frozen=True)
-class RowGroupTable:
-    """A view of exactly these row groups (``TaskEngine.register_row_groups``).
-
-    ``read_parquet`` takes no row-group list, so the engine filters each file on its
-    ``file_row_number`` ranges, which DuckDB turns into skipped row groups; the view needs
-    the files' footers, read on the worker once its file checks have passed, which is why
-    this is a registered table and not inline SQL.
-    """
-
-    name: str
-    splits: tuple[FileSplit, ...]
-
-
-@dataclass(frozen=True)
-class CachedTable:
-    """Register this task's chunk of cache ``cache_id``, held in this worker's store."""
-
-    name: str
-    cache_id: str
-
-
-TableInput = ExchangeTable | LocalTable | RowGroupTable | CachedTable
 
 
 @dataclass(frozen=True)
@@ -218,53 +163,10 @@ def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
         )
     return CompiledFragment(
         sql=query.sql(dialect=DIALECT, identify=True, copy=False),
-        tables=tuple(compiler.tables.values()),
-        files=tuple(compiler.files),
+        tables=tuple(compiler.leaves.tables.values()),
+        files=tuple(compiler.leaves.files),
         write=write,
     )
-
-
-def _type_struct(names: Iterable[str], type_names: Iterable[str]) -> exp.Struct:
-    """``{'name': 'DUCKDB TYPE', ...}``: the column types DuckDB's readers take."""
-    return exp.Struct(expressions=[
-        exp.PropertyEQ(this=exp.Literal.string(name),
-                       expression=exp.Literal.string(duckdb_type(type_name).sql(dialect=DIALECT)))
-        for name, type_name in zip(names, type_names, strict=True)
-    ])
-
-
-#: Scalar functions an aggregate's builder wraps its aggregate in (``collections``).
-_AROUND_AGGREGATES = frozenset({"list_distinct", "flatten"})
-
-
-def _aggregate_inside(call: exp.Expression) -> exp.Expression:
-    """The aggregate in an aggregate's compiled form, where ``OVER`` goes: inside the
-    COALESCE that gives a value for no rows (``collect_list``'s ``[]``, ``count_if``'s 0)
-    and the functions applied to its result (``collect_set``'s ``list_distinct``)."""
-    node = call
-    while True:
-        if isinstance(node, exp.Coalesce):
-            node = node.this
-        elif isinstance(node, exp.Anonymous) and node.name.lower() in _AROUND_AGGREGATES:
-            node = node.expressions[0]
-        else:
-            return node
-
-
-def _frame(frame: Frame) -> exp.WindowSpec:
-    """``ROWS``/``RANGE BETWEEN start AND end``; negative bounds precede the current row."""
-    start, start_side = _bound(frame.start, "PRECEDING")
-    end, end_side = _bound(frame.end, "FOLLOWING")
-    return exp.WindowSpec(kind=frame.unit.upper(), start=start, start_side=start_side,
-                          end=end, end_side=end_side)
-
-
-def _bound(value: int | None, unbounded_side: str) -> tuple[str | exp.Expression, str | None]:
-    if value is None:
-        return "UNBOUNDED", unbounded_side
-    if value == 0:
-        return "CURRENT ROW", None
-    return exp.Literal.number(abs(value)), "PRECEDING" if value < 0 else "FOLLOWING"
 
 
 def _unique(names: Iterable[str], where: str) -> None:
@@ -297,15 +199,14 @@ _SET_OPERATIONS: dict[str, type[exp.SetOperation]] = {
 }
 
 class _Compiler:
-    """Turns one fragment into a sqlglot tree; owns the derived-table alias counter and
-    collects the tables and files the query reads."""
+    """Turns one fragment into a sqlglot tree; owns the derived-table alias counter, and its
+    ``leaves`` collect the tables and files the query reads."""
 
     def __init__(self, ansi: bool, time_zone: str) -> None:
         self.ansi = ansi
         self.time_zone = time_zone
         self._aliases = 0
-        self.tables: dict[str, TableInput] = {}
-        self.files: dict[str, None] = {}  # ordered set
+        self.leaves = Leaves(time_zone)
 
     def derived(self, query: exp.Query) -> exp.Subquery:
         alias = f"_t{self._aliases}"
@@ -316,14 +217,14 @@ class _Compiler:
         match op:
             case Exchange():
                 _unique(op.columns, f"exchange from stage {op.stage}")
-                table = self._table(ExchangeTable(name=f"exchange_{op.stage}", stage=op.stage))
+                table = self.leaves.table(ExchangeTable(name=f"exchange_{op.stage}", stage=op.stage))
                 return _select_from(map(col, op.columns), table)
             case ParquetScan():
                 _unique(op.columns, "parquet scan")
-                return _select_from(map(col, op.columns), self._scan_source(op))
+                return _select_from(map(col, op.columns), self.leaves.parquet(op))
             case LocalSource():
                 _unique(op.columns, "local source")
-                table = self._table(LocalTable(name=f"local_{op.source_id}", source_id=op.source_id))
+                table = self.leaves.table(LocalTable(name=f"local_{op.source_id}", source_id=op.source_id))
                 return _select_from(map(col, op.columns), table)
             case RangeSource():
                 # DuckDB's range(start, stop, step) is a BIGINT column named "range".
@@ -367,76 +268,18 @@ class _Compiler:
                 _unique(op.schema_names, "text scan")
                 instants = {n for n, t in zip(op.schema_names, op.schema_types, strict=True)
                             if t == "timestamp"}
-                return _select_from([self._text_column(c, instants) for c in op.columns],
-                                    self._text_source(op, instants))
+                return _select_from([self.leaves.text_column(c, instants) for c in op.columns],
+                                    self.leaves.text(op, instants))
             case RowSample():
                 return self._row_sample(op)
             case CachedSource():
                 _unique(op.columns, "cached source")
-                table = self._table(CachedTable(name=op.cache_id, cache_id=op.cache_id))
+                table = self.leaves.table(CachedTable(name=op.cache_id, cache_id=op.cache_id))
                 return _select_from(map(col, op.columns), table)
             case Repartition() | ParquetWrite() | Keep():
                 raise CompileError(f"{type(op).__name__} cannot run inside a fragment")
             case _:
                 assert_never(op)
-
-    def _table(self, table: TableInput) -> exp.Table:
-        self.tables.setdefault(table.name, table)
-        return exp.Table(this=ident(table.name))
-
-    def _scan_source(self, scan: ParquetScan) -> exp.Expression:
-        if not scan.splits:
-            raise CompileError("a Parquet scan with no splits; give the task no scan instead")
-        self.files.update(dict.fromkeys(split.path for split in scan.splits))
-        if any(split.row_groups is not None for split in scan.splits):
-            if scan.partition_names:
-                raise CompileError("a partitioned Parquet scan reads whole files")
-            count = sum(isinstance(t, RowGroupTable) for t in self.tables.values())
-            return self._table(RowGroupTable(name=f"scan_{count}", splits=scan.splits))
-        paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
-        args: list[exp.Expression] = [paths]
-        if scan.partition_names:
-            # DuckDB reads k=v directories as Spark does: %XX unescaped, and
-            # __HIVE_DEFAULT_PARTITION__ NULL; the types are the planner's (Spark's inference).
-            hive_types = _type_struct(scan.partition_names, scan.partition_types)
-            args += [exp.EQ(this=exp.column("hive_partitioning"), expression=exp.true()),
-                     exp.EQ(this=exp.column("hive_types"), expression=hive_types)]
-        return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=args))
-
-    def _text_column(self, name: str, instants: set[str]) -> exp.Expression:
-        """A text scan's column; an instant was read as its text (``_text_source``) and is
-        read as Spark reads it, in the session zone unless it names an offset (NULL where it
-        does not parse, as Spark's permissive reader gives)."""
-        if name not in instants:
-            return col(name)
-        instant = spark_cast(col(name), "string", "timestamp", "try", self.time_zone)
-        return exp.alias_(instant, ident(name))
-
-    def _text_source(self, scan: CsvScan | JsonScan, instants: set[str]) -> exp.Expression:
-        """``read_csv`` / ``read_json`` of the split files with the planner's schema, no
-        sniffing: every column by name and type, so each task reads the same columns. A
-        ``timestamp`` column is read as text: DuckDB would read it in UTC."""
-        if not scan.splits:
-            raise CompileError("a text scan with no splits")
-        self.files.update(dict.fromkeys(split.path for split in scan.splits))
-        types = ["string" if name in instants else type_name
-                 for name, type_name in zip(scan.schema_names, scan.schema_types, strict=True)]
-        options: dict[str, exp.Expression] = {"columns": _type_struct(scan.schema_names, types)}
-        if isinstance(scan, CsvScan):
-            reader = "read_csv"
-            # Spark's CSV defaults: '"' quotes, '\\' escapes, an unquoted empty field is
-            # NULL and a quoted one the empty string; no dialect sniffing.
-            options.update(header=exp.Boolean(this=scan.header), delim=exp.Literal.string(scan.sep),
-                           quote=exp.Literal.string('"'), escape=exp.Literal.string("\\"),
-                           allow_quoted_nulls=exp.false(), auto_detect=exp.false())
-        else:
-            reader = "read_json"
-            # "auto" reads a file holding an object, or an array of objects, as its rows
-            options.update(format=exp.Literal.string("auto" if scan.multiline else "newline_delimited"),
-                           auto_detect=exp.false())
-        paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
-        args = [paths, *(exp.EQ(this=exp.column(k), expression=v) for k, v in options.items())]
-        return exp.Table(this=exp.Anonymous(this=reader, expressions=args))
 
     def _row_sample(self, op: RowSample) -> exp.Select:
         """Rows whose ``hash(position, seed, row)`` falls below ``fraction`` of the hash
@@ -556,8 +399,7 @@ class _Compiler:
         return _select_from([*map(col, inputs), *items], source)
 
     def _over(self, op: Window, item: WindowItem) -> exp.Expression:
-        """The item's ``OVER`` clause; ranks and buckets cast to INTEGER, Spark's type for
-        them (DuckDB's is BIGINT), so a key hashed later hashes as the planner expects."""
+        """The item's function over its window (``windows.over``)."""
         function = item.function
         call: exp.Expression
         if isinstance(function, WindowCall):
@@ -568,19 +410,9 @@ class _Compiler:
             call = edge_over_window(function.fn, self.expr(function.arg), function.ignore_nulls)
         else:
             call = self._agg(function)
-        inner = _aggregate_inside(call)
-        window = exp.Window(
-            this=inner.copy(),
-            partition_by=[self.expr(k) for k in op.partition_by] or None,
-            order=exp.Order(expressions=[self.sort_key(k) for k in op.order_by]) if op.order_by else None,
-            spec=None if item.frame is None else _frame(item.frame),
-        )
-        if inner is not call:
-            inner.replace(window)
-            return call
-        if isinstance(function, WindowCall) and function.fn in INTEGER_WINDOW_CALLS:
-            return cast(window, "INTEGER")
-        return window
+        integer = isinstance(function, WindowCall) and function.fn in INTEGER_WINDOW_CALLS
+        return over(call, [self.expr(k) for k in op.partition_by],
+                    [self.sort_key(k) for k in op.order_by], item.frame, integer)
 
     def named(self, named: NamedExpr) -> exp.Expression:
         return exp.alias_(self.expr(named.expr), ident(named.name))

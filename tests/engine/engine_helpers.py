@@ -12,7 +12,8 @@ import pyarrow as pa
 
 from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.engine import Databases, TaskEngine
-from sparkwire.coordinator.worker.compiler import ExchangeTable, RowGroupTable, compile_fragment
+from sparkwire.coordinator.worker.compiler import compile_fragment
+from sparkwire.coordinator.worker.sources import ExchangeTable, RowGroupTable
 from sparkwire.planner.plan import Boundary, Exchange, Operator
 
 

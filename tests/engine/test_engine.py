@@ -20,7 +20,8 @@ from sparkwire.coordinator.worker.engine import (
     EngineSettings,
     TaskEngine,
 )
-from sparkwire.coordinator.worker.compiler import ExchangeTable, compile_fragment
+from sparkwire.coordinator.worker.compiler import compile_fragment
+from sparkwire.coordinator.worker.sources import ExchangeTable
 from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
     Boundary,
