@@ -6,9 +6,10 @@ if __name__ == "__main__":
     # SF1 on every system, then SF0.1 and SF10 (one timed run: SF10 is slow) for the
     # scaling plot; the large shuffles on simulated hosts; a wrong answer (or a crash, hang
     # or wrong answer in the reliability run) fails ``make bench``, after the others ran.
+    # The transports come last: they set this process's allocators as a worker's.
     wrong = tpch.main(["--scaling", "--scaling-runs", "1"])
     sort.main()
-    transports.main([])
     wrong = hosts.main([]) or wrong
     unreliable = reliability.main([])
+    transports.main([])
     raise SystemExit(wrong or unreliable)

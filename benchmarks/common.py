@@ -17,8 +17,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 def as_worker_process() -> None:
     """This process's allocators set as a worker's (``tune_process_memory``, for the
-    configured worker): the transports' readers and producers are workers in a cluster, and
-    the references run in the same processes, on the same allocators."""
+    configured worker): in a cluster, the transports' readers and producers are workers."""
     from sparkwire.coordinator.config import load_settings
     from sparkwire.coordinator.worker.memory import MemoryPlan, tune_process_memory
 

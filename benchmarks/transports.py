@@ -11,8 +11,9 @@ the project's targets (``ratios``). Results go to ``benchmarks/results/transport
 Every child process has a stdin lifeline and is terminated, then killed, on the way out;
 every wait is bounded, and a watchdog kills a transport's children if it runs over, which
 turns a stuck read into an error (``benchmarks.children``). Loopback only; ports are the OS's
-choice. Every process that reads or serves sets its allocators as a worker process does
-(``benchmarks.common.as_worker_process``), this one too, so its references share them.
+choice. Every process that reads or serves a transport sets its allocators as a worker
+process does (``benchmarks.common.as_worker_process``); this one does once its references,
+which measure the machine on its default allocators, are done.
 """
 
 from __future__ import annotations
@@ -175,6 +176,7 @@ def run(cfg: Config, only: list[str] | None = None) -> tuple[list[dict[str, Any]
     """The rows of the JSON, the markdown table, and whether every measurement succeeded."""
     started = time.perf_counter()
     references, failures = run_references(cfg)
+    as_worker_process()  # after the references: they measure the machine, on its defaults
     transports, skipped = [], []
     for name in sorted(available_transports()):
         if only and name not in only:
@@ -206,7 +208,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cfg = Config.make(args.quick)
     started = time.perf_counter()
-    as_worker_process()
     with shared_security() as security:
         rows, table, ok = run(cfg, args.transport)
     references = {r["name"]: r for r in rows if r["section"] == "reference"}
