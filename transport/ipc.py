@@ -10,9 +10,10 @@ a producer is a process on the network, and a batch whose offsets, lengths or di
 indices lie would make DuckDB or Arrow read outside its buffers. Measured on TPC-H lineitem
 batches the check runs at about 2.3 GB/s on one core, most of it UTF-8 checking.
 
-A ``PayloadCodec`` decides where those bytes travel: ``InlineCodec`` sends them as one frame;
-a shared-memory codec (``transport.shm_codec``) writes the same bytes into a segment and sends
-only its descriptor.
+A ``PayloadCodec`` decides how a batch travels: ``InlineCodec`` sends those bytes as one
+frame; the zmq transport's ``transport.buffers`` sends a large flat batch's own buffers as
+frames instead, and these bytes otherwise; a shared-memory codec (``transport.shm_codec``)
+writes them into a segment and sends only its descriptor.
 """
 
 from __future__ import annotations
