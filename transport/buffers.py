@@ -30,6 +30,7 @@ full (``ipc.validated``) before anyone reads it.
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Sequence
 
@@ -57,7 +58,7 @@ def flat(t: pa.DataType) -> bool:
 def _worth_it(batch: pa.RecordBatch) -> bool:
     held = batch.get_total_buffer_size()
     return (held >= ZERO_COPY_FROM and held <= batch.nbytes + batch.nbytes // 4 + BIG
-            and all(flat(field.type) for field in batch.schema))
+            and _layout_words(batch.schema) is not None)
 
 
 class BufferCodec:
@@ -112,15 +113,24 @@ class BufferCodec:
 
 def _words(data: Frame, schema: pa.Schema) -> list[int]:
     """The layout's words, if there are as many as ``schema`` needs and its columns are flat."""
-    if not all(flat(field.type) for field in schema):
+    want = _layout_words(schema)
+    if want is None:
         raise ProtocolError("a buffer layout for a schema with nested or dictionary columns")
-    want = sum(2 + 3 * field.type.num_buffers for field in schema)
     raw = memoryview(data).cast("B")
     if len(raw) != want * _WORDS:
         raise ProtocolError(f"a buffer layout of {len(raw)} bytes; the schema needs {want * _WORDS}")
     words = array("q")
     words.frombytes(raw)
     return words.tolist()
+
+
+@functools.lru_cache(maxsize=256)
+def _layout_words(schema: pa.Schema) -> int | None:
+    """How many layout words a batch of ``schema`` has; None if a column is not flat. Once
+    per schema, not per batch."""
+    if not all(flat(field.type) for field in schema):
+        return None
+    return sum(2 + 3 * field.type.num_buffers for field in schema)
 
 
 def _buffer(buffers: list[pa.Buffer], frame: int, start: int, size: int) -> pa.Buffer | None:

@@ -1,9 +1,9 @@
-"""The ZeroMQ transport: workers on any hosts, partitions as Arrow IPC frames, flow-controlled.
+"""The ZeroMQ transport: workers on any hosts, partitions as Arrow buffers in frames, flow-controlled.
 
 Capabilities: not zero copy (the kernel copies into and out of the socket), but no copy of
 ours: ZeroMQ sends a batch's own buffers as frames and the reader rebuilds the batch around
-the received frames (``transport.buffers``); crosses processes and hosts, authenticates; ``max_inflight_bytes`` is a reader's credit
-window. Security (``transport.security``, on by default): CURVE with an allow-list of client
+the received frames (``transport.buffers``); crosses processes and hosts, authenticates;
+``max_inflight_bytes`` is a reader's credit window. Security (``transport.security``, on by default): CURVE with an allow-list of client
 keys (``transport.zmq_auth``). The messages
 are ``transport.wire``'s, batches are encoded by ``transport.buffers``, streams flow-controlled by
 ``transport.flow``.
