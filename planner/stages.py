@@ -171,9 +171,10 @@ class _Open:
     splits: tuple[tuple[FileSplit, ...], ...] = ()
     published: bool = False
     notes: tuple[str, ...] = ()
-    # The keys its rows are hash-partitioned by, task p holding partition p (after a
-    # shuffle, while the columns they read pass through unchanged); None: not known.
-    partitioning: tuple[Expr, ...] | None = None
+    # Keys its rows are hash-partitioned by, task p holding partition p (after a shuffle,
+    # while the columns they read pass through unchanged): each entry one such tuple of keys;
+    # after an inner join on hashed keys, both sides' keys (Spark's PartitioningCollection).
+    partitioning: tuple[tuple[Expr, ...], ...] = ()
 
 
 class _Cutter:
@@ -271,9 +272,8 @@ class _Cutter:
         """Run ``build`` on the open stage's output, task by task."""
         open_ = self.materialize(open_)
         fragment = build(open_.fragment)
-        kept = open_.partitioning
-        if kept is not None and not _passes_through(fragment, open_.fragment, kept):
-            kept = None
+        kept = tuple(keys for keys in open_.partitioning
+                     if _passes_through(fragment, open_.fragment, keys))
         return replace(open_, fragment=fragment, partitioning=kept)
 
     def gather(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
@@ -305,7 +305,7 @@ class _Cutter:
         keys = op.keys or _all_columns(op.input)
         boundary = Boundary(kind="shuffle", keys=keys, partitions=op.partitions)
         consumer = self.close(child, boundary, consumer_tasks=op.partitions)
-        return replace(consumer, partitioning=keys if op.partitions == self.partitions else None)
+        return replace(consumer, partitioning=(keys,) if op.partitions == self.partitions else ())
 
     def sort(self, op: Sort) -> _Open:
         child = self.cut(op.input)
@@ -346,7 +346,12 @@ class _Cutter:
 
     def aggregate(self, op: Aggregate) -> _Open:
         child = self.materialize(self.cut(op.input))
-        distributed = child.tasks > 1
+        if child.tasks > 1 and _groups_within_tasks(child, op):
+            child = replace(child, notes=(*child.notes, "aggregate: input already hash-partitioned "
+                                          "on some of its keys, each group in one task"))
+            distributed = False
+        else:
+            distributed = child.tasks > 1
         two_phase = distributed and aggregates.splittable(op)
         # rows crossing the network unaggregated carry only the columns the aggregate reads
         prune = distributed and not two_phase
@@ -406,7 +411,8 @@ class _Cutter:
                       (("left", (left, left_in)), ("right", (right, right_in))) if before is after]
             if reused:
                 note += f"; the {' and '.join(reused)} side already hash-partitioned on the keys"
-            by = {"right": op.right_keys, "full": None}.get(op.how, op.left_keys)
+            by = {"inner": (op.left_keys, op.right_keys), "right": (op.right_keys,),
+                  "full": ()}.get(op.how, (op.left_keys,))
             joined = replace(
                 left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]),
                 partitioning=by, notes=(*left_in.notes, *right_in.notes),
@@ -415,7 +421,7 @@ class _Cutter:
 
     def partitioned(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
         """``open_`` hash-partitioned on ``keys``: as it is when it already is, else shuffled."""
-        if open_.partitioning == keys and open_.tasks == self.partitions and not open_.published:
+        if keys in open_.partitioning and open_.tasks == self.partitions and not open_.published:
             return open_
         return self.shuffle(open_, keys)
 
@@ -436,7 +442,7 @@ class _Cutter:
     def shuffle(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
         boundary = Boundary(kind="shuffle", keys=keys, partitions=self.partitions)
         consumer = self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
-        return replace(consumer, partitioning=keys)
+        return replace(consumer, partitioning=(keys,))
 
 
 JoinStrategy = Literal["broadcast_right", "broadcast_left", "shuffle", "single"]
@@ -497,6 +503,16 @@ def _range_of(key: SortKey, partitions: int) -> Expr:
           for i, b in enumerate(ordered)),
     ]
     return Case(branches=tuple(branches), otherwise=Lit(value=partitions - 1))
+
+
+def _groups_within_tasks(child: _Open, op: Aggregate) -> bool:
+    """Whether every group of ``op`` is already in one task: its input is hash-partitioned
+    on keys that are all among its grouping keys, so rows of one group, equal on every key,
+    share a partition (Spark: a ``HashPartitioning`` satisfies the ``ClusteredDistribution``
+    of the grouping keys, and no exchange is planned)."""
+    keys = {k.expr for k in op.keys}
+    return not child.published and any(
+        by and all(p in keys for p in by) for by in child.partitioning)
 
 
 def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) -> bool:

@@ -218,6 +218,29 @@ def test_join_keys_of_different_types(sessions, left, data, how, cluster, key_ty
     assert_same(df, df.toArrow(), expected, join_columns(how, left, right))
 
 
+
+@settings(EXAMPLES, max_examples=30)
+@given(left=sides(), right=sides(), how=st.sampled_from(["inner", "left", "right", "full"]),
+       cluster=st.tuples(st.sampled_from((2, 4)), st.just("shuffle")),
+       side=st.sampled_from(["a", "b"]), with_k2=st.booleans())
+def test_group_by_after_a_join_on_the_key(sessions, left, right, how, cluster, side, with_k2):
+    """After a shuffled join, an aggregate grouping by a join key runs where the rows are
+    (an inner join's rows are hash-partitioned on both sides' keys, an outer join's only on
+    its preserved side's) and else shuffles again: either way, each group once."""
+    right = right_side(right)
+    session = sessions[cluster]
+    a, b = session.createDataFrame(left), session.createDataFrame(right)
+    frame = {"a": a, "b": b}[side]
+    keys = [frame.k, frame["k2"]] if with_k2 else [frame.k]
+    df = a.join(b, a.k == b.k, how).groupBy(*keys).agg(
+        F.count("*").alias("n"), F.sum(a.v).alias("sv"), F.countDistinct(b.s).alias("ds"))
+    group = f"{side}.k, {side}.k2" if with_k2 else f"{side}.k"
+    keyword = {"inner": "inner", "left": "left outer", "right": "right outer", "full": "full outer"}[how]
+    expected = oracle(left, right, f"select {group}, count(*) as n, sum(a.v) as sv, "
+                                   f"count(distinct b.s) as ds from a {keyword} join b on a.k = b.k "
+                                   f"group by {group}")
+    assert canonical(df.toArrow()) == canonical(expected)
+
 # -- using-joins ------------------------------------------------------------------------
 def using_sql(how: str, keys: list[str], left: pa.Table, right: pa.Table) -> tuple[str, list[str]]:
     """Spark's using-join: each key once (the left one; the right one for a right join; the
