@@ -34,6 +34,8 @@ class ParquetFileInfo:
     #: ``(min, max)`` of each integer column over the file, from the footer's statistics:
     #: ``max - min + 1`` bounds how many distinct keys a join can match.
     int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: Columns every row group's statistics show without NULLs.
+    null_free: frozenset[str] = frozenset()
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -88,12 +90,15 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
     column_bytes: dict[str, int] = {}
     ranges: dict[str, tuple[int, int]] = {}
     spoiled: set[str] = set()
+    nullable: set[str] = set()
     for group in groups:
         for j in range(group.num_columns):
             chunk = group.column(j)
             name = chunk.path_in_schema.split(".", 1)[0]
             column_bytes[name] = column_bytes.get(name, 0) + chunk.total_compressed_size
             stats = chunk.statistics
+            if stats is None or not stats.has_null_count or stats.null_count:
+                nullable.add(name)
             if (stats is None or not stats.has_min_max or chunk.physical_type not in ("INT32", "INT64")
                     or stats.logical_type.type not in ("NONE", "INT")):
                 spoiled.add(name)
@@ -107,4 +112,5 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
         row_group_rows=tuple(group.num_rows for group in groups),
         column_bytes=column_bytes,
         int_ranges={k: v for k, v in ranges.items() if k not in spoiled},
+        null_free=frozenset(column_bytes) - nullable if groups else frozenset(),
     )

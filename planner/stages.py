@@ -56,6 +56,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, assert_never
 
+import pyarrow as pa
+
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH, MAX_STAGES, plan_depth
@@ -97,6 +99,7 @@ from sparkwire.planner.plan import (
     output_columns,
     with_children,
 )
+from sparkwire.planner.parquet_meta import ParquetFileInfo, file_info
 from sparkwire.planner.splits import group_splits
 
 #: The column a range-partitioned sort carries its range in, between two stages.
@@ -175,6 +178,9 @@ class _Open:
     # while the columns they read pass through unchanged): each entry one such tuple of keys;
     # after an inner join on hashed keys, both sides' keys (Spark's PartitioningCollection).
     partitioning: tuple[tuple[Expr, ...], ...] = ()
+    # Columns no value of which is in two tasks: a scan's integer columns whose files'
+    # ranges do not overlap from task to task (``_clustered``), while they pass through.
+    clustered: tuple[str, ...] = ()
 
 
 class _Cutter:
@@ -204,7 +210,7 @@ class _Cutter:
                 below = 0 if op.partition_names else self.workers
                 groups = group_splits(op.splits, wanted, split_below=below)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
-                return _Open(scan, tasks=len(groups), splits=groups)
+                return _Open(scan, tasks=len(groups), splits=groups, clustered=_clustered(op, groups))
             case CsvScan() | JsonScan():
                 n, k = len(op.splits), min(self.scan_tasks, len(op.splits))
                 groups = tuple(op.splits[i * n // k:(i + 1) * n // k] for i in range(k))
@@ -274,7 +280,9 @@ class _Cutter:
         fragment = build(open_.fragment)
         kept = tuple(keys for keys in open_.partitioning
                      if _passes_through(fragment, open_.fragment, keys))
-        return replace(open_, fragment=fragment, partitioning=kept)
+        clustered = tuple(c for c in open_.clustered
+                          if _passes_through(fragment, open_.fragment, (Column(name=c),)))
+        return replace(open_, fragment=fragment, partitioning=kept, clustered=clustered)
 
     def gather(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
         """``build`` per task, then once more over all of it in one task; for operators
@@ -346,9 +354,9 @@ class _Cutter:
 
     def aggregate(self, op: Aggregate) -> _Open:
         child = self.materialize(self.cut(op.input))
-        if child.tasks > 1 and _groups_within_tasks(child, op):
-            child = replace(child, notes=(*child.notes, "aggregate: input already hash-partitioned "
-                                          "on some of its keys, each group in one task"))
+        within = _groups_within_tasks(child, op) if child.tasks > 1 else None
+        if within:
+            child = replace(child, notes=(*child.notes, f"aggregate: each group in one task ({within})"))
             distributed = False
         else:
             distributed = child.tasks > 1
@@ -505,14 +513,56 @@ def _range_of(key: SortKey, partitions: int) -> Expr:
     return Case(branches=tuple(branches), otherwise=Lit(value=partitions - 1))
 
 
-def _groups_within_tasks(child: _Open, op: Aggregate) -> bool:
+def _groups_within_tasks(child: _Open, op: Aggregate) -> str | None:
     """Whether every group of ``op`` is already in one task: its input is hash-partitioned
     on keys that are all among its grouping keys, so rows of one group, equal on every key,
     share a partition (Spark: a ``HashPartitioning`` satisfies the ``ClusteredDistribution``
-    of the grouping keys, and no exchange is planned)."""
+    of the grouping keys, and no exchange is planned); or a grouping key is a column no
+    value of which is in two tasks (files sorted or clustered by it, as TPC-H's are). Why,
+    or None."""
     keys = {k.expr for k in op.keys}
-    return not child.published and any(
-        by and all(p in keys for p in by) for by in child.partitioning)
+    if child.published:
+        return None
+    for by in child.partitioning:
+        if by and all(p in keys for p in by):
+            return f"hash-partitioned on {', '.join(sql(p) for p in by)}"
+    for name in child.clustered:
+        if Column(name=name) in keys:
+            return f"the files' ranges of {name} do not overlap from task to task"
+    return None
+
+
+def _clustered(scan: ParquetScan, groups: tuple[tuple[FileSplit, ...], ...]) -> tuple[str, ...]:
+    """The scan's integer columns no value of which two tasks read: each task's range (its
+    files' footer ranges together) ends below the next one's start, and no file holds a
+    NULL (one NULL group would span tasks). A file split between tasks spoils them all."""
+    paths = [s.path for g in groups for s in g]
+    if len(groups) < 2 or len(set(paths)) != len(paths):
+        return ()
+    infos = [[file_info(s.path) for s in g] for g in groups]
+    clustered = []
+    for name in scan.columns:
+        if name in scan.partition_names:
+            continue
+        ranges = []
+        for task in infos:
+            spans = [_exact_range(info, name) for info in task]
+            if any(span is None for span in spans):
+                break
+            ranges.append((min(lo for lo, _ in spans), max(hi for _, hi in spans)))
+        else:
+            ranges.sort()
+            if all(high < low for (_, high), (low, _) in zip(ranges, ranges[1:])):
+                clustered.append(name)
+    return tuple(clustered)
+
+
+def _exact_range(info: ParquetFileInfo, name: str) -> tuple[int, int] | None:
+    """``(min, max)`` of a signed integer column without NULLs, from the footer; else None."""
+    index = info.schema.get_field_index(name)
+    if index < 0 or name not in info.null_free or not pa.types.is_signed_integer(info.schema.field(index).type):
+        return None
+    return info.int_ranges.get(name)
 
 
 def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) -> bool:

@@ -1,0 +1,82 @@
+"""An aggregate over files clustered by a grouping key runs where the rows are read.
+
+When the footers show that no value of an integer grouping key is read by two scan tasks
+(each task's files span a range below the next task's, and no file holds a NULL), the
+aggregate finishes in the scan stage: no partial aggregate, no shuffle. Anything short of
+that proof (overlapping ranges, a NULL, a file split between tasks, an unsigned or
+non-integer key) keeps the two-phase plan. Either way the answer equals DuckDB's over the
+same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sparkwire.coordinator import Session
+from sparkwire.planner import functions as F
+from tests.e2e.conftest import canonical
+
+NOTE = "aggregate: each group in one task (the files' ranges of k do not overlap"
+
+
+def write_files(root: Path, ranges: list[tuple[int, int]], key_type: pa.DataType = pa.int64(),
+                nulls_in: tuple[int, ...] = ()) -> Path:
+    """One file per range, keys ``lo..hi`` twice each (the first one NULL in the files
+    ``nulls_in``), a value per row."""
+    root.mkdir()
+    for i, (lo, hi) in enumerate(ranges):
+        keys: list[int | None] = [k for k in range(lo, hi + 1) for _ in range(2)]
+        if i in nulls_in:
+            keys[0] = None
+        pq.write_table(pa.table({"k": pa.array(keys, key_type),
+                                 "x": pa.array(range(len(keys)), pa.int64())}),
+                       root / f"part-{i}.parquet", row_group_size=8)
+    return root
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session(workers=2, transport="memory") as s:  # task_bytes=0: a task per file
+        yield s
+
+
+def run(session: Session, root: Path) -> tuple[pa.Table, list[str]]:
+    df = session.read.parquet(str(root)).groupBy("k").agg(
+        F.sum("x").alias("s"), F.count("*").alias("n"), F.countDistinct("x").alias("d"))
+    expected = duckdb.sql(f"select k, sum(x) as s, count(*) as n, count(distinct x) as d "
+                          f"from read_parquet('{root}/*.parquet') group by k").to_arrow_table()
+    got = df.toArrow()
+    assert canonical(got) == canonical(expected)
+    return got, df.explain_string().splitlines()
+
+
+def test_disjoint_files_aggregate_in_the_scan_stage(session, tmp_path) -> None:
+    root = write_files(tmp_path / "t", [(-40, -21), (-20, -1), (0, 19), (20, 39)])
+    _, plan = run(session, root)
+    assert any(NOTE in line for line in plan)
+    assert not any("shuffle" in line for line in plan)
+
+
+def test_files_out_of_order_still_disjoint(session, tmp_path) -> None:
+    root = write_files(tmp_path / "t", [(30, 39), (0, 9), (20, 29), (10, 19)], key_type=pa.int32())
+    _, plan = run(session, root)
+    assert any(NOTE in line for line in plan)
+
+
+@pytest.mark.parametrize("case", ["overlap", "touching", "null", "unsigned", "one_file"])
+def test_without_the_proof_the_aggregate_shuffles(session, tmp_path, case) -> None:
+    ranges = {"overlap": [(0, 10), (10, 20), (21, 30), (31, 40)],
+              "touching": [(0, 9), (9, 9), (10, 19), (20, 29)],
+              "one_file": [(0, 99)]}.get(case, [(0, 9), (10, 19), (20, 29), (30, 39)])
+    root = write_files(tmp_path / "t", ranges, key_type=pa.uint32() if case == "unsigned" else pa.int64(),
+                       nulls_in=(1, 2) if case == "null" else ())
+    _, plan = run(session, root)
+    assert "tasks=1 " not in plan[1]
+    assert not any(NOTE in line for line in plan)
+    if case != "one_file":  # one file of 13 row groups is split between the tasks
+        assert any("shuffle" in line for line in plan)
