@@ -457,12 +457,14 @@ def _batches(plans: list[bytes]) -> Iterator[list[bytes]]:
 
 
 def _narrow(stage: Stage, task: int) -> Operator:
-    """The stage's fragment as task ``task`` runs it: its file scan (a stage holds at
-    most one) restricted to the task's splits, a generated range to the task's slice."""
+    """The stage's fragment as task ``task`` runs it: each file scan restricted to the
+    task's splits that are its own (two scans of a co-located join share a stage), a
+    generated range to the task's slice."""
 
     def narrow(op: Operator) -> Operator:
         if isinstance(op, FILE_SCANS) and stage.splits:
-            return op.model_copy(update={"splits": stage.splits[task]})
+            own = set(op.splits)
+            return op.model_copy(update={"splits": tuple(s for s in stage.splits[task] if s in own)})
         if isinstance(op, RangeSource):
             return task_slice(op, task, stage.tasks)
         return op

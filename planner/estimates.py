@@ -68,7 +68,7 @@ def estimate_rows(op: Operator, exchanges: Mapping[int, int] | None = None) -> i
 def estimate_bytes(op: Operator) -> int:
     match op:
         case ParquetScan():
-            return sum(_split_bytes(s.path, s.row_groups, op.columns) for s in op.splits)
+            return sum(_split_bytes(path, groups, op.columns) for path, groups in _read(op))
         case LocalSource():
             return op.bytes
         case RangeSource():
@@ -149,7 +149,7 @@ class _Rows:
         rows = self.rows
         match node:
             case ParquetScan():
-                return sum(_split_rows(s.path, s.row_groups) for s in node.splits)
+                return sum(_split_rows(path, groups) for path, groups in _read(node))
             case LocalSource():
                 return node.rows
             case RangeSource():
@@ -255,6 +255,12 @@ class _Rows:
             return rows
         span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
         return max(1, min(rows, span))
+
+
+def _read(scan: ParquetScan) -> list[tuple[str, tuple[int, ...] | None]]:
+    """The files and row groups a scan reads, each once: a co-located join's scan lists a
+    file once per task whose key range it overlaps (``FileSplit.keys``)."""
+    return list(dict.fromkeys((s.path, s.row_groups) for s in scan.splits))
 
 
 def _source(op: Operator, column: str) -> tuple[Operator, str] | None:

@@ -24,11 +24,26 @@ from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, TimeZone
 PLAN_VERSION: Final = 1
 
 
+Int64 = Annotated[int, Field(ge=-(1 << 63), lt=1 << 63)]
+
+
+class KeyRange(Node):
+    """The rows of a split whose integer ``column`` is at least ``low`` and below ``high``
+    (unbounded where None): a task's share of a file that tasks of a co-located join each
+    read for the keys of their own bucket (``planner.clustering``)."""
+
+    column: Identifier
+    low: Int64 | None = None
+    high: Int64 | None = None
+
+
 class FileSplit(Node):
-    """A Parquet file, or some of its row groups, read by one task."""
+    """A Parquet file, or some of its row groups, read by one task; only the rows of
+    ``keys`` when given."""
 
     path: str = Field(min_length=1, max_length=4096)
     row_groups: tuple[Annotated[int, Field(ge=0)], ...] | None = None
+    keys: KeyRange | None = None
 
 
 class ParquetScan(Node):
@@ -45,6 +60,9 @@ class ParquetScan(Node):
     def _partitions_pair_up(self) -> ParquetScan:
         if len(self.partition_names) != len(self.partition_types):
             raise ValueError("a scan's partition columns need one type per name")
+        for split in self.splits:
+            if split.keys is not None and split.keys.column not in self.columns:
+                raise ValueError(f"a split's key range reads {split.keys.column!r}, not a column of its scan")
         return self
 
 

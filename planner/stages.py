@@ -21,7 +21,8 @@ Counts (``workers`` is the cluster size):
 
 Splits: ``Stage.splits[i]`` are task ``i``'s splits; the stage fragment's ``ParquetScan``
 carries all of the stage's splits, in task order, and the coordinator narrows it to
-``splits[i]`` per task. A stage holds at most one ``ParquetScan``.
+``splits[i]`` per task. A stage holds one ``ParquetScan``, or two for a co-located join
+(each narrowed to the task's splits that are its own).
 
 A ``LocalSource`` is its own stage, published by the driver with one task per chunk and
 only ever a ``coalesce`` (or ``result``) boundary: publishing stores each chunk as it is, so
@@ -55,8 +56,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, assert_never
-
-import pyarrow as pa
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
@@ -97,9 +96,10 @@ from sparkwire.planner.plan import (
     children,
     operators,
     output_columns,
+    transform_up,
     with_children,
 )
-from sparkwire.planner.parquet_meta import ParquetFileInfo, file_info
+from sparkwire.planner.clustering import buckets, clustered, task_ranges
 from sparkwire.planner.splits import group_splits
 
 #: The column a range-partitioned sort carries its range in, between two stages.
@@ -210,7 +210,7 @@ class _Cutter:
                 below = 0 if op.partition_names else self.workers
                 groups = group_splits(op.splits, wanted, split_below=below)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
-                return _Open(scan, tasks=len(groups), splits=groups, clustered=_clustered(op, groups))
+                return _Open(scan, tasks=len(groups), splits=groups, clustered=clustered(op, groups))
             case CsvScan() | JsonScan():
                 n, k = len(op.splits), min(self.scan_tasks, len(op.splits))
                 groups = tuple(op.splits[i * n // k:(i + 1) * n // k] for i in range(k))
@@ -413,6 +413,9 @@ class _Cutter:
             left_in, right_in = self.single(left), self.single(right)
             right_in = self.close(right_in, Boundary(kind="coalesce"), consumer_tasks=1)
             joined = self.extend(left_in, lambda f: with_children(op, [f, right_in.fragment]))
+        elif (colocated := self.colocated(op, left, right)) is not None:
+            joined, how = colocated
+            note = f"{op.how} join: co-located, no shuffle ({how})"
         else:
             left_in, right_in = self.partitioned(left, op.left_keys), self.partitioned(right, op.right_keys)
             reused = [side for side, (before, after) in
@@ -426,6 +429,45 @@ class _Cutter:
                 partitioning=by, notes=(*left_in.notes, *right_in.notes),
             )
         return replace(joined, notes=(*joined.notes, note))
+
+    def colocated(self, op: Join, left: _Open, right: _Open) -> tuple[_Open, str] | None:
+        """The join in one stage of ``left``'s tasks, when a pair of its keys are plain
+        columns, the left one read in disjoint ranges by ``left``'s tasks (``clustered``) and
+        the right one from the right side's only scan, whose files fit those ranges
+        (``clustering.buckets``): each key's rows of both sides then meet in one task, and
+        neither side is shuffled. Inner, left, semi and anti joins (every output row keeps
+        its left row's task). With why, for explain."""
+        if (op.how not in ("inner", "left", "semi", "anti") or left.published or right.published
+                or not left.splits or not right.splits):
+            return None
+        mine = [n for n in operators(left.fragment) if isinstance(n, FILE_SCANS)]
+        theirs = [n for n in operators(right.fragment) if isinstance(n, FILE_SCANS)]
+        if len(theirs) != 1 or not isinstance(scan := theirs[0], ParquetScan):
+            return None
+        for lkey, rkey in zip(op.left_keys, op.right_keys):
+            if not (isinstance(lkey, Column) and isinstance(rkey, Column) and lkey.name in left.clustered
+                    and rkey.name in scan.columns and rkey.name not in scan.partition_names
+                    and _passes_through(right.fragment, scan, (rkey,))):
+                continue
+            owner = [n for n in mine if lkey.name in n.columns]
+            if len(owner) != 1:
+                continue
+            own = set(owner[0].splits)
+            ranges = task_ranges(tuple(tuple(s for s in g if s in own) for g in left.splits), lkey.name)
+            given = buckets(ranges, scan.splits, rkey.name) if ranges else None
+            if given is None or not _same_tasks(left.splits, given):
+                continue
+            every = tuple(split for group in given for split in group)
+            theirs_now = transform_up(right.fragment, lambda n: n.model_copy(update={"splits": every})
+                                      if n is scan else n)
+            fragment = with_children(op, [left.fragment, theirs_now])
+            kept = tuple(c for c in left.clustered
+                         if _passes_through(fragment, left.fragment, (Column(name=c),)))
+            splits = tuple(tuple(dict.fromkeys((*a, *b))) for a, b in zip(left.splits, given))
+            joined = _Open(fragment, tasks=left.tasks, splits=splits, clustered=kept,
+                           notes=(*left.notes, *right.notes))
+            return joined, f"the files' ranges of {lkey.name} and {rkey.name} put each key in one task"
+        return None
 
     def partitioned(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
         """``open_`` hash-partitioned on ``keys``: as it is when it already is, else shuffled."""
@@ -532,37 +574,11 @@ def _groups_within_tasks(child: _Open, op: Aggregate) -> str | None:
     return None
 
 
-def _clustered(scan: ParquetScan, groups: tuple[tuple[FileSplit, ...], ...]) -> tuple[str, ...]:
-    """The scan's integer columns no value of which two tasks read: each task's range (its
-    files' footer ranges together) ends below the next one's start, and no file holds a
-    NULL (one NULL group would span tasks). A file split between tasks spoils them all."""
-    paths = [s.path for g in groups for s in g]
-    if len(groups) < 2 or len(set(paths)) != len(paths):
-        return ()
-    infos = [[file_info(s.path) for s in g] for g in groups]
-    clustered = []
-    for name in scan.columns:
-        if name in scan.partition_names:
-            continue
-        ranges = []
-        for task in infos:
-            spans = [_exact_range(info, name) for info in task]
-            if any(span is None for span in spans):
-                break
-            ranges.append((min(lo for lo, _ in spans), max(hi for _, hi in spans)))
-        else:
-            ranges.sort()
-            if all(high < low for (_, high), (low, _) in zip(ranges, ranges[1:])):
-                clustered.append(name)
-    return tuple(clustered)
-
-
-def _exact_range(info: ParquetFileInfo, name: str) -> tuple[int, int] | None:
-    """``(min, max)`` of a signed integer column without NULLs, from the footer; else None."""
-    index = info.schema.get_field_index(name)
-    if index < 0 or name not in info.null_free or not pa.types.is_signed_integer(info.schema.field(index).type):
-        return None
-    return info.int_ranges.get(name)
+def _same_tasks(mine: tuple[tuple[FileSplit, ...], ...], given: tuple[tuple[FileSplit, ...], ...]) -> bool:
+    """Whether every split both sides read is in the same task on both: a task's scans are
+    narrowed to the splits of the task that are theirs (``execution._narrow``)."""
+    where = {split: task for task, group in enumerate(mine) for split in group}
+    return all(where.get(split, task) == task for task, group in enumerate(given) for split in group)
 
 
 def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) -> bool:

@@ -87,8 +87,26 @@ class Leaves:
         return exp.Table(this=ident(table.name))
 
     def parquet(self, scan: ParquetScan) -> exp.Expression:
+        """The scan's files (or row groups), only the rows of their key range when the
+        splits carry one (a task's share of a file in a co-located join)."""
         if not scan.splits:
             raise CompileError("a Parquet scan with no splits; give the task no scan instead")
+        ranges = {split.keys for split in scan.splits}
+        if len(ranges) > 1:
+            raise CompileError("the splits of one task's Parquet scan read different key ranges")
+        source = self._parquet_files(scan)
+        keys = ranges.pop()
+        if keys is None:
+            return source
+        bounds = [exp.GTE(this=col(keys.column), expression=exp.Literal.number(keys.low))
+                  if keys.low is not None else None,
+                  exp.LT(this=col(keys.column), expression=exp.Literal.number(keys.high))
+                  if keys.high is not None else None]
+        where = exp.and_(*(b for b in bounds if b is not None), copy=False) if any(bounds) else exp.true()
+        return exp.Subquery(this=exp.select(exp.Star(), copy=False).from_(source, copy=False)
+                            .where(where, copy=False))
+
+    def _parquet_files(self, scan: ParquetScan) -> exp.Expression:
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
         if any(split.row_groups is not None for split in scan.splits):
             if scan.partition_names:

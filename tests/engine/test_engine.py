@@ -24,6 +24,7 @@ from sparkwire.coordinator.worker.compiler import compile_fragment
 from sparkwire.coordinator.worker.sources import ExchangeTable
 from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr, SortKey
 from sparkwire.planner.plan import (
+    KeyRange,
     Boundary,
     Exchange,
     FileSplit,
@@ -81,6 +82,40 @@ def test_parquet_scan_row_groups(settings: EngineSettings, parquet_dir: Path) ->
     assert got.column_names == ["v", "id"]
     assert ids(got) == [*range(10, 20), *range(30, 40), *range(100, 120)]
 
+
+
+@pytest.mark.parametrize("low,high", [(20, 130), (None, 40), (120, None), (None, None)])
+def test_parquet_scan_reads_only_its_key_range(settings: EngineSettings, parquet_dir: Path,
+                                               low: int | None, high: int | None) -> None:
+    """A task's share of files in a co-located join: the rows whose key lies in the range."""
+    keys = KeyRange(column="id", low=low, high=high)
+    whole = ParquetScan(splits=(FileSplit(path=str(parquet_dir / "data/part-0.parquet"), keys=keys),
+                                FileSplit(path=str(parquet_dir / "data/part-1.parquet"), keys=keys)),
+                        columns=("id",))
+    groups = ParquetScan(splits=(FileSplit(path=str(parquet_dir / "data/part-0.parquet"), row_groups=(0, 1, 5),
+                                           keys=keys),
+                                 FileSplit(path=str(parquet_dir / "data/part-1.parquet"), keys=keys)),
+                         columns=("id",))
+    with engine_for(settings) as eng:
+        got, grouped = run_fragment(eng, whole), run_fragment(eng, groups)
+    every = range(150)
+    assert ids(grouped) == [i for i in [*range(20), *range(50, 60), *range(100, 150)]
+                            if (low is None or i >= low) and (high is None or i < high)]
+    assert ids(got) == [i for i in every if (low is None or i >= low) and (high is None or i < high)]
+
+
+def test_a_scan_s_splits_read_one_key_range(parquet_dir: Path) -> None:
+    from sparkwire.coordinator.worker.compiler import CompileError
+
+    path = str(parquet_dir / "data/part-0.parquet")
+    scan = ParquetScan(splits=(FileSplit(path=path, keys=KeyRange(column="id", low=1)),
+                               FileSplit(path=path)), columns=("id",))
+    with pytest.raises(CompileError, match="different key ranges"):
+        compile_fragment(scan, RESULT)
+    with pytest.raises(ValidationError, match="not a column of its scan"):
+        ParquetScan(splits=(FileSplit(path=path, keys=KeyRange(column="v", high=3)),), columns=("id",))
+    with pytest.raises(ValidationError):
+        KeyRange(column="id", low=1 << 63)
 
 def test_input_files_lists_every_split(parquet_dir: Path) -> None:
     a, b = str(parquet_dir / "data/part-0.parquet"), str(parquet_dir / "data/part-1.parquet")

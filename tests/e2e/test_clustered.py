@@ -1,11 +1,12 @@
-"""An aggregate over files clustered by a grouping key runs where the rows are read.
+"""Files clustered by an integer key: aggregates and joins on it without a shuffle.
 
-When the footers show that no value of an integer grouping key is read by two scan tasks
-(each task's files span a range below the next task's, and no file holds a NULL), the
-aggregate finishes in the scan stage: no partial aggregate, no shuffle. Anything short of
-that proof (overlapping ranges, a NULL, a file split between tasks, an unsigned or
-non-integer key) keeps the two-phase plan. Either way the answer equals DuckDB's over the
-same files.
+When the footers show that no value of an integer key is read by two scan tasks (each
+task's files span a range below the next task's, and no file holds a NULL), an aggregate
+grouping by it finishes in the scan stage, and an equi-join on it with another scan whose
+files' ranges are known runs in the same stage (each task reads the other side's files that
+overlap its bucket, keeping the bucket's keys). Anything short of that proof (overlapping
+ranges, a NULL, a file split between tasks, an unsigned or non-integer key) keeps the
+shuffles. Either way the answer equals DuckDB's over the same files.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ NOTE = "aggregate: each group in one task (the files' ranges of k do not overlap
 
 
 def write_files(root: Path, ranges: list[tuple[int, int]], key_type: pa.DataType = pa.int64(),
-                nulls_in: tuple[int, ...] = ()) -> Path:
+                nulls_in: tuple[int, ...] = (), key: str = "k") -> Path:
     """One file per range, keys ``lo..hi`` twice each (the first one NULL in the files
     ``nulls_in``), a value per row."""
     root.mkdir()
@@ -33,7 +34,7 @@ def write_files(root: Path, ranges: list[tuple[int, int]], key_type: pa.DataType
         keys: list[int | None] = [k for k in range(lo, hi + 1) for _ in range(2)]
         if i in nulls_in:
             keys[0] = None
-        pq.write_table(pa.table({"k": pa.array(keys, key_type),
+        pq.write_table(pa.table({key: pa.array(keys, key_type),
                                  "x": pa.array(range(len(keys)), pa.int64())}),
                        root / f"part-{i}.parquet", row_group_size=8)
     return root
@@ -80,3 +81,43 @@ def test_without_the_proof_the_aggregate_shuffles(session, tmp_path, case) -> No
     assert not any(NOTE in line for line in plan)
     if case != "one_file":  # one file of 13 row groups is split between the tasks
         assert any("shuffle" in line for line in plan)
+
+
+JOINED = "co-located, no shuffle (the files' ranges of k and kb put each key in one task)"
+HOWS = {"inner": "inner join", "left": "left join", "left_semi": "semi join", "left_anti": "anti join"}
+
+
+@pytest.fixture(scope="module")
+def shuffling():
+    with Session(workers=2, transport="memory", broadcast_threshold=0) as s:
+        yield s
+
+
+def join(session: Session, left: Path, right: Path, how: str) -> list[str]:
+    a = session.read.parquet(str(left))
+    b = session.read.parquet(str(right)).withColumnRenamed("x", "y")
+    df = a.join(b, a.k == b.kb, how).groupBy("k").agg(F.count("*").alias("n"))
+    keyword = {"inner": "join", "left": "left join", "left_semi": "semi join", "left_anti": "anti join"}[how]
+    expected = duckdb.sql(f"select k, count(*) as n from read_parquet('{left}/*.parquet') a {keyword} "
+                          f"read_parquet('{right}/*.parquet') b on a.k = b.kb group by k").to_arrow_table()
+    assert canonical(df.toArrow()) == canonical(expected)
+    return df.explain_string().splitlines()
+
+
+@pytest.mark.parametrize("how", sorted(HOWS))
+def test_a_join_on_clustered_keys_runs_in_one_stage(shuffling, tmp_path, how) -> None:
+    """The right side's files straddle the left tasks' buckets and reach below and above
+    every left key; each row is read by exactly one task, whatever the join type."""
+    left = write_files(tmp_path / "a", [(0, 24), (25, 49), (50, 74), (75, 99)])
+    right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 120)], key="kb")
+    plan = join(shuffling, left, right, how)
+    assert any(JOINED in line for line in plan)
+    assert not any("shuffle(" in line for line in plan[:-1] if "output=" in line and "coalesce" not in line)
+
+
+@pytest.mark.parametrize("how", sorted(HOWS))
+def test_a_null_key_on_the_right_keeps_the_shuffle(shuffling, tmp_path, how) -> None:
+    left = write_files(tmp_path / "a", [(0, 24), (25, 49), (50, 74), (75, 99)])
+    right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 120)], key="kb", nulls_in=(1,))
+    plan = join(shuffling, left, right, how)
+    assert not any(JOINED in line for line in plan)
