@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal, assert_never
 
 from sparkwire.planner import aggregates
@@ -64,12 +64,10 @@ from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_by
 from sparkwire.planner.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, SortKey
 from sparkwire.planner.ranges import range_tasks
 from sparkwire.planner.render import sql
-from sparkwire.planner.tree import column_names
 from sparkwire.planner.plan import (
     Aggregate,
     Boundary,
     Exchange,
-    FileSplit,
     Filter,
     Generate,
     Join,
@@ -93,13 +91,12 @@ from sparkwire.planner.plan import (
     Stage,
     StagedPlan,
     Window,
-    children,
     operators,
     output_columns,
-    transform_up,
     with_children,
 )
-from sparkwire.planner.clustering import buckets, clustered, task_ranges
+from sparkwire.planner.clustering import clustered
+from sparkwire.planner.placement import OpenStage, colocate, groups_within_tasks, passes_through
 from sparkwire.planner.splits import group_splits
 
 #: The column a range-partitioned sort carries its range in, between two stages.
@@ -165,24 +162,6 @@ def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
     )
 
 
-@dataclass(frozen=True)
-class _Open:
-    """The stage being built: not yet numbered, its output boundary not yet known."""
-
-    fragment: Operator
-    tasks: int
-    splits: tuple[tuple[FileSplit, ...], ...] = ()
-    published: bool = False
-    notes: tuple[str, ...] = ()
-    # Keys its rows are hash-partitioned by, task p holding partition p (after a shuffle,
-    # while the columns they read pass through unchanged): each entry one such tuple of keys;
-    # after an inner join on hashed keys, both sides' keys (Spark's PartitioningCollection).
-    partitioning: tuple[tuple[Expr, ...], ...] = ()
-    # Columns no value of which is in two tasks: a scan's integer columns whose files'
-    # ranges do not overlap from task to task (``_clustered``), while they pass through.
-    clustered: tuple[str, ...] = ()
-
-
 class _Cutter:
     def __init__(
         self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
@@ -200,7 +179,7 @@ class _Cutter:
         self.scan_tasks = TASKS_PER_WORKER * workers
         self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
 
-    def cut(self, op: Operator) -> _Open:
+    def cut(self, op: Operator) -> OpenStage:
         match op:
             case ParquetScan():
                 wanted = self.scan_tasks
@@ -210,17 +189,17 @@ class _Cutter:
                 below = 0 if op.partition_names else self.workers
                 groups = group_splits(op.splits, wanted, split_below=below)
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
-                return _Open(scan, tasks=len(groups), splits=groups, clustered=clustered(op, groups))
+                return OpenStage(scan, tasks=len(groups), splits=groups, clustered=clustered(op, groups))
             case CsvScan() | JsonScan():
                 n, k = len(op.splits), min(self.scan_tasks, len(op.splits))
                 groups = tuple(op.splits[i * n // k:(i + 1) * n // k] for i in range(k))
-                return _Open(op, tasks=k, splits=groups)
+                return OpenStage(op, tasks=k, splits=groups)
             case LocalSource():
-                return _Open(op, tasks=op.chunks, published=True)
+                return OpenStage(op, tasks=op.chunks, published=True)
             case RangeSource():
-                return _Open(op, tasks=range_tasks(op, self.scan_tasks))
+                return OpenStage(op, tasks=range_tasks(op, self.scan_tasks))
             case CachedSource():
-                return _Open(op, tasks=op.chunks)
+                return OpenStage(op, tasks=op.chunks)
             case Keep():
                 child = self.materialize(self.cut(op.input))
                 return self.close(child, Boundary(kind="coalesce"), consumer_tasks=child.tasks,
@@ -248,8 +227,8 @@ class _Cutter:
             case _:
                 assert_never(op)
 
-    def close(self, open_: _Open, output: Boundary, consumer_tasks: int,
-              keep: str | None = None) -> _Open:
+    def close(self, open_: OpenStage, output: Boundary, consumer_tasks: int,
+              keep: str | None = None) -> OpenStage:
         """Finish ``open_`` as a stage, or find the same stage closed before, and open its
         consumer, reading it through an Exchange; ``keep`` names the cache the stage's outputs
         become."""
@@ -266,42 +245,42 @@ class _Cutter:
                 )
             )
         exchange = Exchange(stage=stage_id, columns=tuple(output_columns(open_.fragment)))
-        return _Open(exchange, tasks=consumer_tasks)
+        return OpenStage(exchange, tasks=consumer_tasks)
 
-    def materialize(self, open_: _Open) -> _Open:
+    def materialize(self, open_: OpenStage) -> OpenStage:
         """A published source as a stage that can run operators, one chunk per task."""
         if open_.published:
             return self.close(open_, Boundary(kind="coalesce"), consumer_tasks=open_.tasks)
         return open_
 
-    def extend(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
+    def extend(self, open_: OpenStage, build: Callable[[Operator], Operator]) -> OpenStage:
         """Run ``build`` on the open stage's output, task by task."""
         open_ = self.materialize(open_)
         fragment = build(open_.fragment)
         kept = tuple(keys for keys in open_.partitioning
-                     if _passes_through(fragment, open_.fragment, keys))
+                     if passes_through(fragment, open_.fragment, keys))
         clustered = tuple(c for c in open_.clustered
-                          if _passes_through(fragment, open_.fragment, (Column(name=c),)))
+                          if passes_through(fragment, open_.fragment, (Column(name=c),)))
         return replace(open_, fragment=fragment, partitioning=kept, clustered=clustered)
 
-    def gather(self, open_: _Open, build: Callable[[Operator], Operator]) -> _Open:
+    def gather(self, open_: OpenStage, build: Callable[[Operator], Operator]) -> OpenStage:
         """``build`` per task, then once more over all of it in one task; for operators
         (Limit, top-k) whose per-task result is a superset of their share of the answer."""
         if open_.tasks > 1 and not open_.published:
             open_ = self.extend(open_, build)
         return self.extend(self.single(open_), build)
 
-    def single(self, open_: _Open) -> _Open:
+    def single(self, open_: OpenStage) -> OpenStage:
         if open_.tasks > 1 or open_.published:
             return self.close(open_, Boundary(kind="coalesce"), consumer_tasks=1)
         return open_
 
-    def repartition(self, open_: _Open, keys: tuple[str, ...]) -> _Open:
+    def repartition(self, open_: OpenStage, keys: tuple[str, ...]) -> OpenStage:
         if not keys:
             return self.single(open_)
         return self.shuffle(open_, tuple(Column(name=k) for k in keys))
 
-    def repartition_to(self, op: Repartition) -> _Open:
+    def repartition_to(self, op: Repartition) -> OpenStage:
         """``coalesce(n)``: the input's tasks merged into at most ``n`` (never more tasks
         than it has, as in Spark); ``repartition(n, *keys)``: rows hashed on the keys (on
         every column when none) into ``n`` tasks."""
@@ -315,7 +294,7 @@ class _Cutter:
         consumer = self.close(child, boundary, consumer_tasks=op.partitions)
         return replace(consumer, partitioning=(keys,) if op.partitions == self.partitions else ())
 
-    def sort(self, op: Sort) -> _Open:
+    def sort(self, op: Sort) -> OpenStage:
         child = self.cut(op.input)
         if op.limit is not None:
             return self.gather(child, lambda f: with_children(op, [f]))
@@ -323,7 +302,7 @@ class _Cutter:
             return self.range_sort(op, child)
         return self.extend(self.single(child), lambda f: with_children(op, [f]))
 
-    def range_sort(self, op: Sort, child: _Open) -> _Open:
+    def range_sort(self, op: Sort, child: OpenStage) -> OpenStage:
         """A full sort over ``partitions`` tasks: rows are split into ranges of the first
         sort key, bounded by quantiles of a random sample, and each task sorts one range;
         the result reads the tasks in order. Rows with equal first keys share a range, so
@@ -352,9 +331,9 @@ class _Cutter:
         return replace(consumer, fragment=with_children(op, [Project(input=consumer.fragment, columns=keep)]),
                        notes=(f"sort: {p} ranges of {sql(first.expr)} from a {RANGE_SAMPLE_ROWS}-row sample per task",))
 
-    def aggregate(self, op: Aggregate) -> _Open:
+    def aggregate(self, op: Aggregate) -> OpenStage:
         child = self.materialize(self.cut(op.input))
-        within = _groups_within_tasks(child, op) if child.tasks > 1 else None
+        within = groups_within_tasks(child, op) if child.tasks > 1 else None
         if within:
             child = replace(child, notes=(*child.notes, f"aggregate: each group in one task ({within})"))
             distributed = False
@@ -379,7 +358,7 @@ class _Cutter:
             lambda f: aggregates.finish(f, lowered.key_columns, lowered.calls, lowered.outputs),
         )
 
-    def window(self, op: Window) -> _Open:
+    def window(self, op: Window) -> OpenStage:
         """The window in each task of its input hash-partitioned on the partition keys
         (one task holding every row when there are none, or the input is one task)."""
         child = self.cut(op.input)
@@ -396,7 +375,7 @@ class _Cutter:
                 child = self.partitioned(child, op.partition_by)
         return self.extend(child, lambda f: with_children(op, [f]))
 
-    def join(self, op: Join) -> _Open:
+    def join(self, op: Join) -> OpenStage:
         """Broadcast the build side when allowed and small (``join_strategy``), else hash
         both sides on the keys into the same partitions and join partition by partition."""
         strategy, why = join_strategy(op, self.broadcast_threshold)
@@ -413,7 +392,7 @@ class _Cutter:
             left_in, right_in = self.single(left), self.single(right)
             right_in = self.close(right_in, Boundary(kind="coalesce"), consumer_tasks=1)
             joined = self.extend(left_in, lambda f: with_children(op, [f, right_in.fragment]))
-        elif (colocated := self.colocated(op, left, right)) is not None:
+        elif (colocated := colocate(op, left, right)) is not None:
             joined, how = colocated
             note = f"{op.how} join: co-located, no shuffle ({how})"
         else:
@@ -430,52 +409,13 @@ class _Cutter:
             )
         return replace(joined, notes=(*joined.notes, note))
 
-    def colocated(self, op: Join, left: _Open, right: _Open) -> tuple[_Open, str] | None:
-        """The join in one stage of ``left``'s tasks, when a pair of its keys are plain
-        columns, the left one read in disjoint ranges by ``left``'s tasks (``clustered``) and
-        the right one from the right side's only scan, whose files fit those ranges
-        (``clustering.buckets``): each key's rows of both sides then meet in one task, and
-        neither side is shuffled. Inner, left, semi and anti joins (every output row keeps
-        its left row's task). With why, for explain."""
-        if (op.how not in ("inner", "left", "semi", "anti") or left.published or right.published
-                or not left.splits or not right.splits):
-            return None
-        mine = [n for n in operators(left.fragment) if isinstance(n, FILE_SCANS)]
-        theirs = [n for n in operators(right.fragment) if isinstance(n, FILE_SCANS)]
-        if len(theirs) != 1 or not isinstance(scan := theirs[0], ParquetScan):
-            return None
-        for lkey, rkey in zip(op.left_keys, op.right_keys):
-            if not (isinstance(lkey, Column) and isinstance(rkey, Column) and lkey.name in left.clustered
-                    and rkey.name in scan.columns and rkey.name not in scan.partition_names
-                    and _passes_through(right.fragment, scan, (rkey,))):
-                continue
-            owner = [n for n in mine if lkey.name in n.columns]
-            if len(owner) != 1:
-                continue
-            own = set(owner[0].splits)
-            ranges = task_ranges(tuple(tuple(s for s in g if s in own) for g in left.splits), lkey.name)
-            given = buckets(ranges, scan.splits, rkey.name) if ranges else None
-            if given is None or not _same_tasks(left.splits, given):
-                continue
-            every = tuple(split for group in given for split in group)
-            theirs_now = transform_up(right.fragment, lambda n: n.model_copy(update={"splits": every})
-                                      if n is scan else n)
-            fragment = with_children(op, [left.fragment, theirs_now])
-            kept = tuple(c for c in left.clustered
-                         if _passes_through(fragment, left.fragment, (Column(name=c),)))
-            splits = tuple(tuple(dict.fromkeys((*a, *b))) for a, b in zip(left.splits, given))
-            joined = _Open(fragment, tasks=left.tasks, splits=splits, clustered=kept,
-                           notes=(*left.notes, *right.notes))
-            return joined, f"the files' ranges of {lkey.name} and {rkey.name} put each key in one task"
-        return None
-
-    def partitioned(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
+    def partitioned(self, open_: OpenStage, keys: tuple[Expr, ...]) -> OpenStage:
         """``open_`` hash-partitioned on ``keys``: as it is when it already is, else shuffled."""
         if keys in open_.partitioning and open_.tasks == self.partitions and not open_.published:
             return open_
         return self.shuffle(open_, keys)
 
-    def set_operation(self, op: SetOperation) -> _Open:
+    def set_operation(self, op: SetOperation) -> OpenStage:
         """UNION ALL reads both sides as they are; the others hash both sides on every
         column, so equal rows meet in one task."""
         left = self.materialize(self.cut(op.left))
@@ -489,7 +429,7 @@ class _Cutter:
             right_in = self.shuffle(right, _all_columns(op.right))
         return replace(left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]))
 
-    def shuffle(self, open_: _Open, keys: tuple[Expr, ...]) -> _Open:
+    def shuffle(self, open_: OpenStage, keys: tuple[Expr, ...]) -> OpenStage:
         boundary = Boundary(kind="shuffle", keys=keys, partitions=self.partitions)
         consumer = self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
         return replace(consumer, partitioning=(keys,))
@@ -553,62 +493,6 @@ def _range_of(key: SortKey, partitions: int) -> Expr:
           for i, b in enumerate(ordered)),
     ]
     return Case(branches=tuple(branches), otherwise=Lit(value=partitions - 1))
-
-
-def _groups_within_tasks(child: _Open, op: Aggregate) -> str | None:
-    """Whether every group of ``op`` is already in one task: its input is hash-partitioned
-    on keys that are all among its grouping keys, so rows of one group, equal on every key,
-    share a partition (Spark: a ``HashPartitioning`` satisfies the ``ClusteredDistribution``
-    of the grouping keys, and no exchange is planned); or a grouping key is a column no
-    value of which is in two tasks (files sorted or clustered by it, as TPC-H's are). Why,
-    or None."""
-    keys = {k.expr for k in op.keys}
-    if child.published:
-        return None
-    for by in child.partitioning:
-        if by and all(p in keys for p in by):
-            return f"hash-partitioned on {', '.join(sql(p) for p in by)}"
-    for name in child.clustered:
-        if Column(name=name) in keys:
-            return f"the files' ranges of {name} do not overlap from task to task"
-    return None
-
-
-def _same_tasks(mine: tuple[tuple[FileSplit, ...], ...], given: tuple[tuple[FileSplit, ...], ...]) -> bool:
-    """Whether every split both sides read is in the same task on both: a task's scans are
-    narrowed to the splits of the task that are theirs (``execution._narrow``)."""
-    where = {split: task for task, group in enumerate(mine) for split in group}
-    return all(where.get(split, task) == task for task, group in enumerate(given) for split in group)
-
-
-def _passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) -> bool:
-    """Whether every column ``keys`` read reaches the top of ``fragment`` unchanged from
-    ``below`` (the fragment it was built on), so rows stay partitioned by ``keys``."""
-    names = {n for key in keys for n in column_names(key)}
-    node = fragment
-    while node is not below:
-        match node:
-            case Filter() | Sort() | Limit() | Window() | Generate():
-                pass
-            case Project():
-                kept = {c.name for c in node.columns if c.expr == Column(name=c.name)}
-                if not names <= kept:
-                    return False
-            case Aggregate():
-                kept = {k.name for k in node.keys if k.expr == Column(name=k.name)}
-                if not names <= kept:
-                    return False
-            case Join(how="left" | "inner" | "semi" | "anti" | "right" | "cross"):
-                if not names <= set(output_columns(node)):
-                    return False
-            case _:
-                return False
-        node = next(c for c in children(node) if below is c or _contains(c, below))
-    return True
-
-
-def _contains(root: Operator, node: Operator) -> bool:
-    return any(n is node for n in operators(root))
 
 
 def _all_columns(op: Operator) -> tuple[Expr, ...]:
