@@ -1,4 +1,4 @@
-"""Where an open stage's rows are, and the shuffles that saves the stage cutter.
+"""Where an open stage's rows are, and the shuffles that knowing it saves.
 
 An open stage (``OpenStage``) knows what its tasks hold: rows hash-partitioned on some keys
 (after a shuffle, while those columns pass through unchanged), and columns no value of which
@@ -9,7 +9,7 @@ another scan runs in one stage (``colocate``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sparkwire.planner.clustering import buckets, task_ranges
 from sparkwire.planner.expressions import Column, Expr
@@ -53,6 +53,16 @@ class OpenStage:
     # ranges do not overlap from task to task (``clustering.clustered``), while they pass through.
     clustered: tuple[str, ...] = ()
 
+    def extended(self, fragment: Operator) -> OpenStage:
+        """This stage with ``fragment`` built on its own, task by task: what partitioning
+        and clustering the columns still carry unchanged survives."""
+        return replace(
+            self, fragment=fragment,
+            partitioning=tuple(keys for keys in self.partitioning
+                               if passes_through(fragment, self.fragment, keys)),
+            clustered=tuple(c for c in self.clustered
+                            if passes_through(fragment, self.fragment, (Column(name=c),))))
+
 
 def colocate(op: Join, left: OpenStage, right: OpenStage) -> tuple[OpenStage, str] | None:
     """The join in one stage of ``left``'s tasks, when a pair of its keys are plain
@@ -84,13 +94,10 @@ def colocate(op: Join, left: OpenStage, right: OpenStage) -> tuple[OpenStage, st
         every = tuple(split for group in given for split in group)
         theirs_now = transform_up(right.fragment, lambda n: n.model_copy(update={"splits": every})
                                   if n is scan else n)
-        fragment = with_children(op, [left.fragment, theirs_now])
-        kept = tuple(c for c in left.clustered
-                     if passes_through(fragment, left.fragment, (Column(name=c),)))
+        joined = left.extended(with_children(op, [left.fragment, theirs_now]))
         splits = tuple(tuple(dict.fromkeys((*a, *b))) for a, b in zip(left.splits, given))
-        joined = OpenStage(fragment, tasks=left.tasks, splits=splits, clustered=kept,
-                           notes=(*left.notes, *right.notes))
-        return joined, f"the files' ranges of {lkey.name} and {rkey.name} put each key in one task"
+        return (replace(joined, splits=splits, notes=(*left.notes, *right.notes)),
+                f"the files' ranges of {lkey.name} and {rkey.name} put each key in one task")
     return None
 
 

@@ -96,7 +96,7 @@ from sparkwire.planner.plan import (
     with_children,
 )
 from sparkwire.planner.clustering import clustered
-from sparkwire.planner.placement import OpenStage, colocate, groups_within_tasks, passes_through
+from sparkwire.planner.placement import OpenStage, colocate, groups_within_tasks
 from sparkwire.planner.splits import group_splits
 
 #: The column a range-partitioned sort carries its range in, between two stages.
@@ -256,12 +256,7 @@ class _Cutter:
     def extend(self, open_: OpenStage, build: Callable[[Operator], Operator]) -> OpenStage:
         """Run ``build`` on the open stage's output, task by task."""
         open_ = self.materialize(open_)
-        fragment = build(open_.fragment)
-        kept = tuple(keys for keys in open_.partitioning
-                     if passes_through(fragment, open_.fragment, keys))
-        clustered = tuple(c for c in open_.clustered
-                          if passes_through(fragment, open_.fragment, (Column(name=c),)))
-        return replace(open_, fragment=fragment, partitioning=kept, clustered=clustered)
+        return open_.extended(build(open_.fragment))
 
     def gather(self, open_: OpenStage, build: Callable[[Operator], Operator]) -> OpenStage:
         """``build`` per task, then once more over all of it in one task; for operators
