@@ -96,15 +96,15 @@ class Leaves:
             raise CompileError("the splits of one task's Parquet scan read different key ranges")
         source = self._parquet_files(scan)
         keys = ranges.pop()
-        if keys is None:
+        bounds: list[exp.Expression] = []
+        if keys is not None and keys.low is not None:
+            bounds.append(exp.GTE(this=col(keys.column), expression=exp.Literal.number(keys.low)))
+        if keys is not None and keys.high is not None:
+            bounds.append(exp.LT(this=col(keys.column), expression=exp.Literal.number(keys.high)))
+        if not bounds:
             return source
-        bounds = [exp.GTE(this=col(keys.column), expression=exp.Literal.number(keys.low))
-                  if keys.low is not None else None,
-                  exp.LT(this=col(keys.column), expression=exp.Literal.number(keys.high))
-                  if keys.high is not None else None]
-        where = exp.and_(*(b for b in bounds if b is not None), copy=False) if any(bounds) else exp.true()
         return exp.Subquery(this=exp.select(exp.Star(), copy=False).from_(source, copy=False)
-                            .where(where, copy=False))
+                            .where(exp.and_(*bounds, copy=False), copy=False))
 
     def _parquet_files(self, scan: ParquetScan) -> exp.Expression:
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
