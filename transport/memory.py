@@ -38,18 +38,19 @@ class MemoryServer:
         self._transport._unserve(self.address)
 
 
-class MemoryClient(TransportClient):
-    route = "memory"
+class InProcessClient(TransportClient):
+    """Calls a service in this process directly: batches are the producer's own objects."""
 
-    def __init__(self, transport: MemoryTransport, address: str) -> None:
-        self._transport = transport
+    def __init__(self, service: Callable[[], WorkerService], address: str, route: str) -> None:
+        self._service = service
         self._address = address
+        self.route = route
         self._closed = False
 
     def _call(self, method: Callable[[WorkerService], _T]) -> _T:
         if self._closed:
             raise ConnectionLost(f"client for {self._address} is closed")
-        service = self._transport._service(self._address)
+        service = self._service()
         try:
             return method(service)
         except Exception as exc:
@@ -88,9 +89,9 @@ class MemoryTransport(WorkerTransport):
             self._services[address] = service
         return MemoryServer(self, address)
 
-    def connect(self, address: str) -> MemoryClient:
+    def connect(self, address: str) -> InProcessClient:
         self._service(address)  # fail fast on an address nobody serves
-        return MemoryClient(self, address)
+        return InProcessClient(lambda: self._service(address), address, self.name)
 
     def close(self) -> None:
         with self._lock:

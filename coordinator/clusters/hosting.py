@@ -79,6 +79,7 @@ class HostedWorker:
                 self._check_data_roots(settings, listen)
             self.worker = Worker(worker_id, settings, self.transport.connect)
             self.server = self.transport.serve(self.worker, listen)
+            self.worker.served_at(self.server.address)
             self._check_data_roots(settings, self.server.address)
         except BaseException:
             self.close()

@@ -46,6 +46,7 @@ from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
 from sparkwire.planner.plan import Join, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
+from sparkwire.transport.memory import InProcessClient
 from sparkwire.transport.errors import (
     PlanRejected,
     QueryCancelled,
@@ -62,6 +63,8 @@ _log = logging.getLogger(__name__)
 # so one left by a killed process can be recognised and removed by the next worker.
 SPILL_PREFIX = "sparkwire-spill-"
 STATUS_PARTITION = -1
+#: The route of reads of a worker's own partitions (``Worker.served_at``).
+LOCAL_ROUTE = "local"
 STATUS_SCHEMA = pa.schema(
     [
         ("worker", pa.string()),
@@ -134,6 +137,7 @@ class Worker:
         self._lock = threading.Lock()
         self._running: dict[str, set[_Task]] = {}
         self._clients: dict[str, TransportClient] = {}
+        self._address: str | None = None  # where this worker is served, once it is
         self._local: dict[str, list[pa.Table]] = {}
         #: Where producer partitions may be read from (``taskplan.Members``); none until told.
         self._members: frozenset[str] = frozenset()
@@ -399,11 +403,20 @@ class Worker:
         task.inputs.append(reader)
         return reader
 
+    def served_at(self, address: str) -> None:
+        """This worker is served at ``address``: its tasks read partitions from there in this
+        process, the producer's own batches, never through the transport. Spark reads local
+        shuffle blocks the same way; with two worker processes it is half of every shuffle's
+        bytes, which would otherwise cross a socket to this same process and back."""
+        self._address = address
+
     def _client(self, address: str) -> TransportClient:
         with self._lock:
             client = self._clients.get(address)
             if client is None:
-                client = self._clients[address] = self._connect(address)
+                client = self._clients[address] = (
+                    InProcessClient(lambda: self, address, LOCAL_ROUTE) if address == self._address
+                    else self._connect(address))
             return client
 
     def close(self) -> None:

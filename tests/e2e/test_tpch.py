@@ -56,3 +56,6 @@ def test_q1_q6_match_duckdb_and_run_on_every_worker(lineitem_dir, transport, wor
     assert sum(metrics.tasks_per_worker.values()) == sum(s.tasks for s in metrics.stages.values())
     first = metrics.stages[0]
     assert first.tasks > 1 and first.done == first.tasks
+    if transport != "memory":  # worker processes read their own partitions in-process
+        assert metrics.bytes_in["local"] > 0, metrics.bytes_in
+        assert sum(metrics.bytes_in.values()) > metrics.bytes_in["local"], metrics.bytes_in
