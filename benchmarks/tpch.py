@@ -13,9 +13,10 @@ error recorded, and the run goes on (a query that timed out is not retried on th
 
 Executions are interleaved (for each run, a warm-up then ``--runs``, for each query, for
 each system) so that drift of the machine (other load, page cache, clock) hits every system
-alike instead of whichever runs last. Every result of every run, warm-up included, is checked
-against DuckDB's answer computed here once, untimed; a wrong answer makes the exit status 1,
-after the results are written.
+alike instead of whichever runs last, and each execution starts on a quiet machine
+(``benchmarks.quiet``), so none pays for the work the one before it left behind. Every
+result of every run, warm-up included, is checked against DuckDB's answer computed here
+once, untimed; a wrong answer makes the exit status 1, after the results are written.
 
 Writes ``benchmarks/results/tpch-sf{N}.json``, ``.png`` and ``.md`` (``benchmarks.tpch_report``).
 ``--scaling`` then runs sparkwire-memory, sparkwire-zmq and duckdb at SF 0.1, 1 and 10 (the
@@ -42,6 +43,7 @@ import pyarrow as pa
 
 from benchmarks.common import RESULTS, write
 from benchmarks.queries import QUERY_NAMES, sql_query
+from benchmarks.quiet import Quiet
 from benchmarks.tpch_drivers import Driver, QueryTimeout
 from benchmarks.tpch_report import markdown, plot, plot_scaling, scaling, scaling_markdown, totals
 from benchmarks.tpch_systems import SYSTEMS, DuckDb
@@ -177,10 +179,12 @@ def bench(plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
             print(f"  {driver.system:<17} " + (f"up in {driver.startup_s[-1]:.1f}s" if started
                                                else f"FAILED to start: {driver.start_error}"),
                   flush=True)
+        quiet = Quiet()
         for run in ["warm-up", *range(1, plan.runs + 1)]:
             print(f"-- run {run}", flush=True)
             for query in plan.queries:
                 for driver in drivers:
+                    quiet.wait()
                     execute(driver, query, run, cells[query][driver.system], expected[query],
                             scratch / f"{driver.system}-{query}.arrow", plan.timeout)
         startup = {d.system: d.startup_s for d in drivers}
@@ -191,7 +195,8 @@ def bench(plan: Plan) -> tuple[dict[str, Any], dict[str, Any]]:
              for e in cell["errors"] if e["kind"] == "wrong"]
     meta = {"scale": plan.scale, "workers": plan.workers, "runs": plan.runs,
             "timeout_s": plan.timeout, "systems": list(plan.systems), "queries": list(plan.queries),
-            "data": str(data), "versions": _versions(), "rss": RSS_NOTE}
+            "data": str(data), "versions": _versions(), "rss": RSS_NOTE,
+            "quiet": quiet.to_json()}
     results = {"queries": queries, **totals(queries, list(plan.systems)), "startup_s": startup,
                "wrong": wrong}
     return meta, results

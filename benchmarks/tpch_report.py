@@ -74,6 +74,11 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
                      f"{_fmt(row['spark_sql_speedup'])} | {_fmt(row['peak_rss_sum_mib'], 0)} |")
     lines += ["", "Peak RSS: the sum over a system's processes (driver, workers, JVM) of each "
               "one's highest peak during any query."]
+    if (quiet := meta.get("quiet")) is not None:
+        lines += ["", f"Each execution started once the machine was quiet (under "
+                  f"{quiet['quiet_below_cores']} cores busy for {quiet['window_s']} s): "
+                  f"{quiet['waited_s']} s of waiting in all, {quiet['hit_limit']} of "
+                  f"{quiet['waits']} waits gave up after {quiet['limit_s']} s."]
     problems = [f"- {q} {s}, run {e['run']}: {e['kind']}: {e['message'].splitlines()[0][:160]}"
                 for q, by_system in cells.items() for s, cell in by_system.items()
                 for e in cell["errors"]]
