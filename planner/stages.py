@@ -10,12 +10,14 @@ subtrees the same way and close both (shuffle) or one (broadcast) before opening
 Counts (``workers`` is the cluster size):
 
 - scan tasks: one per ``task_bytes`` of the columns read (compressed, from the footers; 16
-  MiB by default, as datafusion-distributed sizes partitions), up to ``TASKS_PER_WORKER *
-  workers`` (see ``planner.splits``), so every worker has a second task queued while one
-  waits on I/O, and small inputs do not fan out into tasks that cost more than they do;
+  MiB by default, as datafusion-distributed sizes partitions), up to one per worker, or
+  ``TASKS_PER_WORKER`` per worker when the query scans more than ``SPLIT_BYTES`` per worker
+  or ``task_bytes`` is 0 (see ``planner.splits``), so small inputs do not fan out into tasks
+  that cost more than they do;
 - a plan whose scans together read at most ``task_bytes`` is one stage of one task;
-- shuffle partitions: ``TASKS_PER_WORKER * workers``, at most ``MAX_SHUFFLE_PARTITIONS``;
-  the consumer stage runs one task per partition;
+- shuffle partitions: as many as scan tasks at most (one or ``TASKS_PER_WORKER`` per
+  worker), at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per
+  partition;
 - coalesce and broadcast write one partition per task; gathering (global aggregate, Limit,
   sort) coalesces into one task.
 
@@ -34,7 +36,7 @@ keys (unless already partitioned so, or in one task), and the window runs in eac
 task; a window without partition keys gathers every row into one task, as Spark does (and
 warns, as sparkwire logs). The output stays partitioned by those keys.
 
-A CSV or JSON scan spreads its whole files over up to ``TASKS_PER_WORKER * workers`` tasks,
+A CSV or JSON scan spreads its whole files over up to as many tasks as a Parquet scan,
 in order; a ``RangeSource`` runs its ``numPartitions`` tasks, or one per million rows up to
 as many (``planner.ranges``), each generating its slice. A ``CachedSource`` is a stage of one task per chunk, each placed where its chunk
 is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
@@ -104,6 +106,12 @@ RANGE_COLUMN = "__sparkwire_range"
 #: Rows sampled per task to choose a range-partitioned sort's bounds.
 RANGE_SAMPLE_ROWS = 1000
 TASKS_PER_WORKER = 2
+#: Sized by bytes (``task_bytes``), a query runs one task per worker in each stage unless it
+#: scans more than this per worker. A task is a DuckDB query of its own and builds its own
+#: hash table of every broadcast it joins, so two tasks where one would do pay that twice;
+#: the second task per worker is there to keep each task's hash tables within the engine's
+#: memory on large inputs (TPC-H SF10 Q7: 0.94 s with two tasks per worker, 1.51 s with one).
+SPLIT_BYTES = 128 << 20
 MAX_SHUFFLE_PARTITIONS = 256
 #: Spark's ``spark.sql.autoBroadcastJoinThreshold``; the session's setting overrides it.
 
@@ -119,11 +127,14 @@ def plan_stages(
         raise PlanError(f"a cluster needs at least one worker, got {workers}")
     if list(columns) != output_columns(plan):
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
-    single = _single_stage(plan, task_bytes)
+    scanned = sum(estimate_bytes(n) for n in operators(plan)
+                  if isinstance(n, (*FILE_SCANS, RangeSource)))
+    single = _single_stage(plan, scanned, task_bytes)
     if single is not None:
         _check_depth(single)
         return StagedPlan(stages=(single,), columns=tuple(columns))
-    cutter = _Cutter(workers, broadcast_threshold, range_sort_rows, task_bytes)
+    per_worker = 1 if task_bytes and scanned <= SPLIT_BYTES * workers else TASKS_PER_WORKER
+    cutter = _Cutter(workers, broadcast_threshold, range_sort_rows, task_bytes, per_worker)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
     if len(cutter.stages) > MAX_STAGES:
         raise PlanError(f"the query needs {len(cutter.stages)} stages; the limit is {MAX_STAGES}")
@@ -143,29 +154,26 @@ def _check_depth(stage: Stage) -> None:
         )
 
 
-def _single_stage(plan: Operator, task_bytes: int) -> Stage | None:
-    """The whole plan as one task, when everything it scans is at most ``task_bytes``:
+def _single_stage(plan: Operator, scanned: int, task_bytes: int) -> Stage | None:
+    """The whole plan as one task, when everything it scans (``scanned`` bytes) is at most
+    ``task_bytes``:
     distributing a small query only adds stages, hand-offs and a network hop per boundary
     to work one DuckDB does in milliseconds. Rows held by the driver are published as a
     stage of their own, so a plan reading them is always cut."""
-    nodes = list(operators(plan))
-    if not task_bytes or any(isinstance(n, LocalSource | Repartition | Keep | CachedSource)
-                             for n in nodes):
-        return None
-    total = sum(estimate_bytes(n) for n in nodes if isinstance(n, (*FILE_SCANS, RangeSource)))
-    if total > task_bytes:
+    if not task_bytes or scanned > task_bytes or any(
+            isinstance(n, LocalSource | Repartition | Keep | CachedSource) for n in operators(plan)):
         return None
     return Stage(
         id=0, fragment=plan, tasks=1, output=Boundary(kind="result"),
         estimated_rows=estimate_rows(plan),
-        notes=(f"one stage: all input ≈{_size(total)}, at most task_bytes {_size(task_bytes)}",),
+        notes=(f"one stage: all input ≈{_size(scanned)}, at most task_bytes {_size(task_bytes)}",),
     )
 
 
 class _Cutter:
     def __init__(
         self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
-        range_sort_rows: int = 0, task_bytes: int = 0,
+        range_sort_rows: int = 0, task_bytes: int = 0, per_worker: int = TASKS_PER_WORKER,
     ) -> None:
         self.stages: list[Stage] = []
         # Each stage by what it computes: a subtree the plan holds twice (a view used twice,
@@ -176,8 +184,8 @@ class _Cutter:
         self.broadcast_threshold = broadcast_threshold
         self.range_sort_rows = range_sort_rows
         self.task_bytes = task_bytes
-        self.scan_tasks = TASKS_PER_WORKER * workers
-        self.partitions = min(TASKS_PER_WORKER * workers, MAX_SHUFFLE_PARTITIONS)
+        self.scan_tasks = per_worker * workers
+        self.partitions = min(per_worker * workers, MAX_SHUFFLE_PARTITIONS)
 
     def cut(self, op: Operator) -> OpenStage:
         match op:

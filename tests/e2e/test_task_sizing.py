@@ -21,6 +21,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
 from sparkwire.planner import functions as F
+from sparkwire.planner import stages
 from sparkwire.planner.estimates import estimate_bytes
 from sparkwire.planner.plan import ParquetScan, operators
 from tests.e2e.tpch import expected_answers, same
@@ -65,12 +66,17 @@ def test_every_query_sized_by_bytes_matches_duckdb(tpch: Path) -> None:
     assert single and cut  # both paths were taken
 
 
-def test_a_scan_gets_a_task_per_task_bytes_up_to_two_per_worker(tpch: Path) -> None:
+def test_a_scan_gets_a_task_per_task_bytes_up_to_one_or_two_per_worker(
+        tpch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lineitem = str(tpch / "lineitem")
     with Session(workers=2, task_bytes=1) as session:
         df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
         total = estimate_bytes(df.staged_plan().stages[0].fragment)
-        assert df.staged_plan().stages[0].tasks == 4  # capped: two per worker
+        assert total <= 2 * stages.SPLIT_BYTES
+        assert df.staged_plan().stages[0].tasks == 2  # capped: one per worker
+        monkeypatch.setattr(stages, "SPLIT_BYTES", total // 2 - 1)  # a worker's share is over
+        assert df.staged_plan().stages[0].tasks == 4  # two per worker
+        monkeypatch.undo()
     half = total // 2 + 1
     with Session(workers=2, task_bytes=half) as session:
         df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
