@@ -4,9 +4,9 @@
 
 Two simulated hosts (``tests/hosts/network.py``: a network, mount and UTS namespace each, its
 own ``/dev/shm``), their links limited by a ``tc`` token bucket to ``--rate``, two worker
-processes on each. The large-shuffle queries run over ``zmq`` (every exchange through a
-socket, loopback within a host) and over ``hybrid`` (shared memory within a host, zmq
-between), interleaved: a warm-up, then ``--runs`` rounds of every query on each. Recorded
+processes on each. The large-shuffle queries run over ``zmq`` (every read of another
+worker's partitions through a socket, loopback within a host; a worker reads its own in
+its process) and over ``hybrid`` (shared memory within a host, zmq between), interleaved: a warm-up, then ``--runs`` rounds of every query on each. Recorded
 per query and transport: the median seconds, the bytes tasks read per route
 (``QueryMetrics.bytes_in``) and the bytes that crossed between hosts (the switch's port
 counters). DuckDB with 2 threads in this process on the same files is the reference, and
@@ -123,15 +123,18 @@ def plot(result: dict[str, Any], path: Path) -> None:
     left.set_title(f"SF{result['scale']:g}, 2 hosts x 2 workers, links {result['rate'] or 'unlimited'}")
     left.legend()
     kinds = [s for s in systems if s != "duckdb"]
-    labels, shm, net = [], [], []
+    labels, local, shm, net = [], [], [], []
     for q in queries:
         for kind in kinds:
             by_route = result["queries"][q][kind]["bytes_read_by_route"]
             labels.append(f"{q}\n{kind}")
+            local.append(by_route.get("local", 0) / 2**20)
             shm.append(by_route.get("shm", 0) / 2**20)
-            net.append(sum(v for k, v in by_route.items() if k != "shm") / 2**20)
+            net.append(sum(v for k, v in by_route.items() if k not in ("shm", "local")) / 2**20)
     right.bar(labels, net, label="read over the network (zmq)")
     right.bar(labels, shm, bottom=net, label="read over shm")
+    right.bar(labels, local, bottom=[n + s for n, s in zip(net, shm, strict=True)],
+              label="read in the worker's own process")
     right.set_ylabel("MiB read by tasks")
     right.tick_params(axis="x", labelsize=7)
     right.legend()
