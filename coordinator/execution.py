@@ -77,7 +77,8 @@ class QueryMetrics:
     attempts: int = 1  # the most runs any task took: more than one after a worker loss
     reruns: int = 0  # task runs beyond the first, all tasks together (``scheduler``)
     #: Bytes tasks read from producers, by the way they travelled (``TransportClient.route``:
-    #: memory, shm, zmq, flight; a hybrid cluster's reads split between shm and the network).
+    #: memory, shm, zmq, flight; a hybrid cluster's reads split between shm and the network;
+    #: ``local``: a worker process reading its own partitions, ``Worker.served_at``).
     bytes_in: Counter[str] = field(default_factory=Counter)
 
     def add(self, phase: str, seconds: float) -> None:

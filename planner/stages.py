@@ -156,9 +156,8 @@ def _check_depth(stage: Stage) -> None:
 
 def _single_stage(plan: Operator, scanned: int, task_bytes: int) -> Stage | None:
     """The whole plan as one task, when everything it scans (``scanned`` bytes) is at most
-    ``task_bytes``:
-    distributing a small query only adds stages, hand-offs and a network hop per boundary
-    to work one DuckDB does in milliseconds. Rows held by the driver are published as a
+    ``task_bytes``: distributing a small query only adds stages, hand-offs and a network
+    hop per boundary to work one DuckDB does in milliseconds. Rows held by the driver are published as a
     stage of their own, so a plan reading them is always cut."""
     if not task_bytes or scanned > task_bytes or any(
             isinstance(n, LocalSource | Repartition | Keep | CachedSource) for n in operators(plan)):

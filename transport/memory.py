@@ -39,7 +39,10 @@ class MemoryServer:
 
 
 class InProcessClient(TransportClient):
-    """Calls a service in this process directly: batches are the producer's own objects."""
+    """Calls a service in this process directly: batches are the producer's own objects.
+    ``service`` is looked up on every call, so a server closed meanwhile answers
+    ``ConnectionLost``; ``route`` names the way for the metrics (``memory``, or ``local``
+    for a worker process reading its own partitions)."""
 
     def __init__(self, service: Callable[[], WorkerService], address: str, route: str) -> None:
         self._service = service
