@@ -18,7 +18,7 @@ import pytest
 from hypothesis import settings
 
 
-from sparkwire.coordinator.worker.service import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
+from sparkwire.coordinator.worker.spill import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
 
 # The suite's data is tiny, and most tests are about distribution: by default every query
 # fans out over the workers, as ``task_bytes=0`` asks. Tests of sizing by bytes and of the

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shutil
 import tempfile
 import threading
@@ -42,6 +41,7 @@ from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, CompiledFragment, compile_fragment
 from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, LocalTable, RowGroupTable
+from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
 from sparkwire.planner.plan import Join, operators
@@ -59,9 +59,6 @@ from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
 
-# A worker's private spill directory is named SPILL_PREFIX + "<pid>-<worker id>-<random>",
-# so one left by a killed process can be recognised and removed by the next worker.
-SPILL_PREFIX = "sparkwire-spill-"
 STATUS_PARTITION = -1
 #: The route of reads of a worker's own partitions (``Worker.served_at``).
 LOCAL_ROUTE = "local"
@@ -120,11 +117,8 @@ class Worker:
         self.worker_id = worker_id
         self.settings = settings
         self._connect = connect
-        parent = settings.worker.spill_dir or Path(tempfile.gettempdir())
-        sweep_orphaned_spill_dirs(parent)
-        self._own_dir = Path(
-            tempfile.mkdtemp(prefix=f"{SPILL_PREFIX}{os.getpid()}-{worker_id}-", dir=parent)
-        )
+        self._own_dir = new_spill_dir(settings.worker.spill_dir or Path(tempfile.gettempdir()),
+                                      worker_id)
         # Partitions spill beside, not among, the DuckDB databases' spill directories.
         (self._own_dir / "partitions").mkdir()
         memory = MemoryPlan.of(settings.worker)
@@ -445,29 +439,3 @@ def _drained(held: deque[pa.RecordBatch], rest: Iterator[pa.RecordBatch]) -> Ite
     while held:
         yield held.popleft()
     yield from rest
-
-
-def spill_dir_owner(path: Path) -> int | None:
-    """The pid in a spill directory's name, or None if it is not one of ours."""
-    if not path.name.startswith(SPILL_PREFIX):
-        return None
-    pid = path.name[len(SPILL_PREFIX):].split("-", 1)[0]
-    return int(pid) if pid.isdigit() else None
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
-
-
-def sweep_orphaned_spill_dirs(parent: Path) -> None:
-    """Remove spill directories whose process is gone (killed workers cannot clean up)."""
-    for path in parent.glob(f"{SPILL_PREFIX}*"):
-        owner = spill_dir_owner(path)
-        if owner is not None and not pid_alive(owner):
-            shutil.rmtree(path, ignore_errors=True)
