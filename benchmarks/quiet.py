@@ -11,6 +11,7 @@ benchmark's) is close to idle, up to a limit, and reports how often the limit wa
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ class Quiet:
 
     def wait(self) -> None:
         started = time.monotonic()
-        cpus = max(1, _cpus())
+        cpus = os.cpu_count() or 1
         busy, total = _ticks()
         while True:
             time.sleep(WINDOW_S)
@@ -58,7 +59,3 @@ class Quiet:
                 "waits": self.waits, "waited_s": round(self.waited_s, 1),
                 "hit_limit": self.unsettled}
 
-
-def _cpus() -> int:
-    with open("/proc/stat") as stat:
-        return sum(1 for line in stat if line.startswith("cpu") and line[3].isdigit())
