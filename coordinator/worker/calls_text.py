@@ -36,10 +36,26 @@ _LOCATE_BEFORE_START = template("CASE WHEN :s IS NULL OR :sub IS NULL THEN NULL 
 
 
 def _substring(args: list[exp.Expression]) -> exp.Expression:
+    if len(args) != 3:
+        arity("substring", args, 2)
+    text, start = cast(args[0], "VARCHAR"), args[1]
+    if isinstance(start, exp.Literal) and start.is_int and int(start.this) >= 0:
+        # The usual case, a start written as a number from 0 on: Spark's 0 is its 1, and
+        # from 1 on DuckDB's substring agrees. The general form costs Q22 a third of its time.
+        first = exp.Literal.number(max(int(start.this), 1))
+        if len(args) == 2:
+            return exp.Anonymous(this="substring", expressions=[text, first])
+        return exp.Anonymous(this="substring", expressions=[text, first, _non_negative(args[2])])
     if len(args) == 3:
-        return _SUBSTRING(s=cast(args[0], "VARCHAR"), p=args[1], n=args[2])
-    arity("substring", args, 2)
-    return _SUBSTRING_TO_END(s=cast(args[0], "VARCHAR"), p=args[1])
+        return _SUBSTRING(s=text, p=start, n=args[2])
+    return _SUBSTRING_TO_END(s=text, p=start)
+
+
+def _non_negative(length: exp.Expression) -> exp.Expression:
+    """A length below 0 takes nothing in Spark; DuckDB's substring counts it backwards."""
+    if isinstance(length, exp.Literal) and length.is_int and int(length.this) >= 0:
+        return length
+    return exp.Greatest(this=length, expressions=[exp.Literal.number(0)])
 
 
 def _regexp_replace(args: list[exp.Expression]) -> exp.Expression:
