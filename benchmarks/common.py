@@ -25,14 +25,17 @@ def as_worker_process() -> None:
 
 
 @contextmanager
-def shared_security() -> Iterator[Any]:
+def shared_security(enabled: bool | None = None) -> Iterator[Any]:
     """The transport security of this run, as a cluster shares it: the configured one
-    (``SPARKWIRE_TRANSPORT__SECURITY__*``, on by default) with generated credentials as files,
-    exported so that child processes (``load_settings()``) hold the same. Yields ``Security``."""
+    (``SPARKWIRE_TRANSPORT__SECURITY__*``, on by default), switched on or off by ``enabled``
+    when given, with generated credentials as files, exported so that child processes
+    (``load_settings()``) hold the same. Yields ``Security``."""
     from sparkwire.coordinator.clusters.credentials import SharedCredentials
     from sparkwire.coordinator.config import Settings, load_settings
 
     configured = load_settings().transport.security
+    if enabled is not None:
+        configured = configured.model_copy(update={"enabled": enabled})
     shared = SharedCredentials(Settings(transport={"kind": "flight", "security": configured}))
     security = shared.settings.transport.security
     exported = {f"SPARKWIRE_TRANSPORT__SECURITY__{name.upper()}": str(value)

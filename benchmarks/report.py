@@ -39,6 +39,17 @@ def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: lis
         lines.append(f"| {s['transport']} | skipped: {s['reason']} |||||||")
     for t in transports:
         lines += [f"\n**{t['transport']} {step} failed:** {error}" for step, error in t["errors"].items()]
+    secured = [t for t in transports if "secured" in t]
+    if secured:
+        lines += ["", "With security on (CURVE for zmq and shm's control path, TLS for Flight):", "",
+                  "| transport | 1 stream GB/s | of security off | deliver p50 / p99 us | "
+                  "1-row read p50 / p99 us |", "|---|---:|---:|---:|---:|"]
+    for t in secured:
+        on, off = t["secured"].get("single", {}).get("gbps"), t.get("single", {}).get("gbps")
+        d, r = t["secured"].get("deliver", {}), t["secured"].get("read_1row", {})
+        lines.append(f"| {t['transport']} | {_fmt(on)} | {_fmt(on / off if on and off else None)} | "
+                     f"{_fmt(d.get('p50_us'), 0)} / {_fmt(d.get('p99_us'), 0)} | "
+                     f"{_fmt(r.get('p50_us'), 0)} / {_fmt(r.get('p99_us'), 0)} |")
     lines += ["", "| reference | GB/s (best) | median |", "|---|---:|---:|"]
     for r in references.values():
         extra = "".join(f", {k.removesuffix('_gbps')} {v:.2f}" for k, v in r.items()
@@ -62,12 +73,17 @@ def plot(cfg: Config, references: dict[str, dict[str, Any]], transports: list[di
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
     w = cfg.shuffle_width
-    series = [("single", "1 stream"), ("streams", f"{STREAMS} streams"), ("shuffle", f"shuffle {w}x{w}")]
+    series = [(("single",), "1 stream"), (("streams",), f"{STREAMS} streams"),
+              (("shuffle",), f"shuffle {w}x{w}"), (("secured", "single"), "1 stream, security on")]
     names = [t["transport"] for t in transports]
     width = 0.8 / len(series)
-    for k, (key, label) in enumerate(series):
-        values = [t.get(key, {}).get("gbps", 0.0) for t in transports]
-        left.bar([i + (k - 1) * width for i in range(len(names))], values, width, label=label)
+    for k, (keys, label) in enumerate(series):
+        values = []
+        for t in transports:
+            for key in keys:
+                t = t.get(key, {})
+            values.append(t.get("gbps", 0.0))
+        left.bar([i + (k - 1.5) * width for i in range(len(names))], values, width, label=label)
     styles = itertools.cycle(["-", "--", ":", "-."])
     colors = itertools.cycle(["black", "tab:red", "tab:purple", "tab:brown", "tab:gray", "tab:olive",
                               "tab:cyan", "tab:pink", "tab:orange"])

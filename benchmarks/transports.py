@@ -5,7 +5,9 @@ measures, in the same run, the references (``benchmarks.references``: memcpy, in
 IPC, raw TCP/Unix sockets, /dev/shm IPC, raw zero-copy ZeroMQ, stock Arrow Flight) and each transport of ``available_transports()``
 (``benchmarks.measurements``: one stream, several streams, latency, per-batch overhead,
 shuffle; one that fails to import is skipped with its reason), then judges each transport by
-the project's targets (``ratios``). Results go to ``benchmarks/results/transports.json`` and
+the project's targets (``ratios``). The transports run with security off, as the references
+have none; each that authenticates or encrypts is then measured again with it on (one
+stream, latency), so what CURVE and TLS cost is in the same run. Results go to ``benchmarks/results/transports.json`` and
 ``transports.png`` (``benchmarks.report``); a markdown table is printed.
 
 Every child process has a stdin lifeline and is terminated, then killed, on the way out;
@@ -41,6 +43,10 @@ PRODUCER = "benchmarks.producer"
 MEMCPY_TARGET, TCP_TARGET, PER_BATCH_TARGET_US = 0.6, 0.6, 20.0
 #: A transport's own share of raw TCP where it must do better than ``TCP_TARGET``.
 TCP_TARGETS = {"zmq": 0.9}
+#: What is measured again with security on (CURVE for zmq and shm's control path, TLS for
+#: Flight): the rest of the run measures the transports' own cost, with security off, as the
+#: raw references it is held against have none.
+SECURED_STEPS = ("one stream", "latency")
 #: The library a transport is built on, used bare (``benchmarks.references``: name prefix of
 #: its 1- and STREAMS-stream rows), and the share of it the transport must reach: the price
 #: of everything the transport adds (validation, flow control, framing).
@@ -49,9 +55,9 @@ LIBRARY_REFERENCES = {"zmq": ("zmq", 0.9), "flight": ("flight", 1.0)}
 
 # -- one transport --------------------------------------------------------------------------
 
-def bench_transport(cfg: Config, name: str) -> dict[str, Any]:
-    """Every measurement of one transport; a failure is recorded in ``errors``, not raised,
-    so one broken transport never costs the numbers of the others."""
+def bench_transport(cfg: Config, name: str, steps: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Every measurement of one transport (or the named ``steps``); a failure is recorded in
+    ``errors``, not raised, so one broken transport never costs the numbers of the others."""
     cls = transport_class(name)  # ConfigError (e.g. an import failure) -> skipped by the caller
     caps = cls.capabilities
     result: dict[str, Any] = {"transport": name, "capabilities": asdict(caps), "errors": {}}
@@ -59,14 +65,15 @@ def bench_transport(cfg: Config, name: str) -> dict[str, Any]:
     print(f"\n== {name} ({'producer in its own process' if remote else 'in process'})", flush=True)
     began = time.perf_counter()
     try:
-        _measure(cfg, name, remote, result, began)
+        _measure(cfg, name, remote, result, began, steps)
     except Exception as exc:  # setting up failed: recorded, the other transports still run
         result["errors"]["setup"] = f"{type(exc).__name__}: {exc}"
         print(f"  setup: FAILED {result['errors']['setup']}", flush=True)
     return result
 
 
-def _measure(cfg: Config, name: str, remote: bool, result: dict[str, Any], began: float) -> None:
+def _measure(cfg: Config, name: str, remote: bool, result: dict[str, Any], began: float,
+             only: tuple[str, ...] | None) -> None:
     """Start the producers (and consumers) once, then run each step into ``result``; a step
     after the watchdog fired is marked not run rather than left to time out."""
     with ExitStack() as stack:
@@ -77,13 +84,14 @@ def _measure(cfg: Config, name: str, remote: bool, result: dict[str, Any], began
         if children is not None:
             # Producers and consumers start together: on a busy machine each takes seconds
             # to import pyarrow, and they need not wait for each other.
+            shuffles = only is None or "shuffle" in only
             spawned = [children.start(f"{name} producer {i}", ["--role", "serve", "--transport", name,
                                                                    "--dir", children.scratch])
-                       for i in range(cfg.shuffle_width)]
+                       for i in range(cfg.shuffle_width if shuffles else 1)]
             consumers = [children.start(f"{name} consumer {j}",
                                         ["--role", "consume", "--transport", name, "--partition",
                                          str(j), "--timeout", str(READ_TIMEOUT)])
-                         for j in range(cfg.shuffle_width)]
+                         for j in range(cfg.shuffle_width if shuffles else 0)]
             producers: list[Any] = [RemoteProducer(c.recv(START_TIMEOUT)["address"]) for c in spawned]
             for consumer in consumers:
                 consumer.send({"addresses": [p.address for p in producers]})
@@ -100,6 +108,8 @@ def _measure(cfg: Config, name: str, remote: bool, result: dict[str, Any], began
             ("shuffle", lambda: shuffle(cfg, transport, producers, consumers)),
         ]
         for step, fn in steps:
+            if only is not None and step not in only:
+                continue
             if children is not None and children.expired:
                 result["errors"][step] = f"not run: the watchdog stopped {name} after {cfg.deadline:g}s"
                 continue
@@ -136,7 +146,7 @@ def ratios(references: dict[str, dict[str, Any]], transports: list[dict[str, Any
     """The project's targets: zero-copy cross-process vs memcpy, socket transports vs raw TCP,
     in-process per-batch overhead, chosen by capability so that a new transport is judged
     too; and a transport vs the library it is built on, used bare (``LIBRARY_REFERENCES``).
-    Ratios against raw references mean something with security off (CURVE, TLS cost)."""
+    All with security off, as the references have none; what it costs is shown apart."""
     rows = []
 
     def ratio(name: str, value: float | None, target: float, higher_is_better: bool = True) -> None:
@@ -187,9 +197,20 @@ def run(cfg: Config, only: list[str] | None = None) -> tuple[list[dict[str, Any]
             skipped.append({"section": "skipped", "transport": name, "reason": str(exc)})
             print(f"\n== {name}: SKIPPED, it does not import: {exc}", flush=True)
             continue
-        result = bench_transport(cfg, name)
+        with shared_security(enabled=False):
+            result = bench_transport(cfg, name)
         failures += [f"{name} {step}: {error}" for step, error in result["errors"].items()]
         transports.append(result)
+    for result in transports:
+        caps = result["capabilities"]
+        if caps["crosses_processes"] and (caps["authenticates"] or caps["uses_tls"]):
+            print(f"\n== {result['transport']}, security on", flush=True)
+            with shared_security(enabled=True):
+                secured = bench_transport(cfg, result["transport"], SECURED_STEPS)
+            failures += [f"{result['transport']} secured {step}: {error}"
+                         for step, error in secured["errors"].items()]
+            result["secured"] = {key: secured[key] for key in ("single", "deliver", "read_1row", "errors")
+                                 if key in secured}
     targets = ratios(references, transports)
     table = markdown(cfg, references, transports, skipped, targets)
     rows = ([{"section": "config", **asdict(cfg), "batch_bytes": BATCH_BYTES, "columns": COLUMNS,
@@ -208,13 +229,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cfg = Config.make(args.quick)
     started = time.perf_counter()
-    with shared_security() as security:
-        rows, table, ok = run(cfg, args.transport)
+    rows, table, ok = run(cfg, args.transport)
     references = {r["name"]: r for r in rows if r["section"] == "reference"}
     transports = [r for r in rows if r["section"] == "transport"]
     path = write("transports", rows, lambda p: plot(cfg, references, transports, p),
-                 {"security": "on" if security.enabled else "off"})
-    print(f"\nsecurity {'on' if security.enabled else 'off'}\n" + table)
+                 {"security": "off; on for each transport's 'secured' measurements"})
+    print("\n" + table)
     print(f"\nwrote {path} and {path.with_suffix('.png')} in {time.perf_counter() - started:.0f}s")
     if not ok:
         print("some measurements FAILED (see above and the 'errors' in the JSON)", file=sys.stderr)
