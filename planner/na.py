@@ -33,7 +33,7 @@ from sparkwire.planner import types
 from sparkwire.planner.analyzer import Attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import Call, Case, Expr, Lit
-from sparkwire.planner.functions import Column, _literal
+from sparkwire.planner.column import Column, _literal
 
 if TYPE_CHECKING:
     from sparkwire.planner.dataframe import DataFrame

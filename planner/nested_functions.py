@@ -20,7 +20,7 @@ from sparkwire.planner import expressions as ex
 from sparkwire.planner import typenames
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.expressions import MAX_PERCENTAGES
-from sparkwire.planner.functions import Column, ColumnOrName, Value, _value, to_column
+from sparkwire.planner.column import Column, ColumnOrName, Value, _value, to_column
 from sparkwire.planner.render import struct_field_name
 
 _DEFAULT_ACCURACY = 10000

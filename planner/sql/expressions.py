@@ -22,7 +22,7 @@ from sqlglot import exp
 from sparkwire.planner import expressions as ex
 from sparkwire.planner import functions as F
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.functions import _type_name
+from sparkwire.planner.column import _type_name
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.functions import function, unwrapped
