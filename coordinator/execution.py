@@ -32,15 +32,8 @@ from sparkwire.planner.limits import MAX_TASKS
 from sparkwire.planner.ranges import task_slice
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
-from sparkwire.planner.plan import (
-    FILE_SCANS,
-    Operator,
-    RangeSource,
-    Stage,
-    StagedPlan,
-    operators,
-    transform_up,
-)
+from sparkwire.planner.plan import FILE_SCANS, Operator, RangeSource, operators, transform_up
+from sparkwire.planner.staged import Stage, StagedPlan
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import (PlanRejected, QueryCancelled, QueryError, SparkwireError,
                                        TaskFailed, Timeout, TransportError)

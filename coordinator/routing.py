@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from sparkwire.planner.plan import Boundary
+from sparkwire.planner.staged import Boundary
 
 
 def route(boundary: Boundary, producers: int, consumers: int, consumer: int) -> list[tuple[int, int]]:

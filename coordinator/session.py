@@ -41,9 +41,9 @@ from sparkwire.planner.plan import (
     Keep,
     LocalSource,
     Operator,
-    StagedPlan,
     output_columns,
 )
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.pyspark_names import SESSION
 from sparkwire.planner.unsupported import missing_attribute
 from sparkwire.transport.base import WorkerTransport

@@ -26,7 +26,8 @@ from pydantic import Field, ValidationError, model_validator
 
 from sparkwire.planner.expressions import Node
 from sparkwire.planner.limits import MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS
-from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, Boundary, CacheId, Operator, disallowed
+from sparkwire.planner.plan import PLAN_VERSION, TASK_OPERATORS, CacheId, Operator, disallowed
+from sparkwire.planner.staged import Boundary
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, TimeZone
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.limits import MAX_PLAN_BYTES

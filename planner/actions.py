@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from sparkwire.planner import functions as F
-from sparkwire.planner.plan import StagedPlan
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.rows import Row, format_table, python_value
 from sparkwire.planner.timezones import as_wall_clocks
 

@@ -38,15 +38,8 @@ from sparkwire.planner.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.pipeline import plan_on
 from sparkwire.planner.pyspark_names import DATAFRAME
 from sparkwire.planner.rules import optimize
-from sparkwire.planner.plan import (
-    Aggregate,
-    Filter,
-    Limit,
-    Operator,
-    Project,
-    Sort,
-    StagedPlan,
-)
+from sparkwire.planner.plan import Aggregate, Filter, Limit, Operator, Project, Sort
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.caching import with_caches
 from sparkwire.planner.actions import FrameActions
 from sparkwire.planner.combining import FrameCombining

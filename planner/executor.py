@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
-from sparkwire.planner.plan import CachedSource, LocalSource, Operator, StagedPlan
+from sparkwire.planner.plan import CachedSource, LocalSource, Operator
+from sparkwire.planner.staged import StagedPlan
 
 if TYPE_CHECKING:
     from sparkwire.planner.dataframe import DataFrame

@@ -8,7 +8,6 @@ from typing import assert_never
 
 from sparkwire.planner.plan import (
     Aggregate,
-    Boundary,
     CachedSource,
     CsvScan,
     Exchange,
@@ -29,10 +28,10 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
-    StagedPlan,
     Window,
     children,
 )
+from sparkwire.planner.staged import Boundary, StagedPlan
 from sparkwire.planner.render import identifier, named, sort_key, sql, window_function
 
 _SHOWN_FILES = 3

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH
-from sparkwire.planner.plan import Operator, StagedPlan
+from sparkwire.planner.plan import Operator
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.rules import optimize
 from sparkwire.planner.stages import plan_stages
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE

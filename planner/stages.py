@@ -68,7 +68,6 @@ from sparkwire.planner.ranges import range_tasks
 from sparkwire.planner.render import sql
 from sparkwire.planner.plan import (
     Aggregate,
-    Boundary,
     Exchange,
     Filter,
     Generate,
@@ -90,13 +89,12 @@ from sparkwire.planner.plan import (
     Sample,
     SetOperation,
     Sort,
-    Stage,
-    StagedPlan,
     Window,
     operators,
     output_columns,
     with_children,
 )
+from sparkwire.planner.staged import Boundary, Stage, StagedPlan
 from sparkwire.planner.clustering import clustered
 from sparkwire.planner.placement import OpenStage, colocate, groups_within_tasks
 from sparkwire.planner.splits import group_splits

@@ -61,7 +61,6 @@ from sparkwire.planner.expressions import (
 )
 from sparkwire.planner.plan import (
     Aggregate,
-    Boundary,
     CachedSource,
     CsvScan,
     Keep,
@@ -85,6 +84,7 @@ from sparkwire.planner.plan import (
     Window,
     output_columns,
 )
+from sparkwire.planner.staged import Boundary
 
 __all__ = ["PARTITION_COLUMN", "CompileError", "CompiledFragment", "compile_fragment"]
 

@@ -15,7 +15,8 @@ import pytest
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.taskplan import TaskPlan, encode_message
 from sparkwire.coordinator.worker.service import Worker
-from sparkwire.planner.plan import Boundary, FileSplit, ParquetScan
+from sparkwire.planner.plan import FileSplit, ParquetScan
+from sparkwire.planner.staged import Boundary
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.memory import MemoryTransport

@@ -15,7 +15,8 @@ from sparkwire.planner.expressions import Call, Column, Lit
 from sparkwire.planner.limits import (
     MAX_IN_LIST, MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS,
 )
-from sparkwire.planner.plan import Boundary, Exchange, Filter
+from sparkwire.planner.plan import Exchange, Filter
+from sparkwire.planner.staged import Boundary
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.memory import MemoryTransport
 

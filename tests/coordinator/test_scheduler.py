@@ -13,7 +13,8 @@ import pytest
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS
 from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import Boundary, CachedSource, Exchange, FileSplit, ParquetScan, Stage, StagedPlan
+from sparkwire.planner.plan import CachedSource, Exchange, FileSplit, ParquetScan
+from sparkwire.planner.staged import Boundary, Stage, StagedPlan
 from sparkwire.transport.errors import TaskFailed
 
 W0, W1, W2, DRIVER = "mem://w0", "mem://w1", "mem://w2", "mem://driver"

@@ -20,7 +20,8 @@ from sparkwire.planner.expressions import (
     WindowCall,
     WindowItem,
 )
-from sparkwire.planner.plan import Boundary, Project, Window
+from sparkwire.planner.plan import Project, Window
+from sparkwire.planner.staged import Boundary
 
 
 def test_window_items_with_frames(engine: TaskEngine, table: pa.Table) -> None:

@@ -17,7 +17,8 @@ from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.coordinator.worker.partitioning import split_by_partition
 from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment
 from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import Boundary, Sample
+from sparkwire.planner.plan import Sample
+from sparkwire.planner.staged import Boundary
 
 KEYS = ("i", "g", "x", "b", "d", "ts", "dec", "s", "bin")
 P = 7

@@ -10,7 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sparkwire.planner.plan import LocalSource, StagedPlan
+from sparkwire.planner.plan import LocalSource
+from sparkwire.planner.staged import StagedPlan
 
 
 class FakeStream:

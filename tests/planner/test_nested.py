@@ -11,7 +11,8 @@ from sparkwire.planner import AnalysisError, create_dataframe
 from sparkwire.planner import functions as F
 from sparkwire.planner.expressions import AggCall, Column, Lit, check_type_name
 from sparkwire.planner.limits import MAX_TYPE_DEPTH
-from sparkwire.planner.plan import Generate, LocalSource, StagedPlan, operators
+from sparkwire.planner.plan import Generate, LocalSource, operators
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.rules.columns import prune_columns
 from sparkwire.planner.types import from_name, spark_type_name, to_name
 from tests.planner.conftest import FakeExecutor

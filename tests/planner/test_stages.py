@@ -23,8 +23,8 @@ from sparkwire.planner.plan import (
     ParquetScan,
     Project,
     Sort,
-    StagedPlan,
 )
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.splits import group_splits
 from sparkwire.planner.rules import optimize

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from sparkwire.planner import AnalysisError, Window, create_dataframe
 from sparkwire.planner import functions as F
 from sparkwire.planner.expressions import AggCall, Column, Frame, WindowCall, WindowItem
-from sparkwire.planner.plan import Project, StagedPlan, Window as WindowOp, operators
+from sparkwire.planner.plan import Project, Window as WindowOp, operators
+from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.rules import optimize
 from tests.planner.conftest import FakeExecutor
 
