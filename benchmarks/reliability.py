@@ -38,7 +38,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from benchmarks.common import write  # noqa: E402
 from sparkwire.coordinator import Session  # noqa: E402
-from sparkwire.coordinator.execution import QueryMetrics  # noqa: E402
+from sparkwire.coordinator.metrics import QueryMetrics  # noqa: E402
 
 MiB = 1 << 20
 WORKERS = 2

@@ -3,7 +3,8 @@
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.clusters.local import LocalCluster
 from sparkwire.coordinator.config import Settings, load_settings
-from sparkwire.coordinator.execution import QueryCoordinator, QueryMetrics, QueryResult, StageMetrics
+from sparkwire.coordinator.execution import QueryCoordinator, QueryResult
+from sparkwire.coordinator.metrics import QueryMetrics, StageMetrics
 from sparkwire.coordinator.session import Session
 from sparkwire.coordinator.worker.service import Worker
 

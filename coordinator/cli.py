@@ -30,7 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from sparkwire.coordinator.config import load_settings
-from sparkwire.coordinator.execution import QueryMetrics
+from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.clusters.hosting import HostedWorker
 from sparkwire.coordinator.session import Session
 from sparkwire.coordinator.tpch import QUERIES, TPCH_TABLES, ensure_tpch

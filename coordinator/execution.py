@@ -18,14 +18,13 @@ import logging
 import threading
 import time
 import uuid
-from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
 import pyarrow as pa
 
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message, encode_tasks
 from sparkwire.planner.limits import MAX_TASKS
@@ -42,43 +41,6 @@ from sparkwire.transport.closing import Closeable
 
 _log = logging.getLogger(__name__)
 
-
-@dataclass
-class StageMetrics:
-    stage: int
-    tasks: int
-    boundary: str
-    done: int = 0
-    rows: int = 0
-    bytes: int = 0
-
-
-@dataclass
-class QueryMetrics:
-    """What a query did: per stage, rows and bytes crossing its output boundary; and where
-    its time went (``phases``, seconds): ``dispatch`` (task plans encoded and delivered),
-    ``first_batch`` (from then to the first result batch), ``stream`` (the rest of the
-    result), and summed over tasks, ``task_setup`` (a cursor and inputs registered) and
-    ``task_run`` (the query, reading inputs and writing partitions)."""
-
-    query_id: str
-    stages: dict[int, StageMetrics]
-    tasks_per_worker: Counter[str] = field(default_factory=Counter)
-    started: float = field(default_factory=time.perf_counter)
-    seconds: float = 0.0
-    phases: dict[str, float] = field(default_factory=dict)
-    attempts: int = 1  # the most runs any task took: more than one after a worker loss
-    reruns: int = 0  # task runs beyond the first, all tasks together (``scheduler``)
-    #: Bytes tasks read from producers, by the way they travelled (``TransportClient.route``:
-    #: memory, shm, zmq, flight; a hybrid cluster's reads split between shm and the network;
-    #: ``local``: a worker process reading its own partitions, ``Worker.served_at``).
-    bytes_in: Counter[str] = field(default_factory=Counter)
-
-    def add(self, phase: str, seconds: float) -> None:
-        self.phases[phase] = self.phases.get(phase, 0.0) + seconds
-
-
-Progress = Callable[[QueryMetrics], None]
 
 # After the result stream fails, how long the status watchers get to report a better cause.
 # Not paid for a ``QueryError``: that is the cause.

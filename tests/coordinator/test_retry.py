@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.coordinator.execution import QueryMetrics
+from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.taskplan import Tasks, decode_message
 from sparkwire.planner import functions as F
 from sparkwire.transport.errors import TaskFailed
