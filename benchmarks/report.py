@@ -18,6 +18,13 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _dig(result: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``result[k1][k2]...``, or ``{}`` where a measurement is missing."""
+    for key in keys:
+        result = result.get(key, {})
+    return result
+
+
 def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: list[dict[str, Any]],
              skipped: list[dict[str, Any]], targets: list[dict[str, Any]]) -> str:
     """Transports, then references, then the project's ratios and whether each is met."""
@@ -78,11 +85,7 @@ def plot(cfg: Config, references: dict[str, dict[str, Any]], transports: list[di
     names = [t["transport"] for t in transports]
     width = 0.8 / len(series)
     for k, (keys, label) in enumerate(series):
-        values = []
-        for t in transports:
-            for key in keys:
-                t = t.get(key, {})
-            values.append(t.get("gbps", 0.0))
+        values = [_dig(t, keys).get("gbps", 0.0) for t in transports]
         left.bar([i + (k - 1.5) * width for i in range(len(names))], values, width, label=label)
     styles = itertools.cycle(["-", "--", ":", "-."])
     colors = itertools.cycle(["black", "tab:red", "tab:purple", "tab:brown", "tab:gray", "tab:olive",

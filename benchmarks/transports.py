@@ -7,8 +7,9 @@ IPC, raw TCP/Unix sockets, /dev/shm IPC, raw zero-copy ZeroMQ, stock Arrow Fligh
 shuffle; one that fails to import is skipped with its reason), then judges each transport by
 the project's targets (``ratios``). The transports run with security off, as the references
 have none; each that authenticates or encrypts is then measured again with it on (one
-stream, latency), so what CURVE and TLS cost is in the same run. Results go to ``benchmarks/results/transports.json`` and
-``transports.png`` (``benchmarks.report``); a markdown table is printed.
+stream, latency), so what CURVE and TLS cost is in the same run. Results go to
+``benchmarks/results/transports.json`` and ``transports.png`` (``benchmarks.report``); a
+markdown table is printed.
 
 Every child process has a stdin lifeline and is terminated, then killed, on the way out;
 every wait is bounded, and a watchdog kills a transport's children if it runs over, which
