@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from sparkwire.planner.plan import Operator
 from sparkwire.planner.rules.columns import prune_columns
+from sparkwire.planner.rules.disjunctions import derive_side_filters
 from sparkwire.planner.rules.filters import merge_filters
 from sparkwire.planner.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
@@ -26,6 +27,7 @@ RULES: tuple[Rule, ...] = (
     merge_filters,
     outer_to_inner,
     left_join_to_anti,
+    derive_side_filters,
     push_filters,
     prune_columns,
     push_semi_joins,

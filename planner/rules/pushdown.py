@@ -26,8 +26,11 @@ from sparkwire.planner.plan import (
 from sparkwire.planner.rules.predicates import conjunction, conjuncts
 from sparkwire.planner.tree import column_names
 
-_LEFT_OK = ("inner", "left", "semi", "anti", "cross")
-_RIGHT_OK = ("inner", "right", "cross")
+#: The joins a filter above may move into the left (right) input of: those that do not pad
+#: that side with NULLs. A part of a join's own condition moves into its left input by
+#: ``RIGHT_OK`` and into its right by ``LEFT_OK``: the mirror image.
+LEFT_OK = ("inner", "left", "semi", "anti", "cross")
+RIGHT_OK = ("inner", "right", "cross")
 
 
 def push_filters(plan: Operator) -> Operator:
@@ -44,8 +47,8 @@ def _sink_condition(join: Join) -> Join:
     when the join drops that side's unmatched rows."""
     parts = conjuncts(join.condition)
     left_cols, right_cols = set(output_columns(join.left)), set(output_columns(join.right))
-    to_left = [p for p in parts if _reads(p) and _reads(p) <= left_cols and join.how in _RIGHT_OK]
-    to_right = [p for p in parts if _reads(p) and _reads(p) <= right_cols and join.how in _LEFT_OK]
+    to_left = [p for p in parts if _reads(p) and _reads(p) <= left_cols and join.how in RIGHT_OK]
+    to_right = [p for p in parts if _reads(p) and _reads(p) <= right_cols and join.how in LEFT_OK]
     if not to_left and not to_right:
         return join
     kept = [p for p in parts if p not in to_left and p not in to_right]
@@ -59,8 +62,8 @@ def _sink(op: Filter) -> Operator:
     parts = conjuncts(op.predicate)
     if isinstance(below, Join):
         left_cols, right_cols = set(output_columns(below.left)), set(output_columns(below.right))
-        to_left = [p for p in parts if _reads(p) and _reads(p) <= left_cols and below.how in _LEFT_OK]
-        to_right = [p for p in parts if _reads(p) and _reads(p) <= right_cols and below.how in _RIGHT_OK]
+        to_left = [p for p in parts if _reads(p) and _reads(p) <= left_cols and below.how in LEFT_OK]
+        to_right = [p for p in parts if _reads(p) and _reads(p) <= right_cols and below.how in RIGHT_OK]
         kept = [p for p in parts if p not in to_left and p not in to_right]
         if not to_left and not to_right:
             return op

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sparkwire.coordinator import Session
+from sparkwire.planner import functions as F
 from tests.e2e.conftest import canonical
 
 PREDICATES = [
@@ -98,3 +99,30 @@ def test_semi_joins_over_joins_keep_their_answer(session, a, b, how, subquery) -
     views(session, a, b)
     query = f"select a.k, a.v, b.k as bk, b.w from a {how} join b on a.k = b.k where {subquery}"
     assert canonical(session.sql(query).toArrow()) == duckdb_answer(a, b, query)
+
+
+ACROSS = [
+    "(a.v > 0 and b.w > 1) or (a.v is null and b.w < 1)",
+    "(a.v > 1 and b.w is null) or (a.v < 0 and b.w > 0) or (a.v = 0 and b.w = 0)",
+    "(a.v > 1 and b.w is null) or a.v < 0",
+    "(a.v > 0 and (b.w > 1 or b.w is null)) or (not (a.v > 0) and b.w = 1)",
+]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=tables("v"), b=tables("w"), how=st.sampled_from(["left", "right", "full", "inner", "semi"]),
+       where=st.booleans(), predicate=st.sampled_from(ACROSS))
+def test_ors_across_sides_keep_their_answer(session, a, b, how, where, predicate) -> None:
+    """An OR over both sides filters each side by what every branch says about it first
+    (``rules.disjunctions``), in a filter or the join's condition, where the join does not
+    pad that side with NULLs; the answer, NULLs included, is DuckDB's for the same SQL.
+    DataFrames, not SQL: sqlglot turns the small ORs of SQL text into ANDs of ORs first."""
+    left, right = session.createDataFrame(a).alias("a"), session.createDataFrame(b).alias("b")
+    where = where and how != "semi"
+    on = "a.k = b.k" if where else f"a.k = b.k and ({predicate})"
+    df = left.join(right, F.expr(on), "left_semi" if how == "semi" else how)
+    df = df.where(F.expr(predicate)) if where else df
+    columns = "a.k, a.v" if how == "semi" else "a.k, a.v, b.k as bk, b.w"
+    df = df.select(*(F.expr(c) for c in columns.split(", ")))
+    query = f"select {columns} from a {how} join b on {on}" + (f" where {predicate}" if where else "")
+    assert canonical(df.toArrow()) == duckdb_answer(a, b, query)
