@@ -38,8 +38,8 @@ warns, as sparkwire logs). The output stays partitioned by those keys.
 
 A CSV or JSON scan spreads its whole files over up to as many tasks as a Parquet scan,
 in order; a ``RangeSource`` runs its ``numPartitions`` tasks, or one per million rows up to
-as many (``planner.ranges``), each generating its slice. A ``CachedSource`` is a stage of one task per chunk, each placed where its chunk
-is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
+as many (``planner.ranges``), each generating its slice. A ``CachedSource`` is a stage of
+one task per chunk, each placed where its chunk is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
 outputs the workers keep as that cache. ``Repartition`` is a boundary the user asked for: a
 hash shuffle into its partitions (on every column when it names none), or for ``coalesce``
 a coalesce boundary into fewer tasks (never more). A ``ParquetWrite`` runs in every task
@@ -49,7 +49,8 @@ Aggregates with keys run in two phases (partial, shuffle on the keys, merge) unl
 contain a call without a partial form (``count_distinct``, ``stddev`` ...: see
 ``planner.aggregates``), which shuffles raw rows (only the columns it reads) and
 aggregates once; input already in one task is aggregated where it is. A full sort gathers
-into one task; range-partitioned sorting is future work.
+into one task, or, over at least ``range_sort_rows`` rows in several tasks, sorts ranges of
+its first key in parallel (``range_sort``). A join's distribution is ``join_strategy``'s.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Literal, assert_never
+from typing import assert_never
 
 from sparkwire.planner import aggregates
 from sparkwire.planner.errors import PlanError
@@ -95,6 +96,7 @@ from sparkwire.planner.plan import (
     with_children,
 )
 from sparkwire.planner.staged import Boundary, Stage, StagedPlan
+from sparkwire.planner.join_strategy import join_strategy, size_text
 from sparkwire.planner.clustering import clustered
 from sparkwire.planner.placement import OpenStage, colocate, groups_within_tasks
 from sparkwire.planner.splits import group_splits
@@ -163,7 +165,7 @@ def _single_stage(plan: Operator, scanned: int, task_bytes: int) -> Stage | None
     return Stage(
         id=0, fragment=plan, tasks=1, output=Boundary(kind="result"),
         estimated_rows=estimate_rows(plan),
-        notes=(f"one stage: all input ≈{_size(scanned)}, at most task_bytes {_size(task_bytes)}",),
+        notes=(f"one stage: all input ≈{size_text(scanned)}, at most task_bytes {size_text(task_bytes)}",),
     )
 
 
@@ -433,52 +435,6 @@ class _Cutter:
         boundary = Boundary(kind="shuffle", keys=keys, partitions=self.partitions)
         consumer = self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
         return replace(consumer, partitioning=(keys,))
-
-
-JoinStrategy = Literal["broadcast_right", "broadcast_left", "shuffle", "single"]
-
-
-def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
-    """How a join is distributed (Daft's and datafusion-distributed's reasoning).
-
-    A side may be broadcast only when the join never emits its unmatched rows: every
-    consumer task sees all of it, so each task would emit them once more. That allows the
-    right side of inner, left, semi, anti and cross joins and the left side of inner,
-    right and cross joins. A null-aware anti join always broadcasts its right side (a NULL
-    anywhere in it decides every row); a join without keys broadcasts whichever side it
-    may, and a full join without keys gathers both sides into one task. Otherwise the
-    smaller side under ``threshold`` (estimated bytes) is broadcast, or both are shuffled;
-    a threshold of 0 never broadcasts by size.
-    """
-    right_ok = op.how in ("inner", "left", "semi", "anti", "cross")
-    left_ok = op.how in ("inner", "right", "cross")
-    if op.null_aware:
-        return "broadcast_right", "broadcast right (NOT IN: a NULL anywhere on the right decides every row)"
-    if not op.left_keys:
-        if right_ok:
-            return "broadcast_right", "broadcast right (no equality keys to hash on)"
-        if left_ok:
-            return "broadcast_left", "broadcast left (no equality keys to hash on)"
-        return "single", "both sides in one task (a full join without equality keys)"
-    if threshold <= 0:
-        return "shuffle", "shuffle both sides (broadcast_threshold is 0)"
-    right_bytes, left_bytes = estimate_bytes(op.right), estimate_bytes(op.left)
-    sizes = f"left ≈{_size(left_bytes)}, right ≈{_size(right_bytes)}, threshold {_size(threshold)}"
-    if right_ok and right_bytes <= threshold and (not left_ok or right_bytes <= left_bytes):
-        return "broadcast_right", f"broadcast right ({sizes})"
-    if left_ok and left_bytes <= threshold:
-        return "broadcast_left", f"broadcast left ({sizes})"
-    if not (left_ok or right_ok):
-        return "shuffle", f"shuffle both sides (a {op.how} join emits both sides' unmatched rows)"
-    return "shuffle", f"shuffle both sides ({sizes})"
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} B"
 
 
 def _range_of(key: SortKey, partitions: int) -> Expr:
