@@ -24,7 +24,7 @@ from typing import assert_never
 from sparkwire.planner.expressions import Column
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.ranges import range_rows
-from sparkwire.planner.selectivity import selectivity
+from sparkwire.planner.selectivity import Spans, selectivity
 from sparkwire.planner.plan import (
     Aggregate,
     CachedSource,
@@ -76,7 +76,7 @@ def estimate_bytes(op: Operator) -> int:
         case Exchange():
             return 0
         case Filter():
-            return int(estimate_bytes(op.input) * selectivity(op.predicate))
+            return int(estimate_bytes(op.input) * selectivity(op.predicate, _spans(op.input)))
         case Project() | Sort() | Window():
             return estimate_bytes(op.input)
         case Aggregate():
@@ -157,7 +157,7 @@ class _Rows:
             case Exchange():
                 return self.exchanges.get(node.stage, 0)
             case Filter():
-                return int(rows(node.input) * selectivity(node.predicate))
+                return int(rows(node.input) * selectivity(node.predicate, _spans(node.input)))
             case Project() | Sort() | Window():
                 return rows(node.input)
             case Aggregate():
@@ -285,6 +285,23 @@ def _source(op: Operator, column: str) -> tuple[Operator, str] | None:
                 return node, name
             case _:
                 return None
+
+
+def _spans(op: Operator) -> Spans:
+    """The value range of a column of ``op`` over the files of the scan it comes from, where
+    every file's statistics give one (``ParquetFileInfo.value_ranges``)."""
+
+    def span(column: str) -> tuple[float, float] | None:
+        source = _source(op, column)
+        if source is None or not isinstance(source[0], ParquetScan) or not source[0].splits:
+            return None
+        scan, name = source
+        ranges = [file_info(s.path).value_ranges.get(name) for s in scan.splits]
+        if None in ranges:
+            return None
+        return min(r[0] for r in ranges), max(r[1] for r in ranges)  # type: ignore[index]
+
+    return span
 
 
 def _unfiltered(op: Operator) -> Operator:

@@ -34,6 +34,10 @@ class ParquetFileInfo:
     #: ``(min, max)`` of each integer column over the file, from the footer's statistics:
     #: ``max - min + 1`` bounds how many distinct keys a join can match.
     int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: ``(min, max)`` of each integer, decimal, floating-point or date column (dates as day
+    #: numbers, ``date.toordinal``) over the file, as floats: where a range predicate's
+    #: bounds fall in it says what share of the rows it keeps (``planner.selectivity``).
+    value_ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     #: Columns every row group's statistics show without NULLs.
     null_free: frozenset[str] = frozenset()
 
@@ -89,7 +93,9 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
     groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
     column_bytes: dict[str, int] = {}
     ranges: dict[str, tuple[int, int]] = {}
+    values: dict[str, tuple[float, float]] = {}
     spoiled: set[str] = set()
+    unordered: set[str] = set()
     nullable: set[str] = set()
     for group in groups:
         for j in range(group.num_columns):
@@ -99,6 +105,12 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
             stats = chunk.statistics
             if stats is None or not stats.has_null_count or stats.null_count:
                 nullable.add(name)
+            span = _value_span(stats)
+            if span is None:
+                unordered.add(name)
+            else:
+                low, high = values.get(name, span)
+                values[name] = (min(low, span[0]), max(high, span[1]))
             if (stats is None or not stats.has_min_max or chunk.physical_type not in ("INT32", "INT64")
                     or stats.logical_type.type not in ("NONE", "INT")):
                 spoiled.add(name)
@@ -112,5 +124,22 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
         row_group_rows=tuple(group.num_rows for group in groups),
         column_bytes=column_bytes,
         int_ranges={k: v for k, v in ranges.items() if k not in spoiled},
+        value_ranges={k: v for k, v in values.items() if k not in unordered},
         null_free=frozenset(column_bytes) - nullable if groups else frozenset(),
     )
+
+
+def _value_span(stats: pq.Statistics | None) -> tuple[float, float] | None:
+    """A column chunk's ``(min, max)`` as floats, for the kinds ``value_ranges`` keeps."""
+    if stats is None or not stats.has_min_max:
+        return None
+    kind, low, high = stats.logical_type.type, stats.min, stats.max
+    if kind == "DATE":
+        return float(low.toordinal()), float(high.toordinal())
+    if kind in ("NONE", "INT", "DECIMAL") and stats.physical_type in ("INT32", "INT64", "FLOAT", "DOUBLE",
+                                                                     "FIXED_LEN_BYTE_ARRAY"):
+        try:
+            return float(low), float(high)
+        except (TypeError, ValueError):
+            return None
+    return None
