@@ -83,7 +83,7 @@ def test_without_the_proof_the_aggregate_shuffles(session, tmp_path, case) -> No
         assert any("shuffle" in line for line in plan)
 
 
-JOINED = "co-located, no shuffle (the files' ranges of k and kb put each key in one task)"
+JOINED = "co-located, no exchange (the files' ranges of k and kb put each key in one task)"
 HOWS = {"inner": "inner join", "left": "left join", "left_semi": "semi join", "left_anti": "anti join"}
 
 
@@ -113,6 +113,17 @@ def test_a_join_on_clustered_keys_runs_in_one_stage(shuffling, tmp_path, how) ->
     plan = join(shuffling, left, right, how)
     assert any(JOINED in line for line in plan)
     assert not any("shuffle(" in line for line in plan[:-1] if "output=" in line and "coalesce" not in line)
+
+
+@pytest.mark.parametrize("how", sorted(HOWS))
+def test_a_small_side_that_could_be_broadcast_is_co_located(session, tmp_path, how) -> None:
+    """Co-located beats a broadcast: each task reads and builds only its bucket of the
+    small side, and no stage waits for another to publish it."""
+    left = write_files(tmp_path / "a", [(0, 24), (25, 49), (50, 74), (75, 99)])
+    right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 120)], key="kb")
+    plan = join(session, left, right, how)
+    assert any(JOINED in line for line in plan)
+    assert not any("broadcast" in line for line in plan)
 
 
 @pytest.mark.parametrize("how", sorted(HOWS))
