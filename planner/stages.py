@@ -14,7 +14,8 @@ Counts (``workers`` is the cluster size):
   ``TASKS_PER_WORKER`` per worker when the query scans more than ``SPLIT_BYTES`` per worker
   or ``task_bytes`` is 0 (see ``planner.splits``), so small inputs do not fan out into tasks
   that cost more than they do;
-- a plan whose scans together read at most ``task_bytes`` is one stage of one task;
+- a plan whose scans together read at most ``task_bytes``, or every stage of which would run
+  one task, is one stage of one task;
 - shuffle partitions: as many as scan tasks at most (one or ``TASKS_PER_WORKER`` per
   worker), at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per
   partition;
@@ -129,13 +130,18 @@ def plan_stages(
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
     scanned = sum(estimate_bytes(n) for n in operators(plan)
                   if isinstance(n, (*FILE_SCANS, RangeSource)))
-    single = _single_stage(plan, scanned, task_bytes)
-    if single is not None:
+    small = f"one stage: all input ≈{size_text(scanned)}, at most task_bytes {size_text(task_bytes)}"
+    if task_bytes and scanned <= task_bytes and (single := _single_stage(plan, small)) is not None:
         _check_depth(single)
         return StagedPlan(stages=(single,), columns=tuple(columns))
     per_worker = 1 if task_bytes and scanned <= SPLIT_BYTES * workers else TASKS_PER_WORKER
     cutter = _Cutter(workers, broadcast_threshold, range_sort_rows, task_bytes, per_worker)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
+    serial = "one stage: every stage cut would run one task"
+    if (task_bytes and len(cutter.stages) > 1 and all(s.tasks == 1 for s in cutter.stages)
+            and (single := _single_stage(plan, serial)) is not None):
+        _check_depth(single)
+        return StagedPlan(stages=(single,), columns=tuple(columns))
     if len(cutter.stages) > MAX_STAGES:
         raise PlanError(f"the query needs {len(cutter.stages)} stages; the limit is {MAX_STAGES}")
     for stage in cutter.stages:
@@ -154,19 +160,16 @@ def _check_depth(stage: Stage) -> None:
         )
 
 
-def _single_stage(plan: Operator, scanned: int, task_bytes: int) -> Stage | None:
-    """The whole plan as one task, when everything it scans (``scanned`` bytes) is at most
-    ``task_bytes``: distributing a small query only adds stages, hand-offs and a network
-    hop per boundary to work one DuckDB does in milliseconds. Rows held by the driver are published as a
-    stage of their own, so a plan reading them is always cut."""
-    if not task_bytes or scanned > task_bytes or any(
-            isinstance(n, LocalSource | Repartition | Keep | CachedSource) for n in operators(plan)):
+def _single_stage(plan: Operator, why: str) -> Stage | None:
+    """The whole plan as one task, when everything it scans is at most ``task_bytes``, or
+    when every stage it would be cut into runs one task: distributing a small query only
+    adds stages, hand-offs and a network hop per boundary to work one DuckDB does in
+    milliseconds. Rows held by the driver are published as a stage of their own, so a plan
+    reading them is always cut."""
+    if any(isinstance(n, LocalSource | Repartition | Keep | CachedSource) for n in operators(plan)):
         return None
-    return Stage(
-        id=0, fragment=plan, tasks=1, output=Boundary(kind="result"),
-        estimated_rows=estimate_rows(plan),
-        notes=(f"one stage: all input ≈{size_text(scanned)}, at most task_bytes {size_text(task_bytes)}",),
-    )
+    return Stage(id=0, fragment=plan, tasks=1, output=Boundary(kind="result"),
+                 estimated_rows=estimate_rows(plan), notes=(why,))
 
 
 class _Cutter:

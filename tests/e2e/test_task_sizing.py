@@ -53,7 +53,8 @@ def test_every_query_sized_by_bytes_matches_duckdb(tpch: Path) -> None:
             scans = [n for s in plan.stages for n in operators(s.fragment) if isinstance(n, ParquetScan)]
             if len(plan.stages) == 1:
                 assert plan.stages[0].tasks == 1
-                assert sum(estimate_bytes(s) for s in scans) <= task_bytes
+                assert (sum(estimate_bytes(s) for s in scans) <= task_bytes
+                        or plan.stages[0].notes == ("one stage: every stage cut would run one task",))
                 single.append(name)
             else:
                 cut.append(name)

@@ -1,0 +1,41 @@
+"""A plan every stage of which would run one task is planned as one stage: chaining
+single-task stages only adds hand-offs and network hops to work one DuckDB does alone."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from sparkwire.planner.expressions import Column
+from sparkwire.planner.plan import FileSplit, Join, ParquetScan, output_columns
+from sparkwire.planner.stages import plan_stages
+
+FACT = pa.table({"fk": pa.array([i % 100 for i in range(10_000)], pa.int64()),
+                 "q": pa.array(range(10_000), pa.int64())})
+DIM = pa.table({"dk": pa.array(range(100), pa.int64()), "name": pa.array([f"n{i % 7}" for i in range(100)])})
+
+
+def joined(write_parquet, fact_row_group: int) -> Join:
+    fact = write_parquet("fact.parquet", fact_row_group, FACT)
+    dim = write_parquet("dim.parquet", 100, DIM)
+    return Join(left=ParquetScan(splits=(FileSplit(path=str(fact)),), columns=("fk", "q")),
+                right=ParquetScan(splits=(FileSplit(path=str(dim)),), columns=("dk", "name")),
+                how="inner", left_keys=(Column(name="fk"),), right_keys=(Column(name="dk"),))
+
+
+def test_every_stage_of_one_task_makes_one_stage(write_parquet) -> None:
+    join = joined(write_parquet, 10_000)  # one row group: the scan cannot be split
+    plan = plan_stages(join, output_columns(join), workers=2, task_bytes=1)  # not small
+    assert [s.tasks for s in plan.stages] == [1]
+    assert plan.stages[0].notes == ("one stage: every stage cut would run one task",)
+
+
+def test_a_stage_of_several_tasks_keeps_the_cut(write_parquet) -> None:
+    join = joined(write_parquet, 1000)  # ten row groups, split over the workers
+    plan = plan_stages(join, output_columns(join), workers=2, task_bytes=1)
+    assert len(plan.stages) > 1 and max(s.tasks for s in plan.stages) > 1
+
+
+def test_without_task_sizing_plans_are_always_cut(write_parquet) -> None:
+    join = joined(write_parquet, 10_000)
+    plan = plan_stages(join, output_columns(join), workers=2, task_bytes=0)
+    assert len(plan.stages) > 1
