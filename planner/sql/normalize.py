@@ -27,6 +27,7 @@ from sqlglot.schema import MappingSchema
 from sqlglot.optimizer.optimize_joins import optimize_joins
 from sqlglot.optimizer.pushdown_predicates import pushdown_predicates
 from sqlglot.optimizer.optimizer import RULES
+from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
 from sparkwire.planner.sql.errors import SqlError
@@ -36,7 +37,20 @@ from sparkwire.planner.types import spark_type_name
 
 
 DIALECT = "spark"
-NORMALISE = tuple(rule for rule in RULES if rule not in (unnest_subqueries, optimize_joins, pushdown_predicates))
+
+
+def _qualify(expression: exp.Expression, dialect: str | None = None, db: object = None,
+             catalog: object = None, schema: object = None, isolate_tables: bool = False,
+             quote_identifiers: bool = True, sql: str | None = None) -> exp.Expression:
+    """sqlglot's ``qualify`` with a Python signature: ``optimize`` reads each rule's
+    parameters with ``inspect.getfullargspec``, which for the compiled build's ``qualify``
+    parses a text signature, 1 ms of every query's planning (8 % of TPC-H Q6's)."""
+    return qualify(expression, dialect=dialect, db=db, catalog=catalog, schema=schema,
+                   isolate_tables=isolate_tables, quote_identifiers=quote_identifiers, sql=sql)
+
+
+NORMALISE = tuple(_qualify if rule is qualify else rule for rule in RULES
+                  if rule not in (unnest_subqueries, optimize_joins, pushdown_predicates))
 MAX_SQL_CHARS = 1_000_000
 
 
