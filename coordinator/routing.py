@@ -5,7 +5,9 @@
 - coalesce (M producer tasks → C consumer tasks): consumer ``c`` reads partition 0 of
   producer tasks ``[c*M//C, (c+1)*M//C)``;
 - broadcast: every consumer reads partition 0 of every producer task (stored once);
-- result: the coordinator reads partition 0 of every final task, in task order.
+- result: the coordinator reads partition 0 of every final task, in task order;
+- a whole read (``Exchange.whole``) of any boundary: every partition of every producer task,
+  whatever the consumer task.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from __future__ import annotations
 from sparkwire.planner.staged import Boundary
 
 
-def route(boundary: Boundary, producers: int, consumers: int, consumer: int) -> list[tuple[int, int]]:
+def route(boundary: Boundary, producers: int, consumers: int, consumer: int,
+          whole: bool = False) -> list[tuple[int, int]]:
     """``(producer task, partition)`` pairs that consumer task ``consumer`` reads, in order."""
     if not 0 <= consumer < consumers:
         raise ValueError(f"consumer {consumer} outside [0, {consumers})")
+    if whole:
+        return [(task, p) for task in range(producers) for p in range(boundary.partitions)]
     if boundary.kind in ("shuffle", "range"):
         if consumers != boundary.partitions:
             raise ValueError(

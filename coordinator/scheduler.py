@@ -57,9 +57,11 @@ class Scheduler:
             raise TaskFailed("no live worker to run the query on")
         self._plan, self._driver = plan, driver
         self._final = plan.final.id
-        self._reads = {stage.id: sorted({node.stage for node in operators(stage.fragment)
-                                         if isinstance(node, Exchange)})
-                       for stage in plan.stages}
+        exchanges = {stage.id: [n for n in operators(stage.fragment) if isinstance(n, Exchange)]
+                     for stage in plan.stages}
+        self._reads = {stage: sorted({n.stage for n in found}) for stage, found in exchanges.items()}
+        #: ``(consumer, producer)`` stages read whole (``Exchange.whole``).
+        self._whole = {(stage, n.stage) for stage, found in exchanges.items() for n in found if n.whole}
         self._runs: dict[Task, Run] = {
             (stage.id, task): Run(stage.id, task, 0, self._place(stage.id, task, live))
             for stage in plan.stages for task in range(stage.tasks)
@@ -110,7 +112,8 @@ class Scheduler:
         consumers = self._plan.stages[stage].tasks
         for producer in self._reads[stage]:
             boundary = self._plan.stages[producer]
-            for producer_task, partition in route(boundary.output, boundary.tasks, consumers, task):
+            whole = (stage, producer) in self._whole
+            for producer_task, partition in route(boundary.output, boundary.tasks, consumers, task, whole):
                 yield producer, producer_task, partition
 
     # -- what happened -------------------------------------------------------------------

@@ -82,7 +82,7 @@ def _line(op: Operator) -> str:
             slices = "" if op.partitions is None else f" partitions={op.partitions}"
             return f"Range ({op.start}, {op.end}, step={op.step}){slices} [id]"
         case Exchange():
-            return f"Exchange stage={op.stage} [{_names(op.columns)}]"
+            return f"Exchange stage={op.stage}{' whole' if op.whole else ''} [{_names(op.columns)}]"
         case Filter():
             return f"Filter {sql(op.predicate)}"
         case Project():

@@ -173,12 +173,15 @@ class Keep(Node):
 
 
 class Exchange(Node):
-    """The output of producer stage ``stage`` arriving across a network boundary."""
+    """The output of producer stage ``stage`` arriving across a network boundary; ``whole``:
+    every partition of every producer task, as a broadcast is read, from a stage that
+    another consumer reads by partition (``planner.sharing``)."""
 
     INPUTS: ClassVar[tuple[str, ...]] = ()
     op: Literal["exchange"] = "exchange"
     stage: int = Field(ge=0)
     columns: tuple[Identifier, ...]
+    whole: bool = False
 
 
 class Filter(Node):

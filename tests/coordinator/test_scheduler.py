@@ -132,3 +132,20 @@ def test_a_cached_chunk_lost_with_its_worker_fails_the_query_saying_so() -> None
         scheduler.recover([W0, W2])
     with pytest.raises(TaskFailed, match="chunk 0 of cache cache_1 was lost"):
         Scheduler(staged, [W1, W2], DRIVER)
+
+
+def test_a_whole_read_takes_every_partition_of_every_producer_task() -> None:
+    """``Exchange.whole`` (``planner.sharing``): a stage shuffled into two partitions, read
+    by one consumer as a broadcast, by the other partition by partition."""
+    scan = ParquetScan(splits=(FileSplit(path="/d/a.parquet"),), columns=("k",))
+    shuffled = StagedPlan(columns=("k",), stages=(
+        Stage(id=0, fragment=scan, tasks=2,
+              output=Boundary(kind="shuffle", keys=(Column(name="k"),), partitions=2)),
+        Stage(id=1, fragment=Exchange(stage=0, columns=("k",), whole=True), tasks=1,
+              output=Boundary(kind="coalesce")),
+        Stage(id=2, fragment=Exchange(stage=0, columns=("k",)), tasks=2, output=Boundary(kind="result")),
+    ))
+    scheduler = Scheduler(shuffled, [W0, W1], DRIVER)
+    read = [(i.stage, i.task, i.partition) for i in scheduler.inputs(scheduler.run(1, 0))]
+    assert read == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
+    assert [(i.task, i.partition) for i in scheduler.inputs(scheduler.run(2, 1))] == [(0, 1), (1, 1)]
