@@ -17,6 +17,7 @@ broadcast and a shuffle, never correctness.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import assert_never
@@ -289,8 +290,10 @@ def _source(op: Operator, column: str) -> tuple[Operator, str] | None:
 
 def _spans(op: Operator) -> Spans:
     """The value range of a column of ``op`` over the files of the scan it comes from, where
-    every file's statistics give one (``ParquetFileInfo.value_ranges``)."""
+    every file's statistics give one (``ParquetFileInfo.value_ranges``); each column looked
+    up once, as the terms of one predicate ask for the same column."""
 
+    @functools.cache
     def span(column: str) -> tuple[float, float] | None:
         source = _source(op, column)
         if source is None or not isinstance(source[0], ParquetScan) or not source[0].splits:

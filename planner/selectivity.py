@@ -44,7 +44,7 @@ _COMPARISONS = frozenset({"lt", "le", "gt", "ge"})
 def selectivity(predicate: Expr, spans: Spans | None = None) -> float:
     """The share of rows ``predicate`` is guessed to keep, in ``(0, 1]``; ``spans`` gives
     the value range of a column where the files' statistics know it."""
-    return max(_guess(predicate, spans or _unknown), 1e-6)
+    return max(_conjunction((predicate,), spans or _unknown), 1e-6)
 
 
 def _unknown(column: str) -> None:
@@ -52,6 +52,7 @@ def _unknown(column: str) -> None:
 
 
 def _guess(node: Expr, spans: Spans) -> float:
+    """The textbook share of one term; ``spans`` reaches the terms nested in it."""
     if not isinstance(node, Call):
         return UNKNOWN
     args = node.args
@@ -61,17 +62,19 @@ def _guess(node: Expr, spans: Spans) -> float:
         case "or":
             kept = 0.0
             for arg in args:
-                share = _guess(arg, spans)
+                share = _conjunction((arg,), spans)
                 kept = kept + share - kept * share
             return kept
         case "not":
-            return 1.0 - _guess(args[0], spans) if args else UNKNOWN
+            return 1.0 - _conjunction(args[:1], spans) if args else UNKNOWN
         case "eq":
             return EQUAL
         case "ne":
             return 1.0 - EQUAL
-        case fn if fn in _COMPARISONS or fn == "between":
-            return _conjunction((node,), spans)
+        case fn if fn in _COMPARISONS:
+            return RANGE
+        case "between":
+            return BETWEEN
         case "in":
             return min(UNKNOWN, EQUAL * max(1, len(args) - 1))
         case "like":
@@ -86,14 +89,14 @@ def _guess(node: Expr, spans: Spans) -> float:
 
 
 def _conjunction(terms: tuple[Expr, ...], spans: Spans) -> float:
-    """Terms taken as independent, except that bounds on one column with a known span
-    make one interval."""
+    """Terms taken as independent (each ``_guess``), except that bounds on one column with a
+    known span make one interval, which keeps the share of the span it covers."""
     share = 1.0
     intervals: dict[str, tuple[float, float]] = {}
     for term in terms:
         bound = _bound(term)
         if bound is None or spans(bound[0]) is None:
-            share *= _guess(term, spans) if not _is_range(term) else _range_guess(term)
+            share *= _guess(term, spans)
             continue
         name, low, high = bound
         known = intervals.get(name, (-math.inf, math.inf))
@@ -108,14 +111,6 @@ def _conjunction(terms: tuple[Expr, ...], spans: Spans) -> float:
         covered = min(high, highest) - max(low, lowest)
         share *= min(1.0, max(covered, 0.0) / (highest - lowest))
     return share
-
-
-def _is_range(term: Expr) -> bool:
-    return isinstance(term, Call) and (term.fn in _COMPARISONS or term.fn == "between")
-
-
-def _range_guess(term: Expr) -> float:
-    return BETWEEN if isinstance(term, Call) and term.fn == "between" else RANGE
 
 
 _FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
