@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 
@@ -54,6 +55,8 @@ _LIVENESS_GRACE = 0.5
 _FINAL = (QueryError, PlanRejected)
 # A delivery's plans in bytes, well under what a worker accepts in one message.
 _BATCH_BYTES = MAX_PLAN_BYTES // 4
+# Threads delivering to workers at once, beyond the caller's own.
+_FAN_OUT = 16
 
 
 class QueryCoordinator:
@@ -93,6 +96,35 @@ class QueryCoordinator:
         except (TransportError, Timeout) as exc:
             name = self.cluster.names.get(address, address)
             raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
+
+    def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None:
+        """Each worker's messages, in order, to all workers at once: the first worker's on
+        this thread, the others' on up to ``_FAN_OUT`` threads. One after another, a query
+        waited a round trip per worker before the last could start; after an idle spell a
+        round trip costs milliseconds of thread wake-ups on both sides (TPC-H SF1 on zmq,
+        paired: 0.966 of the total). Every delivery is attempted; the first failure, in the
+        order given, is raised."""
+        def deliver(address: str) -> None:
+            for message, what in messages[address]:
+                self.deliver(address, message, what)
+
+        if len(messages) < 2:
+            for address in messages:
+                deliver(address)
+            return
+        first, *rest = messages
+        with ThreadPoolExecutor(min(len(rest), _FAN_OUT), "sparkwire-deliver") as pool:
+            others = [pool.submit(deliver, address) for address in rest]
+            failures: list[BaseException] = []
+            try:
+                deliver(first)
+            except BaseException as exc:  # noqa: BLE001 - raised below, after the others
+                failures.append(exc)
+            for future in others:  # each bounded by its transport's own timeouts
+                if (exc := future.exception()) is not None:
+                    failures.append(exc)
+        if failures:
+            raise failures[0]
 
     def _tell_members(self) -> None:
         """Tell each live worker the cluster's members (``taskplan.Members``) when they
@@ -177,13 +209,15 @@ class QueryResult(Closeable):
     # -- delivering and watching runs ---------------------------------------------------
     def _deliver(self, runs: list[Run]) -> None:
         """Each worker's runs in one ``Tasks`` message (or a few, each well under the plan
-        size limit), in the given order: a round trip per worker, not per task."""
+        size limit), in the given order: a round trip per worker, not per task, and the
+        workers' round trips at once."""
         by_worker: dict[str, list[bytes]] = {}
         for run in runs:
             by_worker.setdefault(run.address, []).append(encode_message(self._task_plan(run)))
-        for address, plans in by_worker.items():
-            for batch in _batches(plans):
-                self._coordinator.deliver(address, encode_tasks(batch), f"{len(batch)} task(s)")
+        self._coordinator.deliver_each({
+            address: [(encode_tasks(batch), f"{len(batch)} task(s)") for batch in _batches(plans)]
+            for address, plans in by_worker.items()
+        })
 
     def _task_plan(self, run: Run) -> TaskPlan:
         stage = self._plan.stages[run.stage]
