@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH
+from sparkwire.planner.estimates import planning
 from sparkwire.planner.plan import Operator
 from sparkwire.planner.staged import StagedPlan
 from sparkwire.planner.rules import optimize
@@ -30,8 +31,9 @@ def plan_query(
     """The staged plan of ``plan``; ``ansi`` (Spark's ANSI mode) and ``time_zone`` (the
     session zone) travel in it to every task."""
     try:
-        staged = plan_stages(optimize(plan), columns, workers, broadcast_threshold,
-                             range_sort_rows, task_bytes)
+        with planning():
+            staged = plan_stages(optimize(plan), columns, workers, broadcast_threshold,
+                                 range_sort_rows, task_bytes)
     except RecursionError:
         raise PlanError(
             f"the query nests too deep to plan (at most {MAX_PLAN_DEPTH} levels); break it into "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sparkwire.planner.analyzer import Relation
+from sparkwire.planner.estimates import planning
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.normalize import normalise
 from sparkwire.planner.sql.translate import respelled, translate
@@ -27,4 +28,5 @@ def sql_relation(text: str, tables: Mapping[str, Relation]) -> Relation:
         for name, relation in catalog.items()
     }
     tree, spellings = normalise(text, schema)
-    return respelled(translate(tree, catalog), spellings)
+    with planning():  # the join order asks for the same estimates again and again
+        return respelled(translate(tree, catalog), spellings)

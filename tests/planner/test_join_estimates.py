@@ -96,3 +96,25 @@ def test_a_chain_of_joins_is_estimated_in_linear_time(scans, monkeypatch):
     monkeypatch.setattr(estimates, "file_info", lambda path: reads.append(path) or real(path))
     estimate_rows(plan)
     assert len(reads) < 200  # 2**10 and more without the memo
+
+
+def test_within_a_planning_each_subtree_is_estimated_once(scans, monkeypatch):
+    """A chain of joins asks for its subtrees' sizes and rows again and again; within
+    ``planning()`` each is computed once, and the answers are the ones computed afresh."""
+    from sparkwire.planner import estimates
+
+    fact, dim = scans
+    chain = fact
+    for _ in range(8):
+        chain = join(chain, Filter(input=dim, predicate=EQ))
+    fresh = estimate_bytes(chain), estimate_rows(chain)
+    computed: list[int] = []
+    compute = estimates._bytes
+    monkeypatch.setattr(estimates, "_bytes", lambda op: computed.append(id(op)) or compute(op))
+    with estimates.planning():
+        assert (estimate_bytes(chain), estimate_rows(chain)) == fresh
+        assert estimate_bytes(chain) == fresh[0]
+    assert len(computed) == len(set(computed))
+    computed.clear()
+    estimate_bytes(chain)  # outside a planning nothing is kept
+    assert len(computed) > len(set(computed))
