@@ -9,6 +9,7 @@ these trees into SQL with a quoting generator; nothing here is ever formatted in
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -18,6 +19,7 @@ from sparkwire.planner.limits import MAX_IN_LIST, MAX_WINDOW_KEYS, MAX_WINDOW_OF
 from sparkwire.planner.literal_args import NOT_LITERAL, check_literal_args
 
 MAX_IDENTIFIER_LENGTH = 255
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 
@@ -33,7 +35,7 @@ def check_identifier(name: str) -> str:
         raise ValueError(f"identifier longer than {MAX_IDENTIFIER_LENGTH} characters")
     if '"' in name or "`" in name:
         raise ValueError(f"identifier {name!r} contains a quote character")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+    if _CONTROL.search(name):
         raise ValueError(f"identifier {name!r} contains a control character")
     return name
 
