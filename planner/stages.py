@@ -100,7 +100,7 @@ from sparkwire.planner.staged import Boundary, Stage, StagedPlan
 from sparkwire.planner.join_strategy import join_strategy, size_text
 from sparkwire.planner.clustering import clustered
 from sparkwire.planner.placement import OpenStage, colocate, groups_within_tasks
-from sparkwire.planner.sharing import share_broadcasts
+from sparkwire.planner.sharing import reuse_broadcasts, share_broadcasts
 from sparkwire.planner.splits import group_splits
 
 #: The column a range-partitioned sort carries its range in, between two stages.
@@ -143,7 +143,7 @@ def plan_stages(
             and (single := _single_stage(plan, serial)) is not None):
         _check_depth(single)
         return StagedPlan(stages=(single,), columns=tuple(columns))
-    cutter.stages = share_broadcasts(cutter.stages)
+    cutter.stages = reuse_broadcasts(share_broadcasts(cutter.stages), broadcast_threshold)
     if len(cutter.stages) > MAX_STAGES:
         raise PlanError(f"the query needs {len(cutter.stages)} stages; the limit is {MAX_STAGES}")
     for stage in cutter.stages:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
@@ -93,3 +94,35 @@ def test_an_aggregate_cut_to_the_joined_keys_matches_duckdb(session):
     expected = duckdb_answer(query, {"s": SMALL, "b": wide})
     assert 0 < expected.num_rows < SMALL.num_rows
     assert rows_close(df.toArrow(), expected)
+
+
+def test_a_one_task_stage_reads_the_broadcast_it_would_compute_again(tmp_path):
+    """TPC-H Q4's shape: the quarter's orders are broadcast as keys to cut the big side,
+    and the one-task stage that counts them reads those rows (``planner.sharing``) instead
+    of scanning and filtering the orders again. On Parquet files: the rule needs their
+    estimates, and the big side (random 40-bit integers) is over 10 MiB on disk; the stages
+    sized by bytes, as by default (the suite fans out every stage: tests/conftest.py)."""
+    orders = pa.table({"okey": pa.array(np.arange(60_000) * 4, pa.int64()),
+                       "odate": pa.array(rng.integers(0, 1000, 60_000), pa.int64()),
+                       "prio": pa.array([f"p{i}" for i in rng.integers(0, 5, 60_000)])})
+    rows = 2_500_000
+    items = pa.table({"lkey": pa.array(rng.integers(0, 60_000, rows) * 4, pa.int64()),
+                      "commit": pa.array(rng.integers(0, 2**40, rows), pa.int64()),
+                      "receipt": pa.array(rng.integers(0, 2**40, rows), pa.int64())})
+    for name, table, parts in (("o", orders, 3), ("l", items, 4)):
+        (tmp_path / name).mkdir()
+        for part in range(parts):
+            pq.write_table(table.slice(part * table.num_rows // parts, table.num_rows // parts),
+                           tmp_path / name / f"{part}.parquet")
+    query = ("SELECT prio, count(*) AS n FROM o WHERE odate >= 100 AND odate < 190 AND EXISTS "
+             "(SELECT 1 FROM l WHERE lkey = okey AND commit < receipt) GROUP BY prio ORDER BY prio")
+    with Session(workers=2, task_bytes=16 << 20) as session:
+        for name in ("o", "l"):
+            session.read.parquet(str(tmp_path / name)).createOrReplaceTempView(name)
+        df = session.sql(query)
+        plan = df.explain_string()
+        assert "reads a broadcast's rows, not computing them again" in plan
+        assert plan.count("ParquetScan [okey, odate, prio]") == 1
+        expected = duckdb_answer(query, {"o": orders, "l": items})
+        assert expected.num_rows == 5
+        assert rows_close(df.toArrow(), expected)

@@ -1,11 +1,14 @@
 """A subtree the plan both broadcasts (as keys) and shuffles is one stage
-(``planner.sharing``): the broadcast's readers read the shuffled stage whole."""
+(``planner.sharing``): the broadcast's readers read the shuffled stage whole; one that a
+one-task stage computes again is read from the broadcast."""
 
 from __future__ import annotations
 
-from sparkwire.planner.expressions import Column, NamedExpr
-from sparkwire.planner.plan import Exchange, FileSplit, Join, ParquetScan, Project, operators
-from sparkwire.planner.sharing import share_broadcasts
+import pytest
+
+from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr
+from sparkwire.planner.plan import Exchange, FileSplit, Filter, Join, ParquetScan, Project, operators
+from sparkwire.planner.sharing import reuse_broadcasts, share_broadcasts
 from sparkwire.planner.staged import Boundary, Stage
 
 SCAN = ParquetScan(splits=(FileSplit(path="/d/a.parquet"),), columns=("k", "v"))
@@ -61,3 +64,58 @@ def test_other_tasks_keep_the_broadcast() -> None:
     plan = stages()
     plan[1] = plan[1].model_copy(update={"tasks": 3})
     assert share_broadcasts(plan) == plan
+
+
+# ``reuse_broadcasts``: TPC-H Q4's shape. 0: the keys of a filtered scan, broadcast; 1: OTHER
+# cut by them; 2: one task joining the filtered scan itself to what is left of OTHER. The
+# scan is of a real file: the rule asks how big the subtree is.
+BIG = 1 << 30
+
+
+@pytest.fixture
+def filtered(write_parquet) -> Filter:
+    scan = ParquetScan(splits=(FileSplit(path=str(write_parquet("a.parquet"))),), columns=("k", "x"))
+    return Filter(input=scan, predicate=Call(fn="gt", args=(Column(name="x"), Lit(value=3))))
+
+
+def recomputing(filtered: Filter, reader_tasks: int = 1) -> list[Stage]:
+    split = filtered.input.splits[0]
+    key = Project(input=filtered, columns=(NamedExpr(name="_key", expr=Column(name="k")),))
+    return [
+        Stage(id=0, fragment=key, tasks=1, output=Boundary(kind="broadcast"), splits=((split,),)),
+        Stage(id=1, fragment=semi(OTHER, keys(0), "kb", "_key"), tasks=2, output=Boundary(kind="broadcast")),
+        Stage(id=2, fragment=semi(filtered, Exchange(stage=1, columns=("kb",)), "k", "kb"), tasks=reader_tasks,
+              output=Boundary(kind="result"), splits=tuple((split,) for _ in range(reader_tasks))),
+    ]
+
+
+def test_a_one_task_stage_reads_the_rows_the_broadcast_now_carries(filtered) -> None:
+    reused = reuse_broadcasts(recomputing(filtered), BIG)
+    carried = ("_key", "k", "x")
+    assert [c.name for c in reused[0].fragment.columns] == list(carried)
+    assert [(n.stage, n.columns) for n in operators(reused[1].fragment) if isinstance(n, Exchange)] == [(0, carried)]
+    assert [c.name for c in reused[1].fragment.right.columns] == ["_key"]  # what it read before
+    assert not [n for n in operators(reused[2].fragment) if isinstance(n, ParquetScan)]
+    assert sorted((n.stage, n.columns) for n in operators(reused[2].fragment) if isinstance(n, Exchange)) == [
+        (0, carried), (1, ("kb",))]
+    assert reused[2].splits == ((),)
+    assert "not computing them again" in reused[2].notes[-1]
+
+
+def test_a_stage_of_several_tasks_or_a_big_subtree_computes_it_again(filtered) -> None:
+    assert reuse_broadcasts(recomputing(filtered, reader_tasks=2), BIG) == recomputing(filtered, reader_tasks=2)
+    assert reuse_broadcasts(recomputing(filtered), threshold=0) == recomputing(filtered)
+
+
+def test_a_stage_left_projecting_a_broadcast_is_folded_into_its_readers(filtered) -> None:
+    """TPC-H Q17's shape: two broadcasts of the same filtered scan under other names."""
+    same = Project(input=filtered, columns=(NamedExpr(name="k", expr=Column(name="k")),))
+    renamed = Project(input=filtered, columns=(NamedExpr(name="_key", expr=Column(name="k")),))
+    plan = [Stage(id=0, fragment=same, tasks=1, output=Boundary(kind="broadcast")),
+            Stage(id=1, fragment=renamed, tasks=1, output=Boundary(kind="broadcast")),
+            Stage(id=2, fragment=semi(OTHER, keys(1), "kb", "_key"), tasks=2, output=Boundary(kind="result"))]
+    reused = reuse_broadcasts(plan, BIG)
+    assert [s.id for s in reused] == [0, 1]
+    assert [(n.stage, n.columns) for n in operators(reused[1].fragment) if isinstance(n, Exchange)] == [
+        (0, ("k", "x"))]
+    assert [c.name for c in reused[1].fragment.right.columns] == ["_key"]
