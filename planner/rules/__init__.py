@@ -15,6 +15,7 @@ from sparkwire.planner.rules.disjunctions import derive_side_filters
 from sparkwire.planner.rules.filters import merge_filters
 from sparkwire.planner.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.rules.limits import merge_limits
+from sparkwire.planner.rules.precount import count_before_join
 from sparkwire.planner.rules.projects import merge_projects
 from sparkwire.planner.rules.pushdown import push_filters
 from sparkwire.planner.rules.reduction import reduce_semi_join_inputs
@@ -34,6 +35,7 @@ RULES: tuple[Rule, ...] = (
     copy_semi_joins,
     reduce_semi_join_inputs,
     merge_projects,
+    count_before_join,
     merge_limits,
 )
 
