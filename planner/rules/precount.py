@@ -57,7 +57,8 @@ def _countable(aggregate: Aggregate) -> tuple[Join, str] | None:
         return None
     for side, other in (("right", "left"), ("left", "right"))[:2 if join.how == "inner" else 1]:
         counted, kept = set(output_columns(getattr(join, side))), set(output_columns(getattr(join, other)))
-        if (aggregate.aggregates and all(
+        keys = [k.name for k in getattr(join, f"{side}_keys")]  # type: ignore[union-attr]
+        if (len(set(keys)) == len(keys) and aggregate.aggregates and all(
                 isinstance(a.expr, AggCall) and a.expr.fn == "count" and isinstance(a.expr.arg, Column)
                 and a.expr.arg.name in counted for a in aggregate.aggregates)
                 and all(set(column_names(k.expr)) <= kept for k in aggregate.keys)

@@ -50,3 +50,13 @@ def test_counts_stay_after_the_join(write_parquet, change) -> None:
             fn="gt", args=(Column(name="w"), Column(name="g")))),
     }[change]()
     assert count_before_join(plan) == plan
+
+
+def test_a_key_column_met_twice_is_left_alone(write_parquet) -> None:
+    """``l.k = r.rk AND l.g = r.rk``: one column twice among the keys would name two of the
+    counts' group keys alike."""
+    plan = counted(write_parquet, rows_per_key=50)  # two keys: made first, were the key once
+    join = plan.input.model_copy(update={"left_keys": (Column(name="k"), Column(name="g")),
+                                         "right_keys": (Column(name="rk"), Column(name="rk"))})
+    plan = plan.model_copy(update={"input": join})
+    assert count_before_join(plan) == plan
