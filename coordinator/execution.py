@@ -19,18 +19,16 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pyarrow as pa
 
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
+from sparkwire.coordinator import delivery
 from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message, encode_tasks
-from sparkwire.planner.limits import MAX_TASKS
 from sparkwire.planner.ranges import task_slice
-from sparkwire.transport.limits import MAX_PLAN_BYTES
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.plan import FILE_SCANS, Operator, RangeSource, operators, transform_up
 from sparkwire.planner.staged import Stage, StagedPlan
@@ -53,10 +51,6 @@ _LIVENESS_GRACE = 0.5
 # Failures that running again cannot cure, whether or not a worker was lost meanwhile: a
 # task that failed on its data or plan, a plan a worker refused. No wait for news of a loss.
 _FINAL = (QueryError, PlanRejected)
-# A delivery's plans in bytes, well under what a worker accepts in one message.
-_BATCH_BYTES = MAX_PLAN_BYTES // 4
-# Threads delivering to workers at once, beyond the caller's own.
-_FAN_OUT = 16
 
 
 class QueryCoordinator:
@@ -98,33 +92,12 @@ class QueryCoordinator:
             raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
 
     def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None:
-        """Each worker's messages, in order, to all workers at once: the first worker's on
-        this thread, the others' on up to ``_FAN_OUT`` threads. One after another, a query
-        waited a round trip per worker before the last could start; after an idle spell a
-        round trip costs milliseconds of thread wake-ups on both sides (TPC-H SF1 on zmq,
-        paired: 0.966 of the total). Every delivery is attempted; the first failure, in the
-        order given, is raised."""
+        """Each worker's messages, in order, to all workers at once (``delivery.at_once``)."""
         def deliver(address: str) -> None:
             for message, what in messages[address]:
                 self.deliver(address, message, what)
 
-        if len(messages) < 2:
-            for address in messages:
-                deliver(address)
-            return
-        first, *rest = messages
-        with ThreadPoolExecutor(min(len(rest), _FAN_OUT), "sparkwire-deliver") as pool:
-            others = [pool.submit(deliver, address) for address in rest]
-            failures: list[BaseException] = []
-            try:
-                deliver(first)
-            except BaseException as exc:  # noqa: BLE001 - raised below, after the others
-                failures.append(exc)
-            for future in others:  # each bounded by its transport's own timeouts
-                if (exc := future.exception()) is not None:
-                    failures.append(exc)
-        if failures:
-            raise failures[0]
+        delivery.at_once(list(messages), deliver)
 
     def _tell_members(self) -> None:
         """Tell each live worker the cluster's members (``taskplan.Members``) when they
@@ -215,7 +188,8 @@ class QueryResult(Closeable):
         for run in runs:
             by_worker.setdefault(run.address, []).append(encode_message(self._task_plan(run)))
         self._coordinator.deliver_each({
-            address: [(encode_tasks(batch), f"{len(batch)} task(s)") for batch in _batches(plans)]
+            address: [(encode_tasks(batch), f"{len(batch)} task(s)")
+                      for batch in delivery.messages(plans)]
             for address, plans in by_worker.items()
         })
 
@@ -429,21 +403,6 @@ class QueryResult(Closeable):
         for thread in self._threads():
             if thread is not threading.current_thread():
                 thread.join(self._coordinator.settings.timeouts.shutdown)
-
-
-def _batches(plans: list[bytes]) -> Iterator[list[bytes]]:
-    """Consecutive runs of ``plans`` of at most ``_BATCH_BYTES`` (or one plan) and at most
-    ``MAX_TASKS`` plans each: the messages a ``Tasks`` delivery is cut into."""
-    batch: list[bytes] = []
-    size = 0
-    for plan in plans:
-        if batch and (size + len(plan) > _BATCH_BYTES or len(batch) == MAX_TASKS):
-            yield batch
-            batch, size = [], 0
-        batch.append(plan)
-        size += len(plan)
-    if batch:
-        yield batch
 
 
 def _narrow(stage: Stage, task: int) -> Operator:
