@@ -170,6 +170,16 @@ def distinct_values(op: Operator, column: str, exchanges: Mapping[int, int] | No
     return _Rows(exchanges).distinct(op, column)
 
 
+def distinct_combinations(op: Operator, columns: Sequence[str]) -> int:
+    """Distinct combinations of ``columns`` in ``op``: the product of each column's
+    ``distinct_values``, at most ``op``'s rows."""
+    rows = _Rows(None)
+    combinations = 1
+    for column in columns:
+        combinations *= rows.distinct(op, column)
+    return min(combinations, rows.rows(op))
+
+
 class _Rows:
     """Row estimates for one question, each subtree's computed once: a join's estimate asks
     for its inputs' rows and distinct values, which ask for theirs, so without the memo a

@@ -44,10 +44,7 @@ def _shareable(stages: list[Stage]) -> tuple[Stage, Stage] | None:
     same tasks and splits computes, and that stage; read by none of the broadcast's readers
     already, and produced before all of them."""
     for dropped in stages:
-        fragment = dropped.fragment
-        if (dropped.output.kind != "broadcast" or dropped.keep is not None
-                or not isinstance(fragment, Project)
-                or not all(isinstance(c.expr, Column) for c in fragment.columns)):
+        if (fragment := _plain(dropped)) is None:
             continue
         readers = _readers(stages, dropped.id)
         for kept in stages[dropped.id + 1:]:

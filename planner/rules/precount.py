@@ -18,8 +18,8 @@ left join, and ships those counts instead of the orders.
 
 from __future__ import annotations
 
-from sparkwire.planner.estimates import distinct_values, estimate_rows
-from sparkwire.planner.expressions import AggCall, Call, Column, Expr, Lit, NamedExpr
+from sparkwire.planner.estimates import distinct_combinations, estimate_rows
+from sparkwire.planner.expressions import AggCall, Call, Column, Lit, NamedExpr
 from sparkwire.planner.plan import Aggregate, Join, Operator, operators, output_columns, transform_up
 from sparkwire.planner.tree import column_names, fresh_name
 
@@ -56,20 +56,14 @@ def _countable(aggregate: Aggregate) -> tuple[Join, str] | None:
             or not join.right_keys or not all(isinstance(k, Column) for k in (*join.left_keys, *join.right_keys))):
         return None
     for side, other in (("right", "left"), ("left", "right"))[:2 if join.how == "inner" else 1]:
-        counted, kept = set(output_columns(getattr(join, side))), set(output_columns(getattr(join, other)))
+        counted = getattr(join, side)
+        names, kept = set(output_columns(counted)), set(output_columns(getattr(join, other)))
         keys = [k.name for k in getattr(join, f"{side}_keys")]  # type: ignore[union-attr]
-        if (len(set(keys)) == len(keys) and aggregate.aggregates and all(
-                isinstance(a.expr, AggCall) and a.expr.fn == "count" and isinstance(a.expr.arg, Column)
-                and a.expr.arg.name in counted for a in aggregate.aggregates)
-                and all(set(column_names(k.expr)) <= kept for k in aggregate.keys)
-                and _shrinks(getattr(join, side), getattr(join, f"{side}_keys"))):
+        counts_only = bool(aggregate.aggregates) and all(
+            isinstance(a.expr, AggCall) and a.expr.fn == "count" and isinstance(a.expr.arg, Column)
+            and a.expr.arg.name in names for a in aggregate.aggregates)
+        grouped_by_kept = all(set(column_names(k.expr)) <= kept for k in aggregate.keys)
+        if (counts_only and grouped_by_kept and len(set(keys)) == len(keys)
+                and estimate_rows(counted) >= _SHRINK * max(distinct_combinations(counted, keys), 1)):
             return join, side
     return None
-
-
-def _shrinks(side: Operator, keys: tuple[Expr, ...]) -> bool:
-    """Whether ``side`` has at least ``_SHRINK`` rows per distinct combination of ``keys``."""
-    combinations = 1
-    for key in keys:
-        combinations *= max(distinct_values(side, key.name), 1)  # type: ignore[union-attr]
-    return estimate_rows(side) >= _SHRINK * combinations

@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sparkwire.planner.estimates import DEFAULT_BROADCAST_THRESHOLD, distinct_values, estimate_bytes, estimate_rows
+from sparkwire.planner.estimates import (
+    DEFAULT_BROADCAST_THRESHOLD, distinct_combinations, estimate_bytes, estimate_rows,
+)
 from sparkwire.planner.expressions import Column, Expr, NamedExpr
 from sparkwire.planner.plan import (
     Aggregate, Filter, Join, LocalSource, Operator, ParquetScan, Project, operators, output_columns, transform_up,
@@ -104,18 +106,10 @@ def _grouped_by(op: Operator, keys: tuple[Expr, ...],
             if not all(isinstance(groups.get(n), Column) for n in names):
                 return None
             inputs = [groups[n].name for n in names]  # type: ignore[union-attr]
-            if _groups(op.input, inputs) <= source:
+            if distinct_combinations(op.input, inputs) <= source:
                 return None
             return op.model_copy(update={"input": cut(op.input, tuple(groups[n] for n in names))})
     return None
-
-
-def _groups(op: Operator, columns: list[str]) -> int:
-    """Distinct combinations of ``columns`` in ``op``: at most its rows."""
-    combinations = 1
-    for column in columns:
-        combinations *= distinct_values(op, column)
-    return min(combinations, estimate_rows(op))
 
 
 def _key_source(left: Operator, keys: tuple[Expr, ...]) -> Operator | None:
