@@ -59,31 +59,31 @@ def _shareable(stages: list[Stage]) -> tuple[Stage, Stage] | None:
 
 
 def _replace(stages: list[Stage], dropped: Stage, kept: Stage) -> list[Stage]:
-    """``dropped``'s readers reading ``kept`` whole through ``dropped``'s projection; the
-    stages after ``dropped`` renumbered."""
+    """``dropped``'s readers reading ``kept`` whole through ``dropped``'s projection."""
     assert isinstance(dropped.fragment, Project)
     whole = Exchange(stage=kept.id, columns=tuple(output_columns(kept.fragment)), whole=True)
-    shared = Project(input=whole, columns=dropped.fragment.columns)
+    result = _drop(stages, dropped, Project(input=whole, columns=dropped.fragment.columns))
+    kept_id = kept.id - (kept.id > dropped.id)
+    result[kept_id] = result[kept_id].model_copy(update={
+        "notes": (*kept.notes, "also read whole, in place of a broadcast of the same rows")})
+    return result
+
+
+def _drop(stages: list[Stage], dropped: Stage, read: Operator) -> list[Stage]:
+    """``stages`` without ``dropped``: its readers compute ``read`` (the same rows) where they
+    read it, and the stages after it are renumbered."""
+    def rewrite(node: Operator) -> Operator:
+        return read if isinstance(node, Exchange) and node.stage == dropped.id else node
 
     def renumber(node: Operator) -> Operator:
         if isinstance(node, Exchange) and node.stage > dropped.id:
             return node.model_copy(update={"stage": node.stage - 1})
         return node
 
-    def rewrite(node: Operator) -> Operator:
-        return shared if isinstance(node, Exchange) and node.stage == dropped.id else node
-
-    result = []
-    for stage in stages:
-        if stage.id == dropped.id:
-            continue
-        fragment = transform_up(transform_up(stage.fragment, rewrite), renumber)
-        notes = stage.notes
-        if stage.id == kept.id:
-            notes = (*notes, "also read whole, in place of a broadcast of the same rows")
-        result.append(stage.model_copy(update={
-            "id": stage.id - (stage.id > dropped.id), "fragment": fragment, "notes": notes}))
-    return result
+    return [stage.model_copy(update={
+                "id": stage.id - (stage.id > dropped.id),
+                "fragment": transform_up(transform_up(stage.fragment, rewrite), renumber)})
+            for stage in stages if stage.id != dropped.id]
 
 
 def reuse_broadcasts(stages: list[Stage], threshold: int) -> list[Stage]:
@@ -94,7 +94,7 @@ def reuse_broadcasts(stages: list[Stage], threshold: int) -> list[Stage]:
     while (found := _recomputed(stages, threshold)) is not None:
         stages = _widen(stages, *found)
     while (forwarding := _forwarding(stages)) is not None:
-        stages = _fold(stages, forwarding)
+        stages = _drop(stages, forwarding, forwarding.fragment)
     return stages
 
 
@@ -179,18 +179,3 @@ def _forwarding(stages: list[Stage]) -> Stage | None:
         if isinstance(node, Exchange) and not node.whole and stages[node.stage].output.kind == "broadcast":
             return stage
     return None
-
-
-def _fold(stages: list[Stage], forwarding: Stage) -> list[Stage]:
-    """``forwarding``'s projections in place of its readers' reads of it; the stages after
-    it renumbered."""
-    def rewrite(node: Operator) -> Operator:
-        if isinstance(node, Exchange) and node.stage == forwarding.id:
-            return forwarding.fragment
-        if isinstance(node, Exchange) and node.stage > forwarding.id:
-            return node.model_copy(update={"stage": node.stage - 1})
-        return node
-
-    return [stage.model_copy(update={"id": stage.id - (stage.id > forwarding.id),
-                                     "fragment": transform_up(stage.fragment, rewrite)})
-            for stage in stages if stage.id != forwarding.id]
