@@ -198,7 +198,8 @@ class QueryResult(Closeable):
         return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
                         attempt=run.attempt, fragment=_narrow(stage, run.task),
                         inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep,
-                        ansi=self._plan.ansi, time_zone=self._plan.time_zone)
+                        ansi=self._plan.ansi, time_zone=self._plan.time_zone,
+                        alone=len(self._plan.stages) == 1 and stage.tasks == 1)
 
     def _watch(self, runs: list[Run]) -> None:
         """A thread per worker reading its runs' status partitions, in delivery order."""

@@ -77,6 +77,9 @@ class TaskPlan(Node):
     ansi: bool = True
     #: The session time zone, from the staged plan: how the fragment reads instants.
     time_zone: TimeZone = DEFAULT_TIME_ZONE
+    #: The query's only task: the worker may give it the threads of every slot while it
+    #: runs (``worker.engine.Databases``).
+    alone: bool = False
 
     @model_validator(mode="after")
     def _only_task_operators(self) -> TaskPlan:

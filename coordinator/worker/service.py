@@ -124,7 +124,8 @@ class Worker:
         memory = MemoryPlan.of(settings.worker)
         self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
         engine = settings.worker.engine
-        self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine)
+        self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine,
+                                  alone_threads=engine.threads * settings.worker.task_slots)
         self._whole_inputs = ByteBudget(memory.whole_input)
         self._queue: FairQueue[_Task] = FairQueue(settings.worker.max_queued_tasks,
                                                   settings.worker.max_queued_per_query)
@@ -249,7 +250,7 @@ class Worker:
         rows_out = bytes_out = 0
         data = list(range(plan.output.partitions))
         try:
-            with self._engines.task() as engine:
+            with self._engines.task(alone=plan.alone) as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")

@@ -146,6 +146,69 @@ def test_tasks_share_the_workers_database(settings: EngineSettings) -> None:
     assert list(settings.temp_directory.iterdir()) == []
 
 
+def _threads(engine: TaskEngine) -> int:
+    return int(engine.connection.execute("SELECT current_setting('threads')").fetchall()[0][0])
+
+
+def _task_in_thread(databases: Databases) -> tuple[threading.Thread, list[object]]:
+    """``databases.task()`` asked on another thread; the list gets its engine or error."""
+    got: list[object] = []
+
+    def ask() -> None:
+        try:
+            got.append(databases.task())
+        except EngineError as exc:
+            got.append(exc)
+
+    thread = threading.Thread(target=ask, daemon=True)
+    thread.start()
+    return thread, got
+
+
+def test_a_querys_only_task_gets_every_slots_threads_and_never_runs_beside_others(
+        settings: EngineSettings) -> None:
+    """A query's only task runs on a second database with the threads of every slot, under
+    the same memory limit; the two databases never work at once, so a task arriving
+    meanwhile waits until it ends, and one arriving while others run gets no more threads."""
+    assert settings.threads == 1
+    with Databases(settings, settings.temp_directory, ENGINE_MEMORY, alone_threads=2) as databases:
+        with databases.task(alone=True) as alone:
+            assert _threads(alone) == 2
+            assert alone.connection.execute(
+                "SELECT current_setting('memory_limit')").fetchall() == [("800.0 MiB",)]
+            waiting, got = _task_in_thread(databases)
+            waiting.join(0.3)
+            assert waiting.is_alive() and got == []  # held back while the alone task runs
+            assert pa.Table.from_batches(list(alone.run("SELECT 42 AS x"))).column("x").to_pylist() == [42]
+        waiting.join(10)
+        (after,) = got
+        assert isinstance(after, TaskEngine) and _threads(after) == 1
+        with after, databases.task(alone=True) as beside:
+            assert _threads(beside) == 1  # others are running: the alone task takes one slot's
+        with databases.task(alone=True) as again:
+            assert _threads(again) == 2  # the second database stays open for the next one
+
+
+def test_closing_ends_the_wait_of_a_task_held_back_by_an_alone_task(settings: EngineSettings) -> None:
+    databases = Databases(settings, settings.temp_directory, ENGINE_MEMORY, alone_threads=2)
+    alone = databases.task(alone=True)
+    waiting, got = _task_in_thread(databases)
+    waiting.join(0.2)
+    assert waiting.is_alive()
+    databases.close()
+    waiting.join(10)
+    assert not waiting.is_alive() and isinstance(got[0], EngineError) and "closed" in str(got[0])
+    alone.close()
+    assert list(settings.temp_directory.iterdir()) == []
+
+
+def test_a_worker_with_one_slot_runs_an_alone_task_like_any_other(settings: EngineSettings) -> None:
+    with Databases(settings, settings.temp_directory, ENGINE_MEMORY, alone_threads=1) as databases:
+        with databases.task(alone=True) as alone, databases.task() as other:
+            assert _threads(alone) == _threads(other) == 1  # one database, nothing held back
+        assert len(list(settings.temp_directory.iterdir())) == 1
+
+
 def test_every_cursor_runs_in_utc_whatever_the_machine_zone(
         settings: EngineSettings, monkeypatch: pytest.MonkeyPatch) -> None:
     """DuckDB takes its TimeZone from the machine; a worker's is UTC for every task's cursor,
