@@ -14,6 +14,7 @@ import pytest
 
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.taskplan import TaskPlan, encode_message
+from sparkwire.coordinator.worker.files import check_files
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.planner.plan import FileSplit, ParquetScan
 from sparkwire.planner.staged import Boundary
@@ -72,3 +73,25 @@ def test_only_regular_files_by_absolute_path_and_under_the_roots(tree: Path, roo
         client.close()
         worker.close()
         transport.close()
+
+
+def test_files_sharing_a_directory_are_each_resolved_in_full(tree: Path) -> None:
+    """Directories are resolved once per plan, yet every file in one is still judged on its
+    own: a file that is a symlink out, and a directory that is one, are refused beside
+    files that pass, whichever comes first."""
+    data = tree / "data"
+    (data / "inside").mkdir()
+    pq.write_table(pa.table({"x": [1]}), data / "inside" / "a.parquet")
+    (data / "alias").symlink_to(data / "inside")  # a directory link that stays within
+    (data / "out").symlink_to(tree)  # a directory link out of the root
+    roots = (data,)
+    fine = [str(data / "ok.parquet"), str(data / "inside" / "a.parquet"),
+            str(data / "alias" / "a.parquet"), str(data / "inside" / ".." / "ok.parquet")]
+    check_files(fine, roots)
+    for bad, why in ((data / "escape.parquet", "outside"), (data / "out" / "secret.parquet", "outside"),
+                     (data / "inside" / "..", "not a regular file"),
+                     (data / "fifo.parquet", "not a regular file"),
+                     (data / "inside" / "gone.parquet", "cannot read")):
+        for files in ([*fine, str(bad)], [str(bad), *fine]):
+            with pytest.raises(PlanRejected, match=why):
+                check_files(files, roots)
