@@ -50,7 +50,8 @@ class OpenStage:
     # after an inner join on hashed keys, both sides' keys (Spark's PartitioningCollection).
     partitioning: tuple[tuple[Expr, ...], ...] = ()
     # Columns no value of which is in two tasks: a scan's integer columns whose files'
-    # ranges do not overlap from task to task (``clustering.clustered``), while they pass through.
+    # ranges do not overlap from task to task (``clustering.clustered``), while they pass through;
+    # after an inner join co-located on one of them, the other side's key too (``colocate``).
     clustered: tuple[str, ...] = ()
 
     def extended(self, fragment: Operator) -> OpenStage:
@@ -95,6 +96,9 @@ def colocate(op: Join, left: OpenStage, right: OpenStage) -> tuple[OpenStage, st
         theirs_now = transform_up(right.fragment, lambda n: n.model_copy(update={"splits": every})
                                   if n is scan else n)
         joined = left.extended(with_children(op, [left.fragment, theirs_now]))
+        if op.how == "inner" and rkey.name in output_columns(joined.fragment):
+            # every row out has the right key equal to its left key, so clustered alike
+            joined = replace(joined, clustered=(*joined.clustered, rkey.name))
         splits = tuple(tuple(dict.fromkeys((*a, *b))) for a, b in zip(left.splits, given))
         return (replace(joined, splits=splits, notes=(*left.notes, *right.notes)),
                 f"the files' ranges of {lkey.name} and {rkey.name} put each key in one task")
@@ -116,7 +120,7 @@ def groups_within_tasks(child: OpenStage, op: Aggregate) -> str | None:
             return f"hash-partitioned on {', '.join(sql(p) for p in by)}"
     for name in child.clustered:
         if Column(name=name) in keys:
-            return f"the files' ranges of {name} do not overlap from task to task"
+            return f"no two tasks share a value of {name}"
     return None
 
 

@@ -22,7 +22,7 @@ from sparkwire.coordinator import Session
 from sparkwire.planner import functions as F
 from tests.e2e.conftest import canonical
 
-NOTE = "aggregate: each group in one task (the files' ranges of k do not overlap"
+NOTE = "aggregate: each group in one task (no two tasks share a value of k)"
 
 
 def write_files(root: Path, ranges: list[tuple[int, int]], key_type: pa.DataType = pa.int64(),
@@ -132,3 +132,25 @@ def test_a_null_key_on_the_right_keeps_the_shuffle(shuffling, tmp_path, how) -> 
     right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 120)], key="kb", nulls_in=(1,))
     plan = join(shuffling, left, right, how)
     assert not any(JOINED in line for line in plan)
+
+
+@pytest.mark.parametrize("how", ["inner", "left"])
+def test_grouping_by_the_other_sides_key_of_a_co_located_join(shuffling, tmp_path, how) -> None:
+    """After an inner co-located join the right key equals the left key in every row, so an
+    aggregate grouping by it finishes in the join's stage too (TPC-H Q18 groups by
+    ``o_orderkey`` after joining ``l_orderkey``). After a left join it is NULL in every task
+    that has an unmatched row, so that aggregate still shuffles."""
+    left = write_files(tmp_path / "a", [(0, 24), (25, 49), (50, 74), (75, 99)])
+    right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 90)], key="kb")
+    a = shuffling.read.parquet(str(left))
+    b = shuffling.read.parquet(str(right)).withColumnRenamed("x", "y")
+    df = a.join(b, a.k == b.kb, how).groupBy("kb").agg(F.count("*").alias("n"), F.sum("y").alias("s"))
+    expected = duckdb.sql(
+        f"select kb, count(*) as n, sum(y) as s from read_parquet('{left}/*.parquet') a "
+        f"{'join' if how == 'inner' else 'left join'} "
+        f"(select kb, x as y from read_parquet('{right}/*.parquet')) b on a.k = b.kb group by kb").to_arrow_table()
+    assert canonical(df.toArrow()) == canonical(expected)
+    plan = df.explain_string()
+    assert JOINED in plan
+    assert ("aggregate: each group in one task (no two tasks share a value of kb)" in plan) == (how == "inner")
+    assert ("shuffle(" in plan) == (how == "left")
