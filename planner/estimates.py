@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from typing import assert_never
 
 from sparkwire.planner.expressions import Column
-from sparkwire.planner.parquet_meta import file_info
+from sparkwire.planner.parquet_meta import file_info, one_version
 from sparkwire.planner.ranges import range_rows
 from sparkwire.planner.selectivity import Spans, selectivity
 from sparkwire.planner.plan import (
@@ -84,13 +84,15 @@ def planning() -> Iterator[None]:
     """Within, each subtree's size and rows are estimated once: planning a query asks for
     them again and again (every rule and every cut asks of the subtrees below it, and a
     join's size asks for its inputs' rows), 40 % of planning TPC-H Q8 before. Plans are
-    immutable, so an answer holds for the whole planning; nested scopes share the outer's."""
+    immutable, so an answer holds for the whole planning; nested scopes share the outer's.
+    Each Parquet footer is looked up once too (``parquet_meta.one_version``)."""
     if _PLANNING.get() is not None:
         yield
         return
     token = _PLANNING.set(_Memo())
     try:
-        yield
+        with one_version():
+            yield
     finally:
         _PLANNING.reset(token)
 

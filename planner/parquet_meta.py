@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import glob
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,12 +77,36 @@ def list_parquet_files(path: str | os.PathLike[str]) -> list[str]:
     raise AnalysisError(f"path does not exist: {text!r}")
 
 
+_SEEN: ContextVar[dict[str, ParquetFileInfo] | None] = ContextVar("sparkwire_footers", default=None)
+
+
+@contextmanager
+def one_version() -> Iterator[None]:
+    """Within, each file is looked up once: planning asks for a file's footer again and
+    again (TPC-H Q8: 409 times, a ``stat`` each), and every answer is then about the same
+    version of the file. Nested scopes share the outer's."""
+    if _SEEN.get() is not None:
+        yield
+        return
+    token = _SEEN.set({})
+    try:
+        yield
+    finally:
+        _SEEN.reset(token)
+
+
 def file_info(path: str) -> ParquetFileInfo:
+    seen = _SEEN.get()
+    if seen is not None and (info := seen.get(path)) is not None:
+        return info
     try:
         stat = os.stat(path)
     except OSError as exc:
         raise AnalysisError(f"cannot read Parquet file {path!r}: {exc.strerror}") from exc
-    return _read_footer(path, stat.st_size, stat.st_mtime_ns)
+    info = _read_footer(path, stat.st_size, stat.st_mtime_ns)
+    if seen is not None:
+        seen[path] = info
+    return info
 
 
 @functools.lru_cache(maxsize=4096)

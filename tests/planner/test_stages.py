@@ -25,6 +25,8 @@ from sparkwire.planner.plan import (
     Sort,
 )
 from sparkwire.planner.staged import StagedPlan
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.estimates import planning
 from sparkwire.planner.parquet_meta import file_info
 from sparkwire.planner.splits import group_splits
 from sparkwire.planner.rules import optimize
@@ -339,3 +341,20 @@ def test_grouping_reads_every_row_group_once_in_order(
         assert max(loads) <= ideal + max(sizes.values())  # balanced within one unit
     else:
         assert [s for g in groups for s in g] == splits  # whole files
+
+
+def test_a_planning_sees_one_version_of_each_file(tmp_path: Path) -> None:
+    """Within one planning a file's footer is looked up once, so every estimate is about
+    the same version of it; the next planning sees a rewritten file."""
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": [1, 2, 3]}), path)
+    with planning():
+        before = file_info(str(path))
+        pq.write_table(pa.table({"x": list(range(100)), "y": list(range(100))}), path)
+        assert file_info(str(path)) is before  # no stat, no second footer
+        path.unlink()
+        assert file_info(str(path)).row_group_rows == (3,)
+    with pytest.raises(AnalysisError, match="cannot read Parquet file"):
+        file_info(str(path))
+    pq.write_table(pa.table({"x": list(range(100)), "y": list(range(100))}), path)
+    assert sum(file_info(str(path)).row_group_rows) == 100
