@@ -115,12 +115,12 @@ class Databases(Closeable):
     (``alone``) would leave the worker's other slots idle, yet DuckDB's thread count is the
     database's (``SET SESSION threads`` is refused), so such a task runs on a second
     database that has the threads of every slot: TPC-H Q22, a one-task plan on two cores,
-    took 0.66 of its time, Q11 0.76. The two never run at once, which keeps the worker's
-    DuckDB memory within one ``memory_limit``: an alone task takes the second database only
-    when no task is running (else it runs on the first like any other), and a task arriving
-    meanwhile waits for it, as it would for a busy slot. That wait ends: a task writes its
-    output to the partition store, which spills rather than blocks, so it never waits for
-    its readers.
+    took 0.68 of its time, Q11 0.73 (paired, in-process workers). The two never run at
+    once, which keeps the worker's DuckDB memory within one ``memory_limit``: an alone task
+    takes the second database only when no task is running (else it runs on the first like
+    any other), and a task arriving meanwhile waits for it, as it would for a busy slot.
+    That wait ends: a task writes its output to the partition store, which spills rather
+    than blocks, so it never waits for its readers.
 
     Thread-safe. After ``close`` each database closes when its last cursor does.
     """
