@@ -35,3 +35,26 @@ def test_early_close_stops_running_tasks_and_frees_partitions():
             assert worker.store.memory_bytes == 0
             assert not any(worker.store.spill_dir.iterdir())
             assert not worker._running
+
+
+def test_closing_a_one_task_query_frees_its_worker_for_the_next():
+    """A query's only task runs alone on its worker, holding back the worker's other tasks
+    (``engine.Databases``); closing its result early interrupts it, and the next query's
+    tasks run at once."""
+    with Session(workers=1, task_bytes=16 << 20, worker={"task_slots": 2}) as session:
+        worker = session.cluster.workers[0]
+        right = session.range(200_000).withColumnRenamed("id", "j")
+        slow = session.range(200_000).crossJoin(right)  # 4e10 rows
+        assert len(slow.staged_plan().stages) == 1
+        batches = slow.toBatches()
+        assert next(batches).num_rows > 0
+        assert worker._engines._running_alone  # it runs alone, as the only task of its query
+        batches.close()
+        started = time.monotonic()
+        got = session.range(1000).agg(F.sum("id").alias("s")).collect()
+        assert got[0]["s"] == sum(range(1000))
+        assert time.monotonic() - started < 5
+        deadline = time.monotonic() + 5
+        while worker._engines._running_alone and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not worker._engines._running_alone and not worker._running
