@@ -261,15 +261,24 @@ def ref_shm_ipc(cfg: Config) -> dict[str, Any]:
 
 # -- all of them ----------------------------------------------------------------------------
 
+#: Every reference by the name its result carries, in the order a run measures them.
+REFERENCES: dict[str, Callable[[Config], dict[str, Any]]] = {
+    "memcpy": ref_memcpy, "memcpy_fresh": ref_memcpy_fresh, "ipc_memory": ref_ipc_memory,
+    "shm_ipc": ref_shm_ipc,
+    "tcp_1": lambda c: ref_socket(c, "tcp", 1), f"tcp_{STREAMS}": lambda c: ref_socket(c, "tcp", STREAMS),
+    "unix_1": lambda c: ref_socket(c, "unix", 1),
+    f"unix_{STREAMS}": lambda c: ref_socket(c, "unix", STREAMS),
+    "zmq_1": ref_zmq, "flight_1": lambda c: ref_flight(c, 1),
+    f"flight_{STREAMS}": lambda c: ref_flight(c, STREAMS),
+}
+
+
 def run_references(cfg: Config) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Every reference by name, and the failures; one failing reference spares the others."""
     references: dict[str, dict[str, Any]] = {}
     failures: list[str] = []
     print(f"References ({cfg.size >> 20} MiB):", flush=True)
-    for fn in (ref_memcpy, ref_memcpy_fresh, ref_ipc_memory, ref_shm_ipc,
-               lambda c: ref_socket(c, "tcp", 1), lambda c: ref_socket(c, "tcp", STREAMS),
-               lambda c: ref_socket(c, "unix", 1), lambda c: ref_socket(c, "unix", STREAMS),
-               ref_zmq, lambda c: ref_flight(c, 1), lambda c: ref_flight(c, STREAMS)):
+    for fn in REFERENCES.values():
         try:
             began = time.perf_counter()
             r = fn(cfg)

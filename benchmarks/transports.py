@@ -4,8 +4,9 @@
 measures, in the same run, the references (``benchmarks.references``: memcpy, in-memory Arrow
 IPC, raw TCP/Unix sockets, /dev/shm IPC, raw zero-copy ZeroMQ, stock Arrow Flight) and each transport of ``available_transports()``
 (``benchmarks.measurements``: one stream, several streams, latency, per-batch overhead,
-shuffle; one that fails to import is skipped with its reason), then judges each transport by
-the project's targets (``ratios``). The transports run with security off, as the references
+shuffle; one that fails to import is skipped with its reason), then, for each transport judged
+against a socket or a library, rounds that alternate its read with theirs (``paired``), and
+judges each transport by the project's targets (``ratios``). The transports run with security off, as the references
 have none; each that authenticates or encrypts is then measured again with it on (one
 stream, latency), so what CURVE and TLS cost is in the same run. Results go to
 ``benchmarks/results/transports.json`` and ``transports.png`` (``benchmarks.report``); a
@@ -22,19 +23,20 @@ which measure the machine on its default allocators, are done.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from benchmarks.children import Child, Children
-from benchmarks.common import as_worker_process, shared_security, write
+from benchmarks.common import as_worker_process, machine_memory_pool, shared_security, write
 from benchmarks.measure import BATCH_BYTES, COLUMNS, READ_TIMEOUT, START_TIMEOUT, STREAMS, Config
 from benchmarks.measurements import (LocalProducer, RemoteProducer, latency, multi_stream,
                                      per_batch, shuffle, single_stream)
-from benchmarks.references import run_references
+from benchmarks.references import REFERENCES, run_references
 from benchmarks.report import markdown, plot
 from sparkwire.coordinator.config import load_settings
 from sparkwire.transport.errors import ConfigError
@@ -52,6 +54,11 @@ SECURED_STEPS = ("one stream", "latency")
 #: its 1- and STREAMS-stream rows), and the share of it the transport must reach: the price
 #: of everything the transport adds (validation, flow control, framing).
 LIBRARY_REFERENCES = {"zmq": ("zmq", 0.9), "flight": ("flight", 1.0)}
+#: Rounds in which a transport's read alternates with a read of each reference it is judged
+#: against (``paired``). A ratio of two best-of-3s taken a minute apart moved by 0.2 from one
+#: run to the next, as this machine's speed drifts (memcpy 13 to 21 GB/s between days); the
+#: median of ratios of reads seconds apart is what ``ratios`` judges.
+PAIRED_ROUNDS = 5
 
 
 # -- one transport --------------------------------------------------------------------------
@@ -108,6 +115,10 @@ def _measure(cfg: Config, name: str, remote: bool, result: dict[str, Any], began
             ("per batch", lambda: per_batch(cfg, client, not remote)),
             ("shuffle", lambda: shuffle(cfg, transport, producers, consumers)),
         ]
+        against = judged_against(name, result["capabilities"])
+        if against:
+            steps.append(("paired", lambda: paired(cfg, against, client, transport,
+                                                   producers[0].address)))
         for step, fn in steps:
             if only is not None and step not in only:
                 continue
@@ -137,8 +148,41 @@ def describe(result: dict[str, Any], step: str) -> str:
                 f"1-row read {r['p50_us']:.0f}/{r['p99_us']:.0f} us (p50/p99)")
     if step == "per batch":
         return f"{result['per_batch']['us']:.2f} us/batch"
+    if step == "paired":
+        return ", ".join(f"/ {key} {p['median']:.3f}" for key, p in result["paired"].items())
     s = result["shuffle"]
     return f"{s['producers']}x{s['consumers']} {s['gbps']:.2f} GB/s"
+
+
+def judged_against(name: str, caps: dict[str, Any]) -> dict[int, list[str]]:
+    """The references (by name in ``REFERENCES``) a transport's reads over 1 and ``STREAMS``
+    streams are judged against: raw TCP if it crosses hosts, and the library it is built on."""
+    prefix = LIBRARY_REFERENCES.get(name, ("", 0.0))[0]
+    against: dict[int, list[str]] = {}
+    for streams in (1, STREAMS):
+        keys = [f"tcp_{streams}"] if caps["crosses_hosts"] else []
+        keys += [f"{prefix}_{streams}"] if prefix and f"{prefix}_{streams}" in REFERENCES else []
+        if keys:
+            against[streams] = keys
+    return against
+
+
+def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: Any,
+           address: str) -> dict[str, Any]:
+    """``PAIRED_ROUNDS`` rounds of one read of the transport, then one of each reference it
+    is judged against, over the same streams; per reference the rounds' ratios and their
+    median. The references run on the machine's Arrow pool, as in the references' run."""
+    once = replace(cfg, repeats=1)
+    ratios: dict[str, list[float]] = {key: [] for keys in against.values() for key in keys}
+    for _ in range(PAIRED_ROUNDS):
+        for streams, keys in against.items():
+            own = (single_stream(once, client)["single"]["gbps"] if streams == 1 else
+                   multi_stream(once, transport, client, address)["streams"]["gbps"])
+            for key in keys:
+                with machine_memory_pool():
+                    ratios[key].append(own / REFERENCES[key](once)["gbps"])
+    return {"paired": {key: {"ratios": values, "median": statistics.median(values)}
+                       for key, values in ratios.items()}}
 
 
 # -- targets and the run --------------------------------------------------------------------
@@ -147,36 +191,35 @@ def ratios(references: dict[str, dict[str, Any]], transports: list[dict[str, Any
     """The project's targets: zero-copy cross-process vs memcpy, socket transports vs raw TCP,
     in-process per-batch overhead, chosen by capability so that a new transport is judged
     too; and a transport vs the library it is built on, used bare (``LIBRARY_REFERENCES``).
-    All with security off, as the references have none; what it costs is shown apart."""
+    A ratio to a socket or a library is the median of the paired rounds (``paired``). All
+    with security off, as the references have none; what it costs is shown apart."""
     rows = []
 
-    def ratio(name: str, value: float | None, target: float, higher_is_better: bool = True) -> None:
+    def ratio(name: str, value: float | None, target: float, higher_is_better: bool = True,
+              rounds: list[float] | None = None) -> None:
         met = None if value is None else (value >= target if higher_is_better else value < target)
         rows.append({"section": "ratio", "name": name, "value": value,
-                     "target": f"{'>=' if higher_is_better else '<'} {target:g}", "met": met})
+                     "target": f"{'>=' if higher_is_better else '<'} {target:g}", "met": met,
+                     "paired_rounds": rounds})
 
     def ref(key: str) -> float | None:
         return references.get(key, {}).get("gbps")
 
     for t in transports:
         caps, name = t["capabilities"], t["transport"]
-        one, several = t.get("single", {}).get("gbps"), t.get("streams", {}).get("gbps")
+        one = t.get("single", {}).get("gbps")
         if caps["zero_copy"] and caps["crosses_processes"]:
             ratio(f"{name} / memcpy", one / ref("memcpy") if one and ref("memcpy") else None,
                   MEMCPY_TARGET)
-        if caps["crosses_hosts"]:
-            target = TCP_TARGETS.get(name, TCP_TARGET)
-            ratio(f"{name} / raw TCP, 1 stream",
-                  one / ref("tcp_1") if one and ref("tcp_1") else None, target)
-            ratio(f"{name} / raw TCP, {STREAMS} streams",
-                  several / ref(f"tcp_{STREAMS}") if several and ref(f"tcp_{STREAMS}") else None,
-                  target)
-        prefix, target = LIBRARY_REFERENCES.get(name, ("", 0.0))
-        for value, streams in ((one, 1), (several, STREAMS)):
-            key = f"{prefix}_{streams}"
-            if prefix and key in references:
-                ratio(f"{name} / {references[key]['label']}",
-                      value / ref(key) if value and ref(key) else None, target)
+        prefix, library_target = LIBRARY_REFERENCES.get(name, ("", 0.0))
+        for streams, keys in judged_against(name, caps).items():
+            for key in keys:
+                p = t.get("paired", {}).get(key)
+                label = (f"raw TCP, {streams} stream{'s' * (streams > 1)}" if key.startswith("tcp_")
+                         else references.get(key, {}).get("label", key))
+                target = library_target if prefix and key.startswith(prefix) else TCP_TARGETS.get(name, TCP_TARGET)
+                ratio(f"{name} / {label}", p["median"] if p else None, target,
+                      rounds=p["ratios"] if p else None)
         if not caps["crosses_processes"]:
             ratio(f"{name} per-batch overhead, us", t.get("per_batch", {}).get("us"),
                   PER_BATCH_TARGET_US, higher_is_better=False)
