@@ -176,7 +176,7 @@ def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: A
     ratios: dict[str, list[float]] = {key: [] for keys in against.values() for key in keys}
     for _ in range(PAIRED_ROUNDS):
         for streams, keys in against.items():
-            own = (single_stream(once, client)["single"]["gbps"] if streams == 1 else
+            own = (single_stream(once, client, memory=False)["single"]["gbps"] if streams == 1 else
                    multi_stream(once, transport, client, address)["streams"]["gbps"])
             for key in keys:
                 with machine_memory_pool():
