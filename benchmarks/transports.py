@@ -58,7 +58,7 @@ LIBRARY_REFERENCES = {"zmq": ("zmq", 0.9), "flight": ("flight", 1.0)}
 #: against (``paired``). A ratio of two best-of-3s taken a minute apart moved by 0.2 from one
 #: run to the next, as this machine's speed drifts (memcpy 13 to 21 GB/s between days); the
 #: median of ratios of reads seconds apart is what ``ratios`` judges.
-PAIRED_ROUNDS = 5
+PAIRED_ROUNDS = 7
 
 
 # -- one transport --------------------------------------------------------------------------
