@@ -75,14 +75,18 @@ def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: lis
 
 
 def plot(cfg: Config, references: dict[str, dict[str, Any]], transports: list[dict[str, Any]],
-         path: Path) -> None:
-    """Throughput bars against the references' lines (left), round-trip latencies (right)."""
+         targets: list[dict[str, Any]], path: Path) -> None:
+    """Throughput bars against the references' lines (top left), round-trip latencies (top
+    right), and each ratio against its target (below)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
+    fig = plt.figure(figsize=(13, 10))
+    grid = fig.add_gridspec(2, 2, width_ratios=[3, 2], height_ratios=[5, 4])
+    left, right = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    _ratios(fig.add_subplot(grid[1, :]), targets)
     w = cfg.shuffle_width
     series = [(("single",), "1 stream"), (("streams",), f"{STREAMS} streams"),
               (("shuffle",), f"shuffle {w}x{w}"), (("secured", "single"), "1 stream, security on")]
@@ -119,3 +123,24 @@ def plot(cfg: Config, references: dict[str, dict[str, Any]], transports: list[di
     fig.tight_layout()
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
+
+
+def _ratios(axes: Any, targets: list[dict[str, Any]]) -> None:
+    """One bar per ratio with a target, its paired rounds' range as a whisker, the target as
+    a tick; green where met. The per-batch overhead (microseconds, lower is better) is left
+    to the table."""
+    shown = [t for t in targets if t["value"] is not None and t["target"] and t["target"].startswith(">=")]
+    ys = range(len(shown))
+    axes.barh(ys, [t["value"] for t in shown],
+              color=["tab:green" if t["met"] else "tab:red" for t in shown])
+    for y, t in zip(ys, shown):
+        rounds = t.get("paired_rounds")
+        if rounds:
+            axes.plot([min(rounds), max(rounds)], [y, y], color="black", linewidth=1)
+        axes.plot([float(t["target"].split()[-1])] * 2, [y - 0.4, y + 0.4], color="black", linewidth=2)
+    axes.set_yticks(list(ys), [t["name"] for t in shown], fontsize=7)
+    axes.invert_yaxis()
+    axes.set_xscale("log")
+    axes.set_xlabel("ratio (log scale): bar = median of paired rounds, line = their range, "
+                    "tick = target; green = met")
+    axes.set_title("Ratios against the targets")

@@ -276,7 +276,8 @@ def main(argv: list[str] | None = None) -> None:
     rows, table, ok = run(cfg, args.transport)
     references = {r["name"]: r for r in rows if r["section"] == "reference"}
     transports = [r for r in rows if r["section"] == "transport"]
-    path = write("transports", rows, lambda p: plot(cfg, references, transports, p),
+    targets = [r for r in rows if r["section"] == "ratio"]
+    path = write("transports", rows, lambda p: plot(cfg, references, transports, targets, p),
                  {"security": "off; on for each transport's 'secured' measurements"})
     print("\n" + table)
     print(f"\nwrote {path} and {path.with_suffix('.png')} in {time.perf_counter() - started:.0f}s")
