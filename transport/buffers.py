@@ -57,8 +57,10 @@ def flat(t: pa.DataType) -> bool:
 
 def _worth_it(batch: pa.RecordBatch) -> bool:
     held = batch.get_total_buffer_size()
-    return (held >= ZERO_COPY_FROM and held <= batch.nbytes + batch.nbytes // 4 + BIG
-            and _layout_words(batch.schema) is not None)
+    if held < ZERO_COPY_FROM:
+        return False
+    used = batch.nbytes  # exact for slices, but about 2 us a column: taken once
+    return held <= used + used // 4 + BIG and _layout_words(batch.schema) is not None
 
 
 class BufferCodec:
