@@ -60,9 +60,10 @@ def gbps(nbytes: int, seconds: float) -> float:
     return nbytes / seconds / 1e9
 
 
-def summary(rates: list[float]) -> dict[str, float]:
-    """Best and median of the timed rounds: best is the machine's capability, median its noise."""
-    return {"gbps": max(rates), "median_gbps": statistics.median(rates)}
+def summary(rates: list[float]) -> dict[str, Any]:
+    """Best and median of the timed rounds: best is the machine's capability, median its
+    noise; and the rounds, in order."""
+    return {"gbps": max(rates), "median_gbps": statistics.median(rates), "rates": rates}
 
 
 def micros(samples_ns: list[int]) -> dict[str, float]:

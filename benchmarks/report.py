@@ -63,8 +63,8 @@ def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: lis
                         if k.endswith("_gbps") and k not in ("median_gbps",))
         lines.append(f"| {r['label']}{' (' + extra[2:] + ')' if extra else ''} | "
                      f"{_fmt(r.get('gbps'))} | {_fmt(r.get('median_gbps'))} |")
-    lines += ["", "A ratio to a socket or a library is the median of rounds that alternate the two "
-              "reads; the range is over those rounds.", "",
+    lines += ["", "A ratio to a reference is the median of rounds that alternate the two reads; "
+              "the range is over those rounds.", "",
               "| ratio | value | range | target | met |", "|---|---:|---:|---:|:---:|"]
     for t in targets:
         met = {True: "yes", False: "**no**", None: "-"}[t["met"]]

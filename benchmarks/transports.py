@@ -5,7 +5,7 @@ measures, in the same run, the references (``benchmarks.references``: memcpy, in
 IPC, raw TCP/Unix sockets, /dev/shm IPC, raw zero-copy ZeroMQ, stock Arrow Flight) and each transport of ``available_transports()``
 (``benchmarks.measurements``: one stream, several streams, latency, per-batch overhead,
 shuffle; one that fails to import is skipped with its reason), then, for each transport judged
-against a socket or a library, rounds that alternate its read with theirs (``paired``), and
+against memcpy, a socket or a library, rounds that alternate its read with theirs (``paired``), and
 judges each transport by the project's targets (``ratios``). The transports run with security off, as the references
 have none; each that authenticates or encrypts is then measured again with it on (one
 stream, latency), so what CURVE and TLS cost is in the same run. Results go to
@@ -156,11 +156,13 @@ def describe(result: dict[str, Any], step: str) -> str:
 
 def judged_against(name: str, caps: dict[str, Any]) -> dict[int, list[str]]:
     """The references (by name in ``REFERENCES``) a transport's reads over 1 and ``STREAMS``
-    streams are judged against: raw TCP if it crosses hosts, and the library it is built on."""
+    streams are judged against: memcpy (1 stream) if it is zero-copy across processes, raw
+    TCP if it crosses hosts, and the library it is built on."""
     prefix = LIBRARY_REFERENCES.get(name, ("", 0.0))[0]
     against: dict[int, list[str]] = {}
     for streams in (1, STREAMS):
-        keys = [f"tcp_{streams}"] if caps["crosses_hosts"] else []
+        keys = ["memcpy"] if streams == 1 and caps["zero_copy"] and caps["crosses_processes"] else []
+        keys += [f"tcp_{streams}"] if caps["crosses_hosts"] else []
         keys += [f"{prefix}_{streams}"] if prefix and f"{prefix}_{streams}" in REFERENCES else []
         if keys:
             against[streams] = keys
@@ -171,13 +173,15 @@ def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: A
            address: str) -> dict[str, Any]:
     """``PAIRED_ROUNDS`` rounds of one read of the transport, then one of each reference it
     is judged against, over the same streams; per reference the rounds' ratios and their
-    median. The references run on the machine's Arrow pool, as in the references' run."""
-    once = replace(cfg, repeats=1)
+    median. Each side's timed read follows a full-size read of its own (a reference's first
+    round is discarded as its warm-up), so neither is timed cold. The references run on the
+    machine's Arrow pool, as in the references' run."""
+    once, twice = replace(cfg, repeats=1), replace(cfg, repeats=2)
     ratios: dict[str, list[float]] = {key: [] for keys in against.values() for key in keys}
     for _ in range(PAIRED_ROUNDS):
         for streams, keys in against.items():
-            own = (single_stream(once, client, memory=False)["single"]["gbps"] if streams == 1 else
-                   multi_stream(once, transport, client, address)["streams"]["gbps"])
+            own = (single_stream(twice, client, memory=False)["single"] if streams == 1 else
+                   multi_stream(twice, transport, client, address)["streams"])["rates"][-1]
             for key in keys:
                 with machine_memory_pool():
                     ratios[key].append(own / REFERENCES[key](once)["gbps"])
@@ -191,8 +195,8 @@ def ratios(references: dict[str, dict[str, Any]], transports: list[dict[str, Any
     """The project's targets: zero-copy cross-process vs memcpy, socket transports vs raw TCP,
     in-process per-batch overhead, chosen by capability so that a new transport is judged
     too; and a transport vs the library it is built on, used bare (``LIBRARY_REFERENCES``).
-    A ratio to a socket or a library is the median of the paired rounds (``paired``). All
-    with security off, as the references have none; what it costs is shown apart."""
+    A ratio to a reference is the median of the paired rounds (``paired``). All with
+    security off, as the references have none; what it costs is shown apart."""
     rows = []
 
     def ratio(name: str, value: float | None, target: float, higher_is_better: bool = True,
@@ -202,22 +206,17 @@ def ratios(references: dict[str, dict[str, Any]], transports: list[dict[str, Any
                      "target": f"{'>=' if higher_is_better else '<'} {target:g}", "met": met,
                      "paired_rounds": rounds})
 
-    def ref(key: str) -> float | None:
-        return references.get(key, {}).get("gbps")
-
     for t in transports:
         caps, name = t["capabilities"], t["transport"]
-        one = t.get("single", {}).get("gbps")
-        if caps["zero_copy"] and caps["crosses_processes"]:
-            ratio(f"{name} / memcpy", one / ref("memcpy") if one and ref("memcpy") else None,
-                  MEMCPY_TARGET)
         prefix, library_target = LIBRARY_REFERENCES.get(name, ("", 0.0))
         for streams, keys in judged_against(name, caps).items():
             for key in keys:
                 p = t.get("paired", {}).get(key)
                 label = (f"raw TCP, {streams} stream{'s' * (streams > 1)}" if key.startswith("tcp_")
+                         else "memcpy" if key == "memcpy"
                          else references.get(key, {}).get("label", key))
-                target = library_target if prefix and key.startswith(prefix) else TCP_TARGETS.get(name, TCP_TARGET)
+                target = (MEMCPY_TARGET if key == "memcpy" else library_target
+                          if prefix and key.startswith(prefix) else TCP_TARGETS.get(name, TCP_TARGET))
                 ratio(f"{name} / {label}", p["median"] if p else None, target,
                       rounds=p["ratios"] if p else None)
         if not caps["crosses_processes"]:
