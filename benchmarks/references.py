@@ -12,7 +12,7 @@ ratio compares like with like on a machine whose speed varies from run to run:
   column buffers, with ``copy=False`` over a PAIR socket on loopback TCP, this process
   receives them with ``copy=False``, rebuilds each batch around its frames and touches it as
   the transports' readers do: what the zmq transport is built on, used bare. (Until
-  session 19 it only summed the frames' lengths, which took 5-7 % less time.)
+  session 19 it only summed the frames' lengths, which took about 7 % less time.)
 - stock Arrow Flight: a child serving the synthetic batches with a plain
   ``FlightServerBase`` (no TLS, no auth, default options) and this process reading them with
   plain ``FlightClient.do_get``s, one client per stream; 1 and ``STREAMS`` streams: what the
