@@ -199,8 +199,9 @@ def _as_batch(frames: list[Any]) -> pa.RecordBatch:
     """The batch whose column buffers ``frames`` are, around their memory (no copy)."""
     if len(frames) != COLUMNS or any(len(f) != BATCH_ROWS * 8 for f in frames):
         raise ValueError(f"a raw ZeroMQ message of {len(frames)} frames is not one of our batches")
-    return pa.record_batch([pa.Array.from_buffers(pa.int64(), BATCH_ROWS, [None, pa.py_buffer(f.buffer)])
-                            for f in frames], names=[f"c{c}" for c in range(COLUMNS)])
+    columns = [pa.Array.from_buffers(pa.int64(), BATCH_ROWS, [None, pa.py_buffer(f.buffer)])
+               for f in frames]
+    return pa.record_batch(columns, names=[f"c{c}" for c in range(COLUMNS)])
 
 
 def ref_flight(cfg: Config, streams: int) -> dict[str, Any]:
@@ -278,7 +279,8 @@ def ref_shm_ipc(cfg: Config) -> dict[str, Any]:
 REFERENCES: dict[str, Callable[[Config], dict[str, Any]]] = {
     "memcpy": ref_memcpy, "memcpy_fresh": ref_memcpy_fresh, "ipc_memory": ref_ipc_memory,
     "shm_ipc": ref_shm_ipc,
-    "tcp_1": lambda c: ref_socket(c, "tcp", 1), f"tcp_{STREAMS}": lambda c: ref_socket(c, "tcp", STREAMS),
+    "tcp_1": lambda c: ref_socket(c, "tcp", 1),
+    f"tcp_{STREAMS}": lambda c: ref_socket(c, "tcp", STREAMS),
     "unix_1": lambda c: ref_socket(c, "unix", 1),
     f"unix_{STREAMS}": lambda c: ref_socket(c, "unix", STREAMS),
     "zmq_1": ref_zmq, "flight_1": lambda c: ref_flight(c, 1),

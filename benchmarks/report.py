@@ -129,7 +129,7 @@ def _ratios(axes: Any, targets: list[dict[str, Any]]) -> None:
     """One bar per ratio with a target, its paired rounds' range as a whisker, the target as
     a tick; green where met. The per-batch overhead (microseconds, lower is better) is left
     to the table."""
-    shown = [t for t in targets if t["value"] is not None and t["target"] and t["target"].startswith(">=")]
+    shown = [t for t in targets if t["value"] is not None and t["target"].startswith(">=")]
     ys = range(len(shown))
     axes.barh(ys, [t["value"] for t in shown],
               color=["tab:green" if t["met"] else "tab:red" for t in shown])

@@ -2,13 +2,14 @@
 
 ``python -m benchmarks.transports [--quick] [--transport NAME ...]`` (also run by ``make bench``)
 measures, in the same run, the references (``benchmarks.references``: memcpy, in-memory Arrow
-IPC, raw TCP/Unix sockets, /dev/shm IPC, raw zero-copy ZeroMQ, stock Arrow Flight) and each transport of ``available_transports()``
-(``benchmarks.measurements``: one stream, several streams, latency, per-batch overhead,
-shuffle; one that fails to import is skipped with its reason), then, for each transport judged
-against memcpy, a socket or a library, rounds that alternate its read with theirs (``paired``), and
-judges each transport by the project's targets (``ratios``). The transports run with security off, as the references
-have none; each that authenticates or encrypts is then measured again with it on (one
-stream, latency), so what CURVE and TLS cost is in the same run. Results go to
+IPC, raw TCP/Unix sockets, /dev/shm IPC, raw zero-copy ZeroMQ, stock Arrow Flight) and each
+transport of ``available_transports()`` (``benchmarks.measurements``: one stream, several
+streams, latency, per-batch overhead, shuffle; one that fails to import is skipped with its
+reason), then, for each transport judged against memcpy, a socket or a library, rounds that
+alternate its read with theirs (``paired``), and judges each transport by the project's
+targets (``ratios``). The transports run with security off, as the references have none;
+each that authenticates or encrypts is then measured again with it on (one stream,
+latency), so what CURVE and TLS cost is in the same run. Results go to
 ``benchmarks/results/transports.json`` and ``transports.png`` (``benchmarks.report``); a
 markdown table is printed.
 
@@ -171,8 +172,8 @@ def judged_against(name: str, caps: dict[str, Any]) -> dict[int, list[str]]:
 
 def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: Any,
            address: str) -> dict[str, Any]:
-    """``PAIRED_ROUNDS`` rounds of one read of the transport, then one of each reference it
-    is judged against, over the same streams; per reference the rounds' ratios and their
+    """``PAIRED_ROUNDS`` rounds of one timed read of the transport, then one of each
+    reference it is judged against, over the same streams; per reference the rounds' ratios and their
     median. Each side's timed read follows a full-size read of its own (a reference's first
     round is discarded as its warm-up), so neither is timed cold. The references run on the
     machine's Arrow pool, as in the references' run."""
