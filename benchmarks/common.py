@@ -15,39 +15,13 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-_machine_pool: list[Any] = []
-
-
 def as_worker_process() -> None:
     """This process's allocators set as a worker's (``tune_process_memory``, for the
     configured worker): in a cluster, the transports' readers and producers are workers."""
-    import pyarrow as pa
-
     from sparkwire.coordinator.config import load_settings
     from sparkwire.coordinator.worker.memory import MemoryPlan, tune_process_memory
 
-    _machine_pool[:] = [pa.default_memory_pool()]
     tune_process_memory(MemoryPlan.of(load_settings().worker))
-
-
-@contextmanager
-def machine_memory_pool() -> Iterator[None]:
-    """Arrow's memory pool as the machine's default inside the block, in a process set as a
-    worker's: a reference measured after the transports (``benchmarks.transports.paired``)
-    then allocates as it did before. glibc's ``mallopt`` settings stay the worker's: for
-    the 2 MiB buffers moved here they keep more freed heap than glibc's adaptive thresholds
-    would, so a reference takes fewer page faults, not more."""
-    import pyarrow as pa
-
-    if not _machine_pool:
-        yield
-        return
-    worker = pa.default_memory_pool()
-    pa.set_memory_pool(_machine_pool[0])
-    try:
-        yield
-    finally:
-        pa.set_memory_pool(worker)
 
 
 @contextmanager

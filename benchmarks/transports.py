@@ -33,7 +33,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from benchmarks.children import Child, Children
-from benchmarks.common import as_worker_process, machine_memory_pool, shared_security, write
+from benchmarks.common import as_worker_process, shared_security, write
 from benchmarks.measure import BATCH_BYTES, COLUMNS, READ_TIMEOUT, START_TIMEOUT, STREAMS, Config
 from benchmarks.measurements import (LocalProducer, RemoteProducer, latency, multi_stream,
                                      per_batch, shuffle, single_stream)
@@ -175,8 +175,9 @@ def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: A
     """``PAIRED_ROUNDS`` rounds of one timed read of the transport, then one of each
     reference it is judged against, over the same streams; per reference the rounds' ratios and their
     median. Each side's timed read follows a full-size read of its own (a reference's first
-    round is discarded as its warm-up), so neither is timed cold. The references run on the
-    machine's Arrow pool, as in the references' run."""
+    round is discarded as its warm-up), so neither is timed cold. The references run in this
+    process, set as a worker's by then: none of them allocates from Arrow's pool, and glibc's
+    worker settings keep more freed heap for raw ZeroMQ's 2 MiB frames than its defaults."""
     once, twice = replace(cfg, repeats=1), replace(cfg, repeats=2)
     ratios: dict[str, list[float]] = {key: [] for keys in against.values() for key in keys}
     for _ in range(PAIRED_ROUNDS):
@@ -184,8 +185,7 @@ def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: A
             own = (single_stream(twice, client, memory=False)["single"] if streams == 1 else
                    multi_stream(twice, transport, client, address)["streams"])["rates"][-1]
             for key in keys:
-                with machine_memory_pool():
-                    ratios[key].append(own / REFERENCES[key](once)["gbps"])
+                ratios[key].append(own / REFERENCES[key](once)["gbps"])
     return {"paired": {key: {"ratios": values, "median": statistics.median(values)}
                        for key, values in ratios.items()}}
 
