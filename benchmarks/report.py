@@ -63,13 +63,18 @@ def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: lis
                         if k.endswith("_gbps") and k not in ("median_gbps",))
         lines.append(f"| {r['label']}{' (' + extra[2:] + ')' if extra else ''} | "
                      f"{_fmt(r.get('gbps'))} | {_fmt(r.get('median_gbps'))} |")
-    lines += ["", "A ratio to a reference is the median of rounds that alternate the two reads; "
-              "the range is over those rounds.", "",
-              "| ratio | value | range | target | met |", "|---|---:|---:|---:|:---:|"]
+    lines += ["", "A ratio to a reference is the median of rounds that alternate the two reads, "
+              "with a confidence interval of that median (its coverage in brackets); where the "
+              "target lies inside the interval, the verdict is within this machine's noise.", "",
+              "| ratio | median | interval | target | met |", "|---|---:|---:|---:|:---:|"]
     for t in targets:
         met = {True: "yes", False: "**no**", None: "-"}[t["met"]]
-        rounds = t.get("paired_rounds")
-        spread = f"{min(rounds):.2f}-{max(rounds):.2f}" if rounds else ""
+        if t.get("interval"):
+            met += "" if t["decided"] else ", within noise"
+            low, high = t["interval"]
+            spread = f"{low:.2f}-{high:.2f} ({t['coverage']:.0%})"
+        else:
+            spread = ""
         lines.append(f"| {t['name']} | {_fmt(t['value'], 3)} | {spread} | {t['target']} | {met} |")
     return "\n".join(lines)
 
@@ -126,21 +131,20 @@ def plot(cfg: Config, references: dict[str, dict[str, Any]], transports: list[di
 
 
 def _ratios(axes: Any, targets: list[dict[str, Any]]) -> None:
-    """One bar per ratio with a target, its paired rounds' range as a whisker, the target as
-    a tick; green where met. The per-batch overhead (microseconds, lower is better) is left
+    """One bar per ratio with a target, the confidence interval of its median as a whisker,
+    the target as a tick; green where met. The per-batch overhead (microseconds, lower is better) is left
     to the table."""
     shown = [t for t in targets if t["value"] is not None and t["target"].startswith(">=")]
     ys = range(len(shown))
     axes.barh(ys, [t["value"] for t in shown],
               color=["tab:green" if t["met"] else "tab:red" for t in shown])
     for y, t in zip(ys, shown):
-        rounds = t.get("paired_rounds")
-        if rounds:
-            axes.plot([min(rounds), max(rounds)], [y, y], color="black", linewidth=1)
+        if t.get("interval"):
+            axes.plot(t["interval"], [y, y], color="black", linewidth=1)
         axes.plot([float(t["target"].split()[-1])] * 2, [y - 0.4, y + 0.4], color="black", linewidth=2)
     axes.set_yticks(list(ys), [t["name"] for t in shown], fontsize=7)
     axes.invert_yaxis()
     axes.set_xscale("log")
-    axes.set_xlabel("ratio (log scale): bar = median of paired rounds, line = their range, "
-                    "tick = target; green = met")
+    axes.set_xlabel("ratio (log scale): bar = median of paired rounds, line = its confidence "
+                    "interval, tick = target; green = met")
     axes.set_title("Ratios against the targets")
