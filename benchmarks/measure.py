@@ -70,8 +70,9 @@ def summary(rates: list[float]) -> dict[str, Any]:
 def median_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float, float]:
     """A distribution-free confidence interval for the median of what ``values`` sample:
     their k-th smallest and k-th largest, for the largest k whose coverage is at least
-    ``confidence`` (the true median lies outside only if k or fewer values fall on one side
-    of it, a binomial tail of n fair coins), or the whole range where even that falls short.
+    ``confidence`` (the true median lies outside only if fewer than k values fall on one
+    side of it, a binomial tail of n fair coins), or the whole range where even that falls
+    short.
     Returns (low, high, coverage): 9 values give the 2nd and 8th, at 96 %; 7 only their
     range, at 98 %."""
     ordered, n = sorted(values), len(values)

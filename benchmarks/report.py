@@ -132,8 +132,8 @@ def plot(cfg: Config, references: dict[str, dict[str, Any]], transports: list[di
 
 def _ratios(axes: Any, targets: list[dict[str, Any]]) -> None:
     """One bar per ratio with a target, the confidence interval of its median as a whisker,
-    the target as a tick; green where met. The per-batch overhead (microseconds, lower is better) is left
-    to the table."""
+    the target as a tick; green where met. The per-batch overhead (microseconds, lower is
+    better) is left to the table."""
     shown = [t for t in targets if t["value"] is not None and t["target"].startswith(">=")]
     ys = range(len(shown))
     axes.barh(ys, [t["value"] for t in shown],

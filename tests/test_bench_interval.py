@@ -13,7 +13,7 @@ from benchmarks.measure import median_interval
 
 
 @pytest.mark.parametrize(("n", "low", "high"), [(5, 1, 5), (7, 1, 7), (9, 2, 8), (12, 3, 10)])
-def test_picks_the_widest_order_statistics_needed(n: int, low: int, high: int) -> None:
+def test_picks_the_narrowest_interval_that_keeps_the_coverage(n: int, low: int, high: int) -> None:
     values = random.Random(n).sample(range(1, n + 1), n)  # order must not matter
     got_low, got_high, coverage = median_interval(values)
     assert (got_low, got_high) == (low, high)
