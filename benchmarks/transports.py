@@ -175,9 +175,9 @@ def judged_against(name: str, caps: dict[str, Any]) -> dict[int, list[str]]:
 def paired(cfg: Config, against: dict[int, list[str]], client: Any, transport: Any,
            address: str) -> dict[str, Any]:
     """``PAIRED_ROUNDS`` rounds of one timed read of the transport, then one of each
-    reference it is judged against, over the same streams; per reference the rounds' ratios and their
-    median. Each side's timed read follows a full-size read of its own (a reference's first
-    round is discarded as its warm-up), so neither is timed cold. The references run in this
+    reference it is judged against, over the same streams; per reference the rounds' ratios
+    and their median. Each side's timed read follows a full-size read of its own (a
+    reference's first round is discarded as its warm-up), so neither is timed cold. The references run in this
     process, set as a worker's by then: none of them allocates from Arrow's pool, and glibc's
     worker settings keep more freed heap for raw ZeroMQ's 2 MiB frames than its defaults."""
     once, twice = replace(cfg, repeats=1), replace(cfg, repeats=2)
