@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.measure import STREAMS, Config
+from benchmarks.steadiness import SLOW
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -26,8 +27,10 @@ def _dig(result: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: list[dict[str, Any]],
-             skipped: list[dict[str, Any]], targets: list[dict[str, Any]]) -> str:
-    """Transports, then references, then the project's ratios and whether each is met."""
+             skipped: list[dict[str, Any]], targets: list[dict[str, Any]],
+             machine: dict[str, Any]) -> str:
+    """Transports, then references, then the project's ratios and whether each is met, on
+    a machine this steady (``benchmarks.steadiness``)."""
     w = cfg.shuffle_width
     lines = [f"Transports, {cfg.size >> 20} MiB per measurement, 8 MiB batches, best of "
              f"{cfg.repeats}, {os.cpu_count()} CPUs (GB = 10^9 B):", "",
@@ -65,7 +68,12 @@ def markdown(cfg: Config, references: dict[str, dict[str, Any]], transports: lis
                      f"{_fmt(r.get('gbps'))} | {_fmt(r.get('median_gbps'))} |")
     lines += ["", "A ratio to a reference is the median of rounds that alternate the two reads, "
               "with a confidence interval of that median (its coverage in brackets); where the "
-              "target lies inside the interval, the verdict is within this machine's noise.", "",
+              "target lies inside the interval, the verdict is within this machine's noise. "
+              f"The CPU itself, probed for {machine['probe_seconds']:.0f} s around the run "
+              f"(benchmarks.steadiness), ran below {SLOW} of its full speed in "
+              f"{machine['slow_share']:.0%} of {machine['samples']} samples, at "
+              f"{machine['median']:.2f} of it in the median sample and {machine['p5']:.2f} "
+              "in the 5th percentile.", "",
               "| ratio | median | interval | target | met |", "|---|---:|---:|---:|:---:|"]
     for t in targets:
         met = {True: "yes", False: "**no**", None: "-"}[t["met"]]

@@ -7,11 +7,12 @@ transport of ``available_transports()`` (``benchmarks.measurements``: one stream
 streams, latency, per-batch overhead, shuffle; one that fails to import is skipped with its
 reason), then, for each transport judged against memcpy, a socket or a library, rounds that
 alternate its read with theirs (``paired``), and judges each transport by the project's
-targets (``ratios``). The transports run with security off, as the references have none;
-each that authenticates or encrypts is then measured again with it on (one stream,
-latency), so what CURVE and TLS cost is in the same run. Results go to
-``benchmarks/results/transports.json`` and ``transports.png`` (``benchmarks.report``); a
-markdown table is printed.
+targets (``ratios``). Before and after, it probes how steady the CPU itself runs
+(``benchmarks.steadiness``), the noise floor under every ratio. The transports run with
+security off, as the references have none; each that authenticates or encrypts is then
+measured again with it on (one stream, latency), so what CURVE and TLS cost is in the same
+run. Results go to ``benchmarks/results/transports.json`` and ``transports.png``
+(``benchmarks.report``); a markdown table is printed.
 
 Every child process has a stdin lifeline and is terminated, then killed, on the way out;
 every wait is bounded, and a watchdog kills a transport's children if it runs over, which
@@ -40,6 +41,7 @@ from benchmarks.measurements import (LocalProducer, RemoteProducer, latency, mul
                                      per_batch, shuffle, single_stream)
 from benchmarks.references import REFERENCES, run_references
 from benchmarks.report import markdown, plot
+from benchmarks.steadiness import probe, steadiness
 from sparkwire.coordinator.config import load_settings
 from sparkwire.transport.errors import ConfigError
 from sparkwire.transport.registry import available_transports, create_transport, transport_class
@@ -62,6 +64,9 @@ LIBRARY_REFERENCES = {"zmq": ("zmq", 0.9), "flight": ("flight", 1.0)}
 #: median of ratios of reads seconds apart is what ``ratios`` judges. Nine rounds make the
 #: 2nd and 8th smallest a 96 % confidence interval of that median (``median_interval``).
 PAIRED_ROUNDS = 9
+#: Seconds the machine's CPU is probed for (``benchmarks.steadiness``), before the
+#: measurements and again after them.
+PROBE_S = 10.0
 
 
 # -- one transport --------------------------------------------------------------------------
@@ -241,6 +246,7 @@ def ratios(references: dict[str, dict[str, Any]], transports: list[dict[str, Any
 def run(cfg: Config, only: list[str] | None = None) -> tuple[list[dict[str, Any]], str, bool]:
     """The rows of the JSON, the markdown table, and whether every measurement succeeded."""
     started = time.perf_counter()
+    rates = probe(PROBE_S)
     references, failures = run_references(cfg)
     as_worker_process()  # after the references: they measure the machine, on its defaults
     transports, skipped = [], []
@@ -267,10 +273,12 @@ def run(cfg: Config, only: list[str] | None = None) -> tuple[list[dict[str, Any]
                          for step, error in secured["errors"].items()]
             result["secured"] = {key: secured[key] for key in ("single", "deliver", "read_1row", "errors")
                                  if key in secured}
+    machine = {"section": "machine", "probe_seconds": 2 * PROBE_S,
+               **steadiness(rates + probe(PROBE_S))}
     targets = ratios(references, transports)
-    table = markdown(cfg, references, transports, skipped, targets)
+    table = markdown(cfg, references, transports, skipped, targets, machine)
     rows = ([{"section": "config", **asdict(cfg), "batch_bytes": BATCH_BYTES, "columns": COLUMNS,
-              "streams": STREAMS, "seconds": time.perf_counter() - started}]
+              "streams": STREAMS, "seconds": time.perf_counter() - started}, machine]
             + [{"section": "reference", **r} for r in references.values()]
             + [{"section": "transport", **t} for t in transports] + skipped + targets)
     return rows, table, not failures
