@@ -196,7 +196,7 @@ def _kib(pid: int, field: str) -> int:
 
 
 def _join(session: Session, left: Path, right: Path) -> tuple:
-    from sparkwire.planner import functions as F
+    from sparkwire.planner.api import functions as F
 
     df = (session.read.parquet(str(left)).alias("l")
           .join(session.read.parquet(str(right)).alias("r"), F.col("l.k") == F.col("r.k"))

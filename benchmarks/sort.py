@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from benchmarks.common import best_of, write  # noqa: E402
 from sparkwire.coordinator import Session  # noqa: E402
 from sparkwire.coordinator.tpch import ensure_tpch  # noqa: E402
-from sparkwire.planner import functions as F  # noqa: E402
+from sparkwire.planner.api import functions as F  # noqa: E402
 
 SCALES = (0.1, 1.0)
 WORKERS = 2

@@ -21,7 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, check_time_zone
+from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE, check_time_zone
 from sparkwire.transport.config import TransportConfig
 from sparkwire.transport.errors import ConfigError
 
@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     # off, division and casts give NULL instead (``coordinator.worker.semantics``).
     ansi: bool = True
     # Spark's spark.sql.session.timeZone: the zone in which instants (``timestamp``) read
-    # as wall clocks and wall clocks become instants (``planner.timezones``). An IANA region
+    # as wall clocks and wall clocks become instants (``planner.spark.timezones``). An IANA region
     # name or an offset "+08:00". UTC by default, where Spark takes the machine's zone: the
     # same query then gives the same rows on every machine (the reason is in timezones).
     time_zone: str = DEFAULT_TIME_ZONE

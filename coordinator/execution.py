@@ -28,10 +28,10 @@ from sparkwire.coordinator import delivery
 from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message, encode_tasks
-from sparkwire.planner.ranges import task_slice
+from sparkwire.planner.logical.ranges import task_slice
 from sparkwire.coordinator.worker.service import STATUS_PARTITION
-from sparkwire.planner.plan import FILE_SCANS, Operator, RangeSource, operators, transform_up
-from sparkwire.planner.staged import Stage, StagedPlan
+from sparkwire.planner.logical.plan import FILE_SCANS, Operator, RangeSource, operators, transform_up
+from sparkwire.planner.logical.staged import Stage, StagedPlan
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import (PlanRejected, QueryCancelled, QueryError, SparkwireError,
                                        TaskFailed, Timeout, TransportError)

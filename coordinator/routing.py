@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.staged import Boundary
 
 
 def route(boundary: Boundary, producers: int, consumers: int, consumer: int,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.planner.timezones import check_time_zone
+from sparkwire.planner.spark.timezones import check_time_zone
 from sparkwire.transport.errors import ConfigError
 
 #: Spark's key -> sparkwire's setting.

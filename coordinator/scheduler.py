@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from sparkwire.coordinator.routing import route
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, InputPartition
-from sparkwire.planner.plan import CachedSource, Exchange, LocalSource, operators
-from sparkwire.planner.staged import StagedPlan
+from sparkwire.planner.logical.plan import CachedSource, Exchange, LocalSource, operators
+from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.transport.errors import TaskFailed
 
 __all__ = ["Run", "Scheduler"]

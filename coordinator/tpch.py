@@ -17,8 +17,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from sparkwire.planner import functions as F
-from sparkwire.planner.dataframe import DataFrame
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.transport.errors import ConfigError
 
 

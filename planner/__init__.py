@@ -1,37 +1,15 @@
-"""sparkwire's planner: the DataFrame API, logical plans, and their cutting into stages.
+"""sparkwire's planner, a folder per layer; imports run downward only (``tests/test_layering.py``)::
 
-``from sparkwire import functions as F`` for column expressions. The planner imports neither
-``transport`` nor ``coordinator``; what it needs from a running cluster is the ``Executor``
-protocol, which the coordinator's Session implements.
+    api/        the PySpark surface: DataFrame, Column, functions, Window, readers, writers
+    sql/        SQL text to logical plans, through the same analyzer and functions
+    pipeline    the one path every query takes: analyze, optimize (RULES), cut
+    physical/   the stage cutter: boundaries, placement, join strategy, splits
+    optimizer/  RULES, the logical rewrites, and the estimates they read
+    logical/    expressions, operators, types, the analyzer, the staged plan's models
+    spark/      Spark's rules both the driver and the worker follow (time zones, patterns ...)
+    errors, limits   the exception tree and the hard bounds on a plan
+
+The planner imports neither ``transport`` nor ``coordinator``; what it needs from a running
+cluster is the ``api.executor.Executor`` protocol, which the coordinator's Session implements.
+This package imports nothing; ``planner.api`` exports the PySpark surface.
 """
-
-from sparkwire.planner import functions
-from sparkwire.planner.dataframe import DataFrame
-from sparkwire.planner.grouped import GroupedData
-from sparkwire.planner.sources import DataFrameReader, create_dataframe, sql_dataframe
-from sparkwire.planner.errors import AnalysisError, PlanError
-from sparkwire.planner.executor import Executor, ResultStream
-from sparkwire.planner.explain import explain_logical, explain_staged
-from sparkwire.planner.functions import Column, SortOrder
-from sparkwire.planner.stages import plan_stages
-from sparkwire.planner.window import Window, WindowSpec
-
-__all__ = [
-    "AnalysisError",
-    "Column",
-    "DataFrame",
-    "DataFrameReader",
-    "Executor",
-    "GroupedData",
-    "PlanError",
-    "ResultStream",
-    "SortOrder",
-    "Window",
-    "WindowSpec",
-    "create_dataframe",
-    "explain_logical",
-    "explain_staged",
-    "functions",
-    "plan_stages",
-    "sql_dataframe",
-]

@@ -1,8 +1,8 @@
 """The planning pipeline every query takes: analyze, optimize, cut.
 
 Analysis happens as a DataFrame (or, later, a SQL statement) is built, in
-``planner.analyzer``; this module runs the rest: the ordered rewrites of
-``planner.rules.RULES``, then ``planner.stages.plan_stages``.
+``planner.logical.analyzer``; this module runs the rest: the ordered rewrites of
+``planner.optimizer.rules.RULES``, then ``planner.physical.stages.plan_stages``.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH
-from sparkwire.planner.estimates import planning
-from sparkwire.planner.plan import Operator
-from sparkwire.planner.staged import StagedPlan
-from sparkwire.planner.rules import optimize
-from sparkwire.planner.stages import plan_stages
-from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
+from sparkwire.planner.optimizer.estimates import planning
+from sparkwire.planner.logical.plan import Operator
+from sparkwire.planner.logical.staged import StagedPlan
+from sparkwire.planner.optimizer.rules import optimize
+from sparkwire.planner.physical.stages import plan_stages
+from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE
 
 if TYPE_CHECKING:
-    from sparkwire.planner.executor import Executor
+    from sparkwire.planner.api.executor import Executor
 
 
 def plan_query(

@@ -14,7 +14,11 @@ implementations). This module only re-exports what a user reaches for first.
 """
 
 from sparkwire.coordinator import Session, Settings, load_settings
-from sparkwire.planner import AnalysisError, Column, DataFrame, PlanError, Window, functions
+from sparkwire.planner.api import functions
+from sparkwire.planner.api.column import Column
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.window import Window
+from sparkwire.planner.errors import AnalysisError, PlanError
 from sparkwire import types
 from sparkwire.transport.errors import SparkwireError
 

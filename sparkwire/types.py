@@ -1,5 +1,5 @@
 """PySpark's data type objects: ``from sparkwire.types import StructType, IntegerType``
-(``planner.types_api``)."""
+(``planner.api.types``)."""
 
-from sparkwire.planner.types_api import *  # noqa: F403
-from sparkwire.planner.types_api import __all__  # noqa: F401
+from sparkwire.planner.api.types import *  # noqa: F403
+from sparkwire.planner.api.types import __all__  # noqa: F401

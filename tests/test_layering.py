@@ -29,7 +29,7 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def sparkwire_packages(path: Path) -> set[str]:
-    """``planner`` for ``sparkwire.planner.plan`` and so on."""
+    """``planner`` for ``sparkwire.planner.logical.plan`` and so on."""
     return {
         parts[1] for m in imported_modules(path) if (parts := m.split("."))[0] == "sparkwire"
         and len(parts) > 1

@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 
 from sparkwire.coordinator import tpch
-from sparkwire.planner import functions as F
-from sparkwire.planner.dataframe import DataFrame
-from sparkwire.planner.functions import Column
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.functions import Column
 
 Tables = Mapping[str, DataFrame]
 

@@ -1,11 +1,11 @@
-"""Date and time builders: Spark's semantics (``planner.functions_dates``) in DuckDB.
+"""Date and time builders: Spark's semantics (``planner.api.functions.dates``) in DuckDB.
 
 Every operand is cast to the DATE or TIMESTAMP the function reads, as Spark casts it;
 DuckDB's ``dayofweek`` counts from 0 on Sunday (Spark's from 1), its ``datediff(part, a,
 b)`` is ``b - a`` (Spark's ``datediff(end, start)`` is ``end - start``) and it has no
 ``months_between`` or ``next_day``. Patterns and units were checked by the plan model and
-are translated here (``planner.datetime_patterns``). Operands that are instants were cast
-to the wall clock or date the function reads by the planner (``planner.local_time``);
+are translated here (``planner.spark.datetime_patterns``). Operands that are instants were cast
+to the wall clock or date the function reads by the planner (``planner.logical.local_time``);
 builders that make instants, or name the zone, are ``ZONE_CALLS`` (``zones``).
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Callable
 from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
 from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
 from sparkwire.coordinator.worker.zones import from_local, to_local
-from sparkwire.planner import datetime_patterns
-from sparkwire.planner.timezones import check_time_zone
+from sparkwire.planner.spark import datetime_patterns
+from sparkwire.planner.spark.timezones import check_time_zone
 
 ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
 
@@ -80,7 +80,7 @@ def _parsed(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
 
 def _parser(to: str) -> Builder:
     """``to_date``/``to_timestamp_ntz``: a cast without a pattern (the planner cast the
-    operand as Spark does, ``planner.local_time``), ``strptime`` with one."""
+    operand as Spark does, ``planner.logical.local_time``), ``strptime`` with one."""
 
     def build(args: list[exp.Expression]) -> exp.Expression:
         if len(args) == 1:

@@ -1,10 +1,10 @@
-"""Math builders: Spark's semantics (``planner.functions_math``) in DuckDB.
+"""Math builders: Spark's semantics (``planner.api.functions.numeric``) in DuckDB.
 
 DuckDB's ``ln``/``log10``/``log2`` of 0 are -inf and of a negative NaN (Spark: NULL), its
 ``sign`` is an integer and 0 for NaN (Spark: a double, NaN), its ``round`` of a double
 rounds the binary value (2.675 to 2.67; Spark rounds the decimal text, 2.68). The
 analyzer hands doubles to ``round``/``bround`` as ``round_double``/``bround_double``
-(``planner.analyzer``), which round the shortest decimal text of the value as a
+(``planner.logical.analyzer``), which round the shortest decimal text of the value as a
 DECIMAL(38,18), HALF_UP (DuckDB's decimal ``round``) or HALF_EVEN (``round_even``);
 integers and decimals round as they are.
 

@@ -1,4 +1,4 @@
-"""String builders: Spark's semantics (``planner.functions_text``) in DuckDB.
+"""String builders: Spark's semantics (``planner.api.functions.strings``) in DuckDB.
 
 Where DuckDB's function of the same name differs, the template says how: its
 ``substring`` reads a start of 0 as "before the first character" (Spark: the first),
@@ -14,8 +14,8 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, cast
 from sparkwire.coordinator.worker.templates import Builder, literal_int, literal_text, over, template
-from sparkwire.planner import format_string
-from sparkwire.planner.regex import java_replacement
+from sparkwire.planner.spark import format_string
+from sparkwire.planner.spark.regex import java_replacement
 
 # Spark's 0-based start: a positive start counts from 1, a negative from the end, 0 is 1.
 _START = "(CASE WHEN :p > 0 THEN :p - 1 WHEN :p < 0 THEN length(:s) + :p ELSE 0 END)"
@@ -59,7 +59,7 @@ def _non_negative(length: exp.Expression) -> exp.Expression:
 
 
 def _regexp_replace(args: list[exp.Expression]) -> exp.Expression:
-    arity("regexp_replace", args, 4)  # the 4th, the position, is 1 (planner.literal_args)
+    arity("regexp_replace", args, 4)  # the 4th, the position, is 1 (planner.logical.literal_args)
     rewrite = java_replacement(literal_text(args[2], "regexp_replace's replacement"))
     return exp.Anonymous(
         this="regexp_replace",

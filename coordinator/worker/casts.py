@@ -1,5 +1,5 @@
 """Casts as Spark computes them, in Spark's three modes (``Mode``): the compiler's builder
-for every ``Cast`` whose source type the planner recorded (``planner.typed``). With ANSI on,
+for every ``Cast`` whose source type the planner recorded (``planner.logical.typed``). With ANSI on,
 a value Spark rejects fails the query with Spark's error class (``semantics.raise_error``);
 ``try_cast`` reads values as strictly as ANSI mode but gives NULL instead; with ANSI off
 (legacy) it is NULL, or wraps/saturates as Spark's legacy casts do. The rules, each checked
@@ -44,11 +44,11 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
 from sparkwire.coordinator.worker.integers import INTEGER_BITS, bounds, wrapped
 from sparkwire.coordinator.worker.texts import floating_text, nested_text
-from sparkwire.planner import typenames
+from sparkwire.planner.logical import typenames
 from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
 from sparkwire.coordinator.worker.templates import template
 from sparkwire.coordinator.worker.zones import from_local, to_local
-from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
+from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
 _SPARK_TYPE = {
     "int8": "TINYINT", "int16": "SMALLINT", "int32": "INT", "int64": "BIGINT",

@@ -20,7 +20,7 @@ differ, Spark wins, and each rule is written where it is applied:
 - ``array_distinct`` keeps the first of equal elements in order and one NULL (DuckDB's
   ``list_distinct`` drops NULLs and reorders);
 - ``sort_array`` puts NULLs first ascending and last descending; of structs (the planner
-  names their type, ``planner.typed_calls``) NULL fields sort first too, nested structs'
+  names their type, ``planner.logical.typed_calls``) NULL fields sort first too, nested structs'
   as well, where DuckDB puts them after values: the elements are sorted ascending by a key
   of (field present, field) pairs, and descending is that order reversed, as in Spark;
 - ``array_sort`` (no comparator) is ascending with NULL elements last, struct fields as
@@ -44,7 +44,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import CompileError, arity, paren
 from sparkwire.coordinator.worker.templates import Builder
-from sparkwire.planner import typenames
+from sparkwire.planner.logical import typenames
 
 _ELEMENT, _INDEX = "__sparkwire_e", "__sparkwire_i"
 

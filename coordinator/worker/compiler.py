@@ -1,6 +1,6 @@
 """Compile a validated operator tree into one DuckDB query.
 
-A task plan arrives as pydantic models (``planner.plan``); the worker turns its fragment into
+A task plan arrives as pydantic models (``planner.logical.plan``); the worker turns its fragment into
 SQL here and nowhere else. The SQL is built as a sqlglot expression tree and rendered with
 ``dialect="duckdb", identify=True``, so the generator quotes every identifier and literal:
 no user-controlled string is ever formatted into SQL text by this module. Identifiers were
@@ -45,8 +45,8 @@ from sparkwire.coordinator.worker.windows import over
 from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, Leaves, LocalTable, TableInput
 from sparkwire.coordinator.worker.calls_dates import ZONE_CALLS
 from sparkwire.coordinator.worker.zones import instant_literal
-from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
-from sparkwire.planner.expressions import (
+from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE
+from sparkwire.planner.logical.expressions import (
     AggCall,
     Call,
     Case,
@@ -59,7 +59,7 @@ from sparkwire.planner.expressions import (
     WindowCall,
     WindowItem,
 )
-from sparkwire.planner.plan import (
+from sparkwire.planner.logical.plan import (
     Aggregate,
     CachedSource,
     CsvScan,
@@ -84,7 +84,7 @@ from sparkwire.planner.plan import (
     Window,
     output_columns,
 )
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.staged import Boundary
 
 __all__ = ["PARTITION_COLUMN", "CompileError", "CompiledFragment", "compile_fragment"]
 

@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.planner import typenames
-from sparkwire.planner.expressions import Lit
+from sparkwire.planner.logical import typenames
+from sparkwire.planner.logical.expressions import Lit
 
 DIALECT = "duckdb"
 

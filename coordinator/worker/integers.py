@@ -4,7 +4,7 @@ with ANSI off (legacy) it wraps around as Java does: ``2147483647 + 1`` is ``-21
 a bigint ``sum`` past ``2**63 - 1`` comes back negative.
 
 The planner names the Spark type of every integer ``+ - *`` and unary ``-`` in the call
-(``add(a, b, 'int32')``, ``planner.typed``) and wraps an integer ``sum`` in
+(``add(a, b, 'int32')``, ``planner.logical.typed``) and wraps an integer ``sum`` in
 ``exact_integer(sum(x), 'int64')``: the worker cannot see operand types, and DuckDB sums
 integers as HUGEINT. The rules:
 

@@ -44,7 +44,7 @@ from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, Loc
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
-from sparkwire.planner.plan import Join, operators
+from sparkwire.planner.logical.plan import Join, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.memory import InProcessClient
 from sparkwire.transport.errors import (

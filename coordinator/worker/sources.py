@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.casts import spark_cast
 from sparkwire.coordinator.worker.expressions import DIALECT, CompileError, col, duckdb_type, ident
-from sparkwire.planner.plan import CsvScan, FileSplit, JsonScan, ParquetScan
+from sparkwire.planner.logical.plan import CsvScan, FileSplit, JsonScan, ParquetScan
 
 __all__ = ["CachedTable", "ExchangeTable", "Leaves", "LocalTable", "RowGroupTable", "TableInput"]
 

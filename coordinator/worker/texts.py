@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast, duckdb_type, ident
 from sparkwire.coordinator.worker.semantics import call
-from sparkwire.planner import typenames
+from sparkwire.planner.logical import typenames
 
 
 def nested_text(value: exp.Expression, tree: typenames.TypeTree, depth: int = 0) -> exp.Expression:

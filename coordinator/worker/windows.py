@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast
-from sparkwire.planner.expressions import Frame
+from sparkwire.planner.logical.expressions import Frame
 
 __all__ = ["over"]
 

@@ -1,5 +1,5 @@
 """A task that writes its rows to a Parquet file instead of streaming them (``df.write``);
-with ``partitionBy``, a file in each ``k=v`` directory it has rows for (``planner.hive``).
+with ``partitionBy``, a file in each ``k=v`` directory it has rows for (``planner.spark.hive``).
 
 The task's rows go to ``<directory>/.part-<task>-<job>.parquet.inprogress`` and, once the
 file is closed, are renamed to ``part-<task>-<job>.parquet`` in one step: a reader of the
@@ -7,7 +7,7 @@ directory (which lists ``*.parquet``) never sees half a file, and a task run aga
 worker loss replaces its own file rather than adding a second. The directory was checked
 against the data roots when the plan arrived (``files.check_output_directory``); it is
 checked again here, before and after it is made, in case a symlink appeared in between. The driver
-writes ``_SUCCESS`` once every task has reported (``planner.io``).
+writes ``_SUCCESS`` once every task has reported (``planner.api.io``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sparkwire.coordinator.worker.files import check_output_directory
-from sparkwire.planner import hive
-from sparkwire.planner.plan import WRITE_COLUMNS, ParquetWrite
+from sparkwire.planner.spark import hive
+from sparkwire.planner.logical.plan import WRITE_COLUMNS, ParquetWrite
 
 #: The rows a writing task outputs: each file it wrote (relative to the directory) and its rows.
 WRITE_SCHEMA = pa.schema([(WRITE_COLUMNS[0], pa.string()), (WRITE_COLUMNS[1], pa.int64())])

@@ -1,4 +1,4 @@
-"""Instants and wall clocks in the session time zone (``planner.timezones``), in DuckDB.
+"""Instants and wall clocks in the session time zone (``planner.spark.timezones``), in DuckDB.
 
 Spark's ``timestamp`` is DuckDB's ``TIMESTAMPTZ`` and ``timestamp_ntz`` its ``TIMESTAMP``.
 The worker's database runs with DuckDB's ``TimeZone`` set to UTC for good
@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.expressions import cast
 from sparkwire.coordinator.worker.semantics import call
-from sparkwire.planner.timezones import has_offset, icu_name
+from sparkwire.planner.spark.timezones import has_offset, icu_name
 
 _FIXED = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")
 

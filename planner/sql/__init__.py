@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sparkwire.planner.analyzer import Relation
-from sparkwire.planner.estimates import planning
+from sparkwire.planner.logical.analyzer import Relation
+from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.normalize import normalise
 from sparkwire.planner.sql.translate import respelled, translate

@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.planner import expressions as ex
-from sparkwire.planner import functions as F
-from sparkwire.planner.functions import Column
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.functions import Column
 from sparkwire.planner.sql.errors import SqlError
 
 Translate = Callable[[exp.Expression], ex.Expr]

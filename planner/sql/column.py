@@ -13,7 +13,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
-from sparkwire.planner.functions import Column
+from sparkwire.planner.api.functions import Column
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.normalize import DIALECT

@@ -19,10 +19,10 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.planner import expressions as ex
-from sparkwire.planner import functions as F
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.api import functions as F
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.column import _type_name
+from sparkwire.planner.api.column import _type_name
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.functions import function, unwrapped

@@ -3,7 +3,7 @@
 sqlglot parses each known function into its own node class (``instr`` and ``locate`` both
 into ``StrPosition``, ``log10(x)`` into ``Log(10, x)``, Spark's date functions with their
 argument wrapped in ``TsOrDsToDate``); this module maps those classes onto the functions
-of ``planner.functions``, so a call written in SQL (``F.expr``, ``selectExpr``,
+of ``planner.api.functions``, so a call written in SQL (``F.expr``, ``selectExpr``,
 ``session.sql``) is checked exactly as the same call made from Python is: patterns must be
 literals and pass the same checks. A function not listed here (nor a collection form of
 ``planner.sql.collections``) is ``... is not supported``.
@@ -23,9 +23,9 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.time import format_time
 
-from sparkwire.planner import expressions as ex
-from sparkwire.planner import functions as F
-from sparkwire.planner.functions import Column
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.functions import Column
 from sparkwire.planner.sql.collections import Translate, collection
 
 _SPARK = Dialect.get_or_raise("spark")

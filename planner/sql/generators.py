@@ -1,5 +1,5 @@
 """``explode`` and its family in SQL, planned as the DataFrame API plans them: a
-``GeneratorColumn`` given to ``planner.generate``, which builds the ``Generate`` operator.
+``GeneratorColumn`` given to ``planner.logical.generate``, which builds the ``Generate`` operator.
 
 Spark SQL writes a generator in three places, all supported:
 
@@ -23,10 +23,10 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from sparkwire.planner.analyzer import Attribute, Relation
+from sparkwire.planner.logical.analyzer import Attribute, Relation
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.generate import generate
-from sparkwire.planner.nested_functions import GeneratorColumn
+from sparkwire.planner.logical.generate import generate
+from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 

@@ -15,7 +15,7 @@ segment, so ``lineitem`` probes a fifth of ``orders`` (0.20 -> 0.12 s at SF1), a
 unique in the added table, the left rows times the share of that table its filters keep
 (TPC-H Q9 meets the ``part`` rows named green before ``orders``, shuffling a twentieth of
 ``lineitem``), else rows(left) x rows(right) / the larger number of distinct values on
-either side of each key pair (``planner.estimates.equi_join_rows``, from the footers' key
+either side of each key pair (``planner.optimizer.estimates.equi_join_rows``, from the footers' key
 ranges). Joining TPC-H Q5's
 ``lineitem`` to ``customer`` on the nation key alone multiplies rows by thousands; joining
 it to ``orders`` on the order key does not, though ``orders`` is the larger table.
@@ -28,11 +28,11 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sparkwire.planner.analyzer import Relation, analyze_join
+from sparkwire.planner.logical.analyzer import Relation, analyze_join
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.estimates import equi_join_rows, estimate_bytes, estimate_rows
-from sparkwire.planner.plan import Filter
-from sparkwire.planner.rules.predicates import conjunction
+from sparkwire.planner.optimizer.estimates import equi_join_rows, estimate_bytes, estimate_rows
+from sparkwire.planner.logical.plan import Filter
+from sparkwire.planner.logical.predicates import conjunction
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.syntax import has_subquery, in_nested_query
 
@@ -138,7 +138,7 @@ class _Group:
 def _join_rows(left: Relation, left_tables: frozenset[str], right: Relation,
                right_tables: frozenset[str], conditions: list[exp.Expression]) -> int:
     """Estimated rows of ``left`` (FROM items ``left_tables``) joined to ``right`` on the
-    equalities among ``conditions`` of a column of each (``planner.estimates.equi_join_rows``)."""
+    equalities among ``conditions`` of a column of each (``planner.optimizer.estimates.equi_join_rows``)."""
     pairs = []
     for condition in conditions:
         if not (isinstance(condition, exp.EQ) and isinstance(condition.this, exp.Column)

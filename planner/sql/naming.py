@@ -2,8 +2,8 @@
 
 Before ``qualify`` calls an unnamed output ``_col_5``, each one is aliased with the name
 Spark gives it, which is the name the DataFrame API gives the same expression
-(``planner.render``, with ``Scope.spelled``): the item is translated into a planner expression and named by
-``planner.render``, so ``m['k']`` is ``m[k]``, ``s['f']`` of a struct ``s.f`` and
+(``planner.logical.render``, with ``Scope.spelled``): the item is translated into a planner expression and named by
+``planner.logical.render``, so ``m['k']`` is ``m[k]``, ``s['f']`` of a struct ``s.f`` and
 ``a + 1`` ``(a + 1)``. As in Spark, a column's table alias is left out (``t.a + 1`` is
 ``(a + 1)``); a dotted name that is no table alias is a struct's field path and kept.
 The types ``s['f']`` needs come from the views the SELECT reads directly; where they
@@ -11,7 +11,7 @@ cannot (a CTE or subquery), or the item cannot be translated (it is refused late
 its place), the item's Spark SQL text names it.
 
 A generator (``explode`` ...) is not aliased: its columns are named ``col``, ``pos``,
-``key``, ``value`` (``planner.generate``); it is marked ``unnamed`` instead, so that the
+``key``, ``value`` (``planner.logical.generate``); it is marked ``unnamed`` instead, so that the
 translator tells the ``_col_5`` of ``qualify`` from an alias the query wrote.
 """
 
@@ -22,14 +22,14 @@ from collections.abc import Mapping
 import pyarrow as pa
 from sqlglot import exp
 
-from sparkwire.planner import expressions as ex
-from sparkwire.planner.analyzer import Attribute, Scope
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical.analyzer import Attribute, Scope
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.render import output_name
+from sparkwire.planner.logical.render import output_name
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.generators import UNNAMED, is_generator
 from sparkwire.planner.sql.joins import alias_of
-from sparkwire.planner.tree import transform
+from sparkwire.planner.logical.tree import transform
 
 
 def name_outputs(statement: exp.Expression, schema: Mapping[str, pa.Schema]) -> None:

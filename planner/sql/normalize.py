@@ -33,7 +33,7 @@ from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.generators import check_laterals
 from sparkwire.planner.sql.naming import name_outputs
-from sparkwire.planner.types import spark_type_name
+from sparkwire.planner.logical.types import spark_type_name
 
 
 DIALECT = "spark"

@@ -14,17 +14,17 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from sparkwire.planner import expressions as ex
-from sparkwire.planner import types
-from sparkwire.planner.analyzer import Attribute, Relation, analyze_join, fresh
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical import types
+from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, fresh
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.plan import Aggregate, Filter, Limit, Project, Sort
+from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
 from sparkwire.planner.sql.syntax import has_subquery
-from sparkwire.planner.tree import has_aggregate, has_window, transform
-from sparkwire.planner.windowing import pull_windows
+from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
+from sparkwire.planner.logical.windowing import pull_windows
 
 #: Translates a (scalar) subquery into its relation, in the enclosing query's scope.
 Subquery = Callable[[exp.Expression], Relation]
@@ -159,7 +159,7 @@ def _aggregate(
 
 def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:
     """SELECT list under its names, window expressions computed below it
-    (``planner.windowing``); a column passed through keeps its identity."""
+    (``planner.logical.windowing``); a column passed through keeps its identity."""
     windowed = pull_windows(relation.plan, relation.attrs, [expr for _, expr in items])
     items = [(name, expr) for (name, _), expr in zip(items, windowed.exprs, strict=True)]
     relation = Relation(windowed.plan, windowed.attrs)

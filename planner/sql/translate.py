@@ -5,7 +5,7 @@ qualified by its table alias, predicates pushed into joins, constant date arithm
 This module then walks the SELECT the way a query runs, FROM and its joins, WHERE,
 (then its lateral generators, ``planner.sql.generators``), GROUP BY and HAVING, the
 SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
-with ``planner.analyzer``, so a SQL query and the equivalent DataFrame program give the
+with ``planner.logical.analyzer``, so a SQL query and the equivalent DataFrame program give the
 same plan.
 
 Subqueries in WHERE (and in an inner join's ON) are decorrelated here, as joins:
@@ -33,25 +33,25 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
-from sparkwire.planner import expressions as ex
-from sparkwire.planner.analyzer import (
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical.analyzer import (
     Attribute,
     Relation,
     analyze_join,
     analyze_set_operation,
     fresh,
 )
-from sparkwire.planner.rules.predicates import conjunction
+from sparkwire.planner.logical.predicates import conjunction
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.plan import Aggregate, Filter, JoinType, Project
+from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.generators import lateral
 from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
 from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
-from sparkwire.planner.tree import has_aggregate, transform
-from sparkwire.planner import types
+from sparkwire.planner.logical.tree import has_aggregate, transform
+from sparkwire.planner.logical import types
 
 Catalog = Mapping[str, Relation]
 

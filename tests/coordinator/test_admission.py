@@ -11,8 +11,8 @@ from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, encode_message
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.service import Worker
-from sparkwire.planner.plan import Exchange
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.plan import Exchange
+from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.errors import SparkwireError
 from sparkwire.transport.memory import MemoryTransport
 

@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
-from sparkwire.planner.plan import CachedSource, operators
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.plan import CachedSource, operators
 from tests.transport.conftest import wait_until
 
 ROWS = 30_000

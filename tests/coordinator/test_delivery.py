@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from sparkwire.transport.errors import PlanRejected
 
 WORKERS = 3

@@ -11,8 +11,8 @@ import pytest
 
 from sparkwire.coordinator.taskplan import TaskPlan, encode_message
 from sparkwire.coordinator.worker.disclosure import redact
-from sparkwire.planner.plan import FileSplit, ParquetScan
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.plan import FileSplit, ParquetScan
+from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import TaskFailed
 from tests.coordinator.test_file_access import serve

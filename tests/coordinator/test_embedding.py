@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pytest
 
 from sparkwire.coordinator import Session, load_settings
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from sparkwire.transport.errors import ConfigError, UnknownTransport
 
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, kill_mid_stream
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.registry import available_transports, transport_class

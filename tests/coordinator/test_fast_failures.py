@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import DataFrame
-from sparkwire.planner import functions as F
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api import functions as F
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import PlanRejected, QueryCancelled, QueryError
 from tests.transport.conftest import wait_until

@@ -11,8 +11,8 @@ import pytest
 
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, encode_message
-from sparkwire.planner.plan import Exchange
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.plan import Exchange
+from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.errors import PlanRejected
 
 

@@ -11,12 +11,12 @@ from sparkwire.coordinator.taskplan import (
     MAX_MEMBERS, InputPartition, Members, TaskPlan, encode_message, encode_tasks,
 )
 from sparkwire.coordinator.worker.service import Worker
-from sparkwire.planner.expressions import Call, Column, Lit
+from sparkwire.planner.logical.expressions import Call, Column, Lit
 from sparkwire.planner.limits import (
     MAX_IN_LIST, MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS,
 )
-from sparkwire.planner.plan import Exchange, Filter
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.plan import Exchange, Filter
+from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.errors import PlanRejected
 from sparkwire.transport.memory import MemoryTransport
 

@@ -17,8 +17,8 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.scheduler import Scheduler
 from sparkwire.coordinator.taskplan import Tasks, decode_message
-from sparkwire.planner import functions as F
-from sparkwire.planner.dataframe import DataFrame
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.transport.errors import TaskFailed
 
 ROWS = 2_000_000

@@ -12,9 +12,9 @@ import pytest
 
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS
-from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import CachedSource, Exchange, FileSplit, ParquetScan
-from sparkwire.planner.staged import Boundary, Stage, StagedPlan
+from sparkwire.planner.logical.expressions import Column
+from sparkwire.planner.logical.plan import CachedSource, Exchange, FileSplit, ParquetScan
+from sparkwire.planner.logical.staged import Boundary, Stage, StagedPlan
 from sparkwire.transport.errors import TaskFailed
 
 W0, W1, W2, DRIVER = "mem://w0", "mem://w1", "mem://w2", "mem://driver"
@@ -135,7 +135,7 @@ def test_a_cached_chunk_lost_with_its_worker_fails_the_query_saying_so() -> None
 
 
 def test_a_whole_read_takes_every_partition_of_every_producer_task() -> None:
-    """``Exchange.whole`` (``planner.sharing``): a stage shuffled into two partitions, read
+    """``Exchange.whole`` (``planner.physical.sharing``): a stage shuffled into two partitions, read
     by one consumer as a broadcast, by the other partition by partition."""
     scan = ParquetScan(splits=(FileSplit(path="/d/a.parquet"),), columns=("k",))
     shuffled = StagedPlan(columns=("k",), stages=(

@@ -10,7 +10,7 @@ import time
 import pyarrow as pa
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 
 
 class _Exploding:

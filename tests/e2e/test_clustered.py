@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from tests.e2e.conftest import canonical
 
 NOTE = "aggregate: each group in one task (no two tasks share a value of k)"

@@ -9,7 +9,7 @@ import duckdb
 import pyarrow as pa
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 
 
 def test_explain_analyze_reports_actual_rows_and_the_join_strategy() -> None:

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import AnalysisError
-from sparkwire.planner import functions as F
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api import functions as F
 from tests.e2e.conftest import canonical
 
 SIZES = (1, 2, 4)

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from sparkwire.planner.errors import AnalysisError, PlanError
 from sparkwire.planner.limits import MAX_IN_LIST
 from sparkwire.transport.errors import PlanRejected

@@ -1,5 +1,5 @@
 """Counts of one side of a join, counted per join key before the join
-(``planner.rules.precount``), give DuckDB's answer: unmatched rows of a left join count 0,
+(``planner.optimizer.rules.precount``), give DuckDB's answer: unmatched rows of a left join count 0,
 NULL keys meet nothing, NULL values are not counted, a left key held twice counts twice."""
 
 from __future__ import annotations

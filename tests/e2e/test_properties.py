@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sparkwire.coordinator import Session
 from sparkwire.transport.registry import available_transports
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from tests.e2e.conftest import canonical, oracle, rows_close
 
 SCHEMA = pa.schema([

@@ -1,5 +1,5 @@
 """Semi and anti joins of a small side with a big one, after the semi-join reduction
-(``planner.rules.reduction``) cut the big side down: the same rows as DuckDB."""
+(``planner.optimizer.rules.reduction``) cut the big side down: the same rows as DuckDB."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_reduced_semi_and_anti_joins_match_duckdb(session, case):
 
 
 # A fact joined with a dimension filtered by IN / NOT EXISTS on the join key: the filter is
-# copied onto the fact side (``planner.rules.transitivity``), which then ships only the rows
+# copied onto the fact side (``planner.optimizer.rules.transitivity``), which then ships only the rows
 # that can match, computing the small side once (TPC-H Q18's shape).
 DIM = pa.table({"dk": pa.array(range(2000), pa.int64()), "p": pa.array(rng.integers(0, 9, 2000))})
 COPIED = {
@@ -98,7 +98,7 @@ def test_an_aggregate_cut_to_the_joined_keys_matches_duckdb(session):
 
 def test_a_one_task_stage_reads_the_broadcast_it_would_compute_again(tmp_path):
     """TPC-H Q4's shape: the quarter's orders are broadcast as keys to cut the big side,
-    and the one-task stage that counts them reads those rows (``planner.sharing``) instead
+    and the one-task stage that counts them reads those rows (``planner.physical.sharing``) instead
     of scanning and filtering the orders again. On Parquet files: the rule needs their
     estimates, and the big side (random 40-bit integers) is over 10 MiB on disk; the stages
     sized by bytes, as by default (the suite fans out every stage: tests/conftest.py)."""

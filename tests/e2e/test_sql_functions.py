@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from tests.e2e.conftest import canonical
 
 T = pa.table({

@@ -20,10 +20,10 @@ from benchmarks.queries import QUERY_NAMES, sql_query
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
-from sparkwire.planner import functions as F
-from sparkwire.planner import stages
-from sparkwire.planner.estimates import estimate_bytes
-from sparkwire.planner.plan import ParquetScan, operators
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.physical import stages
+from sparkwire.planner.optimizer.estimates import estimate_bytes
+from sparkwire.planner.logical.plan import ParquetScan, operators
 from tests.e2e.tpch import expected_answers, same
 
 MIB = 1024 * 1024

@@ -24,7 +24,7 @@ from benchmarks.queries import QUERY_NAMES, sql_query
 from benchmarks.queries.dataframes import QUERIES
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import ensure_tpch
-from sparkwire.planner.dataframe import DataFrame
+from sparkwire.planner.api.dataframe import DataFrame
 
 TABLES = ("lineitem", "orders", "customer", "part", "partsupp", "supplier", "nation", "region")
 WORKERS = 2

@@ -14,8 +14,8 @@ from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.engine import Databases, TaskEngine
 from sparkwire.coordinator.worker.compiler import compile_fragment
 from sparkwire.coordinator.worker.sources import ExchangeTable, RowGroupTable
-from sparkwire.planner.plan import Exchange, Operator
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.plan import Exchange, Operator
+from sparkwire.planner.logical.staged import Boundary
 
 
 def make_table() -> pa.Table:

@@ -12,9 +12,9 @@ from tests.engine.engine_helpers import exchange, run_fragment
 
 from sparkwire.coordinator.worker.collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.engine import EngineError, TaskEngine
-from sparkwire.planner.collection_types import COLLECTION_FUNCTIONS
-from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr
-from sparkwire.planner.plan import Generate, Project
+from sparkwire.planner.logical.collection_types import COLLECTION_FUNCTIONS
+from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr
+from sparkwire.planner.logical.plan import Generate, Project
 
 TEXT = ["a,b,,c,,", "", None, "x", "1a22b333c", ",", "a1b"]
 ARRAYS = [[3, None, 1, 3, None], [], None, [2], [0, 0, -1], [None], [7, 8]]

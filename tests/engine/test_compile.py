@@ -12,9 +12,9 @@ from tests.engine.engine_helpers import engine_for, exchange, oracle, run_fragme
 
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
-from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
-from sparkwire.planner.plan import Aggregate, Filter, Limit, LocalSource, Project, Sort
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
+from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, LocalSource, Project, Sort
+from sparkwire.planner.logical.staged import Boundary
 
 
 def col(name: str) -> Column:
@@ -198,7 +198,7 @@ CALLS = [
     (call("date_add", col("d"), lit(-40)), "CAST(d + INTERVAL (-40) DAY AS DATE)"),
     (call("add_months", col("d"), lit(1)), "CAST(d + INTERVAL 1 MONTH AS DATE)"),
     (call("date_sub", col("d"), col("i")), "CAST(d - INTERVAL (i) DAY AS DATE)"),
-    # strings, dates and math (planner.functions_text/_dates/_math), against DuckDB written by hand
+    # strings, dates and math (planner.api.functions.strings/_dates/_math), against DuckDB written by hand
     (call("substr", col("s"), lit(2), lit(3)), "substring(s, 2, 3)"),
     (call("substring", col("s"), lit(0), lit(2)), "substring(s, 1, 2)"),
     (call("substring", col("s"), lit(-2), lit(5)), "right(s, 2)"),
@@ -303,9 +303,9 @@ def test_every_call(engine: TaskEngine, table: pa.Table, expr: Call, sql: str) -
 def test_all_call_functions_covered() -> None:
     from typing import get_args
 
-    from sparkwire.planner.expressions import ScalarFunction
+    from sparkwire.planner.logical.expressions import ScalarFunction
 
-    from sparkwire.planner.collection_types import COLLECTION_FUNCTIONS
+    from sparkwire.planner.logical.collection_types import COLLECTION_FUNCTIONS
 
     # arrays, maps and structs: tests/engine/test_collections.py and tests/spark/test_arrays.py
     assert {e.fn for e, _ in CALLS} == set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS

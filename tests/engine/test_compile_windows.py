@@ -9,7 +9,7 @@ from tests.engine.engine_helpers import exchange, oracle, run_fragment
 
 from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
 from sparkwire.coordinator.worker.engine import TaskEngine
-from sparkwire.planner.expressions import (
+from sparkwire.planner.logical.expressions import (
     AggCall,
     Column,
     Frame,
@@ -20,8 +20,8 @@ from sparkwire.planner.expressions import (
     WindowCall,
     WindowItem,
 )
-from sparkwire.planner.plan import Project, Window
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.plan import Project, Window
+from sparkwire.planner.logical.staged import Boundary
 
 
 def test_window_items_with_frames(engine: TaskEngine, table: pa.Table) -> None:

@@ -12,8 +12,8 @@ import pytest
 from tests.engine.engine_helpers import exchange, run_fragment
 
 from sparkwire.coordinator.worker.engine import TaskEngine
-from sparkwire.planner.expressions import Call, Cast, Column, Lit, NamedExpr
-from sparkwire.planner.plan import Project
+from sparkwire.planner.logical.expressions import Call, Cast, Column, Lit, NamedExpr
+from sparkwire.planner.logical.plan import Project
 
 PAIRS = [
     ("1.00", "3"), ("2.00", "3"), ("-2.00", "3"), ("1.00", "-8"), ("-1.00", "-8"),  # ties at 3

@@ -22,9 +22,9 @@ from sparkwire.coordinator.worker.engine import (
 )
 from sparkwire.coordinator.worker.compiler import compile_fragment
 from sparkwire.coordinator.worker.sources import ExchangeTable
-from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr, SortKey
-from sparkwire.planner.plan import KeyRange, Exchange, FileSplit, Filter, ParquetScan, Project, Sort
-from sparkwire.planner.staged import Boundary, StagedPlan
+from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr, SortKey
+from sparkwire.planner.logical.plan import KeyRange, Exchange, FileSplit, Filter, ParquetScan, Project, Sort
+from sparkwire.planner.logical.staged import Boundary, StagedPlan
 from tests.engine.engine_helpers import ENGINE_MEMORY, engine_for, exchange, run_fragment
 
 RESULT = Boundary(kind="result")

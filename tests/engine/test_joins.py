@@ -16,9 +16,9 @@ from tests.engine.engine_helpers import exchange, oracle_tables, run_fragment
 
 from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
 from sparkwire.coordinator.worker.engine import TaskEngine
-from sparkwire.planner.expressions import Call, Column, Lit, SortKey
-from sparkwire.planner.plan import Exchange, Filter, Join, Limit, SetOperation, Sort
-from sparkwire.planner.staged import Boundary
+from sparkwire.planner.logical.expressions import Call, Column, Lit, SortKey
+from sparkwire.planner.logical.plan import Exchange, Filter, Join, Limit, SetOperation, Sort
+from sparkwire.planner.logical.staged import Boundary
 
 RESULT = Boundary(kind="result")
 JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")

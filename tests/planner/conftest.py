@@ -10,8 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sparkwire.planner.plan import LocalSource
-from sparkwire.planner.staged import StagedPlan
+from sparkwire.planner.logical.plan import LocalSource
+from sparkwire.planner.logical.staged import StagedPlan
 
 
 class FakeStream:

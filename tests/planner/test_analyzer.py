@@ -5,10 +5,11 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import AnalysisError, create_dataframe
-from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import Join
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.expressions import Column
+from sparkwire.planner.logical.plan import Join
 from tests.planner.conftest import FakeExecutor
 
 T = pa.table({"id": pa.array([1], pa.int64()), "Name": ["a"], "price": pa.array([1], pa.decimal128(12, 2))})

@@ -8,11 +8,12 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import AnalysisError, DataFrameReader, PlanError, create_dataframe
-from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr
-from sparkwire.planner.rules import optimize
-from sparkwire.planner.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
+from sparkwire.planner.api.sources import DataFrameReader, create_dataframe
+from sparkwire.planner.errors import AnalysisError, PlanError
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr
+from sparkwire.planner.optimizer.rules import optimize
+from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor
@@ -100,7 +101,7 @@ def test_select_star_names_and_expressions(df) -> None:
 def test_with_column_replaces_in_place_or_appends(df) -> None:
     replaced = df.withColumn("x", F.col("x") + 1)
     assert replaced.columns == ["k", "x", "y"]
-    # bigint arithmetic names its type, for Spark's overflow rules (planner.typed)
+    # bigint arithmetic names its type, for Spark's overflow rules (planner.logical.typed)
     added = Call(fn="add", args=(Column(name="x"), Lit(value=1), Lit(value="int64")))
     assert replaced.plan.columns[1] == NamedExpr(name="x", expr=added)
     assert df.withColumn("z", F.lit(1)).columns == ["k", "x", "y", "z"]

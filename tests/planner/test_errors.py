@@ -6,9 +6,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from sparkwire.planner.errors import AnalysisError, plain_message
-from sparkwire.planner.sources import create_dataframe
+from sparkwire.planner.api.sources import create_dataframe
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_plain_message_keeps_field_and_reason() -> None:
 
 
 def test_sql_names_what_sparkwire_lacks(executor, df) -> None:
-    from sparkwire.planner.sources import sql_dataframe
+    from sparkwire.planner.api.sources import sql_dataframe
 
     with pytest.raises(AnalysisError, match="(?i)levenshtein is not supported by sparkwire"):
         sql_dataframe(executor, "SELECT levenshtein(rdd_like, rdd_like) FROM t", {"t": df})

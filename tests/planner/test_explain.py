@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from sparkwire.planner import create_dataframe
-from sparkwire.planner import functions as F
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.api import functions as F
 
 if TYPE_CHECKING:
     import pytest
@@ -25,7 +25,7 @@ def test_explain_shows_stages_boundaries_and_readable_expressions(
     lines = text.splitlines()
     assert lines[0] == '== Staged plan: 3 stage(s), result columns [k, sum_qty, "avg(y)"] =='
     # estimated rows: 100 local rows, 1/3 * 0.9 kept by the filter (x > 3: a range bound;
-    # k != 'c': all but one value; planner.selectivity), half of those per group
+    # k != 'c': all but one value; planner.optimizer.selectivity), half of those per group
     assert "Stage 0: tasks=3 output=coalesce(partitions=1) rows≈100" in lines
     assert "Stage 1: tasks=3 output=shuffle(keys=[k], partitions=4) rows≈15" in lines
     assert "Stage 2: tasks=4 output=result rows≈7" in lines  # the merge halves again

@@ -11,11 +11,11 @@ import pyarrow as pa
 import pytest
 from pydantic import ValidationError
 
-from sparkwire.planner import create_dataframe
-from sparkwire.planner import functions as F
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.api import functions as F
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import (
+from sparkwire.planner.logical.expressions import Column
+from sparkwire.planner.logical.plan import (
     CsvScan,
     Exchange,
     FileSplit,
@@ -92,7 +92,7 @@ def test_a_text_scan_spreads_its_files_over_tasks(executor: FakeExecutor, tmp_pa
 
 
 def executor_read(executor: FakeExecutor):
-    from sparkwire.planner import DataFrameReader
+    from sparkwire.planner.api.sources import DataFrameReader
 
     return DataFrameReader(executor)
 

@@ -3,9 +3,9 @@ import decimal
 
 import pytest
 
-from sparkwire.planner import AnalysisError
-from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import AggCall, Call, Case, Cast, Column, Lit
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Lit
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import Window, create_dataframe
-from sparkwire.planner import functions as F
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.api.window import Window
+from sparkwire.planner.api import functions as F
 from tests.planner.conftest import FakeExecutor
 
 GOLDEN = Path(__file__).parent / "golden"

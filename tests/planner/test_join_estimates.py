@@ -1,4 +1,4 @@
-"""Equi-join row estimates (``planner.estimates.equi_join_rows``) from the footers' key
+"""Equi-join row estimates (``planner.optimizer.estimates.equi_join_rows``) from the footers' key
 ranges: a fact table joined to a filtered dimension keeps the dimension's kept share."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner.estimates import estimate_bytes, estimate_rows
-from sparkwire.planner.expressions import Call, Column, Lit
-from sparkwire.planner.plan import FileSplit, Filter, Join, ParquetScan
-from sparkwire.planner.selectivity import selectivity
+from sparkwire.planner.optimizer.estimates import estimate_bytes, estimate_rows
+from sparkwire.planner.logical.expressions import Call, Column, Lit
+from sparkwire.planner.logical.plan import FileSplit, Filter, Join, ParquetScan
+from sparkwire.planner.optimizer.selectivity import selectivity
 
 FACT = pa.table({"fk": pa.array([i % 100 for i in range(10_000)], pa.int64()),
                  "q": pa.array(range(10_000), pa.int64())})
@@ -85,7 +85,7 @@ def test_computed_keys_give_the_larger_side(scans):
 def test_a_chain_of_joins_is_estimated_in_linear_time(scans, monkeypatch):
     """Each join asks its inputs for rows and distinct values; without a memo per question
     a chain of joins asked the footers exponentially often (TPC-H Q8 planned in 0.36 s)."""
-    import sparkwire.planner.estimates as estimates
+    import sparkwire.planner.optimizer.estimates as estimates
 
     fact, dim = scans
     plan = fact
@@ -101,7 +101,7 @@ def test_a_chain_of_joins_is_estimated_in_linear_time(scans, monkeypatch):
 def test_within_a_planning_each_subtree_is_estimated_once(scans, monkeypatch):
     """A chain of joins asks for its subtrees' sizes and rows again and again; within
     ``planning()`` each is computed once, and the answers are the ones computed afresh."""
-    from sparkwire.planner import estimates
+    from sparkwire.planner.optimizer import estimates
 
     fact, dim = scans
     chain = fact

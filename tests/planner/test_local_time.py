@@ -1,4 +1,4 @@
-"""The analyzer's casts of date and time operands (``planner.local_time``): where they go,
+"""The analyzer's casts of date and time operands (``planner.logical.local_time``): where they go,
 and that a second pass adds none (an expression may be resolved again)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner.expressions import Call, Cast, Column, Lit
-from sparkwire.planner.local_time import local_time
+from sparkwire.planner.logical.expressions import Call, Cast, Column, Lit
+from sparkwire.planner.logical.local_time import local_time
 
 COLUMNS = {"i": pa.timestamp("us", tz="UTC"), "w": pa.timestamp("us"), "d": pa.date32(),
            "s": pa.string(), "n": pa.int64()}

@@ -7,14 +7,15 @@ import pyarrow as pa
 import pytest
 from pydantic import ValidationError
 
-from sparkwire.planner import AnalysisError, create_dataframe
-from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import AggCall, Column, Lit, check_type_name
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.expressions import AggCall, Column, Lit, check_type_name
 from sparkwire.planner.limits import MAX_TYPE_DEPTH
-from sparkwire.planner.plan import Generate, LocalSource, operators
-from sparkwire.planner.staged import StagedPlan
-from sparkwire.planner.rules.columns import prune_columns
-from sparkwire.planner.types import from_name, spark_type_name, to_name
+from sparkwire.planner.logical.plan import Generate, LocalSource, operators
+from sparkwire.planner.logical.staged import StagedPlan
+from sparkwire.planner.optimizer.rules.columns import prune_columns
+from sparkwire.planner.logical.types import from_name, spark_type_name, to_name
 from tests.planner.conftest import FakeExecutor
 
 T = pa.table({
@@ -146,7 +147,7 @@ def test_generator_misuse_is_refused(df) -> None:
 
 
 def test_show_and_collect_give_nested_values_as_pyspark_does() -> None:
-    from sparkwire.planner.rows import Row, format_table, python_value
+    from sparkwire.planner.api.rows import Row, format_table, python_value
 
     t = pa.table({
         "st": pa.array([{"i": 1, "s": "a"}, None], pa.struct([("i", pa.int32()), ("s", pa.string())])),

@@ -1,25 +1,21 @@
-from sparkwire import planner
+from sparkwire.planner import api
 
 
 def test_public_names_are_pinned() -> None:
-    assert sorted(planner.__all__) == [
-        "AnalysisError",
+    assert sorted(api.__all__) == [
         "Column",
         "DataFrame",
         "DataFrameReader",
         "Executor",
         "GroupedData",
-        "PlanError",
         "ResultStream",
         "SortOrder",
         "Window",
         "WindowSpec",
         "create_dataframe",
-        "explain_logical",
-        "explain_staged",
         "functions",
-        "plan_stages",
         "sql_dataframe",
     ]
-    for name in planner.__all__:
-        assert getattr(planner, name) is not None
+    for name in api.__all__:
+        assert getattr(api, name) is not None
+

@@ -1,13 +1,13 @@
-"""``planner.rules.precount``: where counts are made before a join, and where not."""
+"""``planner.optimizer.rules.precount``: where counts are made before a join, and where not."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner.expressions import AggCall, Call, Column, Lit, NamedExpr
-from sparkwire.planner.plan import Aggregate, FileSplit, Join, ParquetScan, operators
-from sparkwire.planner.rules.precount import count_before_join
+from sparkwire.planner.logical.expressions import AggCall, Call, Column, Lit, NamedExpr
+from sparkwire.planner.logical.plan import Aggregate, FileSplit, Join, ParquetScan, operators
+from sparkwire.planner.optimizer.rules.precount import count_before_join
 
 LEFT = pa.table({"k": pa.array(range(100), pa.int64()), "g": pa.array([i % 3 for i in range(100)], pa.int64())})
 

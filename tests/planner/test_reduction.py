@@ -1,12 +1,12 @@
-"""The semi-join reduction rule (``planner.rules.reduction``): which joins it rewrites, and how."""
+"""The semi-join reduction rule (``planner.optimizer.rules.reduction``): which joins it rewrites, and how."""
 
 from __future__ import annotations
 
 import pytest
 
-from sparkwire.planner.expressions import AggCall, Call, Column, Lit, NamedExpr
-from sparkwire.planner.plan import Aggregate, Filter, Join, LocalSource, Project, output_columns
-from sparkwire.planner.rules.reduction import reduce_semi_join_inputs
+from sparkwire.planner.logical.expressions import AggCall, Call, Column, Lit, NamedExpr
+from sparkwire.planner.logical.plan import Aggregate, Filter, Join, LocalSource, Project, output_columns
+from sparkwire.planner.optimizer.rules.reduction import reduce_semi_join_inputs
 
 MiB = 1 << 20
 SMALL = Filter(input=LocalSource(source_id="small", chunks=1, columns=("k", "v"), bytes=MiB, rows=1000),

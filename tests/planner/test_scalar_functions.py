@@ -10,11 +10,11 @@ import pyarrow as pa
 import pytest
 from pydantic import ValidationError
 
-from sparkwire.planner import AnalysisError
-from sparkwire.planner import functions as F
-from sparkwire.planner.datetime_patterns import strftime_pattern
-from sparkwire.planner.expressions import Call, Cast, Column, Lit
-from sparkwire.planner.regex import check_java_regex, java_replacement
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.spark.datetime_patterns import strftime_pattern
+from sparkwire.planner.logical.expressions import Call, Cast, Column, Lit
+from sparkwire.planner.spark.regex import check_java_regex, java_replacement
 from tests.planner.conftest import FakeExecutor
 
 TYPES = pa.table({
@@ -57,7 +57,7 @@ def test_names_follow_pyspark(col: F.Column, name: str) -> None:
 
 
 def test_result_types_follow_spark(executor: FakeExecutor) -> None:
-    from sparkwire.planner import create_dataframe
+    from sparkwire.planner.api.sources import create_dataframe
 
     df = create_dataframe(executor, TYPES).select(
         F.round("dec", 1), F.round("dec"), F.round("i", -1), F.bround("dec", 1), F.floor("dec"),
@@ -71,7 +71,7 @@ def test_result_types_follow_spark(executor: FakeExecutor) -> None:
 
 
 def test_round_of_a_double_rounds_its_decimal_text(executor: FakeExecutor) -> None:
-    from sparkwire.planner import create_dataframe
+    from sparkwire.planner.api.sources import create_dataframe
 
     df = create_dataframe(executor, TYPES).select(F.round("x", 2), F.bround("f"), F.round("dec", 1))
     exprs = [c.expr for c in df.plan.columns]
@@ -82,7 +82,7 @@ def test_round_of_a_double_rounds_its_decimal_text(executor: FakeExecutor) -> No
 
 
 def test_format_string_arguments_are_checked_against_their_types(executor: FakeExecutor) -> None:
-    from sparkwire.planner import create_dataframe
+    from sparkwire.planner.api.sources import create_dataframe
 
     df = create_dataframe(executor, TYPES)
     with pytest.raises(AnalysisError, match="takes 2 argument"):
@@ -106,7 +106,7 @@ def test_pattern_arguments_must_be_valid_literals() -> None:
 
 def test_types_named_in_calls_are_checked() -> None:
     """The integer type of arithmetic and the struct type of sort_array are literal names a
-    plan cannot forge (``planner.typed``, ``planner.typed_calls``)."""
+    plan cannot forge (``planner.logical.typed``, ``planner.logical.typed_calls``)."""
     with pytest.raises(ValidationError, match="integer type name"):
         Call(fn="add", args=(Column(name="i"), Lit(value=1), Lit(value="float64")))
     with pytest.raises(ValidationError, match="must be a literal"):

@@ -1,4 +1,4 @@
-"""The filter selectivity guesses (``planner.selectivity``), and the join side they choose."""
+"""The filter selectivity guesses (``planner.optimizer.selectivity``), and the join side they choose."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import datetime as dt
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import functions as F
-from sparkwire.planner.estimates import estimate_bytes, estimate_rows
-from sparkwire.planner.plan import FileSplit, Filter, ParquetScan
-from sparkwire.planner.selectivity import EQUAL, NULL, RANGE, UNKNOWN, selectivity
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.optimizer.estimates import estimate_bytes, estimate_rows
+from sparkwire.planner.logical.plan import FileSplit, Filter, ParquetScan
+from sparkwire.planner.optimizer.selectivity import EQUAL, NULL, RANGE, UNKNOWN, selectivity
 
 x, y, k = F.col("x"), F.col("y"), F.col("k")
 

@@ -1,13 +1,13 @@
-"""Moving semi and anti joins below inner joins (``planner.rules.semijoins``): small right
+"""Moving semi and anti joins below inner joins (``planner.optimizer.rules.semijoins``): small right
 sides always, larger ones only under a join on their own keys."""
 
 from __future__ import annotations
 
 import pytest
 
-from sparkwire.planner.expressions import Call, Column
-from sparkwire.planner.plan import Join, LocalSource
-from sparkwire.planner.rules.semijoins import push_semi_joins
+from sparkwire.planner.logical.expressions import Call, Column
+from sparkwire.planner.logical.plan import Join, LocalSource
+from sparkwire.planner.optimizer.rules.semijoins import push_semi_joins
 
 MiB = 1 << 20
 FACT = LocalSource(source_id="fact", chunks=4, columns=("fk", "q"), bytes=600 * MiB, rows=60_000_000)

@@ -1,15 +1,15 @@
 """A subtree the plan both broadcasts (as keys) and shuffles is one stage
-(``planner.sharing``): the broadcast's readers read the shuffled stage whole; one that a
+(``planner.physical.sharing``): the broadcast's readers read the shuffled stage whole; one that a
 one-task stage computes again is read from the broadcast."""
 
 from __future__ import annotations
 
 import pytest
 
-from sparkwire.planner.expressions import Call, Column, Lit, NamedExpr
-from sparkwire.planner.plan import Exchange, FileSplit, Filter, Join, ParquetScan, Project, operators
-from sparkwire.planner.sharing import reuse_broadcasts, share_broadcasts
-from sparkwire.planner.staged import Boundary, Stage
+from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr
+from sparkwire.planner.logical.plan import Exchange, FileSplit, Filter, Join, ParquetScan, Project, operators
+from sparkwire.planner.physical.sharing import reuse_broadcasts, share_broadcasts
+from sparkwire.planner.logical.staged import Boundary, Stage
 
 SCAN = ParquetScan(splits=(FileSplit(path="/d/a.parquet"),), columns=("k", "v"))
 OTHER = ParquetScan(splits=(FileSplit(path="/d/b.parquet"),), columns=("kb",))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from sparkwire.planner.expressions import Column
-from sparkwire.planner.plan import FileSplit, Join, ParquetScan, output_columns
-from sparkwire.planner.stages import plan_stages
+from sparkwire.planner.logical.expressions import Column
+from sparkwire.planner.logical.plan import FileSplit, Join, ParquetScan, output_columns
+from sparkwire.planner.physical.stages import plan_stages
 
 FACT = pa.table({"fk": pa.array([i % 100 for i in range(10_000)], pa.int64()),
                  "q": pa.array(range(10_000), pa.int64())})

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparkwire.planner import AnalysisError, create_dataframe
-from sparkwire.planner.sources import sql_dataframe
-from sparkwire.planner.plan import Join, operators
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api.sources import sql_dataframe
+from sparkwire.planner.logical.plan import Join, operators
 from tests.planner.conftest import FakeExecutor
 
 T = pa.table({"k": pa.array([1], pa.int64()), "v": ["a"], "x": [1.5]})

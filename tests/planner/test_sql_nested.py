@@ -9,9 +9,10 @@ import pyarrow as pa
 import pytest
 
 from sparkwire import functions as F
-from sparkwire.planner import AnalysisError, create_dataframe
-from sparkwire.planner.plan import Filter, Generate, operators
-from sparkwire.planner.sources import sql_dataframe
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.plan import Filter, Generate, operators
+from sparkwire.planner.api.sources import sql_dataframe
 from tests.planner.conftest import FakeExecutor
 
 T = pa.table({

@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sparkwire.planner import DataFrameReader, PlanError, create_dataframe, plan_stages
-from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import AggCall, Call, Cast, Column
-from sparkwire.planner.plan import (
+from sparkwire.planner.api.sources import DataFrameReader, create_dataframe
+from sparkwire.planner.errors import PlanError
+from sparkwire.planner.physical.stages import plan_stages
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Column
+from sparkwire.planner.logical.plan import (
     Aggregate,
     Exchange,
     FileSplit,
@@ -24,14 +26,14 @@ from sparkwire.planner.plan import (
     Project,
     Sort,
 )
-from sparkwire.planner.staged import StagedPlan
+from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.estimates import planning
-from sparkwire.planner.parquet_meta import file_info
-from sparkwire.planner.splits import group_splits
-from sparkwire.planner.rules import optimize
-from sparkwire.planner.plan import output_columns
-from sparkwire.planner.stages import MAX_SHUFFLE_PARTITIONS
+from sparkwire.planner.optimizer.estimates import planning
+from sparkwire.planner.spark.parquet_meta import file_info
+from sparkwire.planner.physical.splits import group_splits
+from sparkwire.planner.optimizer.rules import optimize
+from sparkwire.planner.logical.plan import output_columns
+from sparkwire.planner.physical.stages import MAX_SHUFFLE_PARTITIONS
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor

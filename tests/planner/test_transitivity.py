@@ -1,14 +1,14 @@
-"""Copying a semi or anti join across an inner join's keys (``planner.rules.transitivity``),
+"""Copying a semi or anti join across an inner join's keys (``planner.optimizer.rules.transitivity``),
 and the stage cutter computing the copied small side once."""
 
 from __future__ import annotations
 
 import pytest
 
-from sparkwire.planner.expressions import AggCall, Call, Column, Lit, NamedExpr
-from sparkwire.planner.plan import Aggregate, Exchange, Join, LocalSource, Project, operators
-from sparkwire.planner.rules.transitivity import copy_semi_joins
-from sparkwire.planner.stages import plan_stages
+from sparkwire.planner.logical.expressions import AggCall, Call, Column, Lit, NamedExpr
+from sparkwire.planner.logical.plan import Aggregate, Exchange, Join, LocalSource, Project, operators
+from sparkwire.planner.optimizer.rules.transitivity import copy_semi_joins
+from sparkwire.planner.physical.stages import plan_stages
 
 MiB = 1 << 20
 FACT = LocalSource(source_id="fact", chunks=4, columns=("fk", "q"), bytes=100 * MiB, rows=6_000_000)

@@ -10,12 +10,14 @@ import pyarrow as pa
 import pytest
 from pydantic import ValidationError
 
-from sparkwire.planner import AnalysisError, Window, create_dataframe
-from sparkwire.planner import functions as F
-from sparkwire.planner.expressions import AggCall, Column, Frame, WindowCall, WindowItem
-from sparkwire.planner.plan import Project, Window as WindowOp, operators
-from sparkwire.planner.staged import StagedPlan
-from sparkwire.planner.rules import optimize
+from sparkwire.planner.api.sources import create_dataframe
+from sparkwire.planner.api.window import Window
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.logical.expressions import AggCall, Column, Frame, WindowCall, WindowItem
+from sparkwire.planner.logical.plan import Project, Window as WindowOp, operators
+from sparkwire.planner.logical.staged import StagedPlan
+from sparkwire.planner.optimizer.rules import optimize
 from tests.planner.conftest import FakeExecutor
 
 T = pa.table({
@@ -132,7 +134,7 @@ def test_same_keys_twice_shuffle_once_and_no_keys_gather_with_a_warning(t, caplo
     twice = t.withColumn("a", F.rank().over(W)).withColumn("b", F.sum("x").over(Window.partitionBy("k")))
     shuffles = [s for s in twice.staged_plan().stages if s.output.kind == "shuffle"]
     assert len(shuffles) == 1 and [str(k) for k in shuffles[0].output.keys] == [str(Column(name="k"))]
-    with caplog.at_level(logging.WARNING, logger="sparkwire.planner.stages"):
+    with caplog.at_level(logging.WARNING, logger="sparkwire.planner.physical.stages"):
         staged = t.withColumn("r", F.row_number().over(Window.orderBy("x"))).staged_plan()
     assert staged.final.tasks == 1 and "without partitionBy" in caplog.text
 
@@ -147,7 +149,7 @@ def test_same_keys_twice_shuffle_once_and_no_keys_gather_with_a_warning(t, caplo
      "integer literal"),
 ])
 def test_sql_windows_refused_with_a_clear_error(t, text: str, message: str) -> None:  # type: ignore[no-untyped-def]
-    from sparkwire.planner.sources import sql_dataframe
+    from sparkwire.planner.api.sources import sql_dataframe
 
     with pytest.raises(AnalysisError, match=message):
         sql_dataframe(t._executor, text, {"t": t})
@@ -159,7 +161,7 @@ def test_join_on_a_window_is_refused(t) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_sql_first_and_last_are_aggregates_too(t) -> None:  # type: ignore[no-untyped-def]
-    from sparkwire.planner.sources import sql_dataframe
+    from sparkwire.planner.api.sources import sql_dataframe
 
     df = sql_dataframe(t._executor, "select v, first(x) f, last(k) l from t group by v", {"t": t})
     calls = [a.expr for op in operators(df.plan) if op.op == "aggregate" for a in op.aggregates]

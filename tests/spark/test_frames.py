@@ -33,8 +33,8 @@ DATA = pa.table({
 @pytest.mark.slow
 def test_describe_and_summary(spark, sessions) -> None:
     # Spark prints a decimal percentile in the column's scale here (0.00); in some plan
-    # shapes it prints the double instead (see planner.describe). NaN is left out of the percentiles: Spark's
-    # sketch ranks NaN its own way (see planner.describe).
+    # shapes it prints the double instead (see planner.api.describe). NaN is left out of the percentiles: Spark's
+    # sketch ranks NaN its own way (see planner.api.describe).
     assert_same(lambda api, df: df.describe("i", "x", "s", "d", "n"), [DATA], spark, sessions)
     assert_same(lambda api, df: df.select("i", "x", "s", "d").summary(
         "count", "25%", "50%", "75%", "33%", "count_distinct", "max"), [DATA], spark, sessions)
@@ -197,7 +197,7 @@ def test_cached_frames_give_pysparks_answers(spark, sessions) -> None:
 
 def test_a_cached_frame_is_read_from_the_workers_stores() -> None:
     from sparkwire.coordinator import Session
-    from sparkwire.planner.plan import CachedSource, LocalSource, operators
+    from sparkwire.planner.logical.plan import CachedSource, LocalSource, operators
 
     table = pa.table({"k": ["a", "b", None] * 400, "v": list(range(1200))})
     with Session(workers=3, local_chunk_rows=400) as session:

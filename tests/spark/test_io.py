@@ -215,7 +215,7 @@ RANGES = [(5,), (2, 11, 3), (10, 0, -4), (-3, 3), (3, 3), (0, 5, -1), (0, 10, 1,
 def test_range_matches_pyspark(spark, sessions) -> None:
     """Rows in order, ``id bigint``, and each task's slice the rows Spark puts in that
     partition (``glom``), for the same ``numPartitions``."""
-    from sparkwire.planner.ranges import range_source, task_slice
+    from sparkwire.planner.logical.ranges import range_source, task_slice
 
     for args in RANGES:
         theirs = spark.range(*args)
@@ -233,7 +233,7 @@ def test_range_matches_pyspark(spark, sessions) -> None:
 
 def test_range_is_generated_by_the_workers(sessions) -> None:
     """A billion rows are a plan of four numbers, never rows on the driver."""
-    from sparkwire.planner.plan import RangeSource
+    from sparkwire.planner.logical.plan import RangeSource
 
     for session in sessions:
         df = session.range(10**9)

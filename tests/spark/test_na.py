@@ -1,5 +1,5 @@
 """``fillna``/``na.fill``, ``dropna``/``na.drop`` and ``replace``/``na.replace`` against real
-PySpark (``planner.na``): which columns a value touches, NaN as missing in floating columns,
+PySpark (``planner.api.na``): which columns a value touches, NaN as missing in floating columns,
 conversions to the column's type, ``how``/``thresh``/``subset``."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.tpch import ensure_tpch, q1, q6
-from sparkwire.planner import functions as F
+from sparkwire.planner.api import functions as F
 from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, canonical, kill_mid_stream
 from tests.conftest import listening_ports
 from tests.coordinator.test_retry import KillOnFirstTask, oracle, retry_data, run_with_a_kill

@@ -76,7 +76,7 @@ def test_java_regex_the_engine_would_read_otherwise_is_refused() -> None:
 def test_patterns_must_be_literals() -> None:
     from pydantic import ValidationError
 
-    from sparkwire.planner import expressions as ex
+    from sparkwire.planner.logical import expressions as ex
 
     with pytest.raises(ValidationError, match="must be a literal"):
         ex.Call(fn="rlike", args=(ex.Column(name="s"), ex.Column(name="p")))

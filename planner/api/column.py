@@ -1,0 +1,381 @@
+"""``Column``, the PySpark-style expression being built, and how Python values become
+typed literals; ``planner.api.functions`` holds the functions that build columns and re-exports
+these, as PySpark's ``functions`` module does.
+
+A ``Column`` is a thin, immutable wrapper around an ``expressions.Expr`` plus an optional
+alias. Nothing is resolved here: ``F.col("x")`` names a column of whatever DataFrame it is
+used with, which checks it when the expression is attached (PySpark's behaviour). Where an
+operator or ``when``/``otherwise``/``isin``/``between`` expects a value, a ``str`` is a
+literal, as in PySpark.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime as dt
+import decimal
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+from pydantic import ValidationError
+
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical.identifiers import check_identifier
+from sparkwire.planner.logical import render, typenames
+from sparkwire.planner.limits import check_in_list
+from sparkwire.planner.errors import AnalysisError, plain_message
+from sparkwire.planner.api.pyspark_names import COLUMN
+from sparkwire.planner.api.unsupported import missing_attribute
+
+if TYPE_CHECKING:
+    from sparkwire.planner.api.window import WindowSpec
+
+ColumnOrName = Union["Column", str]
+Value = Union["Column", bool, int, float, str, decimal.Decimal, dt.date, dt.datetime, None]
+
+_SPARK_TYPES = {
+    "boolean": "bool",
+    "tinyint": "int8",
+    "byte": "int8",
+    "smallint": "int16",
+    "short": "int16",
+    "int": "int32",
+    "integer": "int32",
+    "bigint": "int64",
+    "long": "int64",
+    "float": "float32",
+    "real": "float32",
+    "double": "float64",
+    "decimal": "decimal(10,0)",
+}
+
+
+class Column:
+    """An expression being built; combine with operators, finish with ``alias``/``desc``."""
+
+    __slots__ = ("_expr", "_alias")
+
+    def __init__(self, expr: ex.Expr, alias: str | None = None) -> None:
+        self._expr = expr
+        self._alias = alias
+
+    @property
+    def expr(self) -> ex.Expr:
+        return self._expr
+
+    @property
+    def is_aliased(self) -> bool:
+        return self._alias is not None
+
+    @property
+    def output_name(self) -> str:
+        """The alias, or the name PySpark would give the expression."""
+        return self._alias if self._alias is not None else render.output_name(self._expr)
+
+    def __repr__(self) -> str:
+        return f"Column<'{self.output_name}'>"
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "cannot convert a Column to bool: use '&' for 'and', '|' for 'or', '~' for 'not' "
+            "and parenthesise comparisons, e.g. (F.col('a') > 1) & (F.col('b') < 2)"
+        )
+
+    def _call(self, fn: ex.ScalarFunction, *others: Value) -> Column:
+        return Column(ex.Call(fn=fn, args=(self._expr, *(_value(o) for o in others))))
+
+    def _rcall(self, fn: ex.ScalarFunction, other: Value) -> Column:
+        return Column(ex.Call(fn=fn, args=(_value(other), self._expr)))
+
+    def __add__(self, other: Value) -> Column:
+        return self._call("add", other)
+
+    def __radd__(self, other: Value) -> Column:
+        return self._rcall("add", other)
+
+    def __sub__(self, other: Value) -> Column:
+        return self._call("sub", other)
+
+    def __rsub__(self, other: Value) -> Column:
+        return self._rcall("sub", other)
+
+    def __mul__(self, other: Value) -> Column:
+        return self._call("mul", other)
+
+    def __rmul__(self, other: Value) -> Column:
+        return self._rcall("mul", other)
+
+    def __truediv__(self, other: Value) -> Column:
+        return self._call("div", other)
+
+    def __rtruediv__(self, other: Value) -> Column:
+        return self._rcall("div", other)
+
+    def __mod__(self, other: Value) -> Column:
+        return self._call("mod", other)
+
+    def __rmod__(self, other: Value) -> Column:
+        return self._rcall("mod", other)
+
+    def __neg__(self) -> Column:
+        return self._call("neg")
+
+    # Comparisons build expressions, as in PySpark; so Column is unhashable.
+    def __eq__(self, other: Value) -> Column:  # type: ignore[override]
+        return self._call("eq", other)
+
+    def __ne__(self, other: Value) -> Column:  # type: ignore[override]
+        return self._call("ne", other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __lt__(self, other: Value) -> Column:
+        return self._call("lt", other)
+
+    def __le__(self, other: Value) -> Column:
+        return self._call("le", other)
+
+    def __gt__(self, other: Value) -> Column:
+        return self._call("gt", other)
+
+    def __ge__(self, other: Value) -> Column:
+        return self._call("ge", other)
+
+    def __and__(self, other: Value) -> Column:
+        return self._call("and", other)
+
+    def __rand__(self, other: Value) -> Column:
+        return self._rcall("and", other)
+
+    def __or__(self, other: Value) -> Column:
+        return self._call("or", other)
+
+    def __ror__(self, other: Value) -> Column:
+        return self._rcall("or", other)
+
+    def __invert__(self) -> Column:
+        return self._call("not")
+
+    def isNull(self) -> Column:
+        return self._call("is_null")
+
+    def isNotNull(self) -> Column:
+        return self._call("is_not_null")
+
+    def isin(self, *values: Value | list[Value] | tuple[Value, ...] | set[Value]) -> Column:
+        """``isin(1, 2)`` or ``isin([1, 2])``."""
+        first = values[0] if len(values) == 1 else None
+        items = tuple(first) if isinstance(first, list | tuple | set) else values
+        check_in_list(len(items))
+        return self._call("in", *items)  # type: ignore[arg-type]
+
+    def like(self, pattern: str) -> Column:
+        """SQL LIKE: ``%`` any run of characters, ``_`` one character."""
+        return self._call("like", pattern)
+
+    def rlike(self, pattern: str) -> Column:
+        """A Java regular expression found anywhere in the string (``planner.spark.regex``)."""
+        return checked_call("rlike", self._expr, _value(pattern))
+
+    def startswith(self, other: Value) -> Column:
+        return self._call("startswith", other)
+
+    def endswith(self, other: Value) -> Column:
+        return self._call("endswith", other)
+
+    def contains(self, other: Value) -> Column:
+        return self._call("contains", other)
+
+    def eqNullSafe(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
+        """``<=>``: true when both are NULL, false when one is."""
+        return self._call("eq_null_safe", other)
+
+    def substr(self, startPos: int | Column, length: int | Column) -> Column:  # noqa: N803
+        """1-based; a negative start counts from the end (``planner.api.functions.strings``)."""
+        return self._call("substr", startPos, length)
+
+    def between(self, lower: Value, upper: Value) -> Column:
+        return self._call("between", lower, upper)
+
+    def cast(self, to: str | object) -> Column:
+        """``to`` is a type name (``"int"``, ``"decimal(10,2)"``) or a type object, ours
+        (``sparkwire.types``) or PySpark's, read through its ``simpleString()``."""
+        if not isinstance(to, str):
+            simple = getattr(to, "simpleString", None)
+            if simple is None:
+                raise AnalysisError(f"cast takes a type name or a DataType, got {type(to).__name__}")
+            to = str(simple())
+        return Column(ex.Cast(expr=self._expr, to=_type_name(to)))
+
+    def getItem(self, key: Value) -> Column:  # noqa: N802 - PySpark's name
+        """An array's element (0-based) or a map's value."""
+        from sparkwire.planner.api.functions import nested  # it builds on this module
+
+        return nested.get_item(self, key)
+
+    def __getitem__(self, key: Value) -> Column:
+        return self.getItem(key)
+
+    def __iter__(self) -> None:
+        # __getitem__ would otherwise make a Column iterable without end
+        raise TypeError("Column is not iterable")
+
+    def getField(self, name: str) -> Column:  # noqa: N802 - PySpark's name
+        from sparkwire.planner.api.functions import nested  # it builds on this module
+
+        return nested.get_field(self, name)
+
+    def __getattr__(self, name: str) -> Column:
+        # Only called for missing attributes: a PySpark Column method sparkwire lacks says
+        # so; any other name is a struct field (``F.col("s").field``), as in PySpark.
+        if name.startswith("_") or name in COLUMN:
+            raise missing_attribute("Column", name, COLUMN)
+        return self.getField(name)
+
+    astype = cast
+
+    def over(self, window: WindowSpec) -> Column:
+        """This aggregate or window function computed over ``window`` (``planner.api.window``)."""
+        return window.over(self)
+
+    def try_cast(self, to: str) -> Column:
+        """``cast`` that gives NULL where the value cannot be cast, in ANSI mode too."""
+        return Column(ex.Cast(expr=self._expr, to=_type_name(to), safe=True))
+
+    def alias(self, name: str) -> Column:
+        try:
+            check_identifier(name)
+        except ValueError as exc:
+            raise AnalysisError(f"invalid column name: {exc}") from None
+        return Column(self._expr, name)
+
+    def asc(self) -> SortOrder:
+        return SortOrder(self, ascending=True, nulls_first=True)
+
+    def asc_nulls_first(self) -> SortOrder:
+        return SortOrder(self, ascending=True, nulls_first=True)
+
+    def asc_nulls_last(self) -> SortOrder:
+        return SortOrder(self, ascending=True, nulls_first=False)
+
+    def desc(self) -> SortOrder:
+        return SortOrder(self, ascending=False, nulls_first=False)
+
+    def desc_nulls_first(self) -> SortOrder:
+        return SortOrder(self, ascending=False, nulls_first=True)
+
+    def desc_nulls_last(self) -> SortOrder:
+        return SortOrder(self, ascending=False, nulls_first=False)
+
+    def when(self, condition: Column, value: Value) -> Column:
+        case = self._open_case("when")
+        branches = (*case.branches, (condition.expr, _value(value)))
+        return Column(ex.Case(branches=branches))
+
+    def otherwise(self, value: Value) -> Column:
+        case = self._open_case("otherwise")
+        return Column(ex.Case(branches=case.branches, otherwise=_value(value)))
+
+    def _open_case(self, method: str) -> ex.Case:
+        if isinstance(self._expr, ex.Case) and self._expr.otherwise is None and self._alias is None:
+            return self._expr
+        raise AnalysisError(f"{method}() can only follow F.when(...) or .when(...)")
+
+
+@dataclass(frozen=True)
+class SortOrder:
+    """A column with a direction, for ``orderBy``; defaults follow PySpark (asc: nulls
+    first, desc: nulls last)."""
+
+    column: Column
+    ascending: bool
+    nulls_first: bool
+
+    def key(self) -> ex.SortKey:
+        return ex.SortKey(
+            expr=self.column.expr, ascending=self.ascending, nulls_first=self.nulls_first
+        )
+
+
+def col(name: str) -> Column:
+    try:
+        return Column(ex.Column(name=name))
+    except ValueError as exc:
+        raise AnalysisError(f"invalid column name: {plain_message(exc)}") from None
+
+
+def lit(value: Value) -> Column:
+    if isinstance(value, Column):
+        return value
+    return Column(_literal(value))
+
+
+def to_column(value: ColumnOrName) -> Column:
+    """A column given as a Column or as a column name."""
+    if isinstance(value, Column):
+        return value
+    if isinstance(value, str):
+        return col(value)
+    raise AnalysisError(f"expected a Column or a column name, got {type(value).__name__}")
+
+
+def checked_call(fn: ex.ScalarFunction, *args: ex.Expr) -> Column:
+    """A call whose arguments the plan model checks (``planner.logical.literal_args``), a refused
+    one reported as the ``AnalysisError`` it is rather than as a validation dump."""
+    try:
+        return Column(ex.Call(fn=fn, args=args))
+    except ValidationError as exc:
+        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise AnalysisError(message) from None
+
+
+def _value(value: Value) -> ex.Expr:
+    return value.expr if isinstance(value, Column) else _literal(value)
+
+
+def _literal(value: Value) -> ex.Lit:
+    """Python values as typed literals where JSON alone would lose the type (or the value:
+    JSON has no NaN or infinity)."""
+    if value is None or isinstance(value, bool | int | str):
+        return ex.Lit(value=value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return ex.Lit(value=value)
+        return ex.Lit(value=str(value), type="float64")
+    if isinstance(value, decimal.Decimal):
+        return ex.Lit(value=format(value, "f"), type=_decimal_type(value))
+    if isinstance(value, dt.datetime):
+        # an aware datetime is its instant (the text keeps the offset); a naive one a wall
+        # clock in the session zone (PySpark reads it in the Python process's zone)
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc)
+        return ex.Lit(value=value.isoformat(sep=" "), type="timestamp")
+    if isinstance(value, dt.date):
+        return ex.Lit(value=value.isoformat(), type="date")
+    raise AnalysisError(f"unsupported literal {value!r} of type {type(value).__name__}")
+
+
+def _decimal_type(value: decimal.Decimal) -> str:
+    if not value.is_finite():
+        raise AnalysisError(f"decimal literal {value} is not finite")
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    scale = builtins.max(0, -exponent)
+    precision = builtins.max(len(digits) + builtins.max(0, exponent), scale, 1)
+    if precision > 38:
+        raise AnalysisError(f"decimal literal {value} needs more than 38 digits")
+    return f"decimal({precision},{scale})"
+
+
+def _type_name(name: str) -> str:
+    """PySpark type names (``int``, ``long``, ``decimal(10, 2)`` ...) or planner ones."""
+    normal = re.sub(r"\s+", "", name.lower())
+    normal = _SPARK_TYPES.get(normal, normal)
+    if "<" in normal:
+        normal = typenames.from_spark(normal, _SPARK_TYPES)
+    try:
+        return ex.check_type_name(normal)
+    except ValueError as exc:
+        raise AnalysisError(f"cannot cast to {name!r}: {exc}") from None

@@ -1,0 +1,80 @@
+"""``df.groupBy(...)``: the grouping keys waiting for their aggregates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.expressions import Expr
+from sparkwire.planner.api.functions import Column, ColumnOrName
+from sparkwire.planner.api.pivot import dict_aggregates, pivot_values, pivoted
+from sparkwire.planner.api.pyspark_names import GROUPED_DATA
+from sparkwire.planner.api.unsupported import missing_attribute
+
+if TYPE_CHECKING:
+    from sparkwire.planner.api.dataframe import DataFrame
+
+
+class GroupedData:
+    """``df.groupBy(...)``: finish with ``agg`` or a shortcut; ``pivot`` first to spread
+    one column's values into columns (``planner.api.pivot``)."""
+
+    __slots__ = ("_df", "_keys", "_pivot")
+
+    def __init__(self, df: DataFrame, keys: tuple[tuple[str, Expr], ...],
+                 pivot: tuple[Expr, tuple[Any, ...]] | None = None) -> None:
+        self._df = df
+        self._keys = keys
+        self._pivot = pivot
+
+    def agg(self, *exprs: Column | Sequence[Column] | Mapping[str, str]) -> DataFrame:
+        """Aggregate columns, or one dict ``{"column": "function"}`` (Spark's names)."""
+        if len(exprs) == 1 and isinstance(exprs[0], Mapping):
+            exprs = tuple(dict_aggregates(exprs[0]))
+        if self._pivot is not None:
+            column, values = self._pivot
+            flat = exprs[0] if len(exprs) == 1 and isinstance(exprs[0], list | tuple) else exprs
+            columns = [F.to_column(c) for c in flat]
+            scope = self._df._scope
+            result_types = [scope.type_of(scope.resolve(c.expr)) for c in columns]
+            exprs = tuple(pivoted(column, values, columns, result_types))
+        return self._df._aggregate(self._keys, exprs)
+
+    def pivot(self, pivot_col: ColumnOrName, values: Sequence[Any] | None = None) -> GroupedData:
+        """Spread ``pivot_col``'s values (``values``, or its distinct values, computed now
+        and sorted) into one column each (per aggregate)."""
+        if self._pivot is not None:
+            raise AnalysisError("pivot can only follow groupBy, once")
+        column = F.to_column(pivot_col)
+        found = list(values) if values is not None else pivot_values(self._df, column)
+        return GroupedData(self._df, self._keys, (column.expr, tuple(found)))
+
+    def __getattr__(self, name: str) -> object:
+        # Only called for missing attributes: PySpark's GroupedData methods sparkwire lacks.
+        raise missing_attribute("GroupedData", name, GROUPED_DATA)
+
+    def count(self) -> DataFrame:
+        if self._pivot is not None:
+            return self.agg(F.count("*"))  # named by the pivot values
+        return self.agg(F.count("*").alias("count"))
+
+    def sum(self, *cols: str) -> DataFrame:
+        return self._each(F.sum, cols)
+
+    def avg(self, *cols: str) -> DataFrame:
+        return self._each(F.avg, cols)
+
+    mean = avg
+
+    def min(self, *cols: str) -> DataFrame:
+        return self._each(F.min, cols)
+
+    def max(self, *cols: str) -> DataFrame:
+        return self._each(F.max, cols)
+
+    def _each(self, fn: Callable[[str], Column], cols: tuple[str, ...]) -> DataFrame:
+        if not cols:
+            raise AnalysisError("name the columns to aggregate, e.g. .sum('price')")
+        return self.agg(*(fn(c) for c in cols))

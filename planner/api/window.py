@@ -1,0 +1,196 @@
+"""PySpark's ``Window`` and the window functions: ``F.row_number().over(w)``.
+
+``Window.partitionBy(...).orderBy(...).rowsBetween(start, end)`` builds an immutable
+``WindowSpec``; ``Column.over(spec)`` turns an aggregate (``F.sum``, ``F.first`` ...) or a
+window function into a window expression (``expressions.Over``), which the analyzer
+(``planner.logical.windowing``) checks and moves into a ``Window`` operator. Frame bounds follow
+PySpark: ``Window.unboundedPreceding``/``unboundedFollowing`` are Java's smallest and
+largest long, and any bound beyond ``sys.maxsize`` counts as unbounded; ``currentRow`` is 0,
+negative numbers are rows (or order-key distance, for ``rangeBetween``) before the
+current row. ``lag`` with a negative offset is a ``lead``, as in Spark.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Literal, Union
+
+from pydantic import ValidationError
+
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.api.functions import (
+    Column,
+    ColumnOrName,
+    SortOrder,
+    Value,
+    _value,
+    flatten_arguments,
+    to_column,
+)
+from sparkwire.planner.limits import MAX_WINDOW_OFFSET
+
+_JAVA_MIN_LONG = -(1 << 63)
+_JAVA_MAX_LONG = (1 << 63) - 1
+_PRECEDING_THRESHOLD = max(-sys.maxsize, _JAVA_MIN_LONG)
+_FOLLOWING_THRESHOLD = min(sys.maxsize, _JAVA_MAX_LONG)
+
+OrderItem = Union[ColumnOrName, SortOrder]
+
+
+class WindowSpec:
+    """Partition keys, order keys and a frame; every method returns a new spec."""
+
+    __slots__ = ("_partition_by", "_order_by", "_frame")
+
+    def __init__(
+        self, partition_by: tuple[ex.Expr, ...] = (), order_by: tuple[ex.SortKey, ...] = (),
+        frame: ex.Frame | None = None,
+    ) -> None:
+        self._partition_by = partition_by
+        self._order_by = order_by
+        self._frame = frame
+
+    def partitionBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> WindowSpec:  # noqa: N802
+        keys = tuple(to_column(c).expr for c in flatten_arguments(cols))
+        return WindowSpec(keys, self._order_by, self._frame)
+
+    def orderBy(self, *cols: OrderItem | Sequence[OrderItem]) -> WindowSpec:  # noqa: N802
+        """Columns sort ascending with NULLs first unless given as ``desc()`` and so on."""
+        keys = tuple(
+            (c if isinstance(c, SortOrder) else to_column(c).asc()).key() for c in flatten_arguments(cols)
+        )
+        return WindowSpec(self._partition_by, keys, self._frame)
+
+    def rowsBetween(self, start: int, end: int) -> WindowSpec:  # noqa: N802
+        return WindowSpec(self._partition_by, self._order_by, _frame("rows", start, end))
+
+    def rangeBetween(self, start: int, end: int) -> WindowSpec:  # noqa: N802
+        return WindowSpec(self._partition_by, self._order_by, _frame("range", start, end))
+
+    def over(self, column: Column) -> Column:
+        """``column`` computed over this window; it must be an aggregate or a window
+        function call itself, not an expression around one (as in Spark)."""
+        function = column.expr
+        if not isinstance(function, ex.AggCall | ex.WindowCall) or column.is_aliased:
+            raise AnalysisError(
+                f"{column.output_name!r} is not an aggregate or window function; over() "
+                "applies to one call, e.g. F.sum('x').over(w), F.row_number().over(w)"
+            )
+        try:
+            over = ex.Over(function=function, partition_by=self._partition_by,
+                           order_by=self._order_by, frame=self._frame)
+        except ValidationError as exc:  # more keys than MAX_WINDOW_KEYS
+            raise AnalysisError(f"invalid window: {exc.errors()[0]['msg']}") from None
+        return Column(over)
+
+
+class Window:
+    """``Window.partitionBy(...)``, ``Window.orderBy(...)`` and the frame bounds."""
+
+    unboundedPreceding: int = _JAVA_MIN_LONG  # noqa: N815 - PySpark's name
+    unboundedFollowing: int = _JAVA_MAX_LONG  # noqa: N815 - PySpark's name
+    currentRow: int = 0  # noqa: N815 - PySpark's name
+
+    @staticmethod
+    def partitionBy(*cols: ColumnOrName | Sequence[ColumnOrName]) -> WindowSpec:  # noqa: N802
+        return WindowSpec().partitionBy(*cols)
+
+    @staticmethod
+    def orderBy(*cols: OrderItem | Sequence[OrderItem]) -> WindowSpec:  # noqa: N802
+        return WindowSpec().orderBy(*cols)
+
+    @staticmethod
+    def rowsBetween(start: int, end: int) -> WindowSpec:  # noqa: N802
+        return WindowSpec().rowsBetween(start, end)
+
+    @staticmethod
+    def rangeBetween(start: int, end: int) -> WindowSpec:  # noqa: N802
+        return WindowSpec().rangeBetween(start, end)
+
+
+def _frame(unit: Literal["rows", "range"], start: int, end: int) -> ex.Frame:
+    for bound in (start, end):
+        if isinstance(bound, bool) or not isinstance(bound, int):
+            raise AnalysisError(f"{unit}Between takes int bounds, got {bound!r}")
+    low = None if start <= _PRECEDING_THRESHOLD else start
+    high = None if end >= _FOLLOWING_THRESHOLD else end
+    if start >= _FOLLOWING_THRESHOLD or end <= _PRECEDING_THRESHOLD:
+        raise AnalysisError(
+            f"a window frame cannot start at unboundedFollowing or end at unboundedPreceding "
+            f"({unit}Between({start}, {end}))"
+        )
+    for bound in (low, high):
+        if bound is not None and abs(bound) > MAX_WINDOW_OFFSET:
+            raise AnalysisError(f"window frame bound {bound} is beyond ±{MAX_WINDOW_OFFSET}")
+    if low is not None and high is not None and low > high:
+        raise AnalysisError(
+            f"the lower bound of a window frame must be less than or equal to the upper bound: "
+            f"{unit}Between({start}, {end})"
+        )
+    return ex.Frame(unit=unit, start=low, end=high)
+
+
+def row_number() -> Column:
+    return Column(ex.WindowCall(fn="row_number"))
+
+
+def rank() -> Column:
+    return Column(ex.WindowCall(fn="rank"))
+
+
+def dense_rank() -> Column:
+    return Column(ex.WindowCall(fn="dense_rank"))
+
+
+def percent_rank() -> Column:
+    return Column(ex.WindowCall(fn="percent_rank"))
+
+
+def cume_dist() -> Column:
+    return Column(ex.WindowCall(fn="cume_dist"))
+
+
+def ntile(n: int) -> Column:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_WINDOW_OFFSET:
+        raise AnalysisError(f"ntile takes a positive int number of buckets, got {n!r}")
+    return Column(ex.WindowCall(fn="ntile", offset=n))
+
+
+def lag(col: ColumnOrName, offset: int = 1, default: Value = None) -> Column:
+    """The value ``offset`` rows before (a negative offset: after), else ``default``."""
+    return _offset("lag", col, offset, default)
+
+
+def lead(col: ColumnOrName, offset: int = 1, default: Value = None) -> Column:
+    """The value ``offset`` rows after (a negative offset: before), else ``default``."""
+    return _offset("lead", col, offset, default)
+
+
+def _offset(fn: Literal["lag", "lead"], col: ColumnOrName, offset: int, default: Value) -> Column:
+    if isinstance(offset, bool) or not isinstance(offset, int) or abs(offset) > MAX_WINDOW_OFFSET:
+        raise AnalysisError(f"{fn} takes an int offset, got {offset!r}")
+    if offset < 0:
+        fn = "lead" if fn == "lag" else "lag"
+    fallback = None if default is None else _value(default)
+    if fallback is not None and not isinstance(fallback, ex.Lit):
+        raise AnalysisError(f"{fn}'s default must be a literal value, got a column")
+    return Column(ex.WindowCall(fn=fn, arg=to_column(col).expr, offset=abs(offset), default=fallback))
+
+
+def first(col: ColumnOrName, ignorenulls: bool = False) -> Column:
+    """The first value (of a group: any row's, as Spark does not order a group; of a
+    window frame: the first row's), NULLs skipped with ``ignorenulls``."""
+    return _edge("first", col, ignorenulls)
+
+
+def last(col: ColumnOrName, ignorenulls: bool = False) -> Column:
+    """The last value; see ``first``."""
+    return _edge("last", col, ignorenulls)
+
+
+def _edge(fn: Literal["first", "last"], col: ColumnOrName, ignorenulls: bool) -> Column:
+    if not isinstance(ignorenulls, bool):
+        raise AnalysisError(f"{fn}'s ignorenulls takes a bool, got {ignorenulls!r}")
+    return Column(ex.AggCall(fn=fn, arg=to_column(col).expr, ignore_nulls=ignorenulls))

@@ -1,0 +1,382 @@
+"""The typed expression tree that travels inside task plans.
+
+Expressions are data, not code: every node is a frozen pydantic model, every function name
+comes from a closed allow-list, every identifier is checked before it can reach a SQL
+generator, and every type name is drawn from a small grammar. A plan that names anything
+else fails validation before a worker compiles or runs a single operator. The worker turns
+these trees into SQL with a quoting generator; nothing here is ever formatted into SQL text.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from sparkwire.planner.logical import typenames
+from sparkwire.planner.logical.identifiers import check_identifier
+from sparkwire.planner.limits import MAX_IN_LIST, MAX_WINDOW_KEYS, MAX_WINDOW_OFFSET
+from sparkwire.planner.logical.literal_args import NOT_LITERAL, check_literal_args
+
+
+
+def check_type_name(name: str) -> str:
+    """Accept only the type names sparkwire knows how to cast to on every engine: the
+    grammar of ``planner.logical.typenames`` (leaves, ``decimal(p,s)``, bounded ``array<T>``,
+    ``map<K,V>``, ``struct<name:T,...>``)."""
+    typenames.parse(name)
+    return name
+
+
+Identifier = Annotated[str, AfterValidator(check_identifier)]
+TypeName = Annotated[str, AfterValidator(check_type_name)]
+
+ScalarFunction = Literal[
+    # arithmetic
+    "add",
+    "sub",
+    "mul",
+    "div",
+    # exact decimal quotient: (a, b, scale) with a and b cast to their decimal types
+    "decimal_div",
+    # avg of a decimal: (sum cast to its decimal type, count, scale), exact (planner.logical.typed)
+    "decimal_avg",
+    "mod",
+    "neg",
+    # a value DuckDB computes wider (an integer sum) as Spark's integer type (worker.integers)
+    "exact_integer",
+    # comparison
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    # logic and null handling
+    "and",
+    "or",
+    "not",
+    "is_null",
+    "is_not_null",
+    "isnan",
+    "try_double",
+    "in",
+    "between",
+    "coalesce",
+    # strings
+    "like",
+    "substring",
+    "concat",
+    "trim",
+    "ltrim",
+    "rtrim",
+    # dates
+    "date_add",
+    "date_sub",
+    "add_months",
+    # a few scalar helpers users reach for in filters
+    "abs",
+    "trunc",
+    "lower",
+    "upper",
+    "length",
+    "year",
+    "month",
+    "day",
+    # strings (planner.api.functions.strings)
+    "substr",
+    "concat_ws",
+    "lpad",
+    "rpad",
+    "regexp_replace",
+    "regexp_extract",
+    "rlike",
+    "instr",
+    "locate",
+    "initcap",
+    "format_string",
+    "startswith",
+    "endswith",
+    "contains",
+    "eq_null_safe",
+    # dates and times (planner.api.functions.dates)
+    "current_date",
+    "current_timestamp",
+    "datediff",
+    "months_between",
+    "date_format",
+    "to_date",
+    "to_timestamp",
+    "to_timestamp_ltz",
+    "to_timestamp_ntz",
+    "from_utc_timestamp",
+    "to_utc_timestamp",
+    "unix_timestamp",
+    "from_unixtime",
+    "current_timezone",
+    "date_trunc",
+    "trunc_date",
+    "hour",
+    "minute",
+    "second",
+    "dayofweek",
+    "dayofyear",
+    "weekofyear",
+    "quarter",
+    "last_day",
+    "next_day",
+    # math (planner.api.functions.numeric)
+    "round",
+    "bround",
+    "round_double",  # round/bround of a double: the analyzer picks them (analyzer._typed_calls)
+    "bround_double",
+    "floor_double",  # floor/ceil of a double or float: the analyzer picks them too
+    "ceil_double",
+    "floor",
+    "ceil",
+    "ceiling",
+    "sqrt",
+    "pow",
+    "log",
+    "ln",
+    "log10",
+    "log2",
+    "log1p",
+    "exp",
+    "signum",
+    "greatest",
+    "least",
+    "pmod",
+    # arrays, maps and structs (planner.logical.collection_types, worker.collections)
+    "split",
+    "array",
+    "array_contains",
+    "size",
+    "element_at",
+    "get_item",
+    "map_value",
+    "get_field",
+    "named_struct",
+    "array_distinct",
+    "sort_array",
+    "array_sort",
+    "create_map",
+    "map_keys",
+    "map_values",
+]
+AggregateFunction = Literal[
+    "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",
+    "last",
+    "collect_list", "collect_set", "approx_count_distinct", "count_if", "sum_distinct",
+    "stddev", "stddev_samp", "stddev_pop", "std", "variance", "var_samp", "var_pop",
+    "percentile_approx",
+    # the merge halves of collect_list / collect_set (planner.physical.aggregates)
+    "merge_lists", "merge_sets",
+]
+#: Functions that exist only over a window (``planner.logical.windowing``): ranking and offsets.
+WindowFunction = Literal[
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
+]
+#: Percentages one ``percentile_approx`` may ask for.
+MAX_PERCENTAGES = 1024
+
+
+class Node(BaseModel):
+    """Base of every plan node: immutable, hashable and strict about unknown fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Column(Node):
+    kind: Literal["column"] = "column"
+    name: Identifier
+
+
+class Ref(Node):
+    """A column taken from a particular DataFrame (``df["x"]``, ``df.x``), before analysis.
+
+    ``F.col("x")`` names a column of whatever DataFrame it is used with; ``df.x`` names that
+    DataFrame's column even after a join puts two ``x`` side by side, which is how
+    ``df1.id == df2.id`` tells its sides apart. The analyzer replaces every Ref by a
+    ``Column``; a Ref never reaches a worker (the compiler refuses it).
+    """
+
+    kind: Literal["ref"] = "ref"
+    name: Identifier
+    plan_id: int = Field(ge=0)
+
+
+class Lit(Node):
+    """A constant. Decimals, dates and timestamps travel as ISO/decimal strings with a type."""
+
+    kind: Literal["literal"] = "literal"
+    value: bool | int | float | str | None
+    type: TypeName | None = None
+
+
+class Call(Node):
+    """A scalar function call. Arguments that are user-written patterns (regular
+    expressions, datetime patterns, format strings, units) must be literals and are checked
+    here, so a worker validating a plan refuses a bad one before compiling it
+    (``planner.logical.literal_args``)."""
+
+    kind: Literal["call"] = "call"
+    fn: ScalarFunction
+    args: tuple[Expr, ...] = Field(max_length=MAX_IN_LIST + 1)  # the longest: x IN (v1, ...)
+
+    @model_validator(mode="after")
+    def _literal_arguments(self) -> Call:
+        check_literal_args(self.fn, [_literal_value(a) for a in self.args])
+        return self
+
+
+class AggCall(Node):
+    """An aggregate call; ``arg=None`` is ``count(*)``; ``quantile`` takes ``fraction``
+    (the value at that fraction of the sorted input, one of its values); ``first`` and
+    ``last`` may skip NULLs (``ignore_nulls``), as Spark's ``first(x, ignorenulls)``;
+    ``percentile_approx`` takes ``accuracy`` and either one ``fraction`` or several
+    ``fractions`` (then its result is an array)."""
+
+    kind: Literal["aggregate"] = "aggregate"
+    fn: AggregateFunction
+    arg: Expr | None = None
+    fraction: float | None = Field(default=None, ge=0.0, le=1.0)
+    ignore_nulls: bool = False
+    fractions: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] | None = Field(
+        default=None, min_length=1, max_length=MAX_PERCENTAGES)
+    accuracy: int | None = Field(default=None, ge=1, le=2**31 - 1)
+
+    @model_validator(mode="after")
+    def _fraction_for_quantile(self) -> AggCall:
+        percentile = self.fn == "percentile_approx"
+        if self.fn == "quantile" and (self.fraction is None or self.fractions is not None):
+            raise ValueError("quantile takes one fraction")
+        if percentile and (self.fraction is None) == (self.fractions is None):
+            raise ValueError("percentile_approx takes one fraction or several fractions")
+        if not percentile and self.fn != "quantile" and (
+            self.fraction is not None or self.fractions is not None
+        ):
+            raise ValueError("only quantile and percentile_approx take fractions")
+        if percentile != (self.accuracy is not None):
+            raise ValueError("percentile_approx takes an accuracy, and only it does")
+        if self.ignore_nulls and self.fn not in ("first", "last"):
+            raise ValueError("only first and last can ignore NULLs")
+        return self
+
+
+class WindowCall(Node):
+    """A ranking or offset function, meaningful only over a window (``Over``).
+
+    ``offset`` is the rows ``lag``/``lead`` look back or ahead (never negative: a
+    negative lag is a lead) and the buckets of ``ntile``; ``arg`` and ``default`` belong
+    to ``lag``/``lead`` (the value read, and what a missing row gives)."""
+
+    kind: Literal["window_call"] = "window_call"
+    fn: WindowFunction
+    arg: Expr | None = None
+    offset: int = Field(default=1, ge=0, le=MAX_WINDOW_OFFSET)
+    default: Expr | None = None
+
+    @model_validator(mode="after")
+    def _arguments_fit(self) -> WindowCall:
+        offsets = self.fn in ("lag", "lead")
+        if offsets != (self.arg is not None):
+            raise ValueError("lag and lead read a column, and only they do")
+        if self.default is not None and not offsets:
+            raise ValueError("only lag and lead take a default")
+        if self.fn == "ntile" and self.offset < 1:
+            raise ValueError("ntile needs at least one bucket")
+        return self
+
+
+class Frame(Node):
+    """Which rows of its partition a window aggregate reads, relative to the current row:
+    ``rows`` counts rows, ``range`` compares the (one) order key's value; ``None`` is
+    unbounded (preceding for ``start``, following for ``end``), negative numbers precede."""
+
+    unit: Literal["rows", "range"]
+    start: int | None = Field(default=None, ge=-MAX_WINDOW_OFFSET, le=MAX_WINDOW_OFFSET)
+    end: int | None = Field(default=None, ge=-MAX_WINDOW_OFFSET, le=MAX_WINDOW_OFFSET)
+
+    @model_validator(mode="after")
+    def _ordered_bounds(self) -> Frame:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            raise ValueError("the lower bound of a window frame must not exceed its upper bound")
+        return self
+
+
+class Over(Node):
+    """``function OVER (PARTITION BY ... ORDER BY ... frame)``, as a user writes it. The
+    analyzer (``planner.logical.windowing``) moves every ``Over`` into a ``Window`` operator and
+    leaves a column in its place: no ``Over`` reaches a worker (the compiler refuses it)."""
+
+    kind: Literal["over"] = "over"
+    function: Annotated[Union[AggCall, WindowCall], Field(discriminator="kind")]
+    partition_by: tuple[Expr, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    order_by: tuple[SortKey, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    frame: Frame | None = None
+
+
+class Case(Node):
+    kind: Literal["case"] = "case"
+    branches: tuple[tuple[Expr, Expr], ...] = Field(min_length=1)
+    otherwise: Expr | None = None
+
+
+class Cast(Node):
+    """``CAST(expr AS to)``; ``source`` is the operand's type where the user asked for the
+    cast (the analyzer fills it in), so the worker can follow Spark's rules for that pair;
+    None for the planner's own casts, which DuckDB computes as Spark would. ``safe`` is
+    ``try_cast``: NULL where the cast fails, in ANSI mode too."""
+
+    kind: Literal["cast"] = "cast"
+    expr: Expr
+    to: TypeName
+    source: TypeName | None = None
+    safe: bool = False
+
+
+def _literal_value(expr: Expr) -> object:
+    """A literal argument's value, or ``NOT_LITERAL``."""
+    return expr.value if isinstance(expr, Lit) else NOT_LITERAL
+
+
+Expr = Annotated[
+    Union[Column, Ref, Lit, Call, AggCall, Case, Cast, WindowCall, Over],
+    Field(discriminator="kind"),
+]
+
+
+class NamedExpr(Node):
+    """An output column: an expression and the name it is given."""
+
+    name: Identifier
+    expr: Expr
+
+
+class SortKey(Node):
+    expr: Expr
+    ascending: bool = True
+    nulls_first: bool = False
+
+
+class WindowItem(Node):
+    """One output column of a ``Window`` operator: a window function or an aggregate
+    (over ``frame``; ranking and offset functions have none) under ``name``."""
+
+    name: Identifier
+    function: Annotated[Union[AggCall, WindowCall], Field(discriminator="kind")]
+    frame: Frame | None = None
+
+    @model_validator(mode="after")
+    def _frame_for_aggregates(self) -> WindowItem:
+        aggregate = isinstance(self.function, AggCall)
+        if aggregate != (self.frame is not None):
+            raise ValueError("an aggregate over a window has a frame, a window function none")
+        if aggregate and self.function.fn == "count_distinct":
+            raise ValueError("count_distinct cannot run over a window")
+        return self
+
+
+for _model in (Call, AggCall, WindowCall, Over, Case, Cast, NamedExpr, SortKey, WindowItem):
+    _model.model_rebuild()

@@ -1,0 +1,473 @@
+"""Relational operators, and the walkers every pass reaches them with.
+
+One set of operator models serves two plans: the *logical* plan a DataFrame or SQL query
+builds, and the *fragments* of a staged plan, which travel to workers inside task plans.
+They differ in which operators they may hold (``LOGICAL_OPERATORS`` and ``TASK_OPERATORS``):
+only a fragment reads an ``Exchange`` (the output of an earlier stage crossing a network
+boundary), and logical-only operators are rewritten before stages are cut
+(``planner.logical.staged`` holds the staged plan). Each model names
+its input fields in ``INPUTS``; ``children`` and ``with_children`` are the one way every
+walker (optimizer rules, the stage cutter, explain, the compiler) reaches a node's inputs,
+so an operator with two inputs is handled wherever one with one input is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Annotated, ClassVar, Final, Literal, Union, assert_never
+
+from pydantic import Field, model_validator
+
+from sparkwire.planner.logical.expressions import Expr, Identifier, NamedExpr, Node, SortKey, TypeName, WindowItem
+from sparkwire.planner.limits import MAX_PARTITIONS, MAX_TASKS, MAX_WINDOW_KEYS
+
+PLAN_VERSION: Final = 1
+
+
+Int64 = Annotated[int, Field(ge=-(1 << 63), lt=1 << 63)]
+
+
+class KeyRange(Node):
+    """The rows of a split whose integer ``column`` is at least ``low`` and below ``high``
+    (unbounded where None): a task's share of a file that tasks of a co-located join each
+    read for the keys of their own bucket (``planner.physical.clustering``)."""
+
+    column: Identifier
+    low: Int64 | None = None
+    high: Int64 | None = None
+
+
+class FileSplit(Node):
+    """A Parquet file, or some of its row groups, read by one task; only the rows of
+    ``keys`` when given."""
+
+    path: str = Field(min_length=1, max_length=4096)
+    row_groups: tuple[Annotated[int, Field(ge=0)], ...] | None = None
+    keys: KeyRange | None = None
+
+
+class ParquetScan(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["parquet_scan"] = "parquet_scan"
+    splits: tuple[FileSplit, ...]
+    columns: tuple[Identifier, ...]
+    #: Hive partition columns (``k=v`` directories above the files) and their types,
+    #: discovered by the planner (``planner.spark.hive``); ``columns`` may read them.
+    partition_names: tuple[Identifier, ...] = ()
+    partition_types: tuple[TypeName, ...] = ()
+
+    @model_validator(mode="after")
+    def _partitions_pair_up(self) -> ParquetScan:
+        if len(self.partition_names) != len(self.partition_types):
+            raise ValueError("a scan's partition columns need one type per name")
+        for split in self.splits:
+            if split.keys is not None and split.keys.column not in self.columns:
+                raise ValueError(f"a split's key range reads {split.keys.column!r}, not a column of its scan")
+        return self
+
+
+class LocalSource(Node):
+    """Rows the session holds in memory (``createDataFrame``), published by the driver."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["local_source"] = "local_source"
+    source_id: Identifier
+    chunks: int = Field(ge=1)
+    columns: tuple[Identifier, ...]
+    # The table's Arrow size and rows, for the planner's estimates.
+    bytes: int = Field(default=0, ge=0)
+    rows: int = Field(default=0, ge=0)
+
+
+class TextScan(Node):
+    """Text files (whole, one or more per task) read with a schema fixed by the planner:
+    ``schema`` names every column of the files and its type, ``columns`` the ones the plan
+    reads (column pruning narrows these, never the schema the reader needs)."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    splits: tuple[FileSplit, ...]
+    schema_names: tuple[Identifier, ...] = Field(min_length=1)
+    schema_types: tuple[TypeName, ...] = Field(min_length=1)
+    columns: tuple[Identifier, ...]
+
+    @model_validator(mode="after")
+    def _schema_pairs_up(self) -> TextScan:
+        if len(self.schema_names) != len(self.schema_types):
+            raise ValueError("a text scan's schema needs one type per name")
+        if not set(self.columns) <= set(self.schema_names):
+            raise ValueError("a text scan reads only columns of its schema")
+        return self
+
+
+class CsvScan(TextScan):
+    """CSV files (Spark's defaults: ``"`` quotes, ``\\`` escapes, an empty field is NULL);
+    ``header`` skips each file's first line; ``sep`` is one character."""
+
+    op: Literal["csv_scan"] = "csv_scan"
+    header: bool = False
+    sep: str = Field(default=",", min_length=1, max_length=1, pattern=r"^[^\r\n\"\\]$")
+
+
+class JsonScan(TextScan):
+    """JSON lines files: one object per line, its fields read by name; ``multiline``: each
+    file one JSON value, an object or an array of objects (Spark's ``multiLine``)."""
+
+    op: Literal["json_scan"] = "json_scan"
+    multiline: bool = False
+
+
+Long = Annotated[int, Field(ge=-(2**63), lt=2**63)]
+
+
+class RangeSource(Node):
+    """``session.range``: one ``bigint`` column ``id`` from ``start`` to ``end`` (exclusive)
+    by ``step``, generated by the workers. The stage cutter runs ``partitions`` tasks (when
+    ``None``, as many as its size calls for) and the coordinator gives each task its slice
+    as a range of one partition (``planner.logical.ranges``): the plan holds four numbers, never rows."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["range_source"] = "range_source"
+    start: Long
+    end: Long
+    step: Long
+    partitions: int | None = Field(default=None, ge=1, le=MAX_TASKS)
+    columns: tuple[Literal["id"], ...] = ("id",)
+
+    @model_validator(mode="after")
+    def _steps(self) -> RangeSource:
+        if self.step == 0:
+            raise ValueError("a range's step must not be 0")
+        return self
+
+
+CacheId = Annotated[str, Field(pattern=r"^cache_[0-9a-f]{1,32}$")]
+
+
+class CachedSource(Node):
+    """A cached result (``df.cache()``): chunk ``i`` is held in the partition store of the
+    worker at ``addresses[i]``, and task ``i`` of a stage reading it runs there."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["cached_source"] = "cached_source"
+    cache_id: CacheId
+    chunks: int = Field(ge=1, le=MAX_TASKS)
+    columns: tuple[Identifier, ...]
+    addresses: tuple[Annotated[str, Field(min_length=1, max_length=512)], ...]
+    rows: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_address_per_chunk(self) -> CachedSource:
+        if len(self.addresses) != self.chunks:
+            raise ValueError(f"{self.chunks} chunks but {len(self.addresses)} addresses")
+        return self
+
+
+class Keep(Node):
+    """Keep ``input``'s result as cache ``cache_id``: the stage cutter ends a stage here
+    whose tasks' outputs the workers hold after the query (``Stage.keep``). Logical only."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["keep"] = "keep"
+    input: Operator
+    cache_id: CacheId
+
+
+class Exchange(Node):
+    """The output of producer stage ``stage`` arriving across a network boundary; ``whole``:
+    every partition of every producer task, as a broadcast is read, from a stage that
+    another consumer reads by partition (``planner.physical.sharing``)."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    op: Literal["exchange"] = "exchange"
+    stage: int = Field(ge=0)
+    columns: tuple[Identifier, ...]
+    whole: bool = False
+
+
+class Filter(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["filter"] = "filter"
+    input: Operator
+    predicate: Expr
+
+
+class Project(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["project"] = "project"
+    input: Operator
+    columns: tuple[NamedExpr, ...] = Field(min_length=1)
+
+
+class Generate(Node):
+    """PySpark's ``explode`` family in a ``select``: one output row per element of the
+    array (``kind="array"``) or entry of the map (``kind="map"``) ``expr``, carrying the
+    input row's columns, then ``names``: the element's 0-based position first when
+    ``position``, then the element (an array) or its key and value (a map). A row whose
+    collection is NULL or empty yields nothing, or with ``outer`` one row of NULLs."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["generate"] = "generate"
+    input: Operator
+    expr: Expr
+    kind: Literal["array", "map"]
+    position: bool = False
+    outer: bool = False
+    names: tuple[Identifier, ...] = Field(min_length=1, max_length=3)
+
+    @model_validator(mode="after")
+    def _one_name_per_output(self) -> Generate:
+        wanted = int(self.position) + (2 if self.kind == "map" else 1)
+        if len(self.names) != wanted:
+            raise ValueError(f"this generator makes {wanted} column(s), named {len(self.names)}")
+        return self
+
+
+class Aggregate(Node):
+    """Group by ``keys`` (empty: one global group) computing ``aggregates``."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["aggregate"] = "aggregate"
+    input: Operator
+    keys: tuple[NamedExpr, ...]
+    aggregates: tuple[NamedExpr, ...]
+
+
+class Sort(Node):
+    """Order by ``keys``; with ``limit`` it is a top-k."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["sort"] = "sort"
+    input: Operator
+    keys: tuple[SortKey, ...] = Field(min_length=1)
+    limit: int | None = Field(default=None, ge=0)
+
+
+class Limit(Node):
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["limit"] = "limit"
+    input: Operator
+    n: int = Field(ge=0)
+
+
+class Sample(Node):
+    """About ``rows`` rows of the input, drawn at random (a reservoir per task): the stage
+    cutter samples sort keys with it to choose range bounds."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["sample"] = "sample"
+    input: Operator
+    rows: int = Field(ge=1, le=1_000_000)
+
+
+class Window(Node):
+    """Window functions over partitions of the input (Spark's ``Window`` operator): every
+    input row, its columns passed through, then one column per item, computed over the
+    rows sharing its ``partition_by`` values, ordered by ``order_by`` (no keys: one
+    partition of every row). All items share the keys; each has its own frame. A task
+    computing it must hold whole partitions (the stage cutter shuffles on the keys)."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["window"] = "window"
+    input: Operator
+    partition_by: tuple[Expr, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    order_by: tuple[SortKey, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
+    functions: tuple[WindowItem, ...] = Field(min_length=1)
+
+
+class RowSample(Node):
+    """Each row of the input kept with probability ``fraction`` (``df.sample``), decided by
+    a hash of the seed and the row's position in its task: the same input in the same
+    tasks keeps the same rows."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["row_sample"] = "row_sample"
+    input: Operator
+    fraction: float = Field(ge=0.0, le=1.0)
+    seed: int = Field(ge=-(2**63), lt=2**63)
+
+
+class Repartition(Node):
+    """A stage boundary the user asked for: ``repartition(n, *keys)`` hashes rows on
+    ``keys`` (all columns when none) into ``partitions`` tasks; ``coalesce(n)`` merges
+    the input's tasks into at most ``partitions``. Logical only: the stage cutter turns
+    it into a boundary."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["repartition"] = "repartition"
+    input: Operator
+    partitions: int = Field(ge=1, le=MAX_PARTITIONS)
+    keys: tuple[Expr, ...] = ()
+    coalesce: bool = False
+
+
+class ParquetWrite(Node):
+    """Each task writes its input rows to one Parquet file ``part-<task>-<job>.parquet``
+    in ``directory`` (under the worker's data roots when it has any), the columns named
+    ``names``, and outputs one row: the file's name and its row count."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["parquet_write"] = "parquet_write"
+    input: Operator
+    directory: str = Field(min_length=1, max_length=4096)
+    job: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    names: tuple[Identifier, ...] = Field(min_length=1)
+    #: Columns (of ``names``) written as ``k=v`` directories, not into the files
+    #: (``planner.spark.hive``); each task writes a file per directory it has rows for.
+    partition_by: tuple[Identifier, ...] = ()
+
+    @model_validator(mode="after")
+    def _partitions_are_some_columns(self) -> ParquetWrite:
+        if not set(self.partition_by) <= set(self.names) or len(set(self.partition_by)) != len(self.partition_by):
+            raise ValueError("a write partitions by distinct columns it writes")
+        if len(self.partition_by) == len(self.names):
+            raise ValueError("a write cannot partition by every column")
+        return self
+
+
+#: The columns a ``ParquetWrite`` outputs.
+WRITE_COLUMNS: Final = ("file", "rows")
+
+
+JoinType = Literal["inner", "left", "right", "full", "semi", "anti", "cross"]
+
+
+class Join(Node):
+    """Rows of ``left`` and ``right`` where every ``left_keys[i] = right_keys[i]`` (SQL
+    equality: a NULL key matches nothing) and the residual ``condition`` (over both sides'
+    columns) holds.
+
+    Output: the left columns then the right ones for inner, outer and cross joins; the left
+    columns alone for ``semi`` and ``anti``. Column names are unique across both sides
+    (the analyzer renames), so expressions name columns without qualifiers. ``null_aware``
+    (an anti join with one key) has ``NOT IN`` semantics: a NULL among the right keys keeps
+    no row, and a NULL left key is kept only when ``right`` is empty.
+    """
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("left", "right")
+    op: Literal["join"] = "join"
+    left: Operator
+    right: Operator
+    how: JoinType
+    left_keys: tuple[Expr, ...] = ()
+    right_keys: tuple[Expr, ...] = ()
+    condition: Expr | None = None
+    null_aware: bool = False
+
+    @model_validator(mode="after")
+    def _keys_pair_up(self) -> Join:
+        if len(self.left_keys) != len(self.right_keys):
+            raise ValueError(
+                f"{len(self.left_keys)} left keys but {len(self.right_keys)} right keys"
+            )
+        if self.how == "cross" and (self.left_keys or self.condition is not None):
+            raise ValueError("a cross join has no keys and no condition")
+        if self.null_aware and (self.how != "anti" or len(self.left_keys) != 1):
+            raise ValueError("only an anti join on one key can be null-aware")
+        return self
+
+
+class SetOperation(Node):
+    """``union``, ``intersect`` or ``except`` of two inputs with the same number of columns,
+    matched by position; the output has the left input's names. Without ``all``, the result
+    has no duplicate rows; rows compare NULL-equal, as in SQL set operations."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("left", "right")
+    op: Literal["set_operation"] = "set_operation"
+    left: Operator
+    right: Operator
+    kind: Literal["union", "intersect", "except"]
+    all: bool = False
+
+
+Operator = Annotated[
+    Union[
+        ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate,
+        Sort, Limit, Join, SetOperation, Sample, RowSample, Repartition, ParquetWrite,
+        CachedSource, Keep, Window, Generate, RangeSource,
+    ],
+    Field(discriminator="op"),
+]
+
+#: Operators that read files named by ``FileSplit``s, narrowed to each task's splits.
+FILE_SCANS: Final = (ParquetScan, CsvScan, JsonScan)
+
+
+#: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
+LOGICAL_OPERATORS: Final = (
+    ParquetScan, CsvScan, JsonScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join,
+    SetOperation, RowSample, Repartition, ParquetWrite, CachedSource, Keep, Window, Generate,
+    RangeSource,
+)
+#: What a task's fragment may hold on the wire.
+TASK_OPERATORS: Final = (
+    ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort,
+    Limit, Join, SetOperation, Sample, RowSample, ParquetWrite, CachedSource, Window, Generate,
+    RangeSource,
+)
+
+
+def children(op: Operator) -> tuple[Operator, ...]:
+    """The inputs of ``op``, left to right."""
+    return tuple(getattr(op, name) for name in op.INPUTS)
+
+
+def with_children(op: Operator, inputs: Sequence[Operator]) -> Operator:
+    """``op`` over new inputs, everything else kept."""
+    if len(inputs) != len(op.INPUTS):
+        raise ValueError(f"{type(op).__name__} takes {len(op.INPUTS)} input(s), got {len(inputs)}")
+    if not inputs:
+        return op
+    return op.model_copy(update=dict(zip(op.INPUTS, inputs, strict=True)))
+
+
+def operators(root: Operator) -> Iterator[Operator]:
+    """Every operator of a tree, root first, then each input's subtree left to right;
+    iterative, so a deep plan cannot overflow the stack."""
+    stack: list[Operator] = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def output_columns(op: Operator) -> list[str]:
+    """The names of ``op``'s output columns, in order."""
+    match op:
+        case (ParquetScan() | CsvScan() | JsonScan() | LocalSource() | Exchange() | CachedSource()
+              | RangeSource()):
+            return list(op.columns)
+        case ParquetWrite():
+            return list(WRITE_COLUMNS)
+        case Project():
+            return [c.name for c in op.columns]
+        case Aggregate():
+            return [k.name for k in op.keys] + [a.name for a in op.aggregates]
+        case Generate():
+            return output_columns(op.input) + list(op.names)
+        case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition() | Keep():
+            return output_columns(op.input)
+        case Join(how="semi" | "anti"):
+            return output_columns(op.left)
+        case Join():
+            return output_columns(op.left) + output_columns(op.right)
+        case SetOperation():
+            return output_columns(op.left)
+        case Window():
+            return output_columns(op.input) + [f.name for f in op.functions]
+        case _:
+            assert_never(op)
+
+
+def transform_up(root: Operator, rewrite: Callable[[Operator], Operator]) -> Operator:
+    """Rebuild ``root`` bottom-up, applying ``rewrite`` to each node after its inputs."""
+    return rewrite(with_children(root, [transform_up(c, rewrite) for c in children(root)]))
+
+
+def disallowed(root: Operator, allowed: tuple[type, ...]) -> list[str]:
+    """Names of operators in ``root`` that are not of the ``allowed`` kinds."""
+    return sorted({type(node).__name__ for node in operators(root) if not isinstance(node, allowed)})
+
+
+for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, RowSample,
+               Repartition, ParquetWrite, Keep, Window, Generate):
+    _model.model_rebuild()

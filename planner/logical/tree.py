@@ -1,0 +1,106 @@
+"""Generic walks over expression trees, so no pass re-implements the node cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from sparkwire.planner.logical.identifiers import MAX_IDENTIFIER_LENGTH
+from sparkwire.planner.logical.expressions import (
+    AggCall,
+    Call,
+    Case,
+    Cast,
+    Column,
+    Expr,
+    Over,
+    WindowCall,
+)
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    if isinstance(expr, Call):
+        return expr.args
+    if isinstance(expr, AggCall):
+        return () if expr.arg is None else (expr.arg,)
+    if isinstance(expr, WindowCall):
+        return tuple(e for e in (expr.arg, expr.default) if e is not None)
+    if isinstance(expr, Over):
+        return (expr.function, *expr.partition_by, *(k.expr for k in expr.order_by))
+    if isinstance(expr, Case):
+        flat = tuple(part for branch in expr.branches for part in branch)
+        return flat if expr.otherwise is None else (*flat, expr.otherwise)
+    if isinstance(expr, Cast):
+        return (expr.expr,)
+    return ()
+
+
+def walk(
+    expr: Expr, *, into_aggregates: bool = True, into_windows: bool = True
+) -> Iterator[Expr]:
+    """Pre-order; ``into_aggregates=False`` stops at aggregate calls, ``into_windows=False``
+    at window expressions (yielding them)."""
+    yield expr
+    if isinstance(expr, AggCall) and not into_aggregates:
+        return
+    if isinstance(expr, Over) and not into_windows:
+        return
+    for child in children(expr):
+        yield from walk(child, into_aggregates=into_aggregates, into_windows=into_windows)
+
+
+def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
+    """Rebuild ``expr`` top-down; where ``replace`` returns a node it is used as is."""
+    new = replace(expr)
+    if new is not None:
+        return new
+    if isinstance(expr, Call):
+        return Call(fn=expr.fn, args=tuple(transform(a, replace) for a in expr.args))
+    if isinstance(expr, AggCall):
+        arg = None if expr.arg is None else transform(expr.arg, replace)
+        return expr.model_copy(update={"arg": arg})
+    if isinstance(expr, Case):
+        branches = tuple((transform(c, replace), transform(v, replace)) for c, v in expr.branches)
+        otherwise = None if expr.otherwise is None else transform(expr.otherwise, replace)
+        return Case(branches=branches, otherwise=otherwise)
+    if isinstance(expr, Cast):
+        return expr.model_copy(update={"expr": transform(expr.expr, replace)})
+    if isinstance(expr, WindowCall):
+        arg = None if expr.arg is None else transform(expr.arg, replace)
+        default = None if expr.default is None else transform(expr.default, replace)
+        return expr.model_copy(update={"arg": arg, "default": default})
+    if isinstance(expr, Over):
+        return expr.model_copy(update={
+            "function": transform(expr.function, replace),
+            "partition_by": tuple(transform(e, replace) for e in expr.partition_by),
+            "order_by": tuple(k.model_copy(update={"expr": transform(k.expr, replace)})
+                              for k in expr.order_by),
+        })
+    return expr
+
+
+def column_names(expr: Expr, *, into_aggregates: bool = True) -> list[str]:
+    """Referenced column names, each once, in order of first appearance."""
+    names = (n.name for n in walk(expr, into_aggregates=into_aggregates) if isinstance(n, Column))
+    return list(dict.fromkeys(names))
+
+
+def has_aggregate(expr: Expr) -> bool:
+    """An aggregate call outside any window: ``sum(x) OVER w`` is a per-row value."""
+    return any(isinstance(node, AggCall) for node in walk(expr, into_windows=False))
+
+
+def has_window(expr: Expr) -> bool:
+    """A window expression, or a window function missing its ``OVER``."""
+    return any(isinstance(node, Over | WindowCall) for node in walk(expr))
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base#2``, ``base#3`` ... whichever is free; the result is added to
+    ``taken``. Planner-made names must never capture a user's column."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        suffix = f"#{n}"
+        name = base[: MAX_IDENTIFIER_LENGTH - len(suffix)] + suffix
+    taken.add(name)
+    return name

@@ -1,0 +1,64 @@
+"""Calls whose engine form depends on an operand's type, chosen once names are resolved.
+
+``round``/``bround`` of a double round the decimal the double prints as (Spark's
+``BigDecimal(d)``), which the worker does through a DECIMAL; of an integer or a decimal
+they round the value itself. The worker does not know operand types, so the analyzer
+names the double case ``round_double``/``bround_double``; a float is rounded as a double
+and cast back, keeping Spark's result type.
+
+``sort_array``/``array_sort`` of structs name their type (``sort_array(a, asc,
+'struct<...>')``): the worker builds a sort key from the fields, where NULL fields sort
+first as in Spark.
+
+``floor``/``ceil`` of a double or float are ``floor_double``/``ceil_double``: Spark's bigint
+of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
+ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.calls_math``); DuckDB's floor is a
+double, which fails the cast to a bigint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pyarrow as pa
+
+from sparkwire.planner.logical import types
+from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit
+from sparkwire.planner.logical.tree import transform
+
+_DOUBLE_FORMS = {"round": "round_double", "bround": "bround_double"}
+#: The array sorts, by the number of arguments before the struct type the analyzer adds.
+_SORTS = {"sort_array": 2, "array_sort": 1}
+_BIGINT_FORMS = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
+
+
+def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
+    def visit(node: Expr) -> Expr | None:
+        if isinstance(node, Call) and _SORTS.get(node.fn) == len(node.args):
+            return _sorted_structs(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
+                                   columns)
+        if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
+            return None
+        operand = typed_calls(node.args[0], columns)
+        kind = types.infer(operand, columns)
+        if not pa.types.is_floating(kind):
+            return Call(fn=node.fn, args=(operand, *node.args[1:]))
+        if node.fn in _BIGINT_FORMS:
+            return Call(fn=_BIGINT_FORMS[node.fn], args=(operand,))
+        if kind == pa.float64():
+            return Call(fn=_DOUBLE_FORMS[node.fn], args=(operand, *node.args[1:]))
+        widened = Call(fn=_DOUBLE_FORMS[node.fn], args=(Cast(expr=operand, to="float64"), *node.args[1:]))
+        return Cast(expr=widened, to="float32")
+
+    return transform(expr, visit)
+
+
+def _sorted_structs(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
+    """An array sort of structs with their type named; of anything else as it is."""
+    array = types.infer(call.args[0], columns)
+    if not (pa.types.is_list(array) and pa.types.is_struct(array.value_type)):
+        return call
+    name = types.to_name(array.value_type)
+    if name is None:
+        return call
+    return Call(fn=call.fn, args=(*call.args, Lit(value=name)))
