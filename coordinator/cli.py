@@ -26,7 +26,14 @@ from typing import Any
 import pyarrow as pa
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from sparkwire.coordinator.config import load_settings
@@ -216,9 +223,14 @@ def _serve_worker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     hosted = HostedWorker(settings, args.worker_id, args.listen, args.host)
+
+    def lifeline() -> None:
+        sys.stdin.buffer.read()  # returns once the parent closed our stdin (or died)
+        stop.set()
+
     try:
         print(hosted.announcement.model_dump_json(), flush=True)
-        threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop.set()), daemon=True).start()
+        threading.Thread(target=lifeline, daemon=True).start()
         stop.wait()
     finally:
         hosted.close()
@@ -230,7 +242,7 @@ def _run(console: Console, session: Session, name: str, df: object) -> None:
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, transient=True,
     ) as bars:
-        ids: dict[int, int] = {}
+        ids: dict[int, TaskID] = {}
 
         def progress(metrics: QueryMetrics) -> None:
             for stage in metrics.stages.values():

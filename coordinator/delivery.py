@@ -51,6 +51,6 @@ def at_once(addresses: list[str], call: Callable[[str], None]) -> None:
             call(first)
         except BaseException as exc:  # noqa: BLE001 - raised below, after the others
             failures.append(exc)
-        failures += [exc for future in others if (exc := future.exception()) is not None]
+        failures += [error for future in others if (error := future.exception()) is not None]
     if failures:
         raise failures[0]

@@ -138,7 +138,8 @@ def decode_message(data: bytes) -> Message:
     version = raw.get("version") if isinstance(raw, dict) else None
     if type(version) is not int or version != PLAN_VERSION:
         raise PlanRejected(f"task plan version {version!r} is not supported (expected {PLAN_VERSION})")
-    model: type[Message] = {"members": Members, "tasks": Tasks}.get(kind, TaskPlan)  # type: ignore[arg-type]
+    models: dict[str | None, type[Message]] = {"members": Members, "tasks": Tasks}
+    model = models.get(kind, TaskPlan)
     try:
         return model.model_validate_json(data, strict=True)
     except ValidationError as exc:

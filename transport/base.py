@@ -160,7 +160,10 @@ class WorkerTransport(Closeable, ABC):
     """
 
     name: ClassVar[str]
-    capabilities: ClassVar[Capabilities]
+    #: Set on the class, where the coordinator reads it before any instance exists
+    #: (``transport_class(kind).capabilities``); an instance may refine it from its options
+    #: (zmq: the window it was given), so it is no ``ClassVar``.
+    capabilities: Capabilities
 
     @abstractmethod
     def serve(self, service: WorkerService, address: str | None = None) -> Server:

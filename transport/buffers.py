@@ -50,9 +50,10 @@ _NONE = (-1, 0, 0)
 
 def flat(t: pa.DataType) -> bool:
     """Types whose buffers are exactly ``num_buffers``, with no children."""
-    return (pa.types.is_primitive(t) or pa.types.is_decimal(t) or pa.types.is_null(t)
-            or pa.types.is_fixed_size_binary(t) or pa.types.is_string(t)
-            or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t))
+    return bool(pa.types.is_primitive(t) or pa.types.is_decimal(t) or pa.types.is_null(t)
+                or pa.types.is_fixed_size_binary(t) or pa.types.is_string(t)
+                or pa.types.is_large_string(t) or pa.types.is_binary(t)
+                or pa.types.is_large_binary(t))
 
 
 def _worth_it(batch: pa.RecordBatch) -> bool:
@@ -69,7 +70,8 @@ class BufferCodec:
     def pack(self, batch: pa.RecordBatch) -> list[Frame]:
         if not _worth_it(batch):
             return [write_ipc(batch)]
-        layout, packed, frames = array("q"), bytearray(), []
+        layout, packed = array("q"), bytearray()
+        frames: list[Frame] = []
         for column in batch.columns:
             layout.extend((len(column), column.offset))
             for buffer in column.buffers():
@@ -132,7 +134,7 @@ def _layout_words(schema: pa.Schema) -> int | None:
     per schema, not per batch."""
     if not all(flat(field.type) for field in schema):
         return None
-    return sum(2 + 3 * field.type.num_buffers for field in schema)
+    return sum(2 + 3 * int(field.type.num_buffers) for field in schema)
 
 
 def _buffer(buffers: list[pa.Buffer], frame: int, start: int, size: int) -> pa.Buffer | None:

@@ -130,6 +130,7 @@ class _Channels:
             return next(self._turn)
 
 
+# [misc]: pyarrow ships no type stubs, so its base class is Any to mypy.
 class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
     """Serves one ``WorkerService``; gRPC runs every call on its own thread pool."""
 
@@ -137,12 +138,16 @@ class FlightWorkerServer(flight.FlightServerBase):  # type: ignore[misc]
         self, service: WorkerService, host: str, port: int, options: FlightOptions,
         credentials: Credentials | None,
     ) -> None:
-        scheme, tls = scheme_for(credentials), credentials and credentials.tls
+        scheme = scheme_for(credentials)
+        tls = credentials.tls if credentials is not None else None
+        mutual = credentials is not None and credentials.mutual_tls
+        # Mutual TLS: clients must present a certificate that the cluster's roots signed.
+        client_roots = tls.ca if tls is not None and mutual else None
         super().__init__(
             join_address(scheme, host, port),
-            tls_certificates=[flight.CertKeyPair(tls.cert, tls.key)] if tls else None,
-            verify_client=bool(tls and credentials.mutual_tls),
-            root_certificates=tls.ca if tls and credentials.mutual_tls else None,
+            tls_certificates=[flight.CertKeyPair(tls.cert, tls.key)] if tls is not None else None,
+            verify_client=client_roots is not None,
+            root_certificates=client_roots,
             middleware={"auth": TokenCheck(credentials.token())} if credentials else None,
         )
         self.address = join_address(scheme, host, self.port)

@@ -55,6 +55,7 @@ def join_address(scheme: str, host: str, port: int) -> str:
     return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
+# [misc]: pyarrow ships no type stubs, so its base class is Any to mypy.
 class TokenCheck(flight.ServerMiddlewareFactory):  # type: ignore[misc]
     """Refuses every call whose bearer token is not the cluster's, before it runs."""
 

@@ -179,7 +179,7 @@ class HybridTransport(WorkerTransport):
             self._shm.close()
             raise
         inflight = [t.capabilities.max_inflight_bytes for t in (self._shm, self._net)]
-        self.capabilities = replace(  # type: ignore[misc]
+        self.capabilities = replace(
             type(self).capabilities, uses_tls=self._net.capabilities.uses_tls,
             max_inflight_bytes=max(i for i in inflight if i is not None))
 

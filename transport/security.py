@@ -37,12 +37,11 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.tls import TlsMaterial, throwaway
 
 MIN_SECRET_BYTES = 16
 _MAX_SECRET_FILE_BYTES = 4096
 _MAX_PEM_BYTES = 1 << 20
-#: The name a throwaway certificate is issued to; clients verify the server against it.
-CLUSTER_SERVER_NAME = "sparkwire.cluster"
 
 
 class Security(BaseModel):
@@ -98,8 +97,6 @@ class Security(BaseModel):
                     key=_read(self.key_file, _MAX_PEM_BYTES, private=True),
                     ca=_read(self.ca_file, _MAX_PEM_BYTES), server_name=self.server_name)
             else:
-                from sparkwire.transport.tls import throwaway
-
                 material = throwaway()
         return Credentials(secret, material, self.mutual_tls,
                            frozenset(k.encode() for k in self.curve_clients))
@@ -114,16 +111,6 @@ class Security(BaseModel):
         if len(value) < MIN_SECRET_BYTES:
             raise ConfigError(f"the cluster secret must be at least {MIN_SECRET_BYTES} bytes")
         return value
-
-
-@dataclass(frozen=True, slots=True)
-class TlsMaterial:
-    """PEM bytes: this node's chain and key, and the roots it trusts."""
-
-    cert: bytes
-    key: bytes
-    ca: bytes
-    server_name: str | None
 
 
 @dataclass(frozen=True, slots=True, repr=False)

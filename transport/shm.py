@@ -124,7 +124,7 @@ class ShmTransport(ZmqTransport):
             raise ConfigError(f"the shm transport needs {SHM_DIR}")
         super().__init__(security, **options)
         self._local = Handover()
-        self._codec: ShmCodec = ShmCodec(self._local)  # type: ignore[assignment]
+        self._codec: ShmCodec = ShmCodec(self._local)
 
     def address_on(self, host: str) -> str | None:
         return None
@@ -134,7 +134,7 @@ class ShmTransport(ZmqTransport):
             directory = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIRS}{os.getpid()}-"))  # 0700
             return ShmServer(self._context, service, directory / "worker.sock", True, self._local,
                              self._options, self._guarded())
-        path = self._checked(address)
+        path = self._socket_path(address)
         own_dir = not path.parent.exists()
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.parent.stat()
@@ -145,7 +145,7 @@ class ShmTransport(ZmqTransport):
 
     def _client(self, address: str) -> ZmqClient:
         routing_id = self._local.token + str(next(self._local.clients)).encode()
-        return ZmqClient(self._context, f"ipc://{self._checked(address)}", self._codec,
+        return ZmqClient(self._context, f"ipc://{self._socket_path(address)}", self._codec,
                          self._options, self._curve, routing_id=routing_id)
 
     def close(self) -> None:
@@ -154,7 +154,8 @@ class ShmTransport(ZmqTransport):
         self._local.batches.clear()
 
     @staticmethod
-    def _checked(address: str) -> Path:  # type: ignore[override]
+    def _socket_path(address: str) -> Path:
+        """The Unix socket an ``shm:///PATH`` address names."""
         found = _ADDRESS.fullmatch(address)
         if found is None:
             raise ConfigError(f"shm transport address must look like shm:///PATH: {address!r}")

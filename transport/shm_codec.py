@@ -89,16 +89,18 @@ class ShmCodec:
             return [b"ipc", *_INLINE.pack(batch)]
         if stream.arena is None and self._arena_bytes:
             stream.arena = self._reuse(stream.peer) or Arena(self._hold(stream.peer), self._arena_bytes)
-        arena, placed = stream.arena, []
+        arena = stream.arena
+        # Each allocation, in order: the arena and offset it took, or (None, -1) for a segment
+        # of its own; and the frame that names it.
+        placed: list[tuple[Arena | None, int, str]] = []
 
         def allocate(size: int) -> pa.Buffer:
-            start = arena.allocate(size) if arena is not None else None
-            if start is not None:
-                placed.append((start, f"arena {arena.name} {arena.size} {start} {size}"))
+            if arena is not None and (start := arena.allocate(size)) is not None:
+                placed.append((arena, start, f"arena {arena.name} {arena.size} {start} {size}"))
                 return arena.buffer(start, size)
             name = self._hold(stream.peer)
             segment = new_segment(name, size)  # removed again if it cannot be made
-            placed.append((-1, f"shm {name} {size}"))
+            placed.append((None, -1, f"shm {name} {size}"))
             return pa.py_buffer(segment)
 
         try:
@@ -107,15 +109,15 @@ class ShmCodec:
                 if self._closed:  # close() may have swept before this segment existed
                     raise TransportError("the shm server is closed")
         except BaseException:
-            for start, descriptor in placed:
-                if start >= 0:
-                    arena.free(start)  # type: ignore[union-attr]
+            for owner, start, descriptor in placed:
+                if owner is not None:
+                    owner.free(start)
                 else:
                     unlink(SHM_DIR / descriptor.split()[1])
             raise
-        start, descriptor = placed[0]
-        if start >= 0:
-            arena.sent()  # type: ignore[union-attr]
+        owner, _, descriptor = placed[0]
+        if owner is not None:
+            owner.sent()
         return [descriptor.encode()]
 
     def finish(self, stream: ProducerStream) -> None:

@@ -1,4 +1,5 @@
-"""A throwaway certificate authority, for TLS when no certificate files are configured.
+"""TLS material, and a throwaway certificate authority for when no certificate files are
+configured.
 
 A cluster that names no certificates still encrypts: it makes a CA that lives as long as the
 cluster, and one node certificate issued to ``CLUSTER_SERVER_NAME`` for both server and
@@ -7,17 +8,36 @@ rather than an address, since Spark executors bind addresses nobody knows in adv
 key is discarded at once: nothing can issue a second certificate for the cluster.
 
 Keys are ECDSA P-256 (fast to make: about a millisecond), made with ``cryptography`` (the
-``flight`` extra), a well-kept library, rather than by shelling out to ``openssl``.
+``flight`` extra), a well-kept library, rather than by shelling out to ``openssl``; imported
+only when a CA is made, so importing this module costs nothing without the extra.
+
+This module sits below ``security.py``: it knows PEM bytes and one name, not settings or
+secrets, and of sparkwire imports only its errors. ``Security.credentials`` builds its
+``TlsMaterial`` from certificate files or from ``throwaway()``, so imports run from security
+to here, never back.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from sparkwire.transport.errors import ConfigError
-from sparkwire.transport.security import CLUSTER_SERVER_NAME, TlsMaterial
 
 _LIFETIME = dt.timedelta(days=30)
+#: The name a throwaway certificate is issued to; clients verify the server against it.
+CLUSTER_SERVER_NAME = "sparkwire.cluster"
+
+
+@dataclass(frozen=True, slots=True)
+class TlsMaterial:
+    """PEM bytes: this node's chain and key, and the roots it trusts; ``server_name`` is the
+    name servers' certificates are checked against (None: the address's host)."""
+
+    cert: bytes
+    key: bytes
+    ca: bytes
+    server_name: str | None
 
 
 def throwaway() -> TlsMaterial:

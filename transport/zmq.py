@@ -58,6 +58,11 @@ _log = logging.getLogger(__name__)
 _ADDRESS = re.compile(r"tcp://[A-Za-z0-9.\-]{1,253}:[0-9]{1,5}")
 
 
+def _tcp_on(host: str) -> str:
+    """The address on interface ``host`` at a port the OS chooses."""
+    return f"tcp://{host}:0"
+
+
 class ZmqTransport(WorkerTransport):
     """ZeroMQ ROUTER/DEALER over TCP; options in the module docstring."""
 
@@ -75,7 +80,7 @@ class ZmqTransport(WorkerTransport):
         credentials = self._security.credentials()
         self._curve = Curve(credentials) if credentials is not None else None
         # The window is an option, so this instance's capabilities say which one it uses.
-        self.capabilities = replace(  # type: ignore[misc]
+        self.capabilities = replace(
             type(self).capabilities, max_inflight_bytes=self._options.credit_bytes)
         self._codec: PayloadCodec = BufferCodec()
         self._context: zmq.Context[Any] = zmq.Context()  # ours, never the global instance
@@ -92,7 +97,7 @@ class ZmqTransport(WorkerTransport):
 
     def _server(self, service: WorkerService, address: str | None) -> ZmqServer:
         """A new server; a subclass may serve elsewhere (the shm transport: ``ipc://``)."""
-        endpoint = self.address_on(self._options.host) if address is None else self._checked(address)
+        endpoint = _tcp_on(self._options.host) if address is None else self._checked(address)
         check_exposure(endpoint[len("tcp://"):].rpartition(":")[0], self._security)
         if endpoint.endswith(":0"):
             endpoint = endpoint[:-1] + "*"  # ZeroMQ's spelling of an OS-chosen port
@@ -110,8 +115,9 @@ class ZmqTransport(WorkerTransport):
         return ZmqClient(self._context, self._checked(address), self._codec, self._options,
                          self._curve)
 
-    def address_on(self, host: str) -> str:
-        return f"tcp://{host}:0"
+    def address_on(self, host: str) -> str | None:
+        # Typed as the contract's, not ``str``: the shm transport, a subclass, names no host.
+        return _tcp_on(host)
 
     def connect(self, address: str) -> ZmqClient:
         with self._lock:
