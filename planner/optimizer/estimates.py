@@ -306,9 +306,10 @@ class _Rows:
             return rows
         name = source[1]
         ranges = [file_info(s.path).int_ranges.get(name) for s in scan.splits]
-        if not ranges or None in ranges:
+        known = [r for r in ranges if r is not None]
+        if not ranges or len(known) < len(ranges):
             return rows
-        span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
+        span = max(r[1] for r in known) - min(r[0] for r in known) + 1
         return max(1, min(rows, span))
 
 
@@ -354,9 +355,10 @@ def _spans(op: Operator) -> Spans:
             return None
         name = source[1]
         ranges = [file_info(s.path).value_ranges.get(name) for s in scan.splits]
-        if None in ranges:
+        known = [r for r in ranges if r is not None]
+        if len(known) < len(ranges):
             return None
-        return min(r[0] for r in ranges), max(r[1] for r in ranges)  # type: ignore[index]
+        return min(r[0] for r in known), max(r[1] for r in known)
 
     return span
 
