@@ -45,6 +45,7 @@ def check_in_list(values: int) -> None:
 def plan_depth(node: BaseModel) -> int:
     """How deep ``node`` nests as JSON (a model or a tuple of them is one level), computed
     without recursion: the depth a worker measures before it parses a task plan."""
+    stack: list[tuple[BaseModel | tuple[object, ...], int]]
     deepest, stack = 0, [(node, 1)]
     while stack:
         item, level = stack.pop()

@@ -12,6 +12,8 @@ the same as ``RANGE`` for ``cume_dist``, and the one row ``n`` before (``lag``) 
 
 from __future__ import annotations
 
+from typing import overload
+
 from sparkwire.planner.logical.expressions import AggCall, Frame, WindowCall
 
 WHOLE_PARTITION = Frame(unit="rows", start=None, end=None)
@@ -27,6 +29,14 @@ def effective(function: AggCall | WindowCall, frame: Frame | None, ordered: bool
     if frame is not None:
         return frame
     return UP_TO_PEERS if ordered else WHOLE_PARTITION
+
+
+@overload
+def required_frame(function: WindowCall) -> Frame: ...
+
+
+@overload
+def required_frame(function: AggCall) -> None: ...
 
 
 def required_frame(function: AggCall | WindowCall) -> Frame | None:

@@ -14,7 +14,7 @@ so an operator with two inputs is handled wherever one with one input is.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Annotated, ClassVar, Final, Literal, Union, assert_never
+from typing import Annotated, ClassVar, Final, Literal, TypeVar, Union, assert_never
 
 from pydantic import Field, model_validator
 
@@ -387,6 +387,8 @@ Operator = Annotated[
     ],
     Field(discriminator="op"),
 ]
+#: One kind of operator, kept by ``with_children``.
+OperatorT = TypeVar("OperatorT", bound=Operator)
 
 #: Operators that read files named by ``FileSplit``s, narrowed to each task's splits.
 FILE_SCANS: Final = (ParquetScan, CsvScan, JsonScan)
@@ -411,13 +413,14 @@ def children(op: Operator) -> tuple[Operator, ...]:
     return tuple(getattr(op, name) for name in op.INPUTS)
 
 
-def with_children(op: Operator, inputs: Sequence[Operator]) -> Operator:
+def with_children(op: OperatorT, inputs: Sequence[Operator]) -> OperatorT:
     """``op`` over new inputs, everything else kept."""
     if len(inputs) != len(op.INPUTS):
         raise ValueError(f"{type(op).__name__} takes {len(op.INPUTS)} input(s), got {len(inputs)}")
     if not inputs:
         return op
-    return op.model_copy(update=dict(zip(op.INPUTS, inputs, strict=True)))
+    # Node's model_copy, called with op: the checker then keeps op's own operator class
+    return Node.model_copy(op, update=dict(zip(op.INPUTS, inputs, strict=True)))
 
 
 def operators(root: Operator) -> Iterator[Operator]:

@@ -24,6 +24,14 @@ def conjunction(parts: Sequence[Expr]) -> Expr | None:
     return Call(fn="and", args=tuple(parts))
 
 
+def nonempty_conjunction(parts: Sequence[Expr]) -> Expr:
+    """``conjunction`` of parts the caller knows are there: none is a planner bug."""
+    whole = conjunction(parts)
+    if whole is None:
+        raise ValueError("a conjunction of no parts")
+    return whole
+
+
 def disjuncts(expr: Expr) -> list[Expr]:
     """The ORed parts of a condition, flattened."""
     if isinstance(expr, Call) and expr.fn == "or":
@@ -44,7 +52,8 @@ def factor_common(expr: Expr) -> Expr:
     if not common:
         return expr
     rests = [conjunction([p for p in branch if p not in common]) for branch in parts]
-    if any(rest is None for rest in rests):  # a branch is all common: the OR is just that
-        return conjunction(common)  # type: ignore[return-value]
-    either = rests[0] if len(rests) == 1 else Call(fn="or", args=tuple(rests))  # type: ignore[arg-type]
+    present = [rest for rest in rests if rest is not None]
+    if len(present) < len(rests):  # a branch is all common: the OR is just that
+        return nonempty_conjunction(common)
+    either = present[0] if len(present) == 1 else Call(fn="or", args=tuple(present))
     return Call(fn="and", args=(*common, either))

@@ -62,13 +62,14 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Call) and node.fn == "exact_integer":
             return node  # typed already
         if isinstance(node, AggCall) and node.fn == "sum" and node.arg is not None:
-            call = node.model_copy(update={"arg": spark_typed(node.arg, columns)})
-            if not pa.types.is_integer(types.infer(call.arg, columns)):
-                return call
-            return Call(fn="exact_integer", args=(call, Lit(value="int64")))
+            arg = spark_typed(node.arg, columns)
+            summed = node.model_copy(update={"arg": arg})
+            if not pa.types.is_integer(types.infer(arg, columns)):
+                return summed
+            return Call(fn="exact_integer", args=(summed, Lit(value="int64")))
         if isinstance(node, AggCall) and node.fn == "avg" and node.arg is not None:
-            call = node.model_copy(update={"arg": spark_typed(node.arg, columns)})
-            return _decimal_average(call, columns) or call
+            averaged = node.model_copy(update={"arg": spark_typed(node.arg, columns)})
+            return _decimal_average(averaged, columns) or averaged
         if isinstance(node, Over):  # its function stays a call: an Over holds one
             over = transform(node, lambda e: None if e is node else _children_typed(e, columns)
                              if e is node.function else spark_typed(e, columns))

@@ -23,13 +23,13 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from sparkwire.planner.logical import types
-from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit
+from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit, ScalarFunction
 from sparkwire.planner.logical.tree import transform
 
-_DOUBLE_FORMS = {"round": "round_double", "bround": "bround_double"}
+_DOUBLE_FORMS: dict[str, ScalarFunction] = {"round": "round_double", "bround": "bround_double"}
 #: The array sorts, by the number of arguments before the struct type the analyzer adds.
 _SORTS = {"sort_array": 2, "array_sort": 1}
-_BIGINT_FORMS = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
+_BIGINT_FORMS: dict[str, ScalarFunction] = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
 
 
 def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:

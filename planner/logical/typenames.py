@@ -108,7 +108,7 @@ class _Parser:
         self.pos = match.end()
         if word in ("array", "map", "struct") and self._peek("<"):
             self.pos += 1
-            tree = getattr(self, f"_{word}")(depth + 1)
+            tree = {"array": self._array, "map": self._map, "struct": self._struct}[word](depth + 1)
             self._expect(">")
             return tree
         if word in SIMPLE:

@@ -145,7 +145,7 @@ def to_name(t: pa.DataType) -> str | None:
 
 def is_nested(t: pa.DataType) -> bool:
     t = _plain(t)
-    return pa.types.is_list(t) or pa.types.is_map(t) or pa.types.is_struct(t)
+    return bool(pa.types.is_list(t) or pa.types.is_map(t) or pa.types.is_struct(t))
 
 
 def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
@@ -391,7 +391,7 @@ def _as_decimal(t: pa.DataType) -> pa.Decimal128Type:
 
 
 def _numeric(t: pa.DataType) -> bool:
-    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t))
 
 
 def _plain(t: pa.DataType) -> pa.DataType:

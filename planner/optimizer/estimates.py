@@ -275,8 +275,9 @@ class _Rows:
         """When ``keys`` are unique in the table they come from (as many distinct values
         as rows: a primary key), the share of that table's rows ``side`` keeps; else None."""
         sources = [_source(side, key) for key in keys]
-        if sources and all(s is not None and s[0] is sources[0][0] for s in sources):
-            base, names = sources[0][0], [s[1] for s in sources]  # type: ignore[index]
+        found = [s for s in sources if s is not None]
+        if found and len(found) == len(sources) and all(s[0] is found[0][0] for s in found):
+            base, names = found[0][0], [s[1] for s in found]
         else:
             base, names = _unfiltered(side), list(keys)
         base_rows = self.rows(base)
@@ -301,13 +302,14 @@ class _Rows:
         """At most ``op``'s rows; for an integer column of a scan, at most its span."""
         rows = self.rows(op)
         source = _source(op, column)
-        if source is None or not isinstance(source[0], ParquetScan):
+        if source is None or not isinstance(scan := source[0], ParquetScan):
             return rows
-        scan, name = source
+        name = source[1]
         ranges = [file_info(s.path).int_ranges.get(name) for s in scan.splits]
-        if not ranges or None in ranges:
+        known = [r for r in ranges if r is not None]
+        if not ranges or len(known) < len(ranges):
             return rows
-        span = max(r[1] for r in ranges) - min(r[0] for r in ranges) + 1  # type: ignore[index]
+        span = max(r[1] for r in known) - min(r[0] for r in known) + 1
         return max(1, min(rows, span))
 
 
@@ -349,13 +351,14 @@ def _spans(op: Operator) -> Spans:
     @functools.cache
     def span(column: str) -> tuple[float, float] | None:
         source = _source(op, column)
-        if source is None or not isinstance(source[0], ParquetScan) or not source[0].splits:
+        if source is None or not isinstance(scan := source[0], ParquetScan) or not scan.splits:
             return None
-        scan, name = source
+        name = source[1]
         ranges = [file_info(s.path).value_ranges.get(name) for s in scan.splits]
-        if None in ranges:
+        known = [r for r in ranges if r is not None]
+        if len(known) < len(ranges):
             return None
-        return min(r[0] for r in ranges), max(r[1] for r in ranges)  # type: ignore[index]
+        return min(r[0] for r in known), max(r[1] for r in known)
 
     return span
 

@@ -27,7 +27,7 @@ import datetime as dt
 import math
 from collections.abc import Callable
 
-from sparkwire.planner.logical.expressions import Call, Column, Expr, Lit
+from sparkwire.planner.logical.expressions import Call, Column, Expr, Lit, ScalarFunction
 
 #: A column's ``(min, max)`` in the scanned files (``ParquetFileInfo.value_ranges``), or None.
 Spans = Callable[[str], "tuple[float, float] | None"]
@@ -113,7 +113,7 @@ def _conjunction(terms: tuple[Expr, ...], spans: Spans) -> float:
     return share
 
 
-_FLIPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+_FLIPPED: dict[ScalarFunction, ScalarFunction] = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 
 
 def _bound(term: Expr) -> tuple[str, float, float] | None:

@@ -44,9 +44,10 @@ def task_ranges(groups: TaskSplits, name: str) -> list[tuple[int, int]] | None:
     ranges = []
     for group in groups:
         spans = [exact_range(file_info(split.path), name) for split in group]
-        if not spans or any(span is None for span in spans):
+        known = [span for span in spans if span is not None]
+        if not spans or len(known) < len(spans):
             return None
-        ranges.append((min(lo for lo, _ in spans), max(hi for _, hi in spans)))  # type: ignore[misc]
+        ranges.append((min(lo for lo, _ in known), max(hi for _, hi in known)))
     ordered = sorted(ranges)
     if any(high >= low for (_, high), (low, _) in zip(ordered, ordered[1:])):
         return None

@@ -46,9 +46,9 @@ def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
     return "shuffle", f"shuffle both sides ({sizes})"
 
 
-def size_text(n: int) -> str:
+def size_text(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"

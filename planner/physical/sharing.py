@@ -173,7 +173,7 @@ def _own_splits(fragment: Operator, splits: tuple[tuple[FileSplit, ...], ...]) -
 def _forwarding(stages: list[Stage]) -> Stage | None:
     """A one-task broadcast stage that only projects the broadcast of an earlier stage."""
     for stage in stages:
-        node = _plain(stage) if stage.tasks == 1 else None
+        node: Operator | None = _plain(stage) if stage.tasks == 1 else None
         while isinstance(node, Project) and all(isinstance(c.expr, Column) for c in node.columns):
             node = node.input
         if isinstance(node, Exchange) and not node.whole and stages[node.stage].output.kind == "broadcast":

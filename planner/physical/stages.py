@@ -65,7 +65,7 @@ from sparkwire.planner.physical import aggregates
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH, MAX_STAGES, plan_depth
 from sparkwire.planner.optimizer.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes, estimate_rows
-from sparkwire.planner.logical.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, SortKey
+from sparkwire.planner.logical.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, ScalarFunction, SortKey
 from sparkwire.planner.logical.ranges import range_tasks
 from sparkwire.planner.logical.render import sql
 from sparkwire.planner.logical.plan import (
@@ -450,7 +450,7 @@ def _range_of(key: SortKey, partitions: int) -> Expr:
     """The range (0 first in sort order) a row's first sort key falls in, given the bounds
     ``_bound1`` ... ``_bound{P-1}``; NULLs go first or last as the key sorts them, and NULL
     bounds (an empty sample) put every row in the last range."""
-    below = "lt" if key.ascending else "gt"
+    below: ScalarFunction = "lt" if key.ascending else "gt"
     ordered = range(1, partitions) if key.ascending else range(partitions - 1, 0, -1)
     branches = [
         (Call(fn="is_null", args=(key.expr,)), Lit(value=0 if key.nulls_first else partitions - 1)),

@@ -39,8 +39,8 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 def writable(t: pa.DataType) -> bool:
     """Whether sparkwire spells values of ``t`` in directory names as Spark does."""
-    return (pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_boolean(t)
-            or pa.types.is_date32(t) or pa.types.is_decimal(t))
+    return bool(pa.types.is_integer(t) or pa.types.is_string(t) or pa.types.is_boolean(t)
+                or pa.types.is_date32(t) or pa.types.is_decimal(t))
 
 
 def directory(names: Sequence[str], values: Sequence[Any]) -> str:

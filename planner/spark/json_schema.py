@@ -14,14 +14,14 @@ a field is dropped, and with it an array of such structs.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
 
 #: An inferred type: ``None`` is Spark's ``NullType`` (nothing but nulls seen yet).
-Inferred = pa.DataType | None
+Inferred: TypeAlias = pa.DataType | None
 
 _LONG = (-(2**63), 2**63)
 _MAX_DIGITS = 38

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from sparkwire.planner.logical.expressions import Call, Expr
 from sparkwire.planner.logical.plan import Filter, Join, Operator, output_columns, transform_up, with_children
-from sparkwire.planner.logical.predicates import conjunction, conjuncts, disjuncts
+from sparkwire.planner.logical.predicates import conjuncts, disjuncts, nonempty_conjunction
 from sparkwire.planner.optimizer.rules.pushdown import LEFT_OK, RIGHT_OK
 from sparkwire.planner.logical.tree import column_names
 
@@ -48,10 +48,10 @@ def _with_side_filters(join: Join, parts: Sequence[Expr], left: bool, right: boo
         columns = set(output_columns(sides[index]))
         implied = [i for p in parts if (i := _implied(p, columns)) is not None]
         if implied:
-            sides[index] = Filter(input=sides[index], predicate=conjunction(implied))  # type: ignore[arg-type]
+            sides[index] = Filter(input=sides[index], predicate=nonempty_conjunction(implied))
     if sides[0] is join.left and sides[1] is join.right:
         return join
-    return with_children(join, sides)  # type: ignore[return-value]
+    return with_children(join, sides)
 
 
 def _implied(part: Expr, columns: set[str]) -> Expr | None:
@@ -66,5 +66,5 @@ def _implied(part: Expr, columns: set[str]) -> Expr | None:
         own = [c for c in conjuncts(branch) if (reads := set(column_names(c))) and reads <= columns]
         if not own:
             return None
-        kept.append(conjunction(own))
-    return Call(fn="or", args=tuple(kept))  # type: ignore[arg-type]
+        kept.append(nonempty_conjunction(own))
+    return Call(fn="or", args=tuple(kept))

@@ -22,7 +22,7 @@ from sparkwire.planner.logical.plan import (
     output_columns,
     transform_up,
 )
-from sparkwire.planner.logical.predicates import conjunction, conjuncts
+from sparkwire.planner.logical.predicates import conjuncts, nonempty_conjunction
 from sparkwire.planner.logical.tree import column_names
 
 # Functions that return NULL whenever one of their arguments is NULL.
@@ -105,7 +105,7 @@ def left_join_to_anti(plan: Operator) -> Operator:
             return op
         anti: Operator = join.model_copy(update={"how": "anti"})
         if rest:
-            anti = Filter(input=anti, predicate=conjunction(rest))
+            anti = Filter(input=anti, predicate=nonempty_conjunction(rest))
         return op.model_copy(update={"input": anti})
 
     return transform_up(plan, rewrite)

@@ -23,7 +23,7 @@ from sparkwire.planner.logical.plan import (
     output_columns,
     with_children,
 )
-from sparkwire.planner.logical.predicates import conjunction, conjuncts
+from sparkwire.planner.logical.predicates import conjunction, conjuncts, nonempty_conjunction
 from sparkwire.planner.logical.tree import column_names
 
 #: The joins a filter above may move into the left (right) input of: those that do not pad
@@ -97,5 +97,5 @@ def _filtered(op: Operator, parts: list[Expr]) -> Operator:
     if predicate is None:
         return op
     if isinstance(op, Filter):
-        return Filter(input=op.input, predicate=conjunction([*conjuncts(op.predicate), *parts]))
+        return Filter(input=op.input, predicate=nonempty_conjunction([*conjuncts(op.predicate), *parts]))
     return _sink(Filter(input=op, predicate=predicate))
