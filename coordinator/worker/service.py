@@ -39,8 +39,15 @@ from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
 from sparkwire.coordinator.worker.files import check_files, check_output_directory
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.partitioning import split_by_partition
-from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, CompiledFragment, compile_fragment
-from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, LocalTable, RowGroupTable
+from sparkwire.coordinator.worker.compile import (
+    PARTITION_COLUMN,
+    CachedTable,
+    CompiledFragment,
+    ExchangeTable,
+    LocalTable,
+    RowGroupTable,
+    compile_fragment,
+)
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message

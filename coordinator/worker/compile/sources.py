@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.casts import spark_cast
-from sparkwire.coordinator.worker.expressions import DIALECT, CompileError, col, duckdb_type, ident
+from sparkwire.coordinator.worker.compile.casts import spark_cast
+from sparkwire.coordinator.worker.compile.expressions import DIALECT, CompileError, col, duckdb_type, ident
 from sparkwire.planner.plan import CsvScan, FileSplit, JsonScan, ParquetScan
 
 __all__ = ["CachedTable", "ExchangeTable", "Leaves", "LocalTable", "RowGroupTable", "TableInput"]

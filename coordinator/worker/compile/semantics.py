@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.templates import ModeBuilder, literal_int
+from sparkwire.coordinator.worker.compile.expressions import CompileError, arity, cast, duckdb_type, paren
+from sparkwire.coordinator.worker.compile.templates import ModeBuilder, literal_int
 
 #: How Spark's messages end where ANSI mode raised the error.
 ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'

@@ -15,9 +15,9 @@ from sqlglot import exp
 
 from collections.abc import Callable
 
-from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
-from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
-from sparkwire.coordinator.worker.zones import from_local, to_local
+from sparkwire.coordinator.worker.compile.expressions import CALLS, arity, cast, paren
+from sparkwire.coordinator.worker.compile.templates import Builder, literal_text, over, template
+from sparkwire.coordinator.worker.compile.zones import from_local, to_local
 from sparkwire.planner import datetime_patterns
 from sparkwire.planner.timezones import check_time_zone
 

@@ -3,7 +3,7 @@ and types, as sqlglot trees the fragment compiler (``compiler``) places in its q
 
 Each allowed scalar function has one builder, here in ``CALLS`` or in the string, date,
 math and collection groups (``calls_text``, ``calls_dates``, ``calls_math``,
-``collections``, gathered by ``calls``), or, when its result depends on Spark's ANSI mode,
+``calls_collections``, gathered by ``calls``), or, when its result depends on Spark's ANSI mode,
 in ``calls.MODE_CALLS`` (``div``, ``mod``, integer ``add`` ...); each aggregate has one entry in
 ``AGGREGATES`` and each window function one builder in ``WINDOW_CALLS``. Where Spark's
 semantics differ from DuckDB's default, the builder says so (``concat``, ``date_add`` ...).
@@ -51,7 +51,7 @@ _SIMPLE_TYPES = {
     "string": "VARCHAR",
     "binary": "BLOB",
     "date": "DATE",
-    "timestamp": "TIMESTAMPTZ",  # Spark's timestamp is an instant (worker.zones)
+    "timestamp": "TIMESTAMPTZ",  # Spark's timestamp is an instant (zones)
     "timestamp_ntz": "TIMESTAMP",
 }
 _DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")

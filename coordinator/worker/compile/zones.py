@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast
-from sparkwire.coordinator.worker.semantics import call
+from sparkwire.coordinator.worker.compile.expressions import cast
+from sparkwire.coordinator.worker.compile.semantics import call
 from sparkwire.planner.timezones import has_offset, icu_name
 
 _FIXED = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")

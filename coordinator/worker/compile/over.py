@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast
+from sparkwire.coordinator.worker.compile.expressions import cast
 from sparkwire.planner.expressions import Frame
 
 __all__ = ["over"]
 
-#: Scalar functions an aggregate's builder wraps its aggregate in (``collections``).
+#: Scalar functions an aggregate's builder wraps its aggregate in (``calls_collections``).
 _AROUND_AGGREGATES = frozenset({"list_distinct", "flatten"})
 
 

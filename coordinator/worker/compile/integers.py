@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.semantics import ANSI_HINT, raise_error
-from sparkwire.coordinator.worker.templates import literal_text
+from sparkwire.coordinator.worker.compile.expressions import CompileError, cast, duckdb_type, paren
+from sparkwire.coordinator.worker.compile.semantics import ANSI_HINT, raise_error
+from sparkwire.coordinator.worker.compile.templates import literal_text
 
 #: Spark's integral types, by the width Java gives them.
 INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import sqlglot
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import DIALECT, CompileError, paren
+from sparkwire.coordinator.worker.compile.expressions import DIALECT, CompileError, paren
 
 Builder = Callable[[list[exp.Expression]], exp.Expression]
 #: A builder whose SQL depends on Spark's ANSI mode (its second argument).

@@ -24,9 +24,9 @@ from typing import assert_never
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.calls import CALLS, MODE_CALLS
-from sparkwire.coordinator.worker.collections import AGGREGATE_BUILDERS
-from sparkwire.coordinator.worker.expressions import (
+from sparkwire.coordinator.worker.compile.calls import CALLS, MODE_CALLS
+from sparkwire.coordinator.worker.compile.calls_collections import AGGREGATE_BUILDERS
+from sparkwire.coordinator.worker.compile.expressions import (
     AGGREGATES,
     DIALECT,
     INTEGER_WINDOW_CALLS,
@@ -40,11 +40,11 @@ from sparkwire.coordinator.worker.expressions import (
     literal,
     paren,
 )
-from sparkwire.coordinator.worker.casts import Mode, spark_cast
-from sparkwire.coordinator.worker.windows import over
-from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, Leaves, LocalTable, TableInput
-from sparkwire.coordinator.worker.calls_dates import ZONE_CALLS
-from sparkwire.coordinator.worker.zones import instant_literal
+from sparkwire.coordinator.worker.compile.casts import Mode, spark_cast
+from sparkwire.coordinator.worker.compile.over import over
+from sparkwire.coordinator.worker.compile.sources import CachedTable, ExchangeTable, Leaves, LocalTable, TableInput
+from sparkwire.coordinator.worker.compile.calls_dates import ZONE_CALLS
+from sparkwire.coordinator.worker.compile.zones import instant_literal
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE
 from sparkwire.planner.expressions import (
     AggCall,
@@ -399,7 +399,7 @@ class _Compiler:
         return _select_from([*map(col, inputs), *items], source)
 
     def _over(self, op: Window, item: WindowItem) -> exp.Expression:
-        """The item's function over its window (``windows.over``)."""
+        """The item's function over its window (``over.over``)."""
         function = item.function
         call: exp.Expression
         if isinstance(function, WindowCall):

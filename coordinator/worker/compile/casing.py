@@ -26,9 +26,9 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast, ident
-from sparkwire.coordinator.worker.semantics import call
-from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.coordinator.worker.compile.expressions import arity, cast, ident
+from sparkwire.coordinator.worker.compile.semantics import call
+from sparkwire.coordinator.worker.compile.templates import Builder
 
 _CASED = r"\p{Lu}\p{Ll}\p{Lt}"
 _CHARACTER = "__sparkwire_c"

@@ -19,7 +19,7 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
   ends in ``Z`` or an offset (``+08:00``); to ``timestamp_ntz`` the wall clock it shows;
 - timestamp (an instant) -> timestamp_ntz, date, string: its wall clock in the session
   zone; timestamp_ntz, date -> timestamp: that wall clock (a date's midnight) in the zone,
-  gaps and overlaps resolved as Java does (``worker.zones``); timestamp -> integers: whole
+  gaps and overlaps resolved as Java does (``zones``); timestamp -> integers: whole
   seconds since the epoch, rounded down; -> double: with the fraction; integers and
   doubles -> timestamp: that many seconds after the epoch;
 - string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
@@ -41,13 +41,13 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
-from sparkwire.coordinator.worker.integers import INTEGER_BITS, bounds, wrapped
-from sparkwire.coordinator.worker.texts import floating_text, nested_text
+from sparkwire.coordinator.worker.compile.expressions import cast, duckdb_type, paren
+from sparkwire.coordinator.worker.compile.integers import INTEGER_BITS, bounds, wrapped
+from sparkwire.coordinator.worker.compile.texts import floating_text, nested_text
 from sparkwire.planner import typenames
-from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
-from sparkwire.coordinator.worker.templates import template
-from sparkwire.coordinator.worker.zones import from_local, to_local
+from sparkwire.coordinator.worker.compile.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.compile.templates import template
+from sparkwire.coordinator.worker.compile.zones import from_local, to_local
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
 _SPARK_TYPE = {

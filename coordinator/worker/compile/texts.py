@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast, duckdb_type, ident
-from sparkwire.coordinator.worker.semantics import call
+from sparkwire.coordinator.worker.compile.expressions import cast, duckdb_type, ident
+from sparkwire.coordinator.worker.compile.semantics import call
 from sparkwire.planner import typenames
 
 

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast, paren
-from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
-from sparkwire.coordinator.worker.templates import Builder, ModeBuilder, over
+from sparkwire.coordinator.worker.compile.expressions import arity, cast, paren
+from sparkwire.coordinator.worker.compile.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.compile.templates import Builder, ModeBuilder, over
 
 _DOUBLE = "CAST(:x AS DOUBLE)"
 # Doubles of magnitude >= 1e20 are whole numbers already, and beyond DECIMAL(38,18).

@@ -42,8 +42,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, arity, paren
-from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.coordinator.worker.compile.expressions import CompileError, arity, paren
+from sparkwire.coordinator.worker.compile.templates import Builder
 from sparkwire.planner import typenames
 
 _ELEMENT, _INDEX = "__sparkwire_e", "__sparkwire_i"
