@@ -1,8 +1,9 @@
 """Array, map and struct functions and the collection aggregates, as DuckDB sqlglot trees.
 
-One builder per allowed function, gathered with the others in ``calls.CALLS``; the aggregates the
-fragment compiler places (``AGGREGATE_BUILDERS``). Where Spark (4, ANSI on) and DuckDB
-differ, Spark wins, and each rule is written where it is applied:
+One builder per allowed function, gathered with the others in ``calls.CALLS``; the collection
+aggregates (``COLLECTION_AGGREGATES``) join the other aggregates in ``calls_aggregate``.
+Where Spark (4, ANSI on) and DuckDB differ, Spark wins, and each rule is written where it is
+applied:
 
 - ``split(s, regex, limit)``: DuckDB's ``regexp_split_to_array`` is Spark's split with
   ``limit <= 0`` (trailing empty strings kept, ``''`` splits into characters); a positive
@@ -42,8 +43,9 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import CompileError, arity, paren
-from sparkwire.coordinator.worker.compile.templates import Builder
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import paren
 from sparkwire.planner import typenames
 
 _ELEMENT, _INDEX = "__sparkwire_e", "__sparkwire_i"
@@ -296,24 +298,11 @@ def _collect_list(arg: exp.Expression) -> exp.Expression:
     return _or_empty(listed)
 
 
-def _named_aggregate(name: str) -> Callable[[exp.Expression], exp.Expression]:
-    return lambda arg: _fn(name, arg)
-
-
-AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+#: The aggregates that gather values into a list, and the merges of two-phase aggregation's
+#: partial lists; ``[]`` for no rows, as Spark's.
+COLLECTION_AGGREGATES: dict[str, Callable[[exp.Expression], exp.Expression]] = {
     "collect_list": _collect_list,
     "collect_set": lambda arg: _or_empty(_fn("list_distinct", _fn("list", arg))),
     "merge_lists": lambda arg: _or_empty(_fn("flatten", _fn("list", arg))),
     "merge_sets": lambda arg: _or_empty(_fn("list_distinct", _fn("flatten", _fn("list", arg)))),
-    "approx_count_distinct": lambda arg: exp.Count(this=exp.Distinct(expressions=[arg])),
-    "sum_distinct": lambda arg: exp.Sum(this=exp.Distinct(expressions=[arg])),
-    # DuckDB's count_if of no rows is NULL, Spark's 0
-    "count_if": lambda arg: exp.Coalesce(this=_fn("count_if", arg), expressions=[exp.Literal.number(0)]),
-    "stddev": _named_aggregate("stddev_samp"),
-    "std": _named_aggregate("stddev_samp"),
-    "stddev_samp": _named_aggregate("stddev_samp"),
-    "stddev_pop": _named_aggregate("stddev_pop"),
-    "variance": _named_aggregate("var_samp"),
-    "var_samp": _named_aggregate("var_samp"),
-    "var_pop": _named_aggregate("var_pop"),
 }

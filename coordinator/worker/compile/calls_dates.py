@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from collections.abc import Callable
-
-from sparkwire.coordinator.worker.compile.expressions import CALLS, arity, cast, paren
-from sparkwire.coordinator.worker.compile.templates import Builder, literal_text, over, template
+from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder, arity, literal_text
+from sparkwire.coordinator.worker.compile.calls_core import CALLS
+from sparkwire.coordinator.worker.compile.nodes import cast, paren
+from sparkwire.coordinator.worker.compile.templates import over, template
 from sparkwire.coordinator.worker.compile.zones import from_local, to_local
 from sparkwire.planner import datetime_patterns
 from sparkwire.planner.timezones import check_time_zone
-
-ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
 
 _MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
 _SECONDS_IN_MONTH = "(day(:{x}) * 86400 + :s{x})"

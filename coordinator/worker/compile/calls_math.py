@@ -20,9 +20,10 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import arity, cast, paren
-from sparkwire.coordinator.worker.compile.semantics import ANSI_HINT, call, raise_error
-from sparkwire.coordinator.worker.compile.templates import Builder, ModeBuilder, over
+from sparkwire.coordinator.worker.compile.arguments import Builder, ModeBuilder, arity
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
+from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
+from sparkwire.coordinator.worker.compile.templates import over
 
 _DOUBLE = "CAST(:x AS DOUBLE)"
 # Doubles of magnitude >= 1e20 are whole numbers already, and beyond DECIMAL(38,18).

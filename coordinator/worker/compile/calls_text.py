@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import CompileError, arity, cast
-from sparkwire.coordinator.worker.compile.templates import Builder, literal_int, literal_text, over, template
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity, literal_int, literal_text
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import cast
+from sparkwire.coordinator.worker.compile.templates import over, template
 from sparkwire.planner import format_string
 from sparkwire.planner.regex import java_replacement
 

@@ -26,9 +26,8 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import arity, cast, ident
-from sparkwire.coordinator.worker.compile.semantics import call
-from sparkwire.coordinator.worker.compile.templates import Builder
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity
+from sparkwire.coordinator.worker.compile.nodes import call, cast, ident
 
 _CASED = r"\p{Lu}\p{Ll}\p{Lt}"
 _CHARACTER = "__sparkwire_c"

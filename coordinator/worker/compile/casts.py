@@ -1,6 +1,6 @@
 """Casts as Spark computes them, in Spark's three modes (``Mode``): the compiler's builder
 for every ``Cast`` whose source type the planner recorded (``planner.typed``). With ANSI on,
-a value Spark rejects fails the query with Spark's error class (``semantics.raise_error``);
+a value Spark rejects fails the query with Spark's error class (``errors.raise_error``);
 ``try_cast`` reads values as strictly as ANSI mode but gives NULL instead; with ANSI off
 (legacy) it is NULL, or wraps/saturates as Spark's legacy casts do. The rules, each checked
 against PySpark 4 (``tests/spark/test_semantics.py``):
@@ -41,13 +41,14 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import cast, duckdb_type, paren
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
 from sparkwire.coordinator.worker.compile.integers import INTEGER_BITS, bounds, wrapped
-from sparkwire.coordinator.worker.compile.texts import floating_text, nested_text
-from sparkwire.planner import typenames
-from sparkwire.coordinator.worker.compile.semantics import ANSI_HINT, call, raise_error
+from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
 from sparkwire.coordinator.worker.compile.templates import template
+from sparkwire.coordinator.worker.compile.texts import floating_text, nested_text
 from sparkwire.coordinator.worker.compile.zones import from_local, to_local
+from sparkwire.planner import typenames
 from sparkwire.planner.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
 _SPARK_TYPE = {

@@ -10,7 +10,7 @@ integers as HUGEINT. The rules:
 
 - ``+ - *`` and ``-`` with ANSI on: DuckDB's own operator, whose result type is Spark's (the
   wider operand's); its overflow error is reported as ``ARITHMETIC_OVERFLOW``
-  (``semantics.spark_error``). With ANSI off: computed exactly in HUGEINT (a product of two
+  (``errors.spark_error``). With ANSI off: computed exactly in HUGEINT (a product of two
   bigints fits in 127 bits) and narrowed to the type by wrapping;
 - ``exact_integer(v, T)`` of a value DuckDB computed wider: beyond ``T`` fails with
   ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps (legacy); a two-phase ``sum`` wraps once at the end,
@@ -23,9 +23,10 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import CompileError, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.compile.semantics import ANSI_HINT, raise_error
-from sparkwire.coordinator.worker.compile.templates import literal_text
+from sparkwire.coordinator.worker.compile.arguments import literal_text
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, CompileError, raise_error
+from sparkwire.coordinator.worker.compile.nodes import cast, paren
 
 #: Spark's integral types, by the width Java gives them.
 INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}

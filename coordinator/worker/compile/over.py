@@ -1,6 +1,6 @@
 """A compiled function put over its window: ``f OVER (PARTITION BY ... ORDER BY ... frame)``.
 
-``compiler`` compiles the function and the window's keys; this module places the ``OVER``
+``windows`` compiles the function and the window's keys; this module places the ``OVER``
 clause. It goes on the aggregate itself, not on what an aggregate's builder wraps around it
 (the COALESCE that gives ``collect_list`` its ``[]`` for no rows, ``collect_set``'s
 ``list_distinct``): ``COALESCE(...) OVER (...)`` is a syntax error.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import cast
+from sparkwire.coordinator.worker.compile.nodes import cast
 from sparkwire.planner.expressions import Frame
 
 __all__ = ["over"]

@@ -1,9 +1,10 @@
 """What a fragment's leaves read: the tables the worker registers for the query, and the
 files DuckDB's readers open.
 
-``compiler`` builds one query per fragment; its leaves are either tables registered by name
-(an exchange's stream, the driver's local data, a cache chunk, chosen row groups) or a reader
-call over files (``read_parquet``, ``read_csv``, ``read_json``) with the planner's schema.
+The compiler builds one query per fragment (``fragment``); its leaves (``scans``) are either
+tables registered by name (an exchange's stream, the driver's local data, a cache chunk,
+chosen row groups) or a reader call over files (``read_parquet``, ``read_csv``,
+``read_json``) with the planner's schema.
 ``Leaves`` collects both as the fragment is compiled, so the worker registers exactly those
 tables and its engine allows exactly those files.
 """
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.casts import spark_cast
-from sparkwire.coordinator.worker.compile.expressions import DIALECT, CompileError, col, duckdb_type, ident
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import DIALECT, col, ident
 from sparkwire.planner.plan import CsvScan, FileSplit, JsonScan, ParquetScan
 
 __all__ = ["CachedTable", "ExchangeTable", "Leaves", "LocalTable", "RowGroupTable", "TableInput"]

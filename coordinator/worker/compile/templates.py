@@ -7,16 +7,14 @@ holds) where ``:name`` placeholders stand. User data only ever enters as nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import DIALECT, CompileError, paren
-
-Builder = Callable[[list[exp.Expression]], exp.Expression]
-#: A builder whose SQL depends on Spark's ANSI mode (its second argument).
-ModeBuilder = Callable[[Sequence[exp.Expression], bool], exp.Expression]
+from sparkwire.coordinator.worker.compile.arguments import Builder
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import DIALECT, paren
 
 
 def template(sql: str) -> Callable[..., exp.Expression]:
@@ -43,18 +41,3 @@ def over(sql: str, *names: str) -> Builder:
         return fill(**dict(zip(names, args, strict=True)))
 
     return build
-
-
-def literal_text(node: exp.Expression, what: str) -> str:
-    """The text of a string literal argument (the plan model made sure it is one)."""
-    if isinstance(node, exp.Literal) and node.is_string:
-        return node.this
-    raise CompileError(f"{what} must be a string literal")
-
-
-def literal_int(node: exp.Expression, what: str) -> int:
-    if isinstance(node, exp.Neg):
-        return -literal_int(node.this, what)
-    if isinstance(node, exp.Literal) and not node.is_string:
-        return int(node.this)
-    raise CompileError(f"{what} must be an integer literal")

@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import cast, duckdb_type, ident
-from sparkwire.coordinator.worker.compile.semantics import call
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.nodes import call, cast, ident
 from sparkwire.planner import typenames
 
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import cast
-from sparkwire.coordinator.worker.compile.semantics import call
+from sparkwire.coordinator.worker.compile.nodes import call, cast
 from sparkwire.planner.timezones import has_offset, icu_name
 
 _FIXED = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")

@@ -1,5 +1,6 @@
-"""Spark's runtime semantics of arithmetic where DuckDB's differ, in both of Spark's modes
-(``spark.sql.ansi.enabled``, the plan's ``ansi`` flag); casts are ``casts``.
+"""Spark's division and remainder where DuckDB's differ, in both of Spark's modes
+(``spark.sql.ansi.enabled``, the plan's ``ansi`` flag); the errors they raise are built by
+``errors``, integer ``+ - *`` is ``integers`` and casts are ``casts``.
 
 With ANSI on (Spark 4's default) a bad value raises an error naming Spark's error class, built
 in the query with DuckDB's ``error()`` from literal text and the offending value (never
@@ -9,43 +10,22 @@ The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
 - ``a / b`` and ``a % b`` with ``b = 0``: ``DIVIDE_BY_ZERO`` / ``REMAINDER_BY_ZERO`` (but NULL
   for a NULL ``a``), else NULL; DuckDB gives +-inf for ``/`` and fails ``%``. Doubles too.
 - a decimal quotient is exact (``decimal_div``), rounded HALF_UP to the scale Spark gives it;
-  DuckDB would divide doubles (16 digits);
-- integer overflow of ``+ - *`` raises DuckDB's overflow error, reported as Spark's
-  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); with ANSI off it wraps
-  around as Java does (``integers``).
+  DuckDB would divide doubles (16 digits); so is a decimal average (``decimal_avg``).
 """
 
 from __future__ import annotations
 
 import decimal
-import re
 from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.expressions import CompileError, arity, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.compile.templates import ModeBuilder, literal_int
+from sparkwire.coordinator.worker.compile.arguments import ModeBuilder, arity, literal_int
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, CompileError, raise_error
+from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
 
-#: How Spark's messages end where ANSI mode raised the error.
-ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
-
-
-def raise_error(error_class: str, *parts: exp.Expression | str) -> exp.Expression:
-    """``error('[CLASS] ' || ...)``: fails the query with Spark's error class leading the
-    message; ``parts`` are literal text or values (shown as text, NULL as ``NULL``)."""
-    message: exp.Expression = exp.Literal.string(f"[{error_class}] ")
-    for part in parts:
-        piece = exp.Literal.string(part) if isinstance(part, str) else exp.Coalesce(
-            this=cast(part, "VARCHAR"), expressions=[exp.Literal.string("NULL")])
-        message = exp.DPipe(this=message, expression=piece, safe=False)
-    return exp.Anonymous(this="error", expressions=[message])
-
-
-
-def call(name: str, *args: exp.Expression | str) -> exp.Expression:
-    """``name(args)``, strings as literals: DuckDB functions sqlglot has no node for."""
-    return exp.Anonymous(this=name, expressions=[
-        exp.Literal.string(a) if isinstance(a, str) else a for a in args])
+__all__ = ["DIVISION_CALLS"]
 
 
 def _zero_guard(
@@ -234,38 +214,3 @@ DIVISION_CALLS: dict[str, ModeBuilder] = {
     "mod": remainder,
     "pmod": positive_remainder,
 }
-
-#: A runtime error the query raised on purpose (``semantics.raise_error``): ``[CLASS] text``.
-_SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
-#: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
-_OVERFLOW = re.compile(
-    r"Overflow in (addition|subtraction|multiplication|negation)(?: of (\w+) \(([^!]*)\))?[^!]*")
-#: DuckDB's decimal cast out of range, of a decimal or of an integer: the value shown as
-#: Spark shows it.
-_DECIMAL_RANGE = re.compile(
-    r'(?:Casting value "([^"]+)" to type|Could not cast value (\S+) to) DECIMAL\((\d+), ?(\d+)\)')
-_TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
-#: Spark reports a tinyint or smallint ``+ - *`` overflowing under its own error class.
-_NARROW = ("INT8", "INT16")
-
-
-def spark_error(message: str) -> str | None:
-    """The error as Spark reports it, when the query failed on a value Spark rejects in
-    ANSI mode: one raised by the query itself keeps its text; DuckDB's decimal cast out of
-    range becomes Spark's ``NUMERIC_VALUE_OUT_OF_RANGE``; DuckDB's integer overflow
-    becomes Spark's ``ARITHMETIC_OVERFLOW`` (``BINARY_ARITHMETIC_OVERFLOW`` of a tinyint or
-    smallint operation). None for any other failure."""
-    if match := _SPARK_ERROR.search(message):
-        return match[0]
-    if match := _DECIMAL_RANGE.search(message):
-        return (f"[NUMERIC_VALUE_OUT_OF_RANGE] {match[1] or match[2]} cannot be represented as "
-                f"DECIMAL({match[3]},{match[4]}). {ANSI_HINT}")
-    if match := _OVERFLOW.search(message):
-        if match[2] in _NARROW and match[1] in _TRY:
-            return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. "
-                    f"Use `{_TRY[match[1]]}` to ignore overflow problem and return NULL.")
-        hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
-            if match[1] in _TRY else ""
-        return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "
-                f'"spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.')
-    return None
