@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import assert_never
@@ -264,7 +264,8 @@ class Worker:
                 self._register_inputs(task, engine)
                 setup = time.perf_counter() - started
                 result = engine.run(task.compiled.sql)
-                schema, batches = result.schema, result
+                schema = result.schema
+                batches: Iterable[pa.RecordBatch] = result
                 if task.compiled.write is not None:  # the rows go to a file; its name out
                     batches = [write_task(task.compiled.write, plan.task, result.schema, result,
                                           self.settings.worker.engine.data_roots)]

@@ -17,26 +17,26 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.errors import CompileError
 
-Builder = Callable[[list[exp.Expression]], exp.Expression]
+Builder = Callable[[list[exp.Expr]], exp.Expr]
 #: A builder whose SQL depends on Spark's ANSI mode (its second argument).
-ModeBuilder = Callable[[Sequence[exp.Expression], bool], exp.Expression]
+ModeBuilder = Callable[[Sequence[exp.Expr], bool], exp.Expr]
 #: A builder whose SQL names the session time zone (its second argument).
-ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
+ZoneBuilder = Callable[[list[exp.Expr], str], exp.Expr]
 
 
-def arity(fn: str, args: list[exp.Expression], n: int) -> None:
+def arity(fn: str, args: list[exp.Expr], n: int) -> None:
     if len(args) != n:
         raise CompileError(f"{fn} takes {n} argument(s), got {len(args)}")
 
 
-def literal_text(node: exp.Expression, what: str) -> str:
+def literal_text(node: exp.Expr, what: str) -> str:
     """The text of a string literal argument (the plan model made sure it is one)."""
     if isinstance(node, exp.Literal) and node.is_string:
         return node.this
     raise CompileError(f"{what} must be a string literal")
 
 
-def literal_int(node: exp.Expression, what: str) -> int:
+def literal_int(node: exp.Expr, what: str) -> int:
     if isinstance(node, exp.Neg):
         return -literal_int(node.this, what)
     if isinstance(node, exp.Literal) and not node.is_string:

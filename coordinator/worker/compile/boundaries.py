@@ -35,7 +35,7 @@ def partitioned(ctx: Context, query: exp.Select, output: Boundary) -> exp.Select
             raise CompileError("a range boundary has one key: the partition")
         # the plan computed each row's partition; clamped, so a bad plan cannot
         # name a partition that does not exist
-        bucket: exp.Expression = exp.Greatest(
+        bucket: exp.Expr = exp.Greatest(
             this=exp.Literal.number(0),
             expressions=[exp.Least(
                 this=cast(keys[0], "BIGINT"),

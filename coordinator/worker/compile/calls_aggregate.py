@@ -35,16 +35,16 @@ AGGREGATES: dict[str, type[exp.AggFunc]] = {
 }
 
 
-def _named_aggregate(name: str) -> Callable[[exp.Expression], exp.Expression]:
+def _named_aggregate(name: str) -> Callable[[exp.Expr], exp.Expr]:
     return lambda arg: call(name, arg)
 
 
-def _distinct(cls: type[exp.AggFunc]) -> Callable[[exp.Expression], exp.Expression]:
+def _distinct(cls: type[exp.AggFunc]) -> Callable[[exp.Expr], exp.Expr]:
     return lambda arg: cls(this=exp.Distinct(expressions=[arg]))
 
 
 #: The aggregates built from their one argument.
-AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     **COLLECTION_AGGREGATES,
     "count_distinct": _distinct(exp.Count),
     "approx_count_distinct": _distinct(exp.Count),
@@ -61,7 +61,7 @@ AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
 }
 
 
-def edge_aggregate(fn: str, arg: exp.Expression, ignore_nulls: bool) -> exp.Expression:
+def edge_aggregate(fn: str, arg: exp.Expr, ignore_nulls: bool) -> exp.Expr:
     """``first``/``last`` of a group; skipping NULLs is a ``FILTER`` on the aggregate
     (DuckDB's ``any_value`` skips them too, but there is no such ``last``)."""
     aggregate = AGGREGATES[fn](this=arg)
@@ -71,8 +71,8 @@ def edge_aggregate(fn: str, arg: exp.Expression, ignore_nulls: bool) -> exp.Expr
     return exp.Filter(this=aggregate, expression=exp.Where(this=keep))
 
 
-def quantile(arg: exp.Expression, fraction: float | None,
-             fractions: Sequence[float] | None) -> exp.Expression:
+def quantile(arg: exp.Expr, fraction: float | None,
+             fractions: Sequence[float] | None) -> exp.Expr:
     """``quantile``/``percentile_approx`` at one fraction, or an array of them at several:
     DuckDB's ``quantile_disc``, which answers one of the input's values; each fraction is a
     DOUBLE cast of its shortest text."""

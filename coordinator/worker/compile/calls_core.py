@@ -18,26 +18,26 @@ from sparkwire.coordinator.worker.compile.nodes import cast, paren
 __all__ = ["CALLS"]
 
 
-def _binary(cls: type[exp.Expression]) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+def _binary(cls: type[exp.Expr]) -> Builder:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(cls.__name__, args, 2)
         return cls(this=paren(args[0]), expression=paren(args[1]))
 
     return build
 
 
-def _unary(cls: type[exp.Expression]) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+def _unary(cls: type[exp.Expr]) -> Builder:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(cls.__name__, args, 1)
         return cls(this=paren(args[0]))
 
     return build
 
 
-def _chain(cls: type[exp.Expression]) -> Builder:
+def _chain(cls: type[exp.Expr]) -> Builder:
     """``and`` / ``or`` of two or more operands, folded left."""
 
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         if len(args) < 2:
             raise CompileError(f"{cls.__name__} takes at least 2 arguments, got {len(args)}")
         result = paren(args[0])
@@ -48,16 +48,16 @@ def _chain(cls: type[exp.Expression]) -> Builder:
     return build
 
 
-def _is_null(args: list[exp.Expression]) -> exp.Expression:
+def _is_null(args: list[exp.Expr]) -> exp.Expr:
     arity("is_null", args, 1)
     return exp.Is(this=paren(args[0]), expression=exp.Null())
 
 
-def _is_not_null(args: list[exp.Expression]) -> exp.Expression:
+def _is_not_null(args: list[exp.Expr]) -> exp.Expr:
     return exp.Not(this=exp.Paren(this=_is_null(args)))
 
 
-def _in(args: list[exp.Expression]) -> exp.Expression:
+def _in(args: list[exp.Expr]) -> exp.Expr:
     if not args:
         raise CompileError("in takes a value and a list")
     if len(args) == 1:
@@ -66,7 +66,7 @@ def _in(args: list[exp.Expression]) -> exp.Expression:
     return exp.In(this=paren(args[0]), expressions=args[1:])
 
 
-def _between(args: list[exp.Expression]) -> exp.Expression:
+def _between(args: list[exp.Expr]) -> exp.Expr:
     arity("between", args, 3)
     return exp.Between(this=paren(args[0]), low=paren(args[1]), high=paren(args[2]))
 
@@ -76,7 +76,7 @@ def _date_shift(unit: str) -> Builder:
     days or months (DuckDB's date + interval is a TIMESTAMP, so it is cast back); a month
     past the end of the next is its last day, in both engines."""
 
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(f"date shift by {unit}", args, 2)
         amount = exp.Anonymous(this=f"to_{unit}", expressions=[cast(args[1], "INTEGER")])
         return cast(exp.Add(this=paren(args[0]), expression=amount), "DATE")
@@ -84,33 +84,33 @@ def _date_shift(unit: str) -> Builder:
     return build
 
 
-def _concat(args: list[exp.Expression]) -> exp.Expression:
+def _concat(args: list[exp.Expr]) -> exp.Expr:
     """``a || b || ...``: NULL when any part is NULL, as Spark's ``concat``; DuckDB's
     ``concat()`` would skip NULL parts."""
     if not args:
         raise CompileError("concat takes at least 1 argument")
-    result = cast(args[0], "VARCHAR")
+    result: exp.Expr = cast(args[0], "VARCHAR")
     for arg in args[1:]:
         result = exp.DPipe(this=result, expression=cast(arg, "VARCHAR"), safe=False)
     return result
 
 
 def _named_function(name: str) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(name, args, 1)
         return exp.Anonymous(this=name, expressions=args)
 
     return build
 
 
-def _coalesce(args: list[exp.Expression]) -> exp.Expression:
+def _coalesce(args: list[exp.Expr]) -> exp.Expr:
     if not args:
         raise CompileError("coalesce takes at least 1 argument")
     return exp.Coalesce(this=args[0], expressions=args[1:])
 
 
 def _func(cls: type[exp.Func]) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(cls.__name__.lower(), args, 1)
         return cls(this=args[0])
 

@@ -18,13 +18,13 @@ from sparkwire.coordinator.worker.compile.errors import CompileError
 __all__ = ["INTEGER_WINDOW_CALLS", "WINDOW_CALLS", "WindowBuilder", "edge_over_window"]
 
 #: (arguments, offset or buckets) -> the call.
-WindowBuilder = Callable[[list[exp.Expression], int], exp.Expression]
+WindowBuilder = Callable[[list[exp.Expr], int], exp.Expr]
 
 #: first/last over a window frame: the frame's first or last row.
 WINDOW_EDGES: dict[str, type[exp.Func]] = {"first": exp.FirstValue, "last": exp.LastValue}
 
 
-def edge_over_window(fn: str, arg: exp.Expression, ignore_nulls: bool) -> exp.Expression:
+def edge_over_window(fn: str, arg: exp.Expr, ignore_nulls: bool) -> exp.Expr:
     """``first``/``last`` over a window frame: ``first_value``/``last_value`` of the frame,
     ``IGNORE NULLS`` for Spark's ``ignorenulls``."""
     call = WINDOW_EDGES[fn](this=arg)
@@ -32,14 +32,14 @@ def edge_over_window(fn: str, arg: exp.Expression, ignore_nulls: bool) -> exp.Ex
 
 
 def _ranking(cls: type[exp.Func]) -> WindowBuilder:
-    def build(args: list[exp.Expression], offset: int) -> exp.Expression:
+    def build(args: list[exp.Expr], offset: int) -> exp.Expr:
         arity(cls.__name__, args, 0)
         return cls()
 
     return build
 
 
-def _ntile(args: list[exp.Expression], buckets: int) -> exp.Expression:
+def _ntile(args: list[exp.Expr], buckets: int) -> exp.Expr:
     """As Spark's: the first ``rows % n`` buckets get one row more than the rest."""
     arity("ntile", args, 0)
     return exp.Ntile(this=exp.Literal.number(buckets))
@@ -49,7 +49,7 @@ def _shift(cls: type[exp.Func]) -> WindowBuilder:
     """``lag``/``lead(value, rows, default)``; the planner gave the default the value's type
     (DuckDB refuses a default of another type)."""
 
-    def build(args: list[exp.Expression], offset: int) -> exp.Expression:
+    def build(args: list[exp.Expr], offset: int) -> exp.Expr:
         if len(args) not in (1, 2):
             raise CompileError(f"{cls.__name__} takes a value and a default, got {len(args)} arguments")
         default = args[1] if len(args) == 2 else None

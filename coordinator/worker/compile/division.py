@@ -29,12 +29,12 @@ __all__ = ["DIVISION_CALLS"]
 
 
 def _zero_guard(
-    dividend: exp.Expression, divisor: exp.Expression, ansi: bool, error_class: str, text: str,
+    dividend: exp.Expr, divisor: exp.Expr, ansi: bool, error_class: str, text: str,
     try_name: str,
-) -> exp.Expression:
+) -> exp.Expr:
     """The divisor, NULL where it is 0 (legacy) or failing the query there (ANSI) unless the
     dividend is NULL: Spark reads the dividend before it checks the divisor."""
-    zero: exp.Expression = exp.EQ(this=paren(divisor), expression=exp.Literal.number(0))
+    zero: exp.Expr = exp.EQ(this=paren(divisor), expression=exp.Literal.number(0))
     if ansi:
         zero = exp.And(this=zero, expression=exp.Not(
             this=exp.Is(this=paren(dividend), expression=exp.Null())))
@@ -45,7 +45,7 @@ def _zero_guard(
     return exp.Case(ifs=[exp.If(this=zero, true=failure)], default=divisor)
 
 
-def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def divide(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """PySpark's ``/``: true division as doubles (the planner casts a decimal result back to
     its decimal type), with Spark's division by zero."""
     arity("div", list(args), 2)
@@ -54,7 +54,7 @@ def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     return exp.Div(this=cast(args[0], "DOUBLE"), expression=exp.Paren(this=divisor))
 
 
-def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def decimal_divide(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``decimal_div(a, b, scale)``: Spark's exact decimal quotient, rounded HALF_UP to
     ``scale`` digits (DuckDB divides decimals as doubles, 16 digits). ``a`` and ``b`` are
     casts to their decimal types (the planner's), so their scales are known: the quotient of
@@ -75,8 +75,8 @@ def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression
                         scale)
 
 
-def _half_up(numerator: exp.Expression, rest: exp.Expression,
-             denominator: exp.Expression) -> exp.Expression:
+def _half_up(numerator: exp.Expr, rest: exp.Expr,
+             denominator: exp.Expr) -> exp.Expr:
     """What rounds a truncated quotient HALF_UP: one away from zero where the remainder is
     at least half the divisor, else 0."""
     away = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator]),
@@ -86,7 +86,7 @@ def _half_up(numerator: exp.Expression, rest: exp.Expression,
                      expression=exp.Abs(this=denominator)), true=away)], default=exp.Literal.number(0))
 
 
-def decimal_text(unscaled: exp.Expression, scale: int) -> exp.Expression:
+def decimal_text(unscaled: exp.Expr, scale: int) -> exp.Expr:
     """The integer ``unscaled`` (less than 10**38 in magnitude) read as a DECIMAL(38, scale):
     as a DECIMAL(38, 0) times 10^-scale, which DuckDB multiplies exactly (widths capped at
     38). ``unscaled`` appears once: formatting its digits as text repeated it ~7 times,
@@ -98,7 +98,7 @@ def decimal_text(unscaled: exp.Expression, scale: int) -> exp.Expression:
     return exp.Cast(this=product, to=duckdb_type(f"decimal(38,{scale})"))
 
 
-def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def decimal_average(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``decimal_avg(total, rows, scale)``: Spark's ``avg`` of a decimal, the exact quotient
     of the decimal sum ``total`` (cast to its decimal type) by the count ``rows``, rounded
     HALF_UP to ``scale`` (the scale of Spark's ``avg`` type, at most 4 more than the sum's).
@@ -145,8 +145,8 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
     ], default=decimal_text(unscaled, scale))
 
 
-def _rounded_quotient(dividend: exp.Expression, shift: exp.Expression,
-                      count: exp.Expression) -> exp.Expression:
+def _rounded_quotient(dividend: exp.Expr, shift: exp.Expr,
+                      count: exp.Expr) -> exp.Expr:
     """``dividend * shift / count`` rounded HALF_UP, for a positive ``count`` and a product of
     at most 37 digits: ``(2a + sign(a) n) div 2n`` with a division that truncates, as
     DuckDB's does. Twice the product still fits 128 bits, so no long division, no overflow
@@ -159,11 +159,11 @@ def _rounded_quotient(dividend: exp.Expression, shift: exp.Expression,
                                                         expression=count.copy())))
 
 
-def _decimal_scale(arg: exp.Expression) -> int:
+def _decimal_scale(arg: exp.Expr) -> int:
     return _decimal_type(arg)[1]
 
 
-def _decimal_type(arg: exp.Expression) -> tuple[int, int]:
+def _decimal_type(arg: exp.Expr) -> tuple[int, int]:
     """``(precision, scale)`` of an operand cast to its decimal type."""
     to = arg.args.get("to") if isinstance(arg, exp.Cast) else None
     if to is None or to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
@@ -171,7 +171,7 @@ def _decimal_type(arg: exp.Expression) -> tuple[int, int]:
     return int(to.expressions[0].this.this), int(to.expressions[1].this.this)
 
 
-def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
+def _unscaled(value: exp.Expr, extra: int) -> exp.Expr:
     """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT, exactly. Where
     ``precision + scale`` is at most 38, DuckDB's decimal product by ``10^scale`` holds it
     (and costs a multiplication); past that it would overflow (10^20 as a DECIMAL(38,18)
@@ -188,7 +188,7 @@ def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
     return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
 
 
-def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def remainder(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``a % b``: the sign of ``a`` in both engines; Spark's remainder by zero."""
     arity("mod", list(args), 2)
     divisor = _zero_guard(args[0], args[1], ansi, "REMAINDER_BY_ZERO", "Remainder by zero",
@@ -196,7 +196,7 @@ def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     return exp.Mod(this=paren(args[0]), expression=exp.Paren(this=divisor))
 
 
-def positive_remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def positive_remainder(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``pmod(a, n)``: ``a % n`` (by zero as ``%``), a negative remainder moved up by ``n``."""
     arity("pmod", list(args), 2)
     rest = remainder(args, ansi)

@@ -28,10 +28,10 @@ class CompileError(ValueError):
 ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
 
 
-def raise_error(error_class: str, *parts: exp.Expression | str) -> exp.Expression:
+def raise_error(error_class: str, *parts: exp.Expr | str) -> exp.Expr:
     """``error('[CLASS] ' || ...)``: fails the query with Spark's error class leading the
     message; ``parts`` are literal text or values (shown as text, NULL as ``NULL``)."""
-    message: exp.Expression = exp.Literal.string(f"[{error_class}] ")
+    message: exp.Expr = exp.Literal.string(f"[{error_class}] ")
     for part in parts:
         piece = exp.Literal.string(part) if isinstance(part, str) else exp.Coalesce(
             this=cast(part, "VARCHAR"), expressions=[exp.Literal.string("NULL")])

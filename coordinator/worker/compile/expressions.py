@@ -49,7 +49,7 @@ class Expressions:
         self.ansi = ansi
         self.time_zone = time_zone
 
-    def named(self, named: NamedExpr) -> exp.Expression:
+    def named(self, named: NamedExpr) -> exp.Expr:
         return exp.alias_(self.expr(named.expr), ident(named.name))
 
     def sort_key(self, key: SortKey) -> exp.Ordered:
@@ -57,7 +57,7 @@ class Expressions:
             this=self.expr(key.expr), desc=not key.ascending, nulls_first=key.nulls_first
         )
 
-    def expr(self, node: Expr) -> exp.Expression:
+    def expr(self, node: Expr) -> exp.Expr:
         if isinstance(node, Column):
             return col(node.name)
         if isinstance(node, Lit):
@@ -86,7 +86,7 @@ class Expressions:
             return spark_cast(self.expr(node.expr), node.source, node.to, mode, self.time_zone)
         raise CompileError(f"unsupported expression {type(node).__name__}")
 
-    def aggregate(self, node: AggCall) -> exp.Expression:
+    def aggregate(self, node: AggCall) -> exp.Expr:
         if node.arg is None:
             if node.fn != "count":
                 raise CompileError(f"{node.fn} needs an argument; only count takes none")

@@ -23,7 +23,7 @@ def generate(ctx: Context, op: Generate) -> exp.Select:
     source = ctx.input(op.input)
     collection = ctx.expr(op.expr)
     count = cast(exp.Anonymous(this="cardinality", expressions=[collection.copy()]), "BIGINT")
-    lists: list[exp.Expression] = []
+    lists: list[exp.Expr] = []
     if op.position:
         lists.append(exp.Anonymous(this="range", expressions=[count.copy()]))
     if op.kind == "map":
@@ -34,7 +34,7 @@ def generate(ctx: Context, op: Generate) -> exp.Select:
         filled = exp.GT(this=count, expression=exp.Literal.number(0))
         lists = [exp.Case(ifs=[exp.If(this=filled.copy(), true=values)],
                           default=exp.Array(expressions=[exp.Null()])) for values in lists]
-    generated = [exp.Anonymous(this="unnest", expressions=[values]) for values in lists]
+    generated: list[exp.Expr] = [exp.Anonymous(this="unnest", expressions=[values]) for values in lists]
     if op.position:
         generated[0] = cast(generated[0], "INTEGER")
     outputs = [*map(col, columns),

@@ -49,10 +49,10 @@ def join(ctx: Context, op: Join) -> exp.Select:
     return query.join(node, copy=False)
 
 
-def _join_on(ctx: Context, op: Join) -> exp.Expression:
+def _join_on(ctx: Context, op: Join) -> exp.Expr:
     """``left_key_i = right_key_i`` (SQL equality: NULL never matches) AND the residual
     condition; ``TRUE`` when there is neither (every pair of rows matches)."""
-    terms = [
+    terms: list[exp.Expr] = [
         exp.EQ(this=paren(ctx.expr(lk)), expression=paren(ctx.expr(rk)))
         for lk, rk in zip(op.left_keys, op.right_keys, strict=True)
     ]

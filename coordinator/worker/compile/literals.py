@@ -17,10 +17,10 @@ from sparkwire.planner.expressions import Lit
 __all__ = ["literal"]
 
 
-def literal(lit: Lit) -> exp.Expression:
+def literal(lit: Lit) -> exp.Expr:
     """A literal; typed literals are a cast of their text, so precision is never lost."""
     value = lit.value
-    node: exp.Expression
+    node: exp.Expr
     if value is None:
         node = exp.Null()
     elif isinstance(value, bool):

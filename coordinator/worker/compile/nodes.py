@@ -25,17 +25,17 @@ def col(name: str) -> exp.Column:
     return exp.Column(this=ident(name))
 
 
-def cast(value: exp.Expression, type_sql: str) -> exp.Cast:
+def cast(value: exp.Expr, type_sql: str) -> exp.Cast:
     return exp.Cast(this=value, to=exp.DataType.build(type_sql, dialect=DIALECT))
 
 
-def call(name: str, *args: exp.Expression | str) -> exp.Expression:
+def call(name: str, *args: exp.Expr | str) -> exp.Expr:
     """``name(args)``, strings as literals: DuckDB functions sqlglot has no node for."""
     return exp.Anonymous(this=name, expressions=[
         exp.Literal.string(a) if isinstance(a, str) else a for a in args])
 
 
-def paren(node: exp.Expression) -> exp.Expression:
+def paren(node: exp.Expr) -> exp.Expr:
     """Parenthesise compound operands: sqlglot renders a built tree without precedence.
 
     ``AND``/``OR`` are ``exp.Func`` subclasses in sqlglot, so connectives are checked first:
@@ -50,12 +50,12 @@ def paren(node: exp.Expression) -> exp.Expression:
     return exp.Paren(this=node)
 
 
-def select_from(columns: Iterable[exp.Expression], source: exp.Expression) -> exp.Select:
+def select_from(columns: Iterable[exp.Expr], source: exp.Expr) -> exp.Select:
     """``SELECT columns FROM source``. Every builder here runs with ``copy=False``: each node
     is built fresh for one parent, and sqlglot's defensive deep copies were three quarters
     of compile time (about 5 ms a task on TPC-H, paid on every task plan's delivery)."""
     return exp.select(*columns, copy=False).from_(source, copy=False)
 
 
-def star_from(source: exp.Expression) -> exp.Select:
+def star_from(source: exp.Expr) -> exp.Select:
     return select_from([exp.Star()], source)

@@ -17,11 +17,11 @@ from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import DIALECT, paren
 
 
-def template(sql: str) -> Callable[..., exp.Expression]:
+def template(sql: str) -> Callable[..., exp.Expr]:
     tree = sqlglot.parse_one(sql, dialect=DIALECT)
 
-    def fill(**nodes: exp.Expression) -> exp.Expression:
-        def put(node: exp.Expression) -> exp.Expression:
+    def fill(**nodes: exp.Expr) -> exp.Expr:
+        def put(node: exp.Expr) -> exp.Expr:
             if isinstance(node, exp.Placeholder):
                 return paren(nodes[node.name].copy())
             return node
@@ -35,7 +35,7 @@ def over(sql: str, *names: str) -> Builder:
     """A builder filling ``sql``'s placeholders with the call's arguments, in order."""
     fill = template(sql)
 
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         if len(args) != len(names):
             raise CompileError(f"{sql!r} takes {len(names)} argument(s), got {len(args)}")
         return fill(**dict(zip(names, args, strict=True)))

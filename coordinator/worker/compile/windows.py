@@ -34,10 +34,10 @@ def window(ctx: Context, op: Window) -> exp.Select:
     return select_from([*map(col, inputs), *items], source)
 
 
-def _over(ctx: Context, op: Window, item: WindowItem) -> exp.Expression:
+def _over(ctx: Context, op: Window, item: WindowItem) -> exp.Expr:
     """The item's function over its window (``over.over``)."""
     function = item.function
-    call: exp.Expression
+    call: exp.Expr
     if isinstance(function, WindowCall):
         args = [ctx.expr(a) for a in (function.arg, function.default) if a is not None]
         call = WINDOW_CALLS[function.fn](args, function.offset)
