@@ -1,11 +1,11 @@
 """Aggregate functions as DuckDB aggregates: one entry per aggregate of the plan's
 allow-list, placed by the ``Aggregate`` operator and, over a window, by ``windows``.
 
-Most are DuckDB's own aggregate of another name (``AGGREGATES``: sqlglot's node classes);
-the rest are built (``AGGREGATE_BUILDERS``): Spark's statistics under DuckDB's names, the
-zero ``count_if`` gives for no rows, the collection aggregates (``calls_collections``),
-``first``/``last`` that may skip NULLs (``edge_aggregate``) and the quantiles
-(``quantile``).
+The ones sqlglot has a node for are that node (``AGGREGATES``; Spark's ``any_value`` is
+DuckDB's ``first``); the rest are built from their argument (``AGGREGATE_BUILDERS``):
+distinct counts and sums, Spark's statistics under DuckDB's names, the 0 ``count_if`` gives
+for no rows, the collection aggregates (``calls_collections``); ``first``/``last`` may skip
+NULLs (``edge_aggregate``), and the quantiles take their fractions (``quantile``).
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def _shift(cls: type[exp.Func]) -> WindowBuilder:
     return build
 
 
-#: Window functions Spark types ``int`` (DuckDB: BIGINT); the compiler casts them.
+#: Window functions Spark types ``int`` (DuckDB: BIGINT); ``over`` casts them.
 INTEGER_WINDOW_CALLS = frozenset({"row_number", "rank", "dense_rank", "ntile"})
 
 #: Ranking and offset functions over a window: (arguments, offset or buckets) -> call.
