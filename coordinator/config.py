@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     task_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
     # Spark's spark.sql.ansi.enabled (on by default since Spark 4): division by zero,
     # integer overflow and casts of invalid input raise an error naming Spark's error class;
-    # off, division and casts give NULL instead (``coordinator.worker.semantics``).
+    # off, division and casts give NULL instead (``coordinator.worker.compile.division``).
     ansi: bool = True
     # Spark's spark.sql.session.timeZone: the zone in which instants (``timestamp``) read
     # as wall clocks and wall clocks become instants (``planner.spark.timezones``). An IANA region

@@ -17,7 +17,7 @@ Lock-down, applied when the database opens and then frozen with ``lock_configura
   (``coordinator.worker.memory``); spilling goes to a private temporary directory under
   ``EngineSettings.temp_directory``, removed on close;
 - no extension is installed or loaded, automatically or otherwise (ICU, for time zones, is
-  built in); DuckDB's ``TimeZone`` is UTC whatever the machine's (``worker.zones``);
+  built in); DuckDB's ``TimeZone`` is UTC whatever the machine's (``worker.compile.zones``);
 - Python replacement scans are off, so a query can only read tables registered here;
 - ``enable_external_access=false`` with ``allowed_directories`` set to the data roots:
   DuckDB refuses any file outside them (``..`` included). The roots are
@@ -45,7 +45,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
-from sparkwire.coordinator.worker.semantics import spark_error
+from sparkwire.coordinator.worker.compile import spark_error
 from sparkwire.planner.spark.parquet_meta import file_info
 from sparkwire.planner.logical.plan import FileSplit
 from sparkwire.transport.errors import TaskFailed
@@ -211,7 +211,7 @@ class _Database:
             # external access off needs the allow-list first, and the lock comes last.
             self.conn.execute("SET temp_directory = ?", [self.temp])
             # Instants come out as Arrow timestamp[us, tz=UTC] and nothing depends on this
-            # machine's zone: the session zone is named in every conversion (worker.zones).
+            # machine's zone: the session zone is named in every conversion (worker.compile.zones).
             # GLOBAL, since each task's cursor is a session of its own.
             self.conn.execute("SET GLOBAL TimeZone = 'UTC'")
             self.conn.execute("SET allowed_directories = ?", [roots])

@@ -1,6 +1,6 @@
 """Cut a shuffle stage's output batches into per-partition batches.
 
-DuckDB computes each row's partition (``compiler.PARTITION_COLUMN``, a deterministic
+DuckDB computes each row's partition (``compile.PARTITION_COLUMN``, a deterministic
 hash modulo P) inside the query; this module only regroups rows by that column. Everything
 runs in Arrow's native kernels: one stable sort of the partition column, one ``take``, and
 zero-copy slices at the run boundaries, so a million-row batch costs a few milliseconds and
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN
+from sparkwire.coordinator.worker.compile import PARTITION_COLUMN
 
 __all__ = ["split_by_partition"]
 

@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import assert_never
@@ -39,8 +39,15 @@ from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
 from sparkwire.coordinator.worker.files import check_files, check_output_directory
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.partitioning import split_by_partition
-from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, CompiledFragment, compile_fragment
-from sparkwire.coordinator.worker.sources import CachedTable, ExchangeTable, LocalTable, RowGroupTable
+from sparkwire.coordinator.worker.compile import (
+    PARTITION_COLUMN,
+    CachedTable,
+    CompiledFragment,
+    ExchangeTable,
+    LocalTable,
+    RowGroupTable,
+    compile_fragment,
+)
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
@@ -257,7 +264,8 @@ class Worker:
                 self._register_inputs(task, engine)
                 setup = time.perf_counter() - started
                 result = engine.run(task.compiled.sql)
-                schema, batches = result.schema, result
+                schema = result.schema
+                batches: Iterable[pa.RecordBatch] = result
                 if task.compiled.write is not None:  # the rows go to a file; its name out
                     batches = [write_task(task.compiled.write, plan.task, result.schema, result,
                                           self.settings.worker.engine.data_roots)]

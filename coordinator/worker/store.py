@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,7 +131,7 @@ class TaskOutput:
             index += 1
             yield entry if isinstance(entry, pa.RecordBatch) else self._unspill(entry)
 
-    def _wait(self, ready: object, idle_timeout: float, partition: int) -> None:
+    def _wait(self, ready: Callable[[], bool], idle_timeout: float, partition: int) -> None:
         """Wait (holding ``cond``) until ``ready()``, raising the task's fate if it ends first."""
         deadline = time.monotonic() + idle_timeout
         while True:
@@ -139,7 +139,7 @@ class TaskOutput:
                 raise QueryCancelled(f"query {self.query_id} was cancelled")
             if self.error is not None:
                 raise self.error
-            if ready():  # type: ignore[operator]
+            if ready():
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:

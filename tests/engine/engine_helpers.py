@@ -12,8 +12,7 @@ import pyarrow as pa
 
 from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.engine import Databases, TaskEngine
-from sparkwire.coordinator.worker.compiler import compile_fragment
-from sparkwire.coordinator.worker.sources import ExchangeTable, RowGroupTable
+from sparkwire.coordinator.worker.compile import ExchangeTable, RowGroupTable, compile_fragment
 from sparkwire.planner.logical.plan import Exchange, Operator
 from sparkwire.planner.logical.staged import Boundary
 

@@ -1,6 +1,6 @@
 """The worker's array, map and struct builders and the ``Generate`` operator, run on a
 locked-down engine and checked against Python's own answers (Spark's rules, written in
-``coordinator/worker/collections.py``)."""
+``coordinator/worker/compile/calls_collections.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from tests.engine.engine_helpers import exchange, run_fragment
 
-from sparkwire.coordinator.worker.collections import COLLECTION_CALLS
+from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.engine import EngineError, TaskEngine
 from sparkwire.planner.logical.collection_types import COLLECTION_FUNCTIONS
 from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr

@@ -11,7 +11,7 @@ import pytest
 from tests.engine.engine_helpers import engine_for, exchange, oracle, run_fragment
 
 from sparkwire.coordinator.worker.engine import TaskEngine
-from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
+from sparkwire.coordinator.worker.compile import CompileError, compile_fragment
 from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
 from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, LocalSource, Project, Sort
 from sparkwire.planner.logical.staged import Boundary

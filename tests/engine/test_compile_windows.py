@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 from tests.engine.engine_helpers import exchange, oracle, run_fragment
 
-from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
+from sparkwire.coordinator.worker.compile import CompileError, compile_fragment
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.planner.logical.expressions import (
     AggCall,

@@ -20,8 +20,7 @@ from sparkwire.coordinator.worker.engine import (
     EngineSettings,
     TaskEngine,
 )
-from sparkwire.coordinator.worker.compiler import compile_fragment
-from sparkwire.coordinator.worker.sources import ExchangeTable
+from sparkwire.coordinator.worker.compile import ExchangeTable, compile_fragment
 from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr, SortKey
 from sparkwire.planner.logical.plan import KeyRange, Exchange, FileSplit, Filter, ParquetScan, Project, Sort
 from sparkwire.planner.logical.staged import Boundary, StagedPlan
@@ -96,7 +95,7 @@ def test_parquet_scan_reads_only_its_key_range(settings: EngineSettings, parquet
 
 
 def test_a_scan_s_splits_read_one_key_range(parquet_dir: Path) -> None:
-    from sparkwire.coordinator.worker.compiler import CompileError
+    from sparkwire.coordinator.worker.compile import CompileError
 
     path = str(parquet_dir / "data/part-0.parquet")
     scan = ParquetScan(splits=(FileSplit(path=path, keys=KeyRange(column="id", low=1)),
@@ -298,7 +297,7 @@ def test_sql_looking_identifiers_are_plain_names(engine: TaskEngine) -> None:
 
 
 def test_names_equal_but_for_case_are_refused() -> None:
-    from sparkwire.coordinator.worker.compiler import CompileError
+    from sparkwire.coordinator.worker.compile import CompileError
 
     with pytest.raises(CompileError, match="ignores case"):
         compile_fragment(Exchange(stage=0, columns=("a", "A")), RESULT)

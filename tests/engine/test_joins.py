@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from tests.engine.engine_helpers import exchange, oracle_tables, run_fragment
 
-from sparkwire.coordinator.worker.compiler import CompileError, compile_fragment
+from sparkwire.coordinator.worker.compile import CompileError, compile_fragment
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.planner.logical.expressions import Call, Column, Lit, SortKey
 from sparkwire.planner.logical.plan import Exchange, Filter, Join, Limit, SetOperation, Sort

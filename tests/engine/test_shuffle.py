@@ -15,7 +15,7 @@ from tests.engine.engine_helpers import exchange, run_fragment
 
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.coordinator.worker.partitioning import split_by_partition
-from sparkwire.coordinator.worker.compiler import PARTITION_COLUMN, compile_fragment
+from sparkwire.coordinator.worker.compile import PARTITION_COLUMN, compile_fragment
 from sparkwire.planner.logical.expressions import Column
 from sparkwire.planner.logical.plan import Sample
 from sparkwire.planner.logical.staged import Boundary

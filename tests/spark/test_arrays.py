@@ -125,7 +125,7 @@ def test_refusals_name_the_problem(sessions) -> None:
 
 
 #: Doubles Java prints in both notations, floats whose Java text is their shortest digits
-#: (Java 17's differs for some, ``coordinator.worker.texts``), decimals keeping their scale.
+#: (Java 17's differs for some, ``coordinator.worker.compile.texts``), decimals keeping their scale.
 TEXTS = pa.table({
     "x": [float("nan"), float("inf"), -float("inf"), -0.0, 1e10, 1e-5, 123456.7, None, 0.001, 1e7],
     "f": pa.array([0.1, 1.5, None, -0.0, 1e10, float("nan"), 3.25, 2.5e-5, -7.0, 1e7], pa.float32()),

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast, paren
-from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
-from sparkwire.coordinator.worker.templates import Builder, ModeBuilder, over
+from sparkwire.coordinator.worker.compile.arguments import Builder, ModeBuilder, arity
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
+from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
+from sparkwire.coordinator.worker.compile.templates import over
 
 _DOUBLE = "CAST(:x AS DOUBLE)"
 # Doubles of magnitude >= 1e20 are whole numbers already, and beyond DECIMAL(38,18).
@@ -42,7 +43,7 @@ def _double(fn: str) -> Builder:
 
 
 def _variadic(name: str) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         if len(args) < 2:
             arity(name, args, 2)
         return exp.Anonymous(this=name, expressions=args)
@@ -53,13 +54,13 @@ def _variadic(name: str) -> Builder:
 def _bigint_of(fn: str) -> ModeBuilder:
     """``fn`` (floor or ceil) of a double as Spark's bigint."""
 
-    def build(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    def build(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
         arity(f"{fn}_double", list(args), 1)
         whole = exp.Anonymous(this=fn, expressions=[cast(args[0], "DOUBLE")])
         limit = cast(exp.Literal.string(str(2.0**63)), "DOUBLE")  # 2**63, exactly a double
         above = exp.GTE(this=whole, expression=limit)
         below = exp.LT(this=whole.copy(), expression=exp.Neg(this=limit.copy()))
-        nan: exp.Expression = exp.If(this=call("isnan", whole.copy()), true=exp.Literal.number(0))
+        nan: exp.Expr = exp.If(this=call("isnan", whole.copy()), true=exp.Literal.number(0))
         if ansi:
             overflow = raise_error("ARITHMETIC_OVERFLOW", f"overflow. {ANSI_HINT}")
             outside = [exp.If(this=exp.Or(this=above, expression=below), true=overflow)]

@@ -1,8 +1,9 @@
 """Array, map and struct functions and the collection aggregates, as DuckDB sqlglot trees.
 
-One builder per allowed function, gathered with the others in ``calls.CALLS``; the aggregates the
-fragment compiler places (``AGGREGATE_BUILDERS``). Where Spark (4, ANSI on) and DuckDB
-differ, Spark wins, and each rule is written where it is applied:
+One builder per allowed function, gathered with the others in ``calls.CALLS``; the collection
+aggregates (``COLLECTION_AGGREGATES``) join the other aggregates in ``calls_aggregate``.
+Where Spark (4, ANSI on) and DuckDB differ, Spark wins, and each rule is written where it is
+applied:
 
 - ``split(s, regex, limit)``: DuckDB's ``regexp_split_to_array`` is Spark's split with
   ``limit <= 0`` (trailing empty strings kept, ``''`` splits into characters); a positive
@@ -42,24 +43,25 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, arity, paren
-from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import paren
 from sparkwire.planner.logical import typenames
 
 _ELEMENT, _INDEX = "__sparkwire_e", "__sparkwire_i"
 
 
-def _fn(name: str, *args: exp.Expression) -> exp.Expression:
+def _fn(name: str, *args: exp.Expr) -> exp.Expr:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
-def _string_literal(fn: str, arg: exp.Expression) -> str:
+def _string_literal(fn: str, arg: exp.Expr) -> str:
     if not (isinstance(arg, exp.Literal) and arg.is_string):
         raise CompileError(f"{fn} takes a string literal there")
     return str(arg.this)
 
 
-def _int_literal(fn: str, arg: exp.Expression) -> int:
+def _int_literal(fn: str, arg: exp.Expr) -> int:
     node = arg.this if isinstance(arg, exp.Neg) else arg
     if not (isinstance(node, exp.Literal) and not node.is_string):
         raise CompileError(f"{fn} takes an integer literal there")
@@ -67,19 +69,19 @@ def _int_literal(fn: str, arg: exp.Expression) -> int:
     return -value if isinstance(arg, exp.Neg) else value
 
 
-def _is_null(node: exp.Expression) -> exp.Expression:
+def _is_null(node: exp.Expr) -> exp.Expr:
     return exp.Is(this=paren(node), expression=exp.Null())
 
 
-def _fail(message: str) -> exp.Expression:
+def _fail(message: str) -> exp.Expr:
     return _fn("error", exp.Literal.string(message))
 
 
-def _case(branches: list[tuple[exp.Expression, exp.Expression]], default: exp.Expression) -> exp.Case:
+def _case(branches: list[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> exp.Case:
     return exp.Case(ifs=[exp.If(this=c, true=v) for c, v in branches], default=default)
 
 
-def _split(args: list[exp.Expression]) -> exp.Expression:
+def _split(args: list[exp.Expr]) -> exp.Expr:
     arity("split", args, 3)
     text, pattern = args[0], args[1]
     _string_literal("split", pattern)
@@ -104,13 +106,13 @@ def _split(args: list[exp.Expression]) -> exp.Expression:
                  _fn("list_append", head, rest))
 
 
-def _array(args: list[exp.Expression]) -> exp.Expression:
+def _array(args: list[exp.Expr]) -> exp.Expr:
     if not args:
         raise CompileError("array takes at least 1 argument")
     return exp.Array(expressions=args)
 
 
-def _array_contains(args: list[exp.Expression]) -> exp.Expression:
+def _array_contains(args: list[exp.Expr]) -> exp.Expr:
     arity("array_contains", args, 2)
     array, value = args
     has_null = exp.LT(this=_fn("list_count", array.copy()), expression=_fn("len", array.copy()))
@@ -122,7 +124,7 @@ def _array_contains(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
-def _element_at(args: list[exp.Expression]) -> exp.Expression:
+def _element_at(args: list[exp.Expr]) -> exp.Expr:
     arity("element_at", args, 2)
     array, index = args
     return _case(
@@ -135,7 +137,7 @@ def _element_at(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
-def _get_item(args: list[exp.Expression]) -> exp.Expression:
+def _get_item(args: list[exp.Expr]) -> exp.Expr:
     arity("get_item", args, 2)
     array, index = args
     outside = exp.Or(
@@ -150,18 +152,18 @@ def _get_item(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
-def _map_value(args: list[exp.Expression]) -> exp.Expression:
+def _map_value(args: list[exp.Expr]) -> exp.Expr:
     arity("map_value", args, 2)
     return _fn("map_extract_value", *args)
 
 
-def _get_field(args: list[exp.Expression]) -> exp.Expression:
+def _get_field(args: list[exp.Expr]) -> exp.Expr:
     arity("get_field", args, 2)
     _string_literal("get_field", args[1])
     return _fn("struct_extract", *args)
 
 
-def _named_struct(args: list[exp.Expression]) -> exp.Expression:
+def _named_struct(args: list[exp.Expr]) -> exp.Expr:
     if not args or len(args) % 2:
         raise CompileError("named_struct takes name, value pairs")
     fields = [
@@ -171,7 +173,7 @@ def _named_struct(args: list[exp.Expression]) -> exp.Expression:
     return exp.Struct(expressions=fields)
 
 
-def _array_distinct(args: list[exp.Expression]) -> exp.Expression:
+def _array_distinct(args: list[exp.Expr]) -> exp.Expr:
     arity("array_distinct", args, 1)
     element, index = exp.to_identifier(_ELEMENT, quoted=True), exp.to_identifier(_INDEX, quoted=True)
     first = exp.EQ(
@@ -181,7 +183,7 @@ def _array_distinct(args: list[exp.Expression]) -> exp.Expression:
     return _fn("list_filter", args[0], exp.Lambda(this=first, expressions=[element, index]))
 
 
-def _sort_array(args: list[exp.Expression]) -> exp.Expression:
+def _sort_array(args: list[exp.Expr]) -> exp.Expr:
     if len(args) not in (2, 3):
         raise CompileError(f"sort_array takes an array, an order and a struct type, got {len(args)}")
     if not isinstance(args[1], exp.Boolean):
@@ -194,7 +196,7 @@ def _sort_array(args: list[exp.Expression]) -> exp.Expression:
     return _fn("list_sort", args[0], exp.Literal.string(order), exp.Literal.string(nulls))
 
 
-def _array_sort(args: list[exp.Expression]) -> exp.Expression:
+def _array_sort(args: list[exp.Expr]) -> exp.Expr:
     """Spark's ``array_sort`` without a comparator: ascending, NULL elements last (NULL
     fields of structs still first)."""
     if len(args) not in (1, 2):
@@ -204,7 +206,7 @@ def _array_sort(args: list[exp.Expression]) -> exp.Expression:
     return _fn("list_sort", args[0], exp.Literal.string("ASC"), exp.Literal.string("NULLS LAST"))
 
 
-def _struct_type(arg: exp.Expression) -> typenames.TypeTree:
+def _struct_type(arg: exp.Expr) -> typenames.TypeTree:
     try:
         tree = typenames.parse(_string_literal("an array sort", arg))
     except ValueError as exc:
@@ -214,7 +216,7 @@ def _struct_type(arg: exp.Expression) -> typenames.TypeTree:
     return tree
 
 
-def _sort_structs(array: exp.Expression, tree: typenames.TypeTree, nulls_first: bool) -> exp.Expression:
+def _sort_structs(array: exp.Expr, tree: typenames.TypeTree, nulls_first: bool) -> exp.Expr:
     """Each element paired with its Spark sort key, sorted ascending by the pairs, the
     elements kept; NULL elements first or last."""
     element = exp.Column(this=exp.to_identifier(_ELEMENT, quoted=True))
@@ -231,14 +233,14 @@ def _sort_structs(array: exp.Expression, tree: typenames.TypeTree, nulls_first: 
         expressions=[exp.to_identifier(_ELEMENT, quoted=True)]))
 
 
-def _struct_key(value: exp.Expression, tree: typenames.TypeTree,
-                nulls_first: bool = True) -> exp.Expression:
+def _struct_key(value: exp.Expr, tree: typenames.TypeTree,
+                nulls_first: bool = True) -> exp.Expr:
     """A struct that DuckDB orders as Spark orders ``value``: NULL first (a false flag, or
     last: a true one), then field by field, each one's flag before it, so a NULL field sorts
     before any value."""
     null = _is_null(value.copy())
     present = exp.Not(this=exp.Paren(this=null)) if nulls_first else null
-    parts: list[exp.Expression] = [exp.PropertyEQ(this=exp.Literal.string("p"), expression=present)]
+    parts: list[exp.Expr] = [exp.PropertyEQ(this=exp.Literal.string("p"), expression=present)]
     for i, (name, field_type) in enumerate(zip(tree.fields, tree.args, strict=True)):
         field = _fn("struct_extract", value.copy(), exp.Literal.string(name))
         if field_type.kind == "struct":
@@ -253,14 +255,14 @@ def _struct_key(value: exp.Expression, tree: typenames.TypeTree,
     return exp.Struct(expressions=parts)
 
 
-def _create_map(args: list[exp.Expression]) -> exp.Expression:
+def _create_map(args: list[exp.Expr]) -> exp.Expr:
     if not args or len(args) % 2:
         raise CompileError("create_map takes key, value pairs")
     return _fn("map", exp.Array(expressions=args[0::2]), exp.Array(expressions=args[1::2]))
 
 
 def _one(name: str) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(name, args, 1)
         return _fn(name, *args)
 
@@ -286,34 +288,21 @@ COLLECTION_CALLS: dict[str, Builder] = {
 }
 
 
-def _or_empty(node: exp.Expression) -> exp.Expression:
+def _or_empty(node: exp.Expr) -> exp.Expr:
     return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
 
 
-def _collect_list(arg: exp.Expression) -> exp.Expression:
+def _collect_list(arg: exp.Expr) -> exp.Expr:
     listed = exp.Filter(this=_fn("list", arg.copy()),
                         expression=exp.Where(this=exp.Not(this=exp.Paren(this=_is_null(arg)))))
     return _or_empty(listed)
 
 
-def _named_aggregate(name: str) -> Callable[[exp.Expression], exp.Expression]:
-    return lambda arg: _fn(name, arg)
-
-
-AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+#: The aggregates that gather values into a list, and the merges of two-phase aggregation's
+#: partial lists; ``[]`` for no rows, as Spark's.
+COLLECTION_AGGREGATES: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "collect_list": _collect_list,
     "collect_set": lambda arg: _or_empty(_fn("list_distinct", _fn("list", arg))),
     "merge_lists": lambda arg: _or_empty(_fn("flatten", _fn("list", arg))),
     "merge_sets": lambda arg: _or_empty(_fn("list_distinct", _fn("flatten", _fn("list", arg)))),
-    "approx_count_distinct": lambda arg: exp.Count(this=exp.Distinct(expressions=[arg])),
-    "sum_distinct": lambda arg: exp.Sum(this=exp.Distinct(expressions=[arg])),
-    # DuckDB's count_if of no rows is NULL, Spark's 0
-    "count_if": lambda arg: exp.Coalesce(this=_fn("count_if", arg), expressions=[exp.Literal.number(0)]),
-    "stddev": _named_aggregate("stddev_samp"),
-    "std": _named_aggregate("stddev_samp"),
-    "stddev_samp": _named_aggregate("stddev_samp"),
-    "stddev_pop": _named_aggregate("stddev_pop"),
-    "variance": _named_aggregate("var_samp"),
-    "var_samp": _named_aggregate("var_samp"),
-    "var_pop": _named_aggregate("var_pop"),
 }

@@ -1,9 +1,10 @@
 """What a fragment's leaves read: the tables the worker registers for the query, and the
 files DuckDB's readers open.
 
-``compiler`` builds one query per fragment; its leaves are either tables registered by name
-(an exchange's stream, the driver's local data, a cache chunk, chosen row groups) or a reader
-call over files (``read_parquet``, ``read_csv``, ``read_json``) with the planner's schema.
+The compiler builds one query per fragment (``fragment``); its leaves (``scans``) are either
+tables registered by name (an exchange's stream, the driver's local data, a cache chunk,
+chosen row groups) or a reader call over files (``read_parquet``, ``read_csv``,
+``read_json``) with the planner's schema.
 ``Leaves`` collects both as the fragment is compiled, so the worker registers exactly those
 tables and its engine allows exactly those files.
 """
@@ -15,8 +16,10 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.casts import spark_cast
-from sparkwire.coordinator.worker.expressions import DIALECT, CompileError, col, duckdb_type, ident
+from sparkwire.coordinator.worker.compile.casts import spark_cast
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import DIALECT, col, ident
 from sparkwire.planner.logical.plan import CsvScan, FileSplit, JsonScan, ParquetScan
 
 __all__ = ["CachedTable", "ExchangeTable", "Leaves", "LocalTable", "RowGroupTable", "TableInput"]
@@ -86,7 +89,7 @@ class Leaves:
         self.tables.setdefault(table.name, table)
         return exp.Table(this=ident(table.name))
 
-    def parquet(self, scan: ParquetScan) -> exp.Expression:
+    def parquet(self, scan: ParquetScan) -> exp.Expr:
         """The scan's files (or row groups), only the rows of their key range when the
         splits carry one (a task's share of a file in a co-located join)."""
         if not scan.splits:
@@ -96,7 +99,7 @@ class Leaves:
             raise CompileError("the splits of one task's Parquet scan read different key ranges")
         source = self._parquet_files(scan)
         keys = ranges.pop()
-        bounds: list[exp.Expression] = []
+        bounds: list[exp.Expr] = []
         if keys is not None and keys.low is not None:
             bounds.append(exp.GTE(this=col(keys.column), expression=exp.Literal.number(keys.low)))
         if keys is not None and keys.high is not None:
@@ -106,7 +109,7 @@ class Leaves:
         return exp.Subquery(this=exp.select(exp.Star(), copy=False).from_(source, copy=False)
                             .where(exp.and_(*bounds, copy=False), copy=False))
 
-    def _parquet_files(self, scan: ParquetScan) -> exp.Expression:
+    def _parquet_files(self, scan: ParquetScan) -> exp.Expr:
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
         if any(split.row_groups is not None for split in scan.splits):
             if scan.partition_names:
@@ -114,7 +117,7 @@ class Leaves:
             count = sum(isinstance(t, RowGroupTable) for t in self.tables.values())
             return self.table(RowGroupTable(name=f"scan_{count}", splits=scan.splits))
         paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
-        args: list[exp.Expression] = [paths]
+        args: list[exp.Expr] = [paths]
         if scan.partition_names:
             # DuckDB reads k=v directories as Spark does: %XX unescaped, and
             # __HIVE_DEFAULT_PARTITION__ NULL; the types are the planner's (Spark's inference).
@@ -123,7 +126,7 @@ class Leaves:
                      exp.EQ(this=exp.column("hive_types"), expression=hive_types)]
         return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=args))
 
-    def text_column(self, name: str, instants: set[str]) -> exp.Expression:
+    def text_column(self, name: str, instants: set[str]) -> exp.Expr:
         """A text scan's column; an instant was read as its text (``text``) and is read as
         Spark reads it, in the session zone unless it names an offset (NULL where it does not
         parse, as Spark's permissive reader gives)."""
@@ -132,7 +135,7 @@ class Leaves:
         instant = spark_cast(col(name), "string", "timestamp", "try", self.time_zone)
         return exp.alias_(instant, ident(name))
 
-    def text(self, scan: CsvScan | JsonScan, instants: set[str]) -> exp.Expression:
+    def text(self, scan: CsvScan | JsonScan, instants: set[str]) -> exp.Expr:
         """``read_csv`` / ``read_json`` of the split files with the planner's schema, no
         sniffing: every column by name and type, so each task reads the same columns. A
         ``timestamp`` column is read as text: DuckDB would read it in UTC."""
@@ -141,7 +144,7 @@ class Leaves:
         self.files.update(dict.fromkeys(split.path for split in scan.splits))
         types = ["string" if name in instants else type_name
                  for name, type_name in zip(scan.schema_names, scan.schema_types, strict=True)]
-        options: dict[str, exp.Expression] = {"columns": _type_struct(scan.schema_names, types)}
+        options: dict[str, exp.Expr] = {"columns": _type_struct(scan.schema_names, types)}
         if isinstance(scan, CsvScan):
             reader = "read_csv"
             # Spark's CSV defaults: '"' quotes, '\\' escapes, an unquoted empty field is

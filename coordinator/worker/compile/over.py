@@ -1,6 +1,6 @@
 """A compiled function put over its window: ``f OVER (PARTITION BY ... ORDER BY ... frame)``.
 
-``compiler`` compiles the function and the window's keys; this module places the ``OVER``
+``windows`` compiles the function and the window's keys; this module places the ``OVER``
 clause. It goes on the aggregate itself, not on what an aggregate's builder wraps around it
 (the COALESCE that gives ``collect_list`` its ``[]`` for no rows, ``collect_set``'s
 ``list_distinct``): ``COALESCE(...) OVER (...)`` is a syntax error.
@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast
+from sparkwire.coordinator.worker.compile.nodes import cast
 from sparkwire.planner.logical.expressions import Frame
 
 __all__ = ["over"]
 
-#: Scalar functions an aggregate's builder wraps its aggregate in (``collections``).
+#: Scalar functions an aggregate's builder wraps its aggregate in (``calls_collections``).
 _AROUND_AGGREGATES = frozenset({"list_distinct", "flatten"})
 
 
-def over(call: exp.Expression, partition_by: list[exp.Expression], order_by: list[exp.Ordered],
-         frame: Frame | None, integer: bool) -> exp.Expression:
+def over(call: exp.Expr, partition_by: list[exp.Expr], order_by: list[exp.Ordered],
+         frame: Frame | None, integer: bool) -> exp.Expr:
     """``call`` over its window; ``integer`` casts the result to INTEGER, Spark's type for
     ranks and buckets (DuckDB's is BIGINT), so a key hashed later hashes as planned."""
     inner = _aggregate_inside(call)
@@ -36,7 +36,7 @@ def over(call: exp.Expression, partition_by: list[exp.Expression], order_by: lis
     return cast(window, "INTEGER") if integer else window
 
 
-def _aggregate_inside(call: exp.Expression) -> exp.Expression:
+def _aggregate_inside(call: exp.Expr) -> exp.Expr:
     """The aggregate in an aggregate's compiled form, where ``OVER`` goes: inside the
     COALESCE that gives a value for no rows (``collect_list``'s ``[]``, ``count_if``'s 0)
     and the functions applied to its result (``collect_set``'s ``list_distinct``)."""
@@ -58,7 +58,7 @@ def _frame(frame: Frame) -> exp.WindowSpec:
                           end=end, end_side=end_side)
 
 
-def _bound(value: int | None, unbounded_side: str) -> tuple[str | exp.Expression, str | None]:
+def _bound(value: int | None, unbounded_side: str) -> tuple[str | exp.Expr, str | None]:
     if value is None:
         return "UNBOUNDED", unbounded_side
     if value == 0:

@@ -10,7 +10,7 @@ integers as HUGEINT. The rules:
 
 - ``+ - *`` and ``-`` with ANSI on: DuckDB's own operator, whose result type is Spark's (the
   wider operand's); its overflow error is reported as ``ARITHMETIC_OVERFLOW``
-  (``semantics.spark_error``). With ANSI off: computed exactly in HUGEINT (a product of two
+  (``errors.spark_error``). With ANSI off: computed exactly in HUGEINT (a product of two
   bigints fits in 127 bits) and narrowed to the type by wrapping;
 - ``exact_integer(v, T)`` of a value DuckDB computed wider: beyond ``T`` fails with
   ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps (legacy); a two-phase ``sum`` wraps once at the end,
@@ -23,9 +23,10 @@ from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.semantics import ANSI_HINT, raise_error
-from sparkwire.coordinator.worker.templates import literal_text
+from sparkwire.coordinator.worker.compile.arguments import literal_text
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, CompileError, raise_error
+from sparkwire.coordinator.worker.compile.nodes import cast, paren
 
 #: Spark's integral types, by the width Java gives them.
 INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
@@ -33,12 +34,12 @@ _SPARK_NAMES = {"int8": "tinyint", "int16": "smallint", "int32": "integer", "int
 _OPERATORS: dict[str, type[exp.Binary]] = {"add": exp.Add, "sub": exp.Sub, "mul": exp.Mul}
 
 
-def bounds(bits: int) -> tuple[exp.Expression, exp.Expression]:
+def bounds(bits: int) -> tuple[exp.Expr, exp.Expr]:
     """The least and greatest integer of ``bits`` bits, as literals."""
     return exp.Literal.number(-(2 ** (bits - 1))), exp.Literal.number(2 ** (bits - 1) - 1)
 
 
-def wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
+def wrapped(value: exp.Expr, bits: int, to: str) -> exp.Expr:
     """Java's narrowing: the low ``bits`` bits of the integer ``value`` as a signed number."""
     half, size = exp.Literal.number(2 ** (bits - 1)), exp.Literal.number(2 ** bits)
     shifted = exp.Add(this=cast(value, "HUGEINT"), expression=half)
@@ -49,15 +50,15 @@ def wrapped(value: exp.Expression, bits: int, to: str) -> exp.Expression:
                     to=duckdb_type(to))
 
 
-def _integer_type(node: exp.Expression, fn: str) -> str:
+def _integer_type(node: exp.Expr, fn: str) -> str:
     name = literal_text(node, f"{fn}'s result type")
     if name not in INTEGER_BITS:
         raise CompileError(f"{fn}: {name!r} is not an integer type")
     return name
 
 
-def _split(fn: str, args: Sequence[exp.Expression],
-           operands: int) -> tuple[list[exp.Expression], str | None]:
+def _split(fn: str, args: Sequence[exp.Expr],
+           operands: int) -> tuple[list[exp.Expr], str | None]:
     """The operands, and the integer type the planner named (None for other types)."""
     if len(args) == operands:
         return list(args), None
@@ -66,10 +67,10 @@ def _split(fn: str, args: Sequence[exp.Expression],
     return list(args[:operands]), _integer_type(args[operands], fn)
 
 
-def _binary(fn: str) -> Callable[[Sequence[exp.Expression], bool], exp.Expression]:
+def _binary(fn: str) -> Callable[[Sequence[exp.Expr], bool], exp.Expr]:
     operator = _OPERATORS[fn]
 
-    def build(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+    def build(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
         (a, b), to = _split(fn, args, 2)
         if to is None or ansi:
             return operator(this=paren(a), expression=paren(b))
@@ -79,7 +80,7 @@ def _binary(fn: str) -> Callable[[Sequence[exp.Expression], bool], exp.Expressio
     return build
 
 
-def negate(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def negate(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """Unary ``-``: in legacy mode ``-(-2147483648)`` is itself, as in Java."""
     (a,), to = _split("neg", args, 1)
     if to is None or ansi:
@@ -87,7 +88,7 @@ def negate(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     return wrapped(exp.Neg(this=cast(a, "HUGEINT")), INTEGER_BITS[to], to)
 
 
-def exact_integer(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def exact_integer(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``exact_integer(v, T)``: ``v`` (computed wider by DuckDB) as Spark's integer type."""
     if len(args) != 2:
         raise CompileError(f"exact_integer takes a value and a type, got {len(args)} arguments")
@@ -104,7 +105,7 @@ def exact_integer(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
 
 
 #: The integer builders, whose result depends on the ANSI mode (``calls.MODE_CALLS``).
-INTEGER_CALLS: dict[str, Callable[[Sequence[exp.Expression], bool], exp.Expression]] = {
+INTEGER_CALLS: dict[str, Callable[[Sequence[exp.Expr], bool], exp.Expr]] = {
     "add": _binary("add"),
     "sub": _binary("sub"),
     "mul": _binary("mul"),

@@ -1,6 +1,6 @@
 """Casts as Spark computes them, in Spark's three modes (``Mode``): the compiler's builder
 for every ``Cast`` whose source type the planner recorded (``planner.logical.typed``). With ANSI on,
-a value Spark rejects fails the query with Spark's error class (``semantics.raise_error``);
+a value Spark rejects fails the query with Spark's error class (``errors.raise_error``);
 ``try_cast`` reads values as strictly as ANSI mode but gives NULL instead; with ANSI off
 (legacy) it is NULL, or wraps/saturates as Spark's legacy casts do. The rules, each checked
 against PySpark 4 (``tests/spark/test_semantics.py``):
@@ -19,7 +19,7 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
   ends in ``Z`` or an offset (``+08:00``); to ``timestamp_ntz`` the wall clock it shows;
 - timestamp (an instant) -> timestamp_ntz, date, string: its wall clock in the session
   zone; timestamp_ntz, date -> timestamp: that wall clock (a date's midnight) in the zone,
-  gaps and overlaps resolved as Java does (``worker.zones``); timestamp -> integers: whole
+  gaps and overlaps resolved as Java does (``zones``); timestamp -> integers: whole
   seconds since the epoch, rounded down; -> double: with the fraction; integers and
   doubles -> timestamp: that many seconds after the epoch;
 - string -> boolean: ``t``, ``true``, ``y``, ``yes``, ``1`` and ``f``, ``false``, ``n``,
@@ -41,13 +41,14 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast, duckdb_type, paren
-from sparkwire.coordinator.worker.integers import INTEGER_BITS, bounds, wrapped
-from sparkwire.coordinator.worker.texts import floating_text, nested_text
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
+from sparkwire.coordinator.worker.compile.integers import INTEGER_BITS, bounds, wrapped
+from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
+from sparkwire.coordinator.worker.compile.templates import template
+from sparkwire.coordinator.worker.compile.texts import floating_text, nested_text
+from sparkwire.coordinator.worker.compile.zones import from_local, to_local
 from sparkwire.planner.logical import typenames
-from sparkwire.coordinator.worker.semantics import ANSI_HINT, call, raise_error
-from sparkwire.coordinator.worker.templates import template
-from sparkwire.coordinator.worker.zones import from_local, to_local
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE, OFFSET_SUFFIX
 
 _SPARK_TYPE = {
@@ -75,8 +76,8 @@ def spark_type(name: str) -> str:
 
 
 
-def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode,
-               zone: str = DEFAULT_TIME_ZONE) -> exp.Expression:
+def spark_cast(value: exp.Expr, source: str | None, to: str, mode: Mode,
+               zone: str = DEFAULT_TIME_ZONE) -> exp.Expr:
     """``CAST(value AS to)`` as Spark computes it from ``source`` (a planner type name, or
     None when the planner made the cast itself and vouches that DuckDB's agrees), reading
     instants in the session time zone ``zone``."""
@@ -101,8 +102,8 @@ def spark_cast(value: exp.Expression, source: str | None, to: str, mode: Mode,
     return exp.Cast(this=value, to=duckdb_type(to))
 
 
-def _checked(result: exp.Expression, value: exp.Expression, mode: Mode,
-             failure: exp.Expression) -> exp.Expression:
+def _checked(result: exp.Expr, value: exp.Expr, mode: Mode,
+             failure: exp.Expr) -> exp.Expr:
     """``result``; with ANSI on, ``failure`` where it is NULL for a non-NULL ``value``."""
     if mode != "ansi":
         return result
@@ -111,7 +112,7 @@ def _checked(result: exp.Expression, value: exp.Expression, mode: Mode,
     return exp.Case(ifs=[exp.If(this=bad, true=failure)], default=result)
 
 
-def _invalid(value: exp.Expression, to: str) -> exp.Expression:
+def _invalid(value: exp.Expr, to: str) -> exp.Expr:
     return raise_error(
         "CAST_INVALID_INPUT", "The value '", value,
         f"' of the type \"STRING\" cannot be cast to \"{spark_type(to)}\" because it is "
@@ -120,14 +121,14 @@ def _invalid(value: exp.Expression, to: str) -> exp.Expression:
     )
 
 
-def _out_of_range(value: exp.Expression, to: str) -> exp.Expression:
+def _out_of_range(value: exp.Expr, to: str) -> exp.Expr:
     return raise_error(
         "NUMERIC_VALUE_OUT_OF_RANGE", "", value,
         f" cannot be represented as {spark_type(to)}. {ANSI_HINT}",
     )
 
 
-def _overflow(value: exp.Expression, source: str, to: str) -> exp.Expression:
+def _overflow(value: exp.Expr, source: str, to: str) -> exp.Expr:
     return raise_error(
         "CAST_OVERFLOW", "The value ", value,
         f" of the type \"{spark_type(source)}\" cannot be cast to \"{spark_type(to)}\" due to an "
@@ -135,15 +136,15 @@ def _overflow(value: exp.Expression, source: str, to: str) -> exp.Expression:
     )
 
 
-def _matches(text: exp.Expression, pattern: str) -> exp.Expression:
+def _matches(text: exp.Expr, pattern: str) -> exp.Expr:
     return call("regexp_full_match", text, pattern)
 
 
-def _when(condition: exp.Expression, then: exp.Expression) -> exp.Expression:
+def _when(condition: exp.Expr, then: exp.Expr) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=condition, true=then)])
 
 
-def _instant(value: exp.Expression, source: str, to: str, zone: str) -> exp.Expression:
+def _instant(value: exp.Expr, source: str, to: str, zone: str) -> exp.Expr:
     """Casts from and to an instant (``timestamp``) go through its wall clock in ``zone``:
     to ``timestamp_ntz``, ``date`` and ``string`` it reads as one; from ``timestamp_ntz`` and
     ``date`` (midnight) the wall clock becomes an instant."""
@@ -159,7 +160,7 @@ def _instant(value: exp.Expression, source: str, to: str, zone: str) -> exp.Expr
     return exp.Cast(this=value, to=duckdb_type(to))
 
 
-def _epoch_seconds(instant: exp.Expression, to: str) -> exp.Expression:
+def _epoch_seconds(instant: exp.Expr, to: str) -> exp.Expr:
     """Seconds since the epoch: a double keeps the microseconds; an integer is rounded down
     (Spark's ``floorDiv``: 1960-01-01 00:00:00.000001 is -315619200)."""
     micros = call("epoch_us", instant)
@@ -171,9 +172,9 @@ def _epoch_seconds(instant: exp.Expression, to: str) -> exp.Expression:
 _FLOOR_SECONDS = template("(:us - ((:us % 1000000) + 1000000) % 1000000) // 1000000")
 
 
-def _from_string(value: exp.Expression, to: str, mode: Mode, zone: str) -> exp.Expression:
+def _from_string(value: exp.Expr, to: str, mode: Mode, zone: str) -> exp.Expr:
     text = call("trim", value, _WHITESPACE)
-    result: exp.Expression
+    result: exp.Expr
     if to in INTEGER_BITS:
         if mode != "legacy":
             result = _when(_matches(text, "[+-]?[0-9]+"), exp.TryCast(this=text, to=duckdb_type(to)))
@@ -224,19 +225,19 @@ def _from_string(value: exp.Expression, to: str, mode: Mode, zone: str) -> exp.E
     return _checked(result, value, mode, _invalid(value, to))
 
 
-def _date(text: exp.Expression) -> exp.Expression:
+def _date(text: exp.Expr) -> exp.Expr:
     """Spark's date forms rebuilt as ``y-m-d`` for DuckDB; NULL when malformed or impossible."""
     part = [call("regexp_extract", text, _DATE, exp.Literal.number(i)) for i in (1, 2, 3)]
     month = exp.Coalesce(this=call("nullif", part[1], ""), expressions=[exp.Literal.string("1")])
     day = exp.Coalesce(this=call("nullif", part[2], ""), expressions=[exp.Literal.string("1")])
-    dashed: exp.Expression = part[0]
+    dashed: exp.Expr = part[0]
     for piece in (month, day):
         dashed = exp.DPipe(this=exp.DPipe(this=dashed, expression=exp.Literal.string("-"), safe=False),
                            expression=piece, safe=False)
     return _when(_matches(text, _DATE), exp.TryCast(this=dashed, to=duckdb_type("date")))
 
 
-def _to_integer(value: exp.Expression, source: str, to: str, mode: Mode) -> exp.Expression:
+def _to_integer(value: exp.Expr, source: str, to: str, mode: Mode) -> exp.Expr:
     bits = INTEGER_BITS[to]
     low, high = bounds(bits)
     fractional = not source.startswith("int")

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast
-from sparkwire.coordinator.worker.semantics import call
+from sparkwire.coordinator.worker.compile.nodes import call, cast
 from sparkwire.planner.spark.timezones import has_offset, icu_name
 
 _FIXED = ("UTC", "Etc/UTC", "GMT", "Etc/GMT")
 
 
-def instant_literal(text: str, zone: str) -> exp.Expression:
+def instant_literal(text: str, zone: str) -> exp.Expr:
     """A ``timestamp`` literal: text with an offset is that instant; without, a wall clock in
     ``zone``, as Spark reads ``TIMESTAMP '2024-03-10 02:30:00'`` in the session zone."""
     value = exp.Literal.string(text)
@@ -36,12 +35,12 @@ def instant_literal(text: str, zone: str) -> exp.Expression:
     return from_local(cast(value, "TIMESTAMP"), zone)
 
 
-def to_local(instant: exp.Expression, zone: str) -> exp.Expression:
+def to_local(instant: exp.Expr, zone: str) -> exp.Expr:
     """The wall clock (``TIMESTAMP``) of ``instant`` in ``zone``."""
     return call("timezone", icu_name(zone), cast(instant, "TIMESTAMPTZ"))
 
 
-def from_local(wall_clock: exp.Expression, zone: str) -> exp.Expression:
+def from_local(wall_clock: exp.Expr, zone: str) -> exp.Expr:
     """The instant (``TIMESTAMPTZ``) at which ``zone``'s clocks show ``wall_clock``, as Java
     resolves gaps and overlaps (the module docstring)."""
     local = cast(wall_clock, "TIMESTAMP")

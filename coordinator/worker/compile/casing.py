@@ -26,9 +26,8 @@ from typing import Literal
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import arity, cast, ident
-from sparkwire.coordinator.worker.semantics import call
-from sparkwire.coordinator.worker.templates import Builder
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity
+from sparkwire.coordinator.worker.compile.nodes import call, cast, ident
 
 _CASED = r"\p{Lu}\p{Ll}\p{Lt}"
 _CHARACTER = "__sparkwire_c"
@@ -51,8 +50,8 @@ def _table(mapping: Literal["upper", "lower", "title"]) -> dict[str, str]:
     return table
 
 
-def _lookup(table: dict[str, str], character: exp.Expression,
-            otherwise: Callable[[exp.Expression], exp.Expression]) -> exp.Expression:
+def _lookup(table: dict[str, str], character: exp.Expr,
+            otherwise: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
     """``table[character]``, or ``otherwise(character)`` for a character not in it."""
     mapping = call("map", exp.Array(expressions=[exp.Literal.string(k) for k in table]),
                    exp.Array(expressions=[exp.Literal.string(v) for v in table.values()]))
@@ -60,8 +59,8 @@ def _lookup(table: dict[str, str], character: exp.Expression,
                         expressions=[otherwise(character.copy())])
 
 
-def _mapped(text: exp.Expression, table: dict[str, str],
-            simple: Callable[[exp.Expression], exp.Expression]) -> exp.Expression:
+def _mapped(text: exp.Expr, table: dict[str, str],
+            simple: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
     """``simple(text)``, but character by character through ``table`` where it holds one."""
     character = exp.Column(this=ident(_CHARACTER))
     each = exp.Lambda(this=_lookup(table, character, simple), expressions=[ident(_CHARACTER)])
@@ -70,22 +69,22 @@ def _mapped(text: exp.Expression, table: dict[str, str],
     return exp.Case(ifs=[exp.If(this=special, true=by_character)], default=simple(text.copy()))
 
 
-def _upper(text: exp.Expression) -> exp.Expression:
+def _upper(text: exp.Expr) -> exp.Expr:
     return _mapped(text, _table("upper"), lambda t: exp.Upper(this=t))
 
 
-def _final_sigma(text: exp.Expression) -> exp.Expression:
+def _final_sigma(text: exp.Expr) -> exp.Expr:
     """``text`` with each capital sigma that ends a word already the final ``ς``."""
     final = call("regexp_replace", text, f"([{_CASED}])Σ([^{_CASED}]|$)", "\\1ς\\2", "g")
     return exp.Case(ifs=[exp.If(this=call("contains", text.copy(), "Σ"), true=final)],
                     default=text.copy())
 
 
-def _lower(text: exp.Expression) -> exp.Expression:
+def _lower(text: exp.Expr) -> exp.Expr:
     return _mapped(text, _table("lower"), lambda t: exp.Lower(this=t))
 
 
-def _initcap(text: exp.Expression) -> exp.Expression:
+def _initcap(text: exp.Expr) -> exp.Expr:
     """Each word's first character title-cased as it is, the rest lower-cased (a word's first
     character is never a final sigma: a space or nothing comes before it)."""
     word = exp.Column(this=ident(_WORD))
@@ -98,8 +97,8 @@ def _initcap(text: exp.Expression) -> exp.Expression:
     return call("array_to_string", call("list_transform", words, each), " ")
 
 
-def _one(name: str, build: Callable[[exp.Expression], exp.Expression]) -> Builder:
-    def builder(args: list[exp.Expression]) -> exp.Expression:
+def _one(name: str, build: Callable[[exp.Expr], exp.Expr]) -> Builder:
+    def builder(args: list[exp.Expr]) -> exp.Expr:
         arity(name, args, 1)
         return build(cast(args[0], "VARCHAR"))
 

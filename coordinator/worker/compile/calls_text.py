@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, arity, cast
-from sparkwire.coordinator.worker.templates import Builder, literal_int, literal_text, over, template
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity, literal_int, literal_text
+from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.nodes import cast
+from sparkwire.coordinator.worker.compile.templates import over, template
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.regex import java_replacement
 
@@ -35,7 +37,7 @@ _LOCATE = template(
 _LOCATE_BEFORE_START = template("CASE WHEN :s IS NULL OR :sub IS NULL THEN NULL ELSE 0 END")
 
 
-def _substring(args: list[exp.Expression]) -> exp.Expression:
+def _substring(args: list[exp.Expr]) -> exp.Expr:
     if len(args) != 3:
         arity("substring", args, 2)
     text, start = cast(args[0], "VARCHAR"), args[1]
@@ -51,14 +53,14 @@ def _substring(args: list[exp.Expression]) -> exp.Expression:
     return _SUBSTRING_TO_END(s=text, p=start)
 
 
-def _non_negative(length: exp.Expression) -> exp.Expression:
+def _non_negative(length: exp.Expr) -> exp.Expr:
     """A length below 0 takes nothing in Spark; DuckDB's substring counts it backwards."""
     if isinstance(length, exp.Literal) and length.is_int and int(length.this) >= 0:
         return length
     return exp.Greatest(this=length, expressions=[exp.Literal.number(0)])
 
 
-def _regexp_replace(args: list[exp.Expression]) -> exp.Expression:
+def _regexp_replace(args: list[exp.Expr]) -> exp.Expr:
     arity("regexp_replace", args, 4)  # the 4th, the position, is 1 (planner.logical.literal_args)
     rewrite = java_replacement(literal_text(args[2], "regexp_replace's replacement"))
     return exp.Anonymous(
@@ -67,7 +69,7 @@ def _regexp_replace(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
-def _locate(args: list[exp.Expression]) -> exp.Expression:
+def _locate(args: list[exp.Expr]) -> exp.Expr:
     arity("locate", args, 3)
     sub, s, start = args
     position = literal_int(start, "locate's position")
@@ -78,12 +80,12 @@ def _locate(args: list[exp.Expression]) -> exp.Expression:
     return _LOCATE(s=s, sub=sub, p=start)
 
 
-def _format_string(args: list[exp.Expression]) -> exp.Expression:
+def _format_string(args: list[exp.Expr]) -> exp.Expr:
     if not args:
         raise CompileError("format_string takes a format")
     parts = format_string.parse(literal_text(args[0], "format_string's format"))
     values = iter(args[1:])
-    pieces: list[exp.Expression] = []
+    pieces: list[exp.Expr] = []
     for part in parts:
         if isinstance(part, str):
             pieces.append(exp.Literal.string(part))
@@ -98,20 +100,20 @@ def _format_string(args: list[exp.Expression]) -> exp.Expression:
             this="printf", expressions=[exp.Literal.string(part.null_printf), exp.Literal.string("null")]
         )
         pieces.append(exp.Coalesce(this=printed, expressions=[null]))
-    result: exp.Expression = pieces[0] if pieces else exp.Literal.string("")
+    result: exp.Expr = pieces[0] if pieces else exp.Literal.string("")
     for piece in pieces[1:]:
         result = exp.DPipe(this=result, expression=piece, safe=False)
     return result
 
 
-def _concat_ws(args: list[exp.Expression]) -> exp.Expression:
+def _concat_ws(args: list[exp.Expr]) -> exp.Expr:
     if len(args) < 2:
         raise CompileError("concat_ws takes a separator and at least one column")
     return exp.Anonymous(this="concat_ws", expressions=[cast(a, "VARCHAR") for a in args])
 
 
 def _named(name: str, n: int) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(name, args, n)
         return exp.Anonymous(this=name, expressions=args)
 

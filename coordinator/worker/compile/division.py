@@ -1,5 +1,6 @@
-"""Spark's runtime semantics of arithmetic where DuckDB's differ, in both of Spark's modes
-(``spark.sql.ansi.enabled``, the plan's ``ansi`` flag); casts are ``casts``.
+"""Spark's division and remainder where DuckDB's differ, in both of Spark's modes
+(``spark.sql.ansi.enabled``, the plan's ``ansi`` flag); the errors they raise are built by
+``errors``, integer ``+ - *`` is ``integers`` and casts are ``casts``.
 
 With ANSI on (Spark 4's default) a bad value raises an error naming Spark's error class, built
 in the query with DuckDB's ``error()`` from literal text and the offending value (never
@@ -9,52 +10,31 @@ The rules, each checked against PySpark 4 (``tests/spark/test_semantics.py``):
 - ``a / b`` and ``a % b`` with ``b = 0``: ``DIVIDE_BY_ZERO`` / ``REMAINDER_BY_ZERO`` (but NULL
   for a NULL ``a``), else NULL; DuckDB gives +-inf for ``/`` and fails ``%``. Doubles too.
 - a decimal quotient is exact (``decimal_div``), rounded HALF_UP to the scale Spark gives it;
-  DuckDB would divide doubles (16 digits);
-- integer overflow of ``+ - *`` raises DuckDB's overflow error, reported as Spark's
-  ``ARITHMETIC_OVERFLOW`` (``spark_error``, used by the engine); with ANSI off it wraps
-  around as Java does (``integers``).
+  DuckDB would divide doubles (16 digits); so is a decimal average (``decimal_avg``).
 """
 
 from __future__ import annotations
 
 import decimal
-import re
 from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import CompileError, arity, cast, duckdb_type, paren
-from sparkwire.coordinator.worker.templates import ModeBuilder, literal_int
+from sparkwire.coordinator.worker.compile.arguments import ModeBuilder, arity, literal_int
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, CompileError, raise_error
+from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
 
-#: How Spark's messages end where ANSI mode raised the error.
-ANSI_HINT = 'If necessary set "spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.'
-
-
-def raise_error(error_class: str, *parts: exp.Expression | str) -> exp.Expression:
-    """``error('[CLASS] ' || ...)``: fails the query with Spark's error class leading the
-    message; ``parts`` are literal text or values (shown as text, NULL as ``NULL``)."""
-    message: exp.Expression = exp.Literal.string(f"[{error_class}] ")
-    for part in parts:
-        piece = exp.Literal.string(part) if isinstance(part, str) else exp.Coalesce(
-            this=cast(part, "VARCHAR"), expressions=[exp.Literal.string("NULL")])
-        message = exp.DPipe(this=message, expression=piece, safe=False)
-    return exp.Anonymous(this="error", expressions=[message])
-
-
-
-def call(name: str, *args: exp.Expression | str) -> exp.Expression:
-    """``name(args)``, strings as literals: DuckDB functions sqlglot has no node for."""
-    return exp.Anonymous(this=name, expressions=[
-        exp.Literal.string(a) if isinstance(a, str) else a for a in args])
+__all__ = ["DIVISION_CALLS"]
 
 
 def _zero_guard(
-    dividend: exp.Expression, divisor: exp.Expression, ansi: bool, error_class: str, text: str,
+    dividend: exp.Expr, divisor: exp.Expr, ansi: bool, error_class: str, text: str,
     try_name: str,
-) -> exp.Expression:
+) -> exp.Expr:
     """The divisor, NULL where it is 0 (legacy) or failing the query there (ANSI) unless the
     dividend is NULL: Spark reads the dividend before it checks the divisor."""
-    zero: exp.Expression = exp.EQ(this=paren(divisor), expression=exp.Literal.number(0))
+    zero: exp.Expr = exp.EQ(this=paren(divisor), expression=exp.Literal.number(0))
     if ansi:
         zero = exp.And(this=zero, expression=exp.Not(
             this=exp.Is(this=paren(dividend), expression=exp.Null())))
@@ -65,7 +45,7 @@ def _zero_guard(
     return exp.Case(ifs=[exp.If(this=zero, true=failure)], default=divisor)
 
 
-def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def divide(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """PySpark's ``/``: true division as doubles (the planner casts a decimal result back to
     its decimal type), with Spark's division by zero."""
     arity("div", list(args), 2)
@@ -74,7 +54,7 @@ def divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     return exp.Div(this=cast(args[0], "DOUBLE"), expression=exp.Paren(this=divisor))
 
 
-def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def decimal_divide(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``decimal_div(a, b, scale)``: Spark's exact decimal quotient, rounded HALF_UP to
     ``scale`` digits (DuckDB divides decimals as doubles, 16 digits). ``a`` and ``b`` are
     casts to their decimal types (the planner's), so their scales are known: the quotient of
@@ -95,8 +75,8 @@ def decimal_divide(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression
                         scale)
 
 
-def _half_up(numerator: exp.Expression, rest: exp.Expression,
-             denominator: exp.Expression) -> exp.Expression:
+def _half_up(numerator: exp.Expr, rest: exp.Expr,
+             denominator: exp.Expr) -> exp.Expr:
     """What rounds a truncated quotient HALF_UP: one away from zero where the remainder is
     at least half the divisor, else 0."""
     away = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator]),
@@ -106,7 +86,7 @@ def _half_up(numerator: exp.Expression, rest: exp.Expression,
                      expression=exp.Abs(this=denominator)), true=away)], default=exp.Literal.number(0))
 
 
-def decimal_text(unscaled: exp.Expression, scale: int) -> exp.Expression:
+def decimal_text(unscaled: exp.Expr, scale: int) -> exp.Expr:
     """The integer ``unscaled`` (less than 10**38 in magnitude) read as a DECIMAL(38, scale):
     as a DECIMAL(38, 0) times 10^-scale, which DuckDB multiplies exactly (widths capped at
     38). ``unscaled`` appears once: formatting its digits as text repeated it ~7 times,
@@ -118,7 +98,7 @@ def decimal_text(unscaled: exp.Expression, scale: int) -> exp.Expression:
     return exp.Cast(this=product, to=duckdb_type(f"decimal(38,{scale})"))
 
 
-def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def decimal_average(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``decimal_avg(total, rows, scale)``: Spark's ``avg`` of a decimal, the exact quotient
     of the decimal sum ``total`` (cast to its decimal type) by the count ``rows``, rounded
     HALF_UP to ``scale`` (the scale of Spark's ``avg`` type, at most 4 more than the sum's).
@@ -165,8 +145,8 @@ def decimal_average(args: Sequence[exp.Expression], ansi: bool) -> exp.Expressio
     ], default=decimal_text(unscaled, scale))
 
 
-def _rounded_quotient(dividend: exp.Expression, shift: exp.Expression,
-                      count: exp.Expression) -> exp.Expression:
+def _rounded_quotient(dividend: exp.Expr, shift: exp.Expr,
+                      count: exp.Expr) -> exp.Expr:
     """``dividend * shift / count`` rounded HALF_UP, for a positive ``count`` and a product of
     at most 37 digits: ``(2a + sign(a) n) div 2n`` with a division that truncates, as
     DuckDB's does. Twice the product still fits 128 bits, so no long division, no overflow
@@ -179,11 +159,11 @@ def _rounded_quotient(dividend: exp.Expression, shift: exp.Expression,
                                                         expression=count.copy())))
 
 
-def _decimal_scale(arg: exp.Expression) -> int:
+def _decimal_scale(arg: exp.Expr) -> int:
     return _decimal_type(arg)[1]
 
 
-def _decimal_type(arg: exp.Expression) -> tuple[int, int]:
+def _decimal_type(arg: exp.Expr) -> tuple[int, int]:
     """``(precision, scale)`` of an operand cast to its decimal type."""
     to = arg.args.get("to") if isinstance(arg, exp.Cast) else None
     if to is None or to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
@@ -191,7 +171,7 @@ def _decimal_type(arg: exp.Expression) -> tuple[int, int]:
     return int(to.expressions[0].this.this), int(to.expressions[1].this.this)
 
 
-def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
+def _unscaled(value: exp.Expr, extra: int) -> exp.Expr:
     """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT, exactly. Where
     ``precision + scale`` is at most 38, DuckDB's decimal product by ``10^scale`` holds it
     (and costs a multiplication); past that it would overflow (10^20 as a DECIMAL(38,18)
@@ -208,7 +188,7 @@ def _unscaled(value: exp.Expression, extra: int) -> exp.Expression:
     return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
 
 
-def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def remainder(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``a % b``: the sign of ``a`` in both engines; Spark's remainder by zero."""
     arity("mod", list(args), 2)
     divisor = _zero_guard(args[0], args[1], ansi, "REMAINDER_BY_ZERO", "Remainder by zero",
@@ -216,7 +196,7 @@ def remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
     return exp.Mod(this=paren(args[0]), expression=exp.Paren(this=divisor))
 
 
-def positive_remainder(args: Sequence[exp.Expression], ansi: bool) -> exp.Expression:
+def positive_remainder(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``pmod(a, n)``: ``a % n`` (by zero as ``%``), a negative remainder moved up by ``n``."""
     arity("pmod", list(args), 2)
     rest = remainder(args, ansi)
@@ -234,38 +214,3 @@ DIVISION_CALLS: dict[str, ModeBuilder] = {
     "mod": remainder,
     "pmod": positive_remainder,
 }
-
-#: A runtime error the query raised on purpose (``semantics.raise_error``): ``[CLASS] text``.
-_SPARK_ERROR = re.compile(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\] .*", re.DOTALL)
-#: DuckDB's integer overflow: ``Overflow in addition of INT32 (2147483647 + 1)!``.
-_OVERFLOW = re.compile(
-    r"Overflow in (addition|subtraction|multiplication|negation)(?: of (\w+) \(([^!]*)\))?[^!]*")
-#: DuckDB's decimal cast out of range, of a decimal or of an integer: the value shown as
-#: Spark shows it.
-_DECIMAL_RANGE = re.compile(
-    r'(?:Casting value "([^"]+)" to type|Could not cast value (\S+) to) DECIMAL\((\d+), ?(\d+)\)')
-_TRY = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
-#: Spark reports a tinyint or smallint ``+ - *`` overflowing under its own error class.
-_NARROW = ("INT8", "INT16")
-
-
-def spark_error(message: str) -> str | None:
-    """The error as Spark reports it, when the query failed on a value Spark rejects in
-    ANSI mode: one raised by the query itself keeps its text; DuckDB's decimal cast out of
-    range becomes Spark's ``NUMERIC_VALUE_OUT_OF_RANGE``; DuckDB's integer overflow
-    becomes Spark's ``ARITHMETIC_OVERFLOW`` (``BINARY_ARITHMETIC_OVERFLOW`` of a tinyint or
-    smallint operation). None for any other failure."""
-    if match := _SPARK_ERROR.search(message):
-        return match[0]
-    if match := _DECIMAL_RANGE.search(message):
-        return (f"[NUMERIC_VALUE_OUT_OF_RANGE] {match[1] or match[2]} cannot be represented as "
-                f"DECIMAL({match[3]},{match[4]}). {ANSI_HINT}")
-    if match := _OVERFLOW.search(message):
-        if match[2] in _NARROW and match[1] in _TRY:
-            return (f"[BINARY_ARITHMETIC_OVERFLOW] {match[3]} caused overflow. "
-                    f"Use `{_TRY[match[1]]}` to ignore overflow problem and return NULL.")
-        hint = f"Use '{_TRY[match[1]]}' to tolerate overflow and return NULL instead. " \
-            if match[1] in _TRY else ""
-        return (f"[ARITHMETIC_OVERFLOW] {match[0]}. {hint}If necessary set "
-                f'"spark.sql.ansi.enabled" (sparkwire: ansi) to false to bypass this error.')
-    return None

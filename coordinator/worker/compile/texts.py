@@ -17,12 +17,12 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.expressions import cast, duckdb_type, ident
-from sparkwire.coordinator.worker.semantics import call
+from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
+from sparkwire.coordinator.worker.compile.nodes import call, cast, ident
 from sparkwire.planner.logical import typenames
 
 
-def nested_text(value: exp.Expression, tree: typenames.TypeTree, depth: int = 0) -> exp.Expression:
+def nested_text(value: exp.Expr, tree: typenames.TypeTree, depth: int = 0) -> exp.Expr:
     """Spark's text of ``value`` of type ``tree``; NULL for NULL. ``depth`` names the lambda
     variables of nested arrays and maps apart."""
     if tree.kind == "array":
@@ -40,19 +40,19 @@ def nested_text(value: exp.Expression, tree: typenames.TypeTree, depth: int = 0)
     return cast(value, "VARCHAR")
 
 
-def _element_text(item: exp.Expression, tree: typenames.TypeTree, depth: int) -> exp.Expression:
+def _element_text(item: exp.Expr, tree: typenames.TypeTree, depth: int) -> exp.Expr:
     return _or_null(nested_text(item, tree, depth))
 
 
-def _entry_text(entry: exp.Expression, tree: typenames.TypeTree, depth: int) -> exp.Expression:
+def _entry_text(entry: exp.Expr, tree: typenames.TypeTree, depth: int) -> exp.Expr:
     key_type, value_type = tree.args
     key = nested_text(call("struct_extract", entry, "key"), key_type, depth)
     value = _or_null(nested_text(call("struct_extract", entry.copy(), "value"), value_type, depth))
     return _concat(key, exp.Literal.string(" -> "), value)
 
 
-def _joined(items: exp.Expression, tree: typenames.TypeTree, depth: int, opening: str, closing: str,
-            text_of: Callable[[exp.Expression, typenames.TypeTree, int], exp.Expression]) -> exp.Expression:
+def _joined(items: exp.Expr, tree: typenames.TypeTree, depth: int, opening: str, closing: str,
+            text_of: Callable[[exp.Expr, typenames.TypeTree, int], exp.Expr]) -> exp.Expr:
     """``opening || (each item's text, comma separated) || closing``, NULL for a NULL list."""
     name = f"__sparkwire_item{depth}"
     each = exp.Lambda(this=text_of(exp.Column(this=ident(name)), tree, depth + 1),
@@ -61,8 +61,8 @@ def _joined(items: exp.Expression, tree: typenames.TypeTree, depth: int, opening
     return _concat(exp.Literal.string(opening), texts, exp.Literal.string(closing))
 
 
-def _separated(parts: list[exp.Expression]) -> list[exp.Expression]:
-    separated: list[exp.Expression] = []
+def _separated(parts: list[exp.Expr]) -> list[exp.Expr]:
+    separated: list[exp.Expr] = []
     for part in parts:
         if separated:
             separated.append(exp.Literal.string(", "))
@@ -70,18 +70,18 @@ def _separated(parts: list[exp.Expression]) -> list[exp.Expression]:
     return separated
 
 
-def _or_null(text: exp.Expression) -> exp.Expression:
+def _or_null(text: exp.Expr) -> exp.Expr:
     return exp.Coalesce(this=text, expressions=[exp.Literal.string("null")])
 
 
-def _concat(*parts: exp.Expression) -> exp.Expression:
+def _concat(*parts: exp.Expr) -> exp.Expr:
     text = parts[0]
     for part in parts[1:]:
         text = exp.DPipe(this=text, expression=part, safe=False)
     return text
 
 
-def floating_text(value: exp.Expression) -> exp.Expression:
+def floating_text(value: exp.Expr) -> exp.Expr:
     """Java's ``Double.toString`` (or ``Float.toString``) from DuckDB's shortest text of
     ``|value|`` in its own type, which is plain (``10000000000.0``, ``0.0001``) or
     ``d[.ddd]e±NN``: the digits and the decimal exponent are taken from either form and

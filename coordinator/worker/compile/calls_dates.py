@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from collections.abc import Callable
-
-from sparkwire.coordinator.worker.expressions import CALLS, arity, cast, paren
-from sparkwire.coordinator.worker.templates import Builder, literal_text, over, template
-from sparkwire.coordinator.worker.zones import from_local, to_local
+from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder, arity, literal_text
+from sparkwire.coordinator.worker.compile.calls_core import CALLS
+from sparkwire.coordinator.worker.compile.nodes import cast, paren
+from sparkwire.coordinator.worker.compile.templates import over, template
+from sparkwire.coordinator.worker.compile.zones import from_local, to_local
 from sparkwire.planner.spark import datetime_patterns
 from sparkwire.planner.spark.timezones import check_time_zone
-
-ZoneBuilder = Callable[[list[exp.Expression], str], exp.Expression]
 
 _MONTHS = "(year(:a) * 12 + month(:a) - year(:b) * 12 - month(:b))"
 _SECONDS_IN_MONTH = "(day(:{x}) * 86400 + :s{x})"
@@ -39,7 +37,7 @@ _ROUNDED_8 = template("floor(:x * 1e8 + 0.5) / 1e8")  # Java's Math.round(x * 1e
 _MONTHS_BETWEEN_T = template(_MONTHS_BETWEEN)
 
 
-def _months_between(args: list[exp.Expression], zone: str) -> exp.Expression:
+def _months_between(args: list[exp.Expr], zone: str) -> exp.Expr:
     """Of two instants (the planner cast the operands), read in the session zone."""
     arity("months_between", args, 3)
     a, b, round_off = to_local(args[0], zone), to_local(args[1], zone), args[2]
@@ -50,18 +48,18 @@ def _months_between(args: list[exp.Expression], zone: str) -> exp.Expression:
     return months
 
 
-def _seconds_since_midnight(instant: exp.Expression, wall_clock: exp.Expression,
-                            zone: str) -> exp.Expression:
+def _seconds_since_midnight(instant: exp.Expr, wall_clock: exp.Expr,
+                            zone: str) -> exp.Expr:
     """Whole seconds from the instant of ``wall_clock``'s local midnight to ``instant``."""
     midnight = from_local(cast(cast(wall_clock, "DATE"), "TIMESTAMP"), zone)
     return _WHOLE_SECONDS(us=exp.Sub(this=_epoch_us(instant), expression=_epoch_us(midnight)))
 
 
-def _epoch_us(instant: exp.Expression) -> exp.Expression:
+def _epoch_us(instant: exp.Expr) -> exp.Expr:
     return exp.Anonymous(this="epoch_us", expressions=[cast(instant, "TIMESTAMPTZ")])
 
 
-def _date_format(args: list[exp.Expression]) -> exp.Expression:
+def _date_format(args: list[exp.Expr]) -> exp.Expr:
     arity("date_format", args, 2)
     pattern = datetime_patterns.strftime_pattern(literal_text(args[1], "date_format's pattern"))
     return exp.Anonymous(
@@ -69,7 +67,7 @@ def _date_format(args: list[exp.Expression]) -> exp.Expression:
     )
 
 
-def _parsed(text: exp.Expression, pattern: exp.Expression) -> exp.Expression:
+def _parsed(text: exp.Expr, pattern: exp.Expr) -> exp.Expr:
     """The wall clock ``text`` shows in Spark's ``pattern`` (``strptime``: unparsable text is
     an error, as in Spark's ANSI mode)."""
     wanted = datetime_patterns.strftime_pattern(literal_text(pattern, "the datetime pattern"),
@@ -82,7 +80,7 @@ def _parser(to: str) -> Builder:
     """``to_date``/``to_timestamp_ntz``: a cast without a pattern (the planner cast the
     operand as Spark does, ``planner.logical.local_time``), ``strptime`` with one."""
 
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         if len(args) == 1:
             return cast(args[0], to)
         arity(f"to_{to.lower()}", args, 2)
@@ -91,7 +89,7 @@ def _parser(to: str) -> Builder:
     return build
 
 
-def _to_instant(args: list[exp.Expression], zone: str) -> exp.Expression:
+def _to_instant(args: list[exp.Expr], zone: str) -> exp.Expr:
     """``to_timestamp``/``to_timestamp_ltz``: with a pattern, the wall clock parsed and made
     an instant in the session zone; without, the operand (the planner cast it)."""
     if len(args) == 1:
@@ -101,7 +99,7 @@ def _to_instant(args: list[exp.Expression], zone: str) -> exp.Expression:
 
 
 def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity("date truncation", args, 2)
         unit = units[literal_text(args[unit_at], "the unit").lower()]
         value = cast(args[1 - unit_at], to)
@@ -117,7 +115,7 @@ _TRUNCATE_WALL_CLOCK = _truncate("TIMESTAMP", 0, datetime_patterns.TIMESTAMP_UNI
 _KEEPING_OFFSET = frozenset({"day", "hour", "minute", "second", "millisecond", "microsecond"})
 
 
-def _date_trunc(args: list[exp.Expression], zone: str) -> exp.Expression:
+def _date_trunc(args: list[exp.Expr], zone: str) -> exp.Expr:
     """``date_trunc(unit, instant)`` as Spark truncates: the wall clock in the session zone
     truncated, and made an instant again. Up to a day, at the instant's own offset where
     that shows the truncated wall clock (01:30 standard time on a fall-back night truncates
@@ -140,7 +138,7 @@ def _zone_shift(direction: str) -> ZoneBuilder:
     tz)`` is the instant whose UTC wall clock is the wall clock ``ts`` shows in ``tz``;
     ``to_utc_timestamp(ts, tz)`` the instant at which ``tz`` shows ``ts``'s UTC wall clock."""
 
-    def build(args: list[exp.Expression], zone: str) -> exp.Expression:
+    def build(args: list[exp.Expr], zone: str) -> exp.Expr:
         arity(f"{direction}_utc_timestamp", args, 2)
         other = check_time_zone(literal_text(args[1], "the time zone"))
         if direction == "from":
@@ -150,7 +148,7 @@ def _zone_shift(direction: str) -> ZoneBuilder:
     return build
 
 
-def _epoch_seconds(instant: exp.Expression) -> exp.Expression:
+def _epoch_seconds(instant: exp.Expr) -> exp.Expr:
     """Whole seconds since the epoch, truncated toward zero as Spark's ``micros / 1000000``
     (Java's long division): 1960-01-01 00:00:00.000001 is -315619199. DuckDB's ``//`` of
     integers truncates the same way."""
@@ -160,7 +158,7 @@ def _epoch_seconds(instant: exp.Expression) -> exp.Expression:
 _WHOLE_SECONDS = template("CAST(:us AS BIGINT) // 1000000")
 
 
-def _unix_timestamp(args: list[exp.Expression], zone: str) -> exp.Expression:
+def _unix_timestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
     """``unix_timestamp(x)``: seconds of an instant (the planner cast a date or timestamp to
     one); ``unix_timestamp(s, pattern)``: of the wall clock ``s`` shows, in the session zone."""
     if len(args) == 1:
@@ -169,7 +167,7 @@ def _unix_timestamp(args: list[exp.Expression], zone: str) -> exp.Expression:
     return _epoch_seconds(from_local(_parsed(args[0], args[1]), zone))
 
 
-def _from_unixtime(args: list[exp.Expression], zone: str) -> exp.Expression:
+def _from_unixtime(args: list[exp.Expr], zone: str) -> exp.Expr:
     """``from_unixtime(seconds, pattern)``: the wall clock of that instant in the session
     zone, formatted."""
     arity("from_unixtime", args, 2)
@@ -177,12 +175,12 @@ def _from_unixtime(args: list[exp.Expression], zone: str) -> exp.Expression:
     return _date_format([to_local(instant, zone), args[1]])
 
 
-def _current_timezone(args: list[exp.Expression], zone: str) -> exp.Expression:
+def _current_timezone(args: list[exp.Expr], zone: str) -> exp.Expr:
     arity("current_timezone", args, 0)
     return exp.Literal.string(zone)
 
 
-def _next_day(args: list[exp.Expression]) -> exp.Expression:
+def _next_day(args: list[exp.Expr]) -> exp.Expr:
     arity("next_day", args, 2)
     day = datetime_patterns.iso_day(literal_text(args[1], "next_day's day"))
     return _NEXT_DAY(d=cast(args[0], "DATE"), n=exp.Literal.number(day))
@@ -192,19 +190,19 @@ _NEXT_DAY = template("CAST(:d + CAST((:n - isodow(:d) + 6) % 7 + 1 AS INTEGER) A
 
 
 def _part(name: str, operand: str) -> Builder:
-    def build(args: list[exp.Expression]) -> exp.Expression:
+    def build(args: list[exp.Expr]) -> exp.Expr:
         arity(name, args, 1)
         return exp.Anonymous(this=name, expressions=[cast(args[0], operand)])
 
     return build
 
 
-def _date_sub(args: list[exp.Expression]) -> exp.Expression:
+def _date_sub(args: list[exp.Expr]) -> exp.Expr:
     arity("date_sub", args, 2)
     return CALLS["date_add"]([args[0], exp.Neg(this=paren(args[1]))])
 
 
-def _pinned(args: list[exp.Expression]) -> exp.Expression:
+def _pinned(args: list[exp.Expr]) -> exp.Expr:
     """``current_date``/``current_timestamp``: the instant the planner read."""
     arity("current date or time", args, 1)
     return args[0]

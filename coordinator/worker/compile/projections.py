@@ -1,0 +1,23 @@
+"""Row-wise operators: ``Filter`` (``WHERE``) and ``Project`` (named expressions), each one
+``SELECT`` over its input."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.compile.context import Context, unique_names
+from sparkwire.coordinator.worker.compile.nodes import select_from, star_from
+from sparkwire.planner.logical.plan import Filter, Project
+
+__all__ = ["filter_rows", "project"]
+
+
+def filter_rows(ctx: Context, op: Filter) -> exp.Select:
+    source = ctx.input(op.input)
+    return star_from(source).where(ctx.expr(op.predicate), copy=False)
+
+
+def project(ctx: Context, op: Project) -> exp.Select:
+    unique_names((c.name for c in op.columns), "project")
+    source = ctx.input(op.input)
+    return select_from(map(ctx.named, op.columns), source)
