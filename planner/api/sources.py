@@ -14,7 +14,7 @@ from sparkwire.planner.spark import hive
 from sparkwire.planner.logical.analyzer import Attribute
 from sparkwire.planner.api.dataframe import DataFrame, check_names
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.api.executor import Executor
+from sparkwire.planner.api.executor import Executor, View
 from sparkwire.planner.spark.parquet_meta import file_info, list_parquet_files
 from sparkwire.planner.logical.plan import FileSplit, ParquetScan
 from sparkwire.planner.api.io import read_csv, read_json
@@ -116,9 +116,9 @@ def create_dataframe(
     return DataFrame(source, _attributes(table.schema), executor)
 
 
-def sql_dataframe(executor: Executor, text: str, views: Mapping[str, DataFrame]) -> DataFrame:
+def sql_dataframe(executor: Executor, text: str, views: Mapping[str, View]) -> DataFrame:
     """``session.sql``: the query's plan, built by the SQL front end over the views."""
-    relation = sql_relation(text, {name: df.relation for name, df in views.items()})
+    relation = sql_relation(text, {name: view.relation for name, view in views.items()})
     return DataFrame(relation.plan, relation.attrs, executor)
 
 
