@@ -20,15 +20,14 @@ from sparkwire.planner.api.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.api.grouped import GroupKeys
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical import types
-from sparkwire.planner.logical.analyzer import Attribute, Scope, check_unique
-from sparkwire.planner.logical.expressions import AggCall, Expr, NamedExpr, Ref, SortKey
+from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
+from sparkwire.planner.logical.analyzer import Attribute, Scope
+from sparkwire.planner.logical.expressions import Expr, SortKey
 from sparkwire.planner.logical.expressions import Column as ColumnRef
 from sparkwire.planner.logical.generate import generate
-from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, Sort
+from sparkwire.planner.logical.plan import Filter, Limit, Sort
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.tree import has_aggregate, has_window, transform, walk
-from sparkwire.planner.logical.typed import spark_typed
+from sparkwire.planner.logical.tree import has_aggregate, has_window
 
 
 class FrameTransformations(Frame):
@@ -186,54 +185,32 @@ class FrameTransformations(Frame):
 
     def _aggregate(self, keys: GroupKeys, exprs: Iterable[object]) -> Self:
         """Each aggregate is an expression over aggregate calls (of input columns) and
-        group keys (by name), e.g. ``F.sum("a") / F.count("*")``."""
-        items = F.flatten_arguments(tuple(exprs))
-        if not items:
+        group keys (by name), e.g. ``F.sum("a") / F.count("*")``, computed by the
+        ``Aggregate`` under its name (``planner.logical.aggregation``)."""
+        columns = [F.to_column(item) for item in F.flatten_arguments(tuple(exprs))]
+        if not columns:
             raise AnalysisError("agg needs at least one aggregate expression")
-        scope = self._scope
-        key_items = tuple(NamedExpr(name=name, expr=expr) for name, expr in keys)
-        key_attrs = []
-        for name, expr in keys:
-            ref = scope.attribute_of(expr)
-            origins = ref.origins if ref is not None and ref.name == name else frozenset()
-            key_attrs.append(Attribute(name, name, scope.type_of(expr), None, origins))
-        key_scope = Scope(key_attrs)
-        aggregates = []
-        for item in items:
-            col = F.to_column(item)
+        for col in columns:
             if has_window(col.expr):
                 raise window_not_supported(col, "agg")
             if not has_aggregate(col.expr):
                 raise AnalysisError(
                     f"{col.output_name!r} is not an aggregate expression; use F.sum, F.count, ..."
                 )
-            for node in walk(col.expr):
-                if isinstance(node, AggCall) and node.arg is not None and has_aggregate(node.arg):
-                    raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
+        scope = self._scope
+        aggregation = analyze_aggregate(
+            self.relation, [_group_key(scope, name, expr) for name, expr in keys],
+            [(col.output_name, col.expr) for col in columns], keys_by="name",
+        )
+        return self._derive(aggregation.relation.plan, aggregation.relation.attrs)
 
-            def resolve(node: Expr) -> Expr | None:
-                if isinstance(node, AggCall):
-                    arg = None if node.arg is None else scope.resolve(node.arg)
-                    return node.model_copy(update={"arg": arg})
-                if isinstance(node, ColumnRef | Ref):
-                    try:
-                        return key_scope.resolve(node)
-                    except AnalysisError:
-                        raise AnalysisError(
-                            f"column {node.name!r} in {col.output_name!r} is neither grouped nor "
-                            f"aggregated; group keys: {', '.join(n for n, _ in keys) or '(none)'}"
-                        ) from None
-                return None
 
-            aggregates.append(NamedExpr(name=col.output_name, expr=transform(col.expr, resolve)))
-        check_unique([*(k.name for k in key_items), *(a.name for a in aggregates)])
-        agg_types = {**scope.types, **key_scope.types}
-        aggregates = [a.model_copy(update={"expr": spark_typed(a.expr, agg_types)}) for a in aggregates]
-        attrs = [*key_attrs, *(
-            Attribute(a.name, a.name, types.infer(a.expr, agg_types)) for a in aggregates
-        )]
-        plan = Aggregate(input=self._plan, keys=key_items, aggregates=tuple(aggregates))
-        return self._derive(plan, attrs)
+def _group_key(scope: Scope, name: str, expr: Expr) -> GroupKey:
+    """A key under its ``groupBy`` name; a column passed through under its own name stays
+    reachable from the DataFrames it came through (``df["k"]`` after ``agg``)."""
+    ref = scope.attribute_of(expr)
+    origins = ref.origins if ref is not None and ref.name == name else frozenset()
+    return GroupKey(expr, Attribute(name, name, scope.type_of(expr), None, origins))
 
 
 def _is_star(item: object) -> bool:
