@@ -84,23 +84,23 @@ def analyze_aggregate(
     column_types = {**input_scope.types, **key_scope.types}
     calls: dict[AggCall, str] = {}
 
-    def rewrite(expr: Expr, what: str, late: Collection[str] = ()) -> Expr:
+    def rewrite(expr: Expr, what: str, joined: Collection[str] = ()) -> Expr:
+        """``expr`` over the keys and calls; ``joined`` columns pass as they are."""
         _check_not_nested(expr)
         if keys_by == "name":
-            over = spark_typed(_by_name(expr, what, input_scope, key_scope, late), column_types)
+            over = spark_typed(_by_name(expr, what, input_scope, key_scope, joined), column_types)
         else:
-            over = _by_expression(expr, what, keys, late)
-        if fresh_names is None:
-            return over
-        return _split_calls(over, calls, fresh_names)
+            over = _by_expression(expr, what, keys, joined)
+        return over if fresh_names is None else _split_calls(over, calls, fresh_names)
 
     rewritten = tuple((name, rewrite(expr, repr(name))) for name, expr in outputs)
     condition = None if having is None else rewrite(having, "HAVING", late)
-    if fresh_names is None:
+    if fresh_names is None:  # the Aggregate computes each output, under its name
         aggregates = tuple(NamedExpr(name=name, expr=expr) for name, expr in rewritten)
-        rewritten = tuple((name, Column(name=name)) for name, _ in rewritten)
-    else:
+        results = tuple((name, Column(name=name)) for name, _ in rewritten)
+    else:  # the Aggregate computes each call; the outputs are projected over them
         aggregates = tuple(NamedExpr(name=name, expr=call) for call, name in calls.items())
+        results = rewritten
     check_unique([*(k.attr.internal for k in keys), *(a.name for a in aggregates)])
     plan = Aggregate(
         input=relation.plan,
@@ -109,7 +109,7 @@ def analyze_aggregate(
     )
     attrs = (*(k.attr for k in keys),
              *(Attribute(a.name, a.name, types.infer(a.expr, column_types)) for a in aggregates))
-    return Aggregation(Relation(plan, attrs), rewritten, condition)
+    return Aggregation(Relation(plan, attrs), results, condition)
 
 
 def _check_not_nested(expr: Expr) -> None:
