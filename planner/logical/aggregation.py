@@ -95,6 +95,7 @@ def analyze_aggregate(
 
     rewritten = tuple((name, rewrite(expr, repr(name))) for name, expr in outputs)
     condition = None if having is None else rewrite(having, "HAVING", late)
+    results: tuple[tuple[str, Expr], ...]
     if fresh_names is None:  # the Aggregate computes each output, under its name
         aggregates = tuple(NamedExpr(name=name, expr=expr) for name, expr in rewritten)
         results = tuple((name, Column(name=name)) for name, _ in rewritten)
