@@ -33,6 +33,7 @@ from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.runtime_config import RuntimeConfig
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.executor import View
 from sparkwire.planner.api.sources import DataFrameReader, create_dataframe, range_dataframe, sql_dataframe
 from sparkwire.planner.logical.expressions import AggCall, NamedExpr
 from sparkwire.planner.pipeline import plan_on
@@ -89,7 +90,7 @@ class Session(Closeable):
         self.progress = progress
         self._last: QueryResult | None = None
         self._sources: list[str] = []
-        self._views: dict[str, DataFrame] = {}
+        self._views: dict[str, View] = {}
         self._caches: dict[Operator, _Cache] = {}
         self._exchange: Path | None = None
         self._closed = False
@@ -189,8 +190,8 @@ class Session(Closeable):
             except SparkwireError:
                 pass  # a worker gone took its chunks with it
 
-    def register_view(self, name: str, df: DataFrame) -> None:
-        self._views[name.casefold()] = df
+    def register_view(self, name: str, view: View) -> None:
+        self._views[name.casefold()] = view
 
     def execute(self, plan: StagedPlan) -> QueryResult:
         result = self._coordinator.execute(plan, self.progress)

@@ -3,12 +3,16 @@
 Analysis happens as a DataFrame (or, later, a SQL statement) is built, in
 ``planner.logical.analyzer``; this module runs the rest: the ordered rewrites of
 ``planner.optimizer.rules.RULES``, then ``planner.physical.stages.plan_stages``.
+
+What planning needs from the session that will run a plan is ``PlanSettings``, stated here
+in the pipeline's own terms: the pipeline sits below the API, whose ``Executor`` (the
+coordinator's Session) is one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH
@@ -19,8 +23,37 @@ from sparkwire.planner.optimizer.rules import optimize
 from sparkwire.planner.physical.stages import plan_stages
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE
 
-if TYPE_CHECKING:
-    from sparkwire.planner.api.executor import Executor
+
+class PlanSettings(Protocol):
+    """The session's settings a plan is cut by and carries to every task."""
+
+    @property
+    def workers(self) -> int:
+        """Cluster size; task and partition counts are derived from it."""
+
+    @property
+    def broadcast_threshold(self) -> int:
+        """A join side estimated at most this many bytes is broadcast."""
+
+    @property
+    def range_sort_rows(self) -> int:
+        """A full sort of at least this many (estimated) rows is range-partitioned; 0 never."""
+
+    @property
+    def task_bytes(self) -> int:
+        """Bytes of scanned columns per scan task; a query reading at most this is one
+        stage; 0: two scan tasks per worker and never one stage."""
+
+    @property
+    def ansi(self) -> bool:
+        """Spark's ANSI mode (``spark.sql.ansi.enabled``): errors for division by zero,
+        overflow and invalid casts; off, NULL. Carried to workers in the plan."""
+
+    @property
+    def time_zone(self) -> str:
+        """Spark's session time zone (``spark.sql.session.timeZone``, ``planner.spark.timezones``):
+        naive timestamps given to ``createDataFrame`` are wall clocks there; carried to
+        workers in the plan."""
 
 
 def plan_query(
@@ -42,9 +75,9 @@ def plan_query(
     return staged.model_copy(update={"ansi": ansi, "time_zone": time_zone})
 
 
-def plan_on(executor: Executor, plan: Operator, columns: Sequence[str]) -> StagedPlan:
+def plan_on(session: PlanSettings, plan: Operator, columns: Sequence[str]) -> StagedPlan:
     """``plan_query`` with every setting from the session that will run the plan, so a
     query, a cache and a write all run in the session's ANSI mode and time zone."""
-    return plan_query(plan, columns, executor.workers, executor.broadcast_threshold,
-                      executor.range_sort_rows, executor.task_bytes, executor.ansi,
-                      executor.time_zone)
+    return plan_query(plan, columns, session.workers, session.broadcast_threshold,
+                      session.range_sort_rows, session.task_bytes, session.ansi,
+                      session.time_zone)

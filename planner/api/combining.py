@@ -1,33 +1,32 @@
-"""Joins and set operations of ``DataFrame``, kept out of ``planner.api.dataframe`` so it stays
-one job: each resolves both sides' attributes (``planner.logical.analyzer``) and derives the new
-frame; ``join(other, ["k"])`` also shapes its output as PySpark does (each key once).
+"""Joins and set operations of ``DataFrame``, a layer of their own (``planner.api.frame``): each
+resolves both sides' attributes (``planner.logical.analyzer``) and derives the new frame;
+``join(other, ["k"])`` also shapes its output as PySpark does (each key once). The other
+side is a frame of the same class (``Self``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Self
 
-from sparkwire.planner.logical.analyzer import JoinOn, analyze_join, analyze_set_operation, join_type
-from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import AggCall, Call, Expr, NamedExpr
 from sparkwire.planner.api.functions import Column
+from sparkwire.planner.api.transformations import FrameTransformations
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.analyzer import JoinOn, analyze_join, analyze_set_operation, join_type
+from sparkwire.planner.logical.expressions import AggCall, Call, Expr, NamedExpr
 from sparkwire.planner.logical.plan import Aggregate, JoinType
-
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
 
 SetKind = Literal["union", "intersect", "except"]
 
 
-class FrameCombining:
-    """Mixed into ``DataFrame``."""
+class FrameCombining(FrameTransformations):
+    """A layer of ``DataFrame`` (``planner.api.frame``)."""
 
     __slots__ = ()
 
     def join(
-        self: DataFrame, other: DataFrame, on: JoinOn = None, how: str | None = None,
-    ) -> DataFrame:
+        self, other: Self, on: JoinOn = None, how: str | None = None,
+    ) -> Self:
         """PySpark's ``join``: ``on`` is a column name or a list of them (the key appears
         once in the output), a Column condition or a list of them (ANDed), or None (a cross
         join); ``how`` takes PySpark's names (``inner``, ``left``/``left_outer``,
@@ -38,8 +37,9 @@ class FrameCombining:
         names = [on] if isinstance(on, str) else on
         if isinstance(names, list | tuple) and names and all(isinstance(n, str) for n in names):
             return self._using_join(other, list(names), kind)
-        conditions = [on] if isinstance(on, Column) else list(on or [])
-        if not all(isinstance(c, Column) for c in conditions):
+        given = [on] if isinstance(on, Column) else list(on or [])
+        conditions = [c for c in given if isinstance(c, Column)]
+        if len(conditions) != len(given):
             raise AnalysisError("join's on takes column names or Column conditions, not a mix")
         condition = None
         for c in conditions:
@@ -50,10 +50,10 @@ class FrameCombining:
                                    condition)
         return self._derive(plan, attrs)
 
-    def crossJoin(self: DataFrame, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+    def crossJoin(self, other: Self) -> Self:  # noqa: N802 - PySpark's name
         return self.join(other, how="cross")
 
-    def _using_join(self: DataFrame, other: DataFrame, names: list[str], kind: JoinType) -> DataFrame:
+    def _using_join(self, other: Self, names: list[str], kind: JoinType) -> Self:
         """``join(other, ["k"])``: equality on same-named columns, each key once in the
         output (for a full join, the non-null of the two), then the rest of each side."""
         left_keys = [self._scope.lookup(n) for n in names]
@@ -71,7 +71,8 @@ class FrameCombining:
         for lk, rk in zip(left_keys, right_keys, strict=True):
             left = left_attrs[self._attrs.index(lk)].column
             right = right_attrs[other._attrs.index(rk)].column
-            key = {"right": right, "full": Call(fn="coalesce", args=(left, right))}.get(kind, left)
+            by_kind: dict[str, Expr] = {"right": right, "full": Call(fn="coalesce", args=(left, right))}
+            key = by_kind.get(kind, left)
             outputs.append((lk.name, key))
         for mine, joined_side, keys in ((self._attrs, left_attrs, left_keys),
                                         (other._attrs, right_attrs, right_keys)):
@@ -79,13 +80,13 @@ class FrameCombining:
                            if original not in keys)
         return joined._project(outputs)
 
-    def union(self: DataFrame, other: DataFrame) -> DataFrame:
+    def union(self, other: Self) -> Self:
         """Rows of both, by position, duplicates kept (PySpark's ``union``, SQL's UNION ALL)."""
         return self._set_operation(other, "union", all_=True)
 
     unionAll = union  # noqa: N815 - PySpark's name
 
-    def unionByName(self: DataFrame, other: DataFrame, allowMissingColumns: bool = False) -> DataFrame:  # noqa: N802,N803
+    def unionByName(self, other: Self, allowMissingColumns: bool = False) -> Self:  # noqa: N802,N803
         """Rows of both, matching columns by name (in any case)."""
         if allowMissingColumns:
             raise AnalysisError("unionByName(allowMissingColumns=True) is not supported by sparkwire")
@@ -96,25 +97,25 @@ class FrameCombining:
         reordered = other.select(*[other._scope.lookup(a.name).name for a in self._attrs])
         return self.union(reordered)
 
-    def intersect(self: DataFrame, other: DataFrame) -> DataFrame:
+    def intersect(self, other: Self) -> Self:
         """Distinct rows present in both (NULLs compare equal)."""
         return self._set_operation(other, "intersect", all_=False)
 
-    def intersectAll(self: DataFrame, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+    def intersectAll(self, other: Self) -> Self:  # noqa: N802 - PySpark's name
         return self._set_operation(other, "intersect", all_=True)
 
-    def subtract(self: DataFrame, other: DataFrame) -> DataFrame:
+    def subtract(self, other: Self) -> Self:
         """Distinct rows of this one not in ``other`` (SQL's EXCEPT)."""
         return self._set_operation(other, "except", all_=False)
 
-    def exceptAll(self: DataFrame, other: DataFrame) -> DataFrame:  # noqa: N802 - PySpark's name
+    def exceptAll(self, other: Self) -> Self:  # noqa: N802 - PySpark's name
         return self._set_operation(other, "except", all_=True)
 
-    def distinct(self: DataFrame) -> DataFrame:
+    def distinct(self) -> Self:
         keys = tuple(NamedExpr(name=a.internal, expr=a.column) for a in self._attrs)
         return self._derive(Aggregate(input=self._plan, keys=keys, aggregates=()), self._attrs)
 
-    def dropDuplicates(self: DataFrame, subset: Sequence[str] | None = None) -> DataFrame:  # noqa: N802
+    def dropDuplicates(self, subset: Sequence[str] | None = None) -> Self:  # noqa: N802
         """One row per distinct ``subset`` (all columns when None); which row is kept is
         unspecified, as in Spark."""
         if subset is None:
@@ -131,7 +132,7 @@ class FrameCombining:
 
     drop_duplicates = dropDuplicates
 
-    def _set_operation(self: DataFrame, other: DataFrame, kind: SetKind, all_: bool) -> DataFrame:
+    def _set_operation(self, other: Self, kind: SetKind, all_: bool) -> Self:
         if not isinstance(other, FrameCombining):
             raise AnalysisError(f"{kind} takes a DataFrame, got {type(other).__name__}")
         plan, attrs = analyze_set_operation(self._plan, self._attrs, other._plan, other._attrs,

@@ -28,34 +28,35 @@ import decimal
 import math
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from sparkwire.planner.logical.analyzer import Attribute
+from sparkwire.planner.api.actions import FrameActions
+from sparkwire.planner.api.frame import Frame
+from sparkwire.planner.api.relations import local_relation
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.analyzer import Attribute
 from sparkwire.planner.logical.expressions import AggCall, Call, Expr, NamedExpr
 from sparkwire.planner.logical.plan import Aggregate
 
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
+#: The frame described, whose statistics come back as a frame of its class (``planner.api.frame``).
+FrameT = TypeVar("FrameT", bound=FrameActions)
 
 DESCRIBE = ("count", "mean", "stddev", "min", "max")
 SUMMARY = ("count", "mean", "stddev", "min", "25%", "50%", "75%", "max")
 _PERCENTILE = re.compile(r"(\d+(?:\.\d+)?)%")
 
 
-def describe(df: DataFrame, cols: Sequence[str]) -> DataFrame:
+def describe(df: FrameT, cols: Sequence[str]) -> FrameT:
     return _statistics(df, _columns(df, cols), DESCRIBE)
 
 
-def summary(df: DataFrame, statistics: Sequence[str]) -> DataFrame:
+def summary(df: FrameT, statistics: Sequence[str]) -> FrameT:
     return _statistics(df, _columns(df, ()), tuple(statistics) or SUMMARY)
 
 
-def _columns(df: DataFrame, cols: Sequence[str]) -> list[Attribute]:
-    if len(cols) == 1 and isinstance(cols[0], list | tuple):
-        cols = cols[0]
+def _columns(df: Frame, cols: Sequence[str]) -> list[Attribute]:
     if cols:
         return [df._scope.lookup(c) for c in cols]
     return [a for a in df._attrs if _numeric(a.type) or pa.types.is_string(a.type)]
@@ -93,11 +94,9 @@ def _call(statistic: str, attr: Attribute) -> AggCall:
     return AggCall(fn="quantile", arg=_as_number(attr), fraction=float(match[1]) / 100)
 
 
-def _statistics(df: DataFrame, attrs: list[Attribute], statistics: tuple[str, ...]) -> DataFrame:
-    # describe is reached from DataFrame, which the sources import: import at call time
-    from sparkwire.planner.api.dataframe import DataFrame
-    from sparkwire.planner.api.sources import create_dataframe
-
+def _statistics(df: FrameT, attrs: list[Attribute], statistics: tuple[str, ...]) -> FrameT:
+    """One aggregate query computes every statistic now; its row becomes a local table,
+    returned as a frame of ``df``'s class on its executor."""
     if not all(isinstance(s, str) for s in statistics):
         raise AnalysisError("statistics are names such as 'count' or '25%'")
     if any(a.name.casefold() == "summary" for a in attrs):
@@ -110,12 +109,13 @@ def _statistics(df: DataFrame, attrs: list[Attribute], statistics: tuple[str, ..
         )
         plan = Aggregate(input=df._plan, keys=(), aggregates=calls)
         typed = [Attribute(c.name, c.name, df._scope.type_of(c.expr)) for c in calls]
-        row = DataFrame(plan, typed, df._executor).toArrow().to_pylist()[0]
+        row = df._derive(plan, typed).toArrow().to_pylist()[0]
         for i in range(len(attrs)):
             values[i] = [spark_string(row[f"s{j}_{i}"]) for j in range(len(statistics))]
     table = pa.table({"summary": pa.array(list(statistics), pa.string()),
                       **{a.name: pa.array(v, pa.string()) for a, v in zip(attrs, values, strict=True)}})
-    return create_dataframe(df._executor, table)
+    result = local_relation(df._executor, table)
+    return df._derive(result.plan, result.attrs)
 
 
 def spark_string(value: Any) -> str | None:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import pyarrow as pa
 
+from sparkwire.planner.logical.analyzer import Relation
 from sparkwire.planner.logical.plan import CachedSource, LocalSource, Operator
 from sparkwire.planner.logical.staged import StagedPlan
-
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.pipeline import PlanSettings
 
 
 class ResultStream(Protocol):
@@ -43,37 +42,21 @@ class ResultStream(Protocol):
     ) -> bool | None: ...
 
 
-class Executor(Protocol):
-    @property
-    def workers(self) -> int:
-        """Cluster size; task and partition counts are derived from it."""
+class View(Protocol):
+    """What a temporary view keeps of a DataFrame: its plan and attributes, as SQL reads
+    them (``planner.sql``). A DataFrame is one; stating only this keeps the executor's
+    contract below the DataFrame."""
 
     @property
-    def broadcast_threshold(self) -> int:
-        """A join side estimated at most this many bytes is broadcast."""
+    def relation(self) -> Relation: ...
 
-    @property
-    def range_sort_rows(self) -> int:
-        """A full sort of at least this many (estimated) rows is range-partitioned; 0 never."""
 
-    @property
-    def task_bytes(self) -> int:
-        """Bytes of scanned columns per scan task; a query reading at most this is one
-        stage; 0: two scan tasks per worker and never one stage."""
+class Executor(PlanSettings, Protocol):
+    """A session that runs plans: the settings planning reads (``planner.pipeline``), and
+    what DataFrames ask of it (temporary views, local tables, running a plan, caches)."""
 
-    @property
-    def ansi(self) -> bool:
-        """Spark's ANSI mode (``spark.sql.ansi.enabled``): errors for division by zero,
-        overflow and invalid casts; off, NULL. Carried to workers in the plan."""
-
-    @property
-    def time_zone(self) -> str:
-        """Spark's session time zone (``spark.sql.session.timeZone``, ``planner.spark.timezones``):
-        naive timestamps given to ``createDataFrame`` are wall clocks there; carried to
-        workers in the plan."""
-
-    def register_view(self, name: str, df: DataFrame) -> None:
-        """Keep ``df`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
+    def register_view(self, name: str, view: View) -> None:
+        """Keep ``view`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
 
     def register_local(self, table: pa.Table) -> LocalSource:
         """Keep ``table`` for the queries that read it, choosing how it is chunked."""

@@ -1,48 +1,67 @@
-"""``df.groupBy(...)``: the grouping keys waiting for their aggregates."""
+"""``df.groupBy(...)``: the grouping keys waiting for their aggregates.
+
+``GroupedData`` sits below ``DataFrame``, which makes it, so it states what it asks of its
+frame as a protocol (``Groupable``) and is generic in the frame's class: ``agg`` returns a
+frame of the class that was grouped.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from sparkwire.planner.api import functions as F
-from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.api.functions import Column, ColumnOrName
-from sparkwire.planner.api.pivot import dict_aggregates, pivot_values, pivoted
+from sparkwire.planner.api.pivot import PivotSource, dict_aggregates, pivot_values, pivoted
 from sparkwire.planner.api.pyspark_names import GROUPED_DATA
 from sparkwire.planner.api.unsupported import missing_attribute
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.analyzer import Scope
+from sparkwire.planner.logical.expressions import Expr
 
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
+#: A group key: its name and its expression, resolved against the frame's columns.
+GroupKeys = tuple[tuple[str, Expr], ...]
 
 
-class GroupedData:
+class Groupable(PivotSource, Protocol):
+    """What ``GroupedData`` asks of its frame: the aggregation that finishes it
+    (``planner.api.transformations``), its columns to type pivoted aggregates by, and the
+    query for the distinct pivot values."""
+
+    @property
+    def _scope(self) -> Scope: ...
+
+    def _aggregate(self, keys: GroupKeys, exprs: Iterable[object]) -> Self: ...
+
+
+FrameT = TypeVar("FrameT", bound=Groupable)
+
+
+class GroupedData(Generic[FrameT]):
     """``df.groupBy(...)``: finish with ``agg`` or a shortcut; ``pivot`` first to spread
     one column's values into columns (``planner.api.pivot``)."""
 
     __slots__ = ("_df", "_keys", "_pivot")
 
-    def __init__(self, df: DataFrame, keys: tuple[tuple[str, Expr], ...],
+    def __init__(self, df: FrameT, keys: GroupKeys,
                  pivot: tuple[Expr, tuple[Any, ...]] | None = None) -> None:
         self._df = df
         self._keys = keys
         self._pivot = pivot
 
-    def agg(self, *exprs: Column | Sequence[Column] | Mapping[str, str]) -> DataFrame:
+    def agg(self, *exprs: Column | Sequence[Column] | Mapping[str, str]) -> FrameT:
         """Aggregate columns, or one dict ``{"column": "function"}`` (Spark's names)."""
         if len(exprs) == 1 and isinstance(exprs[0], Mapping):
             exprs = tuple(dict_aggregates(exprs[0]))
         if self._pivot is not None:
             column, values = self._pivot
-            flat = exprs[0] if len(exprs) == 1 and isinstance(exprs[0], list | tuple) else exprs
-            columns = [F.to_column(c) for c in flat]
+            columns = [F.to_column(c) for c in F.flatten_arguments(exprs)]
             scope = self._df._scope
             result_types = [scope.type_of(scope.resolve(c.expr)) for c in columns]
             exprs = tuple(pivoted(column, values, columns, result_types))
         return self._df._aggregate(self._keys, exprs)
 
-    def pivot(self, pivot_col: ColumnOrName, values: Sequence[Any] | None = None) -> GroupedData:
+    def pivot(self, pivot_col: ColumnOrName, values: Sequence[Any] | None = None) -> GroupedData[FrameT]:
         """Spread ``pivot_col``'s values (``values``, or its distinct values, computed now
         and sorted) into one column each (per aggregate)."""
         if self._pivot is not None:
@@ -55,26 +74,26 @@ class GroupedData:
         # Only called for missing attributes: PySpark's GroupedData methods sparkwire lacks.
         raise missing_attribute("GroupedData", name, GROUPED_DATA)
 
-    def count(self) -> DataFrame:
+    def count(self) -> FrameT:
         if self._pivot is not None:
             return self.agg(F.count("*"))  # named by the pivot values
         return self.agg(F.count("*").alias("count"))
 
-    def sum(self, *cols: str) -> DataFrame:
+    def sum(self, *cols: str) -> FrameT:
         return self._each(F.sum, cols)
 
-    def avg(self, *cols: str) -> DataFrame:
+    def avg(self, *cols: str) -> FrameT:
         return self._each(F.avg, cols)
 
     mean = avg
 
-    def min(self, *cols: str) -> DataFrame:
+    def min(self, *cols: str) -> FrameT:
         return self._each(F.min, cols)
 
-    def max(self, *cols: str) -> DataFrame:
+    def max(self, *cols: str) -> FrameT:
         return self._each(F.max, cols)
 
-    def _each(self, fn: Callable[[str], Column], cols: tuple[str, ...]) -> DataFrame:
+    def _each(self, fn: Callable[[str], Column], cols: tuple[str, ...]) -> FrameT:
         if not cols:
             raise AnalysisError("name the columns to aggregate, e.g. .sum('price')")
         return self.agg(*(fn(c) for c in cols))

@@ -50,23 +50,21 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
 from sparkwire.planner.logical import types
 from sparkwire.planner.spark import hive
-from sparkwire.planner.logical.analyzer import Attribute, with_result_types
+from sparkwire.planner.api.frame import Frame
+from sparkwire.planner.api.relations import scan_relation
+from sparkwire.planner.logical.analyzer import Relation, with_result_types
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.spark.json_schema import infer_records
 from sparkwire.planner.spark.timezones import INSTANT
 from sparkwire.planner.pipeline import plan_on
-from sparkwire.planner.logical.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite, TextScan
+from sparkwire.planner.logical.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite
 from sparkwire.planner.api.schemas import arrow_schema
-
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
-    from sparkwire.planner.api.executor import Executor
 
 _INT = re.compile(r"[+-]?\d+")
 _DOUBLE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(NaN|Infinity)")
@@ -103,8 +101,8 @@ def _files_under(path: str) -> Iterator[str]:
 
 
 # -- CSV ---------------------------------------------------------------------------------
-def read_csv(executor: Executor, paths: Sequence[str | os.PathLike[str]], *, header: bool,
-             infer_schema: bool, schema: Any, sep: str) -> DataFrame:
+def read_csv(paths: Sequence[str | os.PathLike[str]], *, header: bool, infer_schema: bool,
+             schema: Any, sep: str) -> Relation:
     if not isinstance(sep, str) or len(sep) != 1 or sep in '\r\n"\\':
         raise AnalysisError(f"sep must be one character other than a quote, backslash or newline, got {sep!r}")
     files = text_files(paths)
@@ -121,8 +119,7 @@ def read_csv(executor: Executor, paths: Sequence[str | os.PathLike[str]], *, hea
         column_types = [_csv_column_type(rows, i) if infer_schema else pa.string()
                         for i in range(len(names))]
         target = pa.schema([pa.field(n, t) for n, t in zip(names, column_types, strict=True)])
-    scan = CsvScan(header=header, sep=sep, **_scan_fields(files, target))
-    return _frame(executor, scan, target)
+    return scan_relation(CsvScan(header=header, sep=sep, **_scan_fields(files, target)), target)
 
 
 def _csv_reader(file: str, sep: str) -> Iterator[list[str]]:
@@ -189,8 +186,8 @@ def _widen(a: pa.DataType | None, b: pa.DataType | None) -> pa.DataType | None:
 
 
 # -- JSON ------------------------------------------------------------------------------------
-def read_json(executor: Executor, paths: Sequence[str | os.PathLike[str]], schema: Any,
-              multiline: bool = False) -> DataFrame:
+def read_json(paths: Sequence[str | os.PathLike[str]], schema: Any,
+              multiline: bool = False) -> Relation:
     files = text_files(paths)
     if schema is not None:
         target = arrow_schema(schema)
@@ -200,8 +197,7 @@ def read_json(executor: Executor, paths: Sequence[str | os.PathLike[str]], schem
         if inferred is None:
             raise AnalysisError(f"no JSON fields in {', '.join(files)}")
         target = inferred
-    scan = JsonScan(multiline=multiline, **_scan_fields(files, target))
-    return _frame(executor, scan, target)
+    return scan_relation(JsonScan(multiline=multiline, **_scan_fields(files, target)), target)
 
 
 def _json_lines(files: list[str]) -> Iterator[dict[str, Any]]:
@@ -248,13 +244,6 @@ def _scan_fields(files: list[str], schema: pa.Schema) -> dict[str, Any]:
             "schema_types": tuple(type_names), "columns": names}
 
 
-def _frame(executor: Executor, scan: TextScan, schema: pa.Schema) -> DataFrame:
-    from sparkwire.planner.api.dataframe import DataFrame, check_names
-
-    check_names(schema.names)
-    return DataFrame(scan, [Attribute(f.name, f.name, f.type) for f in schema], executor)
-
-
 # -- writing ---------------------------------------------------------------------------------
 _MODES = {"error": "error", "errorifexists": "error", "default": "error", "append": "append",
           "overwrite": "overwrite", "ignore": "ignore"}
@@ -265,7 +254,7 @@ class DataFrameWriter:
 
     __slots__ = ("_df", "_mode", "_partition_by")
 
-    def __init__(self, df: DataFrame, mode: str = "error", partition_by: tuple[str, ...] = ()) -> None:
+    def __init__(self, df: Frame, mode: str = "error", partition_by: tuple[str, ...] = ()) -> None:
         self._df = df
         self._mode = mode
         self._partition_by = partition_by
@@ -302,7 +291,7 @@ def _names(cols: Sequence[str | list[str]]) -> tuple[str, ...]:
     return tuple(flat)
 
 
-def _partition_columns(df: DataFrame, wanted: tuple[str, ...]) -> tuple[str, ...]:
+def _partition_columns(df: Frame, wanted: tuple[str, ...]) -> tuple[str, ...]:
     """The written columns ``wanted`` names (matched ignoring case, as Spark resolves them),
     each of a type ``planner.spark.hive`` writes."""
     by_name = {a.name.casefold(): a for a in df._attrs}
@@ -328,7 +317,7 @@ def _save_mode(mode: str | None) -> str:
     return _MODES[mode.lower()]
 
 
-def write_parquet(df: DataFrame, directory: str, mode: str, partition_by: tuple[str, ...] = ()) -> None:
+def write_parquet(df: Frame, directory: str, mode: str, partition_by: tuple[str, ...] = ()) -> None:
     partition_by = _partition_columns(df, partition_by)
     existed = os.path.exists(directory)
     if existed and mode == "error":

@@ -25,19 +25,20 @@ from __future__ import annotations
 import decimal
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
 import pyarrow as pa
 
+from sparkwire.planner.api.column import Column, _literal
+from sparkwire.planner.api.frame import Frame
+from sparkwire.planner.api.transformations import FrameTransformations
+from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import types
 from sparkwire.planner.logical.analyzer import Attribute
-from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Call, Case, Expr, Lit
-from sparkwire.planner.api.column import Column, _literal
 
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
-
+#: The frame filled or filtered, and returned as the same class (``planner.api.frame``).
+FrameT = TypeVar("FrameT", bound=FrameTransformations)
 Scalar = bool | int | float | str | None
 Subset = str | Sequence[str] | None
 NO_VALUE = object()
@@ -99,7 +100,7 @@ def _missing(attr: Attribute) -> Expr:
     return Call(fn="or", args=(null, Call(fn="isnan", args=(attr.column,))))
 
 
-def _targets(df: DataFrame, subset: Subset) -> list[Attribute]:
+def _targets(df: Frame, subset: Subset) -> list[Attribute]:
     if subset is None:
         return list(df._attrs)
     names = [subset] if isinstance(subset, str) else list(subset)
@@ -108,7 +109,7 @@ def _targets(df: DataFrame, subset: Subset) -> list[Attribute]:
     return [df._scope.lookup(n) for n in names]
 
 
-def _rewrite(df: DataFrame, rewrite: Mapping[str, Callable[[Attribute], Expr]]) -> DataFrame:
+def _rewrite(df: FrameT, rewrite: Mapping[str, Callable[[Attribute], Expr]]) -> FrameT:
     """Every column under its own name, the ones in ``rewrite`` (by internal name) rebuilt."""
     return df._project([
         (a.name, rewrite[a.internal](a) if a.internal in rewrite else a.column)
@@ -116,7 +117,7 @@ def _rewrite(df: DataFrame, rewrite: Mapping[str, Callable[[Attribute], Expr]]) 
     ])
 
 
-def fill(df: DataFrame, value: Scalar | Mapping[str, Scalar], subset: Subset = None) -> DataFrame:
+def fill(df: FrameT, value: Scalar | Mapping[str, Scalar], subset: Subset = None) -> FrameT:
     """``na.fill``: see the module docstring for which columns a value fills."""
     if isinstance(value, Mapping):
         pairs = [(df._scope.lookup(name), v) for name, v in value.items()]
@@ -134,8 +135,8 @@ def fill(df: DataFrame, value: Scalar | Mapping[str, Scalar], subset: Subset = N
     return _rewrite(df, {name: build for name in filled})
 
 
-def drop(df: DataFrame, how: str = "any", thresh: int | None = None,
-         subset: Subset = None) -> DataFrame:
+def drop(df: FrameT, how: str = "any", thresh: int | None = None,
+         subset: Subset = None) -> FrameT:
     """``na.drop``: rows with fewer than ``thresh`` present values go."""
     if how not in ("any", "all"):
         raise AnalysisError(f"how must be 'any' or 'all', got {how!r}")
@@ -154,8 +155,8 @@ def drop(df: DataFrame, how: str = "any", thresh: int | None = None,
     return df.filter(Column(Call(fn="ge", args=(present, Lit(value=thresh)))))
 
 
-def replace(df: DataFrame, to_replace: Any, value: Any = NO_VALUE,
-            subset: Subset = None) -> DataFrame:
+def replace(df: FrameT, to_replace: Any, value: Any = NO_VALUE,
+            subset: Subset = None) -> FrameT:
     """``na.replace``: ``to_replace`` a value, a list (with ``value`` a value or a list of
     the same length) or a dict of old to new values."""
     if isinstance(to_replace, Mapping):
@@ -196,19 +197,19 @@ def _key(value: Scalar) -> Expr:
     return _literal(value)
 
 
-class DataFrameNaFunctions:
+class DataFrameNaFunctions(Generic[FrameT]):
     """``df.na``: ``fill``, ``drop`` and ``replace`` (PySpark's names and arguments)."""
 
     __slots__ = ("_df",)
 
-    def __init__(self, df: DataFrame) -> None:
+    def __init__(self, df: FrameT) -> None:
         self._df = df
 
-    def fill(self, value: Scalar | Mapping[str, Scalar], subset: Subset = None) -> DataFrame:
+    def fill(self, value: Scalar | Mapping[str, Scalar], subset: Subset = None) -> FrameT:
         return fill(self._df, value, subset)
 
-    def drop(self, how: str = "any", thresh: int | None = None, subset: Subset = None) -> DataFrame:
+    def drop(self, how: str = "any", thresh: int | None = None, subset: Subset = None) -> FrameT:
         return drop(self._df, how, thresh, subset)
 
-    def replace(self, to_replace: Any, value: Any = NO_VALUE, subset: Subset = None) -> DataFrame:
+    def replace(self, to_replace: Any, value: Any = NO_VALUE, subset: Subset = None) -> FrameT:
         return replace(self._df, to_replace, value, subset)

@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.frame import Frame
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.api.functions import ColumnOrName
 from sparkwire.planner.limits import MAX_PARTITIONS
 from sparkwire.planner.logical.plan import Repartition, RowSample
 
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
+#: The frame sampled or repartitioned, returned as the same class (``planner.api.frame``).
+FrameT = TypeVar("FrameT", bound=Frame)
 
 
-def sample(df: DataFrame, with_replacement: bool | float | None, fraction: float | None,
-           seed: int | None) -> DataFrame:
+def sample(df: FrameT, with_replacement: bool | float | None, fraction: float | None,
+           seed: int | None) -> FrameT:
     if isinstance(with_replacement, float | int) and not isinstance(with_replacement, bool):
         # sample(0.1) / sample(0.1, 7) / sample(0.1, seed=7), as PySpark reads them
         if fraction is not None:
@@ -46,8 +47,8 @@ def sample(df: DataFrame, with_replacement: bool | float | None, fraction: float
     return df._derive(RowSample(input=df._plan, fraction=float(fraction), seed=seed), df._attrs)
 
 
-def repartition(df: DataFrame, partitions: int | ColumnOrName,
-                cols: Sequence[ColumnOrName]) -> DataFrame:
+def repartition(df: FrameT, partitions: int | ColumnOrName,
+                cols: Sequence[ColumnOrName]) -> FrameT:
     if not isinstance(partitions, int) or isinstance(partitions, bool):
         cols = (partitions, *cols)
         partitions = min(2 * df._executor.workers, MAX_PARTITIONS)
@@ -57,7 +58,7 @@ def repartition(df: DataFrame, partitions: int | ColumnOrName,
                       df._attrs)
 
 
-def coalesce(df: DataFrame, partitions: int) -> DataFrame:
+def coalesce(df: FrameT, partitions: int) -> FrameT:
     return df._derive(Repartition(input=df._plan, partitions=_count(partitions), coalesce=True),
                       df._attrs)
 

@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, Self
 
 import pyarrow as pa
 
 from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.functions import Column, SortOrder
+from sparkwire.planner.api.rows import Row
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import AggCall, Call, Case, Expr, Lit
-from sparkwire.planner.api.functions import Column
 from sparkwire.planner.logical.tree import transform
-
-if TYPE_CHECKING:
-    from sparkwire.planner.api.dataframe import DataFrame
 
 #: Distinct pivot values computed at most (Spark's ``spark.sql.pivotMaxValues``).
 MAX_PIVOT_VALUES = 10_000
@@ -81,7 +79,22 @@ def java_hash_map_order(keys: list[str]) -> list[str]:
     return sorted(keys, key=bucket)  # stable: insertion order within a bucket
 
 
-def pivot_values(df: DataFrame, pivot: Column) -> list[Any]:
+class PivotSource(Protocol):
+    """What ``pivot_values`` asks of a DataFrame: a query of a column's distinct values, in
+    order, as rows. Stated here so pivoting, below the DataFrame, need not import it."""
+
+    def select(self, *cols: Column) -> Self: ...
+
+    def distinct(self) -> Self: ...
+
+    def orderBy(self, *cols: SortOrder) -> Self: ...  # noqa: N802 - PySpark's name
+
+    def limit(self, n: int) -> Self: ...
+
+    def collect(self) -> list[Row]: ...
+
+
+def pivot_values(df: PivotSource, pivot: Column) -> list[Any]:
     """The distinct values of ``pivot`` in ``df``, sorted (NULL first), as Spark computes them."""
     name = "__pivot"
     rows = (df.select(pivot.alias(name)).distinct().orderBy(F.col(name).asc())

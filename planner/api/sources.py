@@ -11,17 +11,18 @@ import pyarrow as pa
 
 from sparkwire.planner.logical import types
 from sparkwire.planner.spark import hive
-from sparkwire.planner.logical.analyzer import Attribute
-from sparkwire.planner.api.dataframe import DataFrame, check_names
+from sparkwire.planner.logical.analyzer import Attribute, Relation
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.frame import check_names
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.api.executor import Executor
+from sparkwire.planner.api.executor import Executor, View
 from sparkwire.planner.spark.parquet_meta import file_info, list_parquet_files
 from sparkwire.planner.logical.plan import FileSplit, ParquetScan
 from sparkwire.planner.api.io import read_csv, read_json
 from sparkwire.planner.logical.ranges import range_source
+from sparkwire.planner.api.relations import local_relation, schema_attributes
 from sparkwire.planner.api.schemas import arrow_schema, rows_table
 from sparkwire.planner.sql import sql_relation
-from sparkwire.planner.spark.timezones import as_instants
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,7 +56,7 @@ class DataFrameReader:
         scan = ParquetScan(splits=splits, columns=(*columns, *names), partition_names=tuple(names),
                            partition_types=type_names)
         schema = pa.schema([*infos[0].schema, *(pa.field(n, t) for n, t in zip(names, partition_types))])
-        return DataFrame(scan, _attributes(schema), self._executor)
+        return DataFrame(scan, schema_attributes(schema), self._executor)
 
 
     def __getattr__(self, name: str) -> Any:
@@ -70,15 +71,16 @@ class DataFrameReader:
             inferSchema: bool | str = False) -> DataFrame:  # noqa: N803 - PySpark's name
         """CSV files with Spark's defaults and inference (``planner.api.io``)."""
         paths = [path] if isinstance(path, str | os.PathLike) else list(path)
-        return read_csv(self._executor, paths, header=_flag(header), infer_schema=_flag(inferSchema),
-                        schema=schema, sep="," if sep is None else sep)
+        relation = read_csv(paths, header=_flag(header), infer_schema=_flag(inferSchema),
+                            schema=schema, sep="," if sep is None else sep)
+        return _frame(relation, self._executor)
 
     def json(self, path: str | os.PathLike[str] | Sequence[str], schema: Any = None,
              multiLine: bool | str = False) -> DataFrame:  # noqa: N803 - PySpark's name
         """JSON-lines files, one object per line, or with ``multiLine`` one JSON value per
         file (``planner.api.io``)."""
         paths = [path] if isinstance(path, str | os.PathLike) else list(path)
-        return read_json(self._executor, paths, schema, _flag(multiLine))
+        return _frame(read_json(paths, schema, _flag(multiLine)), self._executor)
 
 
 def _partitions(paths: Sequence[str | os.PathLike[str]], files: list[str]) -> tuple[list[str], list[pa.DataType]]:
@@ -110,16 +112,13 @@ def create_dataframe(
         table = _as_table(data)
         if schema is not None:
             table = _with_schema(table, schema)
-    check_names(table.column_names)
-    table = as_instants(table, executor.time_zone)
-    source = executor.register_local(table)
-    return DataFrame(source, _attributes(table.schema), executor)
+    return _frame(local_relation(executor, table), executor)
 
 
-def sql_dataframe(executor: Executor, text: str, views: Mapping[str, DataFrame]) -> DataFrame:
+def sql_dataframe(executor: Executor, text: str, views: Mapping[str, View]) -> DataFrame:
     """``session.sql``: the query's plan, built by the SQL front end over the views."""
-    relation = sql_relation(text, {name: df.relation for name, df in views.items()})
-    return DataFrame(relation.plan, relation.attrs, executor)
+    relation = sql_relation(text, {name: view.relation for name, view in views.items()})
+    return _frame(relation, executor)
 
 
 def range_dataframe(executor: Executor, start: int, end: int | None, step: int,
@@ -128,6 +127,10 @@ def range_dataframe(executor: Executor, start: int, end: int | None, step: int,
     (``planner.logical.ranges``); ``range(n)`` counts from 0, as in PySpark."""
     source = range_source(start, end, step, partitions)
     return DataFrame(source, [Attribute("id", "id", pa.int64())], executor)
+
+
+def _frame(relation: Relation, executor: Executor) -> DataFrame:
+    return DataFrame(relation.plan, relation.attrs, executor)
 
 
 def _with_schema(table: pa.Table, schema: Any) -> pa.Table:
@@ -142,10 +145,6 @@ def _with_schema(table: pa.Table, schema: Any) -> pa.Table:
         return table.rename_columns(target.names).cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise AnalysisError(f"the data does not fit the schema: {exc}") from None
-
-
-def _attributes(schema: pa.Schema) -> list[Attribute]:
-    return [Attribute(f.name, f.name, f.type) for f in schema]
 
 
 def _as_table(data: object) -> pa.Table:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.api import functions as F
+import sparkwire.planner.api.functions as F
 from sparkwire.planner.api.functions import Column
 from sparkwire.planner.sql.errors import SqlError
 

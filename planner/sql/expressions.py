@@ -20,7 +20,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.api import functions as F
+import sparkwire.planner.api.functions as F
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.api.column import _type_name
 from sparkwire.planner.limits import check_in_list

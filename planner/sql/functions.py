@@ -24,7 +24,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.time import format_time
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.api import functions as F
+import sparkwire.planner.api.functions as F
 from sparkwire.planner.api.functions import Column
 from sparkwire.planner.sql.collections import Translate, collection
 

@@ -15,10 +15,10 @@ from dataclasses import replace
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical import types
-from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, fresh
+from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
+from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, analyze_join, fresh
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, Project, Sort
+from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
@@ -85,76 +85,61 @@ def _aggregate(
     having: exp.Having | None, subquery: Subquery,
 ) -> Relation:
     """Aggregate by the group keys computing every aggregate call once, filter by HAVING,
-    then project the SELECT list over keys and calls. A key that is a column keeps its
-    name and qualifier, so ORDER BY can still name it as ``t.c``. An uncorrelated scalar
-    subquery in HAVING (Q11) is cross-joined to the aggregate as a column first."""
+    then project the SELECT list over keys and calls (``planner.logical.aggregation``). An
+    uncorrelated scalar subquery in HAVING (Q11) is cross-joined to the aggregate as a
+    column first."""
     scope = relation.scope
     taken = {a.internal.casefold() for a in relation.attrs} | {n.casefold() for n, _ in items}
-    key_items = [ex.NamedExpr(name=fresh("_group", taken), expr=k) for k in keys]
-    calls: dict[ex.AggCall, str] = {}
-    joined: set[str] = set()  # columns of HAVING's subqueries, joined in after aggregating
-
-    def over_keys(expr: ex.Expr, what: str) -> ex.Expr:
-        def replace_node(node: ex.Expr) -> ex.Expr | None:
-            if isinstance(node, ex.Column) and node.name in joined:
-                return node
-            for key in key_items:
-                if node == key.expr:
-                    return ex.Column(name=key.name)
-            if isinstance(node, ex.AggCall):
-                if node not in calls:
-                    calls[node] = fresh("_agg", taken)
-                return ex.Column(name=calls[node])
-            if isinstance(node, ex.Column):
-                raise AnalysisError(
-                    f"column {node.name!r} in {what} is neither grouped nor aggregated"
-                )
-            return None
-
-        return transform(expr, replace_node)
-
-    finals = [(name, over_keys(expr, repr(name))) for name, expr in items]
-    having_expr = None
-    values: list[Relation] = []
-    if having is not None:
-        condition = having.this.copy()
-        placeholders: dict[str, ex.Expr] = {}
-        for sub in list(condition.find_all(exp.Subquery)):
-            value = subquery(sub.this)
-            if len(value.attrs) != 1:
-                raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-            placeholder = fresh("_having", taken)
-            placeholders[placeholder] = ex.Column(name=value.attrs[0].internal)
-            values.append(value)
-            sub.replace(exp.column(placeholder))
-        if has_subquery(condition):
-            raise unsupported(having, "this subquery in HAVING")
-
-        def resolve(node: ex.Expr) -> ex.Expr | None:
-            if isinstance(node, ex.Column):
-                return placeholders.get(node.name) or scope.resolve(node)
-            return None
-
-        joined.update(p.name for p in placeholders.values())
-        having_expr = over_keys(transform(expression(condition), resolve), "HAVING")
-    aggregate = Aggregate(
-        input=relation.plan, keys=tuple(key_items),
-        aggregates=tuple(ex.NamedExpr(name=n, expr=c) for c, n in calls.items()),
+    group = [_group_key(scope, key, taken) for key in keys]
+    condition, values = (None, []) if having is None else _having(having, scope, taken, subquery)
+    aggregation = analyze_aggregate(
+        relation, group, items, keys_by="expression", fresh_names=taken, having=condition,
+        late={value.attrs[0].internal for value in values},
     )
-    mid_attrs = []
-    for key in key_items:
-        source = scope.attribute_of(key.expr)
-        name = source.name if source is not None else key.name
-        qualifier = source.qualifier if source is not None else None
-        mid_attrs.append(Attribute(name, key.name, scope.type_of(key.expr), qualifier))
-    mid_attrs.extend(Attribute(n, n, types.infer(c, scope.types)) for c, n in calls.items())
-    mid = Relation(aggregate, tuple(mid_attrs))
+    mid = aggregation.relation
     for value in values:
         plan, attrs = analyze_join(mid.plan, mid.attrs, value.plan, value.attrs, "cross", None)
         mid = Relation(plan, attrs)
-    if having_expr is not None:
-        mid = Relation(Filter(input=mid.plan, predicate=having_expr), mid.attrs)
-    return _projected(mid, finals)
+    if aggregation.having is not None:
+        mid = Relation(Filter(input=mid.plan, predicate=aggregation.having), mid.attrs)
+    return _projected(mid, aggregation.outputs)
+
+
+def _group_key(scope: Scope, key: ex.Expr, taken: set[str]) -> GroupKey:
+    """A key under an internal name; a key that is a column keeps its name and table
+    alias, so ORDER BY can still name it as ``t.c``."""
+    internal = fresh("_group", taken)
+    source = scope.attribute_of(key)
+    if source is None:
+        return GroupKey(key, Attribute(internal, internal, scope.type_of(key)))
+    return GroupKey(key, Attribute(source.name, internal, scope.type_of(key), source.qualifier))
+
+
+def _having(
+    having: exp.Having, scope: Scope, taken: set[str], subquery: Subquery,
+) -> tuple[ex.Expr, list[Relation]]:
+    """HAVING's condition resolved against the input, and the relation of each scalar
+    subquery in it, which the condition names by its one column."""
+    condition = having.this.copy()
+    placeholders: dict[str, ex.Expr] = {}
+    values: list[Relation] = []
+    for sub in list(condition.find_all(exp.Subquery)):
+        value = subquery(sub.this)
+        if len(value.attrs) != 1:
+            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+        placeholder = fresh("_having", taken)
+        placeholders[placeholder] = value.attrs[0].column
+        values.append(value)
+        sub.replace(exp.column(placeholder))
+    if has_subquery(condition):
+        raise unsupported(having, "this subquery in HAVING")
+
+    def resolve(node: ex.Expr) -> ex.Expr | None:
+        if isinstance(node, ex.Column):
+            return placeholders.get(node.name) or scope.resolve(node)
+        return None
+
+    return transform(expression(condition), resolve), values
 
 
 def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:

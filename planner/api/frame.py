@@ -1,0 +1,204 @@
+"""The core every layer of ``DataFrame`` builds on: an immutable logical plan, its typed
+output attributes (``planner.logical.analyzer``) and the executor that will run it.
+
+``DataFrame`` is composed of layers, each a class in its own module that subclasses the
+layers it uses, so imports run one way (down this list) and every method is checked
+against a real class rather than a ``self: DataFrame`` annotation the class cannot see::
+
+    Frame                 here: state, schema, resolving the user's expressions, new frames
+    FrameTransformations  select, filter, withColumn, orderBy, limit  (api.transformations)
+    FrameActions          toArrow, collect, count, show                (api.actions)
+    FrameCombining        joins, set operations, distinct              (api.combining)
+    FrameMethods          na, describe, sample, repartition, cache, write  (api.frame_methods)
+    DataFrame             groupBy and agg, explain, temporary views    (api.dataframe)
+
+A layer makes a new frame through the instance, ``self._derive(plan, attributes)`` (the same
+class on the same executor), never by naming ``DataFrame``, and says it returns ``Self``: to a
+type checker ``df.filter(...)`` is a ``DataFrame`` although no layer imports the class
+above it. Helpers that need only a few methods of a frame (``GroupedData``, pivoting) state
+them as a ``Protocol`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Self
+
+import pyarrow as pa
+
+from sparkwire.planner.api.caching import with_caches
+from sparkwire.planner.api.executor import Executor
+from sparkwire.planner.api.functions import Column
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import types
+from sparkwire.planner.logical.analyzer import (
+    Attribute,
+    Relation,
+    Scope,
+    check_unique,
+    new_plan_id,
+    passed_through,
+    projected,
+    with_result_types,
+)
+from sparkwire.planner.logical.expressions import Column as ColumnRef
+from sparkwire.planner.logical.expressions import Expr, NamedExpr, Ref
+from sparkwire.planner.logical.identifiers import check_identifier
+from sparkwire.planner.logical.plan import Operator, Project
+from sparkwire.planner.logical.render import sql
+from sparkwire.planner.logical.staged import StagedPlan
+from sparkwire.planner.logical.tree import has_aggregate, has_window
+from sparkwire.planner.logical.types import spark_type_name
+from sparkwire.planner.logical.windowing import pull_windows
+from sparkwire.planner.pipeline import plan_on
+
+
+class Frame:
+    """A logical plan with its attributes and executor; immutable, as every layer relies on."""
+
+    __slots__ = ("_plan", "_attrs", "_executor", "_id")
+    _plan: Operator
+    _attrs: tuple[Attribute, ...]
+    _executor: Executor
+    _id: int
+
+    def __init__(
+        self, plan: Operator, attributes: Sequence[Attribute], executor: Executor,
+        plan_id: int | None = None,
+    ) -> None:
+        plan_id = new_plan_id() if plan_id is None else plan_id
+        object.__setattr__(self, "_plan", plan)
+        object.__setattr__(self, "_attrs", passed_through(attributes, plan_id))
+        object.__setattr__(self, "_executor", executor)
+        object.__setattr__(self, "_id", plan_id)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("DataFrame is immutable; its methods return new DataFrames")
+
+    @property
+    def plan(self) -> Operator:
+        """The logical plan, as built (before optimization and stage cutting)."""
+        return self._plan
+
+    @property
+    def columns(self) -> list[str]:
+        return [a.name for a in self._attrs]
+
+    @property
+    def schema(self) -> pa.Schema:
+        """Names and Arrow types, known before anything runs (``planner.logical.types``)."""
+        return pa.schema([pa.field(a.name, a.type) for a in self._attrs])
+
+    @property
+    def dtypes(self) -> list[tuple[str, str]]:
+        """``(name, Spark SQL type name)`` pairs, as PySpark gives them."""
+        return [(a.name, spark_type_name(a.type)) for a in self._attrs]
+
+    def printSchema(self) -> None:  # noqa: N802 - PySpark's name
+        print("root")
+        for a in self._attrs:
+            print(f" |-- {a.name}: {spark_type_name(a.type)} (nullable = true)")
+
+    @property
+    def relation(self) -> Relation:
+        """The logical plan with its attributes, as SQL sees a view."""
+        return Relation(self._plan, self._attrs)
+
+    def __getitem__(self, name: str) -> Column:
+        self._scope.lookup(name, self._id)
+        return Column(Ref(name=name, plan_id=self._id))
+
+    def staged_plan(self) -> StagedPlan:
+        """The plan optimized and cut into stages for this frame's executor, cached
+        subtrees replaced by their caches (``planner.api.caching``)."""
+        plan = with_caches(self._plan, self._executor)
+        return plan_on(self._executor, with_result_types(plan, self._attrs),
+                       [a.internal for a in self._attrs])
+
+    # -- for the layers above ---------------------------------------------------------------
+    @property
+    def _scope(self) -> Scope:
+        return Scope(self._attrs)
+
+    def _derive(self, plan: Operator, attributes: Sequence[Attribute]) -> Self:
+        """A new frame of this class on the same executor: how every layer makes one."""
+        return type(self)(plan, attributes, self._executor)
+
+    def _user_schema(self, schema: pa.Schema) -> pa.Schema:
+        """The result schema under the user's names: the plan's columns carry internal
+        names, which differ where a join renamed a column apart."""
+        if schema.names != [a.internal for a in self._attrs]:
+            return schema
+        return pa.schema([
+            (f.with_type(a.type) if types.is_nested(a.type) else f).with_name(a.name)
+            for f, a in zip(schema, self._attrs, strict=True)
+        ])
+
+    @staticmethod
+    def _renamed(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+        """The batch under the user's names; arrays, maps and structs also get the field
+        names the schema promises (DuckDB names a list's element ``l``, Spark ``element``)."""
+        if batch.schema.names == schema.names and batch.schema.types == schema.types:
+            return batch
+        if batch.schema.types == schema.types:
+            return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
+        return batch.rename_columns(schema.names).cast(schema)
+
+    def _project(self, outputs: Sequence[tuple[str, Expr]]) -> Self:
+        """A projection of resolved expressions under user names. A column passed through
+        under its own name keeps its identity (internal name, qualifier), so two columns
+        that only their DataFrames tell apart (after a join) may share a user name; any
+        other name must be unique."""
+        windowed = pull_windows(self._plan, self._attrs, [expr for _, expr in outputs])
+        outputs = [(name, expr) for (name, _), expr in zip(outputs, windowed.exprs, strict=True)]
+        by_internal = {a.internal: a for a in windowed.attrs}
+        items = []
+        for name, expr in outputs:
+            kept = by_internal.get(expr.name) if isinstance(expr, ColumnRef) else None
+            internal = kept.internal if kept is not None and kept.name == name else name
+            items.append(NamedExpr(name=internal, expr=expr))
+        check_unique(i.name for i in items)
+        folded = [name.casefold() for name, _ in outputs]
+        for (name, _), item in zip(outputs, items, strict=True):
+            computed = item.name not in by_internal or item.expr != by_internal[item.name].column
+            if computed and folded.count(name.casefold()) > 1:
+                raise AnalysisError(f"duplicate column name {name!r}; give one of them an alias")
+        attrs = projected(Scope(windowed.attrs), items, new_plan_id())
+        attrs = tuple(replace(a, name=name) for a, (name, _) in zip(attrs, outputs, strict=True))
+        return self._derive(Project(input=windowed.plan, columns=tuple(items)), attrs)
+
+    def _named(self, col: Column, where: str = "select") -> tuple[str, Expr]:
+        """A per-row expression resolved against the current columns, with the name PySpark
+        gives it: the alias, a referenced column's name as the user wrote it (``"AMOUNT"``
+        finds ``amount`` and is named ``AMOUNT``; ``"o.x"`` is ``x``), or the expression's
+        text. Window expressions are allowed where a projection computes them (``select``,
+        ``withColumn``), as in Spark; ``planner.logical.windowing`` moves them below it."""
+        if has_aggregate(col.expr):
+            raise AnalysisError(
+                f"aggregate {sql(col.expr)} is not allowed in {where}; use agg() or groupBy().agg()"
+            )
+        if where not in ("select", "withColumn") and has_window(col.expr):
+            raise window_not_supported(col, where)
+        resolved = self._scope.resolve(col.expr)
+        if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
+            written = col.expr.name if isinstance(col.expr, ColumnRef | Ref) else ref.name
+            return (written if written.casefold() == ref.name.casefold() else ref.name), resolved
+        return col.output_name if col.is_aliased else self._scope.output_name(col.expr), resolved
+
+
+def window_not_supported(col: Column, where: str) -> AnalysisError:
+    return AnalysisError(
+        f"a window expression in {where} ({col.output_name}) is not supported by sparkwire; "
+        "compute it with select or withColumn first"
+    )
+
+
+def check_names(names: Sequence[str]) -> None:
+    """Valid identifiers, unique ignoring case."""
+    for name in names:
+        try:
+            check_identifier(name)
+        except ValueError as exc:
+            raise AnalysisError(f"invalid column name: {exc}") from None
+    check_unique(names)

@@ -1,0 +1,178 @@
+"""Aggregation, analysed once for the DataFrame API (``groupBy().agg()``) and SQL (``GROUP BY``,
+``HAVING``).
+
+What both front ends share, with Spark's rules: the group keys arrive resolved against the
+input and become the ``Aggregate``'s key columns; every output is an expression over group
+keys and aggregate calls of input columns; a column in an output that is neither a group
+key nor inside an aggregate call is refused (``neither grouped nor aggregated``), as is an
+aggregate call inside another; the aggregate's attributes are the keys', then its
+aggregates', typed from the input and the keys.
+
+Where they differ is an argument:
+
+- ``keys``: each front end names its keys (``GroupKey``). The DataFrame API uses
+  ``groupBy``'s names, and a column passed through keeps the DataFrames it came through
+  (``df["k"]`` after ``agg``); SQL uses internal names, and a column keeps its name and table
+  alias (``ORDER BY t.k`` after ``GROUP BY t.k``).
+- ``keys_by``, how an output refers to a key. ``"name"``: the outputs arrive as the user
+  wrote them; a name outside an aggregate call is a key's output name, one inside a call an
+  input column (``agg(F.sum("x") / F.col("k"))``), and the outputs are resolved and typed
+  here. ``"expression"``: the outputs arrive resolved against the input and a part equal to
+  a key's expression is that key, as Spark matches grouping expressions
+  (``SELECT k + 1 ... GROUP BY k + 1``).
+- ``fresh_names``, where the outputs are computed. Without it the ``Aggregate`` computes
+  each output whole under its own name (``agg`` returns exactly the keys, then the
+  outputs). With it each distinct aggregate call is computed once under a name fresh in
+  that set, and the outputs (and ``having``) come back as expressions over keys and calls,
+  for a projection above (SQL's SELECT list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import types
+from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, check_unique, fresh
+from sparkwire.planner.logical.expressions import AggCall, Column, Expr, NamedExpr, Ref
+from sparkwire.planner.logical.plan import Aggregate
+from sparkwire.planner.logical.render import sql
+from sparkwire.planner.logical.tree import has_aggregate, transform, walk
+from sparkwire.planner.logical.typed import spark_typed
+
+KeysBy = Literal["name", "expression"]
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    """A group key: its expression, resolved against the input, and the attribute its
+    column has in the aggregate's output (the front end's choice of names)."""
+
+    expr: Expr
+    attr: Attribute
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """The analysed aggregate. ``relation`` is the ``Aggregate`` with its attributes;
+    ``outputs`` are the outputs over its columns (with ``fresh_names`` what to project,
+    without it each output's own column); ``having`` the condition over them, if given."""
+
+    relation: Relation
+    outputs: tuple[tuple[str, Expr], ...]
+    having: Expr | None = None
+
+
+def analyze_aggregate(
+    relation: Relation,
+    keys: Sequence[GroupKey],
+    outputs: Sequence[tuple[str, Expr]],
+    *,
+    keys_by: KeysBy,
+    fresh_names: set[str] | None = None,
+    having: Expr | None = None,
+    late: Collection[str] = (),
+) -> Aggregation:
+    """Aggregate ``relation`` by ``keys`` into ``outputs`` (see the module docstring for
+    ``keys_by`` and ``fresh_names``). ``having`` is a condition rewritten like the outputs,
+    its calls computed with theirs; ``late`` names columns it may use that are joined in
+    after aggregating (SQL's scalar subqueries in HAVING)."""
+    input_scope = relation.scope
+    key_scope = Scope([k.attr for k in keys])
+    column_types = {**input_scope.types, **key_scope.types}
+    calls: dict[AggCall, str] = {}
+
+    def rewrite(expr: Expr, what: str, joined: Collection[str] = ()) -> Expr:
+        """``expr`` over the keys and calls; ``joined`` columns pass as they are."""
+        _check_not_nested(expr)
+        if keys_by == "name":
+            over = spark_typed(_by_name(expr, what, input_scope, key_scope, joined), column_types)
+        else:
+            over = _by_expression(expr, what, keys, joined)
+        return over if fresh_names is None else _split_calls(over, calls, fresh_names)
+
+    rewritten = tuple((name, rewrite(expr, repr(name))) for name, expr in outputs)
+    condition = None if having is None else rewrite(having, "HAVING", late)
+    results: tuple[tuple[str, Expr], ...]
+    if fresh_names is None:  # the Aggregate computes each output, under its name
+        aggregates = tuple(NamedExpr(name=name, expr=expr) for name, expr in rewritten)
+        results = tuple((name, Column(name=name)) for name, _ in rewritten)
+    else:  # the Aggregate computes each call; the outputs are projected over them
+        aggregates = tuple(NamedExpr(name=name, expr=call) for call, name in calls.items())
+        results = rewritten
+    check_unique([*(k.attr.internal for k in keys), *(a.name for a in aggregates)])
+    plan = Aggregate(
+        input=relation.plan,
+        keys=tuple(NamedExpr(name=k.attr.internal, expr=k.expr) for k in keys),
+        aggregates=aggregates,
+    )
+    attrs = (*(k.attr for k in keys),
+             *(Attribute(a.name, a.name, types.infer(a.expr, column_types)) for a in aggregates))
+    return Aggregation(Relation(plan, attrs), results, condition)
+
+
+def _check_not_nested(expr: Expr) -> None:
+    for node in walk(expr):
+        if isinstance(node, AggCall) and node.arg is not None and has_aggregate(node.arg):
+            raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
+
+
+def _by_name(expr: Expr, what: str, input_scope: Scope, key_scope: Scope,
+             late: Collection[str]) -> Expr:
+    """``expr`` as the user wrote it, resolved: a call's argument against the input, any
+    other name (but the ``late`` columns) against the keys' output names."""
+
+    def resolve(node: Expr) -> Expr | None:
+        if isinstance(node, Column) and node.name in late:
+            return node
+        if isinstance(node, AggCall):
+            arg = None if node.arg is None else input_scope.resolve(node.arg)
+            return node.model_copy(update={"arg": arg})
+        if isinstance(node, Column | Ref):
+            try:
+                return key_scope.resolve(node)
+            except AnalysisError:
+                keys = ", ".join(key_scope.names) or "(none)"
+                raise _neither(node, what, f"; group keys: {keys}") from None
+        return None
+
+    return transform(expr, resolve)
+
+
+def _by_expression(expr: Expr, what: str, keys: Sequence[GroupKey], late: Collection[str]) -> Expr:
+    """The resolved ``expr`` with each part equal to a key's expression that key's column;
+    aggregate calls, and the ``late`` columns, stay as they are."""
+
+    def replace(node: Expr) -> Expr | None:
+        if isinstance(node, Column) and node.name in late:
+            return node
+        for key in keys:
+            if node == key.expr:
+                return key.attr.column
+        if isinstance(node, AggCall):
+            return node
+        if isinstance(node, Column | Ref):
+            raise _neither(node, what)
+        return None
+
+    return transform(expr, replace)
+
+
+def _split_calls(expr: Expr, calls: dict[AggCall, str], taken: set[str]) -> Expr:
+    """``expr`` with each aggregate call a column of ``calls``, where a call seen first is
+    added under a fresh name."""
+
+    def replace(node: Expr) -> Expr | None:
+        if not isinstance(node, AggCall):
+            return None
+        if node not in calls:
+            calls[node] = fresh("_agg", taken)
+        return Column(name=calls[node])
+
+    return transform(expr, replace)
+
+
+def _neither(node: Column | Ref, what: str, hint: str = "") -> AnalysisError:
+    return AnalysisError(f"column {node.name!r} in {what} is neither grouped nor aggregated{hint}")
