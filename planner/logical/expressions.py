@@ -43,7 +43,7 @@ ScalarFunction = Literal[
     "decimal_avg",
     "mod",
     "neg",
-    # a value DuckDB computes wider (an integer sum) as Spark's integer type (worker.integers)
+    # a value DuckDB computes wider (an integer sum) as Spark's integer type (worker.compile.integers)
     "exact_integer",
     # comparison
     "eq",
@@ -147,7 +147,7 @@ ScalarFunction = Literal[
     "greatest",
     "least",
     "pmod",
-    # arrays, maps and structs (planner.logical.collection_types, worker.collections)
+    # arrays, maps and structs (planner.logical.collection_types, worker.compile.calls_collections)
     "split",
     "array",
     "array_contains",

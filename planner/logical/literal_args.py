@@ -64,7 +64,7 @@ def _boolean(value: object) -> object:
 
 
 #: Spark's integer types, named in integer arithmetic so the worker wraps or fails as Spark
-#: does (``planner.logical.typed``, ``worker.integers``).
+#: does (``planner.logical.typed``, ``worker.compile.integers``).
 INTEGER_TYPES = ("int8", "int16", "int32", "int64")
 #: The integer arithmetic calls, by the position of that type (after the operands).
 TYPED_ARITHMETIC = {"add": 2, "sub": 2, "mul": 2, "neg": 1}

@@ -5,7 +5,7 @@ A ``timestamp`` is an instant (``planner.spark.timezones``); most date and time 
 it as a wall clock or a date *in the session zone*, as Spark's implicit casts do. The
 worker's builders do not know operand types, so the analyzer puts the cast in the plan
 (``Cast`` with its ``source``), and the worker computes it in the plan's zone
-(``coordinator.worker.casts``):
+(``coordinator.worker.compile.casts``):
 
 - date readers (``year``, ``month``, ``dayofmonth``, ``dayofweek``, ``datediff``,
   ``date_add``, ``last_day``, ``to_date`` ...): an instant becomes its local date;

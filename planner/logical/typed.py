@@ -2,7 +2,7 @@
 analyzer has resolved it (``Scope.resolve``), so the plan says what Spark computes:
 
 - a user's cast records its operand's type (``Cast.source``): the worker follows Spark's
-  rule for each pair of types (``coordinator.worker.semantics``), e.g. a double cast to int
+  rule for each pair of types (``coordinator.worker.compile.casts``), e.g. a double cast to int
   truncates toward zero where DuckDB rounds, and ``'1.9'`` is invalid input for an int;
 - ``/`` with a decimal operand (and no floating one) is decimal in Spark, typed by
   ``planner.logical.types``, and exact: it becomes ``decimal_div(a, b, scale)`` over the operands
@@ -11,10 +11,10 @@ analyzer has resolved it (``Scope.resolve``), so the plan says what Spark comput
 - integer ``+ - *`` and unary ``-`` name their Spark type (``add(a, b, 'int32')``) and an
   integer ``sum`` becomes ``exact_integer(sum(x), 'int64')`` (DuckDB sums in 128 bits): with
   ANSI off the worker wraps around as Java does, with it on it fails with
-  ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.integers``);
+  ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.compile.integers``);
 - ``avg`` of a decimal is Spark's exact ``sum / count`` at the scale of its type: the sum (of
   Spark's sum type) and the count become ``decimal_avg(sum, count, scale)``, cast to the
-  ``avg`` type (``coordinator.worker.semantics``); two-phase aggregation then merges the sum
+  ``avg`` type (``coordinator.worker.compile.division``); two-phase aggregation then merges the sum
   and the count as it does for any ``sum`` and ``count``, and divides once.
 
 An aggregate over a window keeps DuckDB's (a checked integer sum, a decimal average through

@@ -12,7 +12,7 @@ first as in Spark.
 
 ``floor``/``ceil`` of a double or float are ``floor_double``/``ceil_double``: Spark's bigint
 of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
-ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.calls_math``); DuckDB's floor is a
+ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.compile.calls_math``); DuckDB's floor is a
 double, which fails the cast to a bigint.
 """
 
