@@ -20,9 +20,9 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.api import functions as F
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.api.column import _type_name
+from sparkwire.planner.logical.functions.casts import cast_type
+from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.functions import function, unwrapped
@@ -216,7 +216,7 @@ def _literal(node: exp.Literal) -> ex.Expr:
     if "e" in text.lower():
         return ex.Lit(value=float(text))
     # A decimal literal is exact in Spark SQL (0.06 is decimal(2,2)), not a double.
-    return F.lit(decimal.Decimal(text)).expr
+    return literal(decimal.Decimal(text))
 
 
 def _not(node: exp.Not) -> ex.Expr:
@@ -245,7 +245,7 @@ def _cast(node: exp.Cast) -> ex.Expr:
     else:
         type_name = _SQL_TYPES.get(name.upper(), name.lower())
     try:
-        type_name = _type_name(type_name)
+        type_name = cast_type(type_name)
     except AnalysisError:
         raise unsupported(node, f"CAST to {to.sql()}") from None
     value = node.this
