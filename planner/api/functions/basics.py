@@ -8,6 +8,7 @@ date functions, sort orders and ``expr``. ``count("*")`` and ``count(lit(1))`` b
 from __future__ import annotations
 
 from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.sql.column import sql_expression
 from sparkwire.planner.api.column import Column, ColumnOrName, SortOrder, Value, _value, col, to_column
 from sparkwire.planner.api.functions.core import call, exprs, number_or_column
 
@@ -23,9 +24,8 @@ column = col
 
 def expr(str: str) -> Column:  # noqa: A002 - PySpark's name
     """A Spark SQL expression as a Column (``planner.sql.column``): ``expr("a + 1 AS b")``."""
-    from sparkwire.planner.sql.column import sql_column  # the SQL front end builds on this module
-
-    return sql_column(str)
+    value, name = sql_expression(str)
+    return Column(value, name)
 
 
 def when(condition: Column, value: Value) -> Column:
