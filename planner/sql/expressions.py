@@ -4,7 +4,10 @@ Only what the planner's allow-list can carry is translated; anything else is an
 ``SqlError`` naming the construct and where it stands in the query. Column references come
 out as ``Column("alias.name")`` (``qualify`` has qualified every one), which the analyzer
 resolves against the relation in scope. Subqueries are not expressions here: the
-translator takes them out of predicates before this module sees them.
+translator takes them out of predicates before this module sees them. Operators, ``CASE``
+and ``CAST`` are built here; every function call by the function registry
+(``planner.logical.functions``, the sqlglot classes mapped in ``planner.sql.functions``), as
+the DataFrame API's are.
 
 ``f OVER (PARTITION BY ... ORDER BY ... ROWS|RANGE BETWEEN ...)`` becomes an ``Over``
 (named windows were written into each ``OVER`` first, ``syntax.inline_windows``); frame

@@ -72,7 +72,9 @@ def test_a_name_claimed_twice_is_refused() -> None:
     with pytest.raises(ValueError, match="lower is registered twice"):
         registry._joined([plain("lower"), plain("lower")])
     with pytest.raises(ValueError, match="explode is registered twice"):
-        registry._joined([plain("explode")])
+        registry._joined([Function.of("explode", lambda collection: collection)])
+    with pytest.raises(ValueError, match="levenshtein is not a function the plan allows"):
+        plain("levenshtein", 2)
 
 
 def test_generators_are_built_by_the_registry_and_named_by_alias() -> None:

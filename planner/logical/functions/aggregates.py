@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import (
     MAX_PERCENTAGES,
@@ -22,7 +24,7 @@ from sparkwire.planner.logical.expressions import (
     Expr,
     Lit,
 )
-from sparkwire.planner.logical.functions.base import Function, int_option, option, shown
+from sparkwire.planner.logical.functions.base import Function, allowed, int_option, option, shown
 
 _NO_NULLS_SKIPPED = Lit(value=False)
 _DEFAULT_ACCURACY = Lit(value=10000)
@@ -30,7 +32,7 @@ _DEFAULT_ACCURACY = Lit(value=10000)
 
 def _aggregate(name: str, fn: AggregateFunction | None = None) -> Function:
     """``fn`` (by default the function's own name) of one column."""
-    call: AggregateFunction = fn if fn is not None else name  # type: ignore[assignment]
+    call = cast(AggregateFunction, fn or allowed(name, AggregateFunction))
 
     def build(value: Expr) -> Expr:
         return AggCall(fn=call, arg=value)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast, get_args
 
 from pydantic import ValidationError
 
@@ -72,14 +73,23 @@ class Function:
 
 def plain(name: str, args: int | tuple[int, int | None] = 1, fn: ScalarFunction | None = None) -> Function:
     """A function that is one ``Call`` of its arguments as given: ``fn`` (by default the
-    function's own name) with ``args`` arguments (a number, or the least and the most)."""
+    function's own name, which must then be one the plan allows) with ``args`` arguments
+    (a number, or the least and the most)."""
     low, high = (args, args) if isinstance(args, int) else args
-    call = fn if fn is not None else name
+    call = cast(ScalarFunction, fn or allowed(name, ScalarFunction))
 
     def build(*values: Expr) -> Expr:
-        return checked_call(call, *values)  # type: ignore[arg-type]  # a ScalarFunction name
+        return checked_call(call, *values)
 
     return Function(name, build, low, high)
+
+
+def allowed(name: str, kind: object) -> str:
+    """``name``, a member of the allow-list ``kind`` (a ``Literal`` of ``expressions``):
+    an entry naming another is refused when the registry is built, not when it is called."""
+    if name not in get_args(kind):
+        raise ValueError(f"{name} is not a function the plan allows")
+    return name
 
 
 def checked_call(fn: ScalarFunction, *args: Expr) -> Call:

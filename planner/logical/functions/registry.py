@@ -5,6 +5,11 @@ calls through, as Spark's ``FunctionRegistry`` serves its SQL and its DataFrames
 The table is data: each family module lists its ``Function`` entries (``FUNCTIONS``) and
 this module joins them, refusing a name two families claim; it is read-only. What an
 entry is and how its arguments are checked: ``planner.logical.functions.base``.
+
+Names are Spark SQL's, in any case (``dayofmonth`` and ``day`` alike); PySpark's where
+Spark SQL writes syntax instead (``count_distinct``, ``sum_distinct``, ``create_map``), and
+the plan's own for ``x[key]`` and ``x.field`` (``get_item``, ``get_field``). Which names SQL
+text may call is the SQL front end's table (``planner.sql.functions``).
 """
 
 from __future__ import annotations
