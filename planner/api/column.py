@@ -1,6 +1,7 @@
-"""``Column``, the PySpark-style expression being built, and how Python values become
-typed literals; ``planner.api.functions`` holds the functions that build columns and re-exports
-these, as PySpark's ``functions`` module does.
+"""``Column``, the PySpark-style expression being built; ``planner.api.functions`` holds the
+functions that build columns and re-exports these, as PySpark's ``functions`` module does.
+Python values become typed literals by ``planner.logical.literals``, functions are built by
+the registry (``planner.logical.functions``).
 
 A ``Column`` is a thin, immutable wrapper around an ``expressions.Expr`` plus an optional
 alias. Nothing is resolved here: ``F.col("x")`` names a column of whatever DataFrame it is
@@ -11,45 +12,34 @@ literal, as in PySpark.
 
 from __future__ import annotations
 
-import builtins
 import datetime as dt
 import decimal
-import math
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
-
-from pydantic import ValidationError
+from typing import Protocol, Union
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical.identifiers import check_identifier
-from sparkwire.planner.logical import render, typenames
+from sparkwire.planner.logical import render
+from sparkwire.planner.logical.functions import casts, registry
+from sparkwire.planner.logical.functions.base import alias as checked_alias
+from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.errors import AnalysisError, plain_message
 from sparkwire.planner.api.pyspark_names import COLUMN
 from sparkwire.planner.api.unsupported import missing_attribute
 
-if TYPE_CHECKING:
-    from sparkwire.planner.api.window import WindowSpec
+_literal = literal  # the name ``planner.api.na`` imports
 
 ColumnOrName = Union["Column", str]
 Value = Union["Column", bool, int, float, str, decimal.Decimal, dt.date, dt.datetime, None]
+#: ``DataFrame.join``'s ``on``: column names, or Column conditions (ANDed), or None.
+JoinOn = Union[str, Sequence[str], "Column", Sequence["Column"], None]
 
-_SPARK_TYPES = {
-    "boolean": "bool",
-    "tinyint": "int8",
-    "byte": "int8",
-    "smallint": "int16",
-    "short": "int16",
-    "int": "int32",
-    "integer": "int32",
-    "bigint": "int64",
-    "long": "int64",
-    "float": "float32",
-    "real": "float32",
-    "double": "float64",
-    "decimal": "decimal(10,0)",
-}
+
+class SupportsOver(Protocol):
+    """A window a column can be computed over (``planner.api.window.WindowSpec``)."""
+
+    def over(self, column: Column) -> Column: ...
 
 
 class Column:
@@ -88,6 +78,11 @@ class Column:
 
     def _rcall(self, fn: ex.ScalarFunction, other: Value) -> Column:
         return Column(ex.Call(fn=fn, args=(_value(other), self._expr)))
+
+    def _function(self, name: str, *args: ex.Expr) -> Column:
+        """The registry's function ``name`` of this column and ``args``
+        (``planner.logical.functions``)."""
+        return Column(registry.call(name, self._expr, *args))
 
     def __add__(self, other: Value) -> Column:
         return self._call("add", other)
@@ -177,24 +172,24 @@ class Column:
 
     def rlike(self, pattern: str) -> Column:
         """A Java regular expression found anywhere in the string (``planner.spark.regex``)."""
-        return checked_call("rlike", self._expr, _value(pattern))
+        return self._function("rlike", _value(pattern))
 
     def startswith(self, other: Value) -> Column:
-        return self._call("startswith", other)
+        return self._function("startswith", _value(other))
 
     def endswith(self, other: Value) -> Column:
-        return self._call("endswith", other)
+        return self._function("endswith", _value(other))
 
     def contains(self, other: Value) -> Column:
-        return self._call("contains", other)
+        return self._function("contains", _value(other))
 
     def eqNullSafe(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
         """``<=>``: true when both are NULL, false when one is."""
         return self._call("eq_null_safe", other)
 
     def substr(self, startPos: int | Column, length: int | Column) -> Column:  # noqa: N803
-        """1-based; a negative start counts from the end (``planner.api.functions.strings``)."""
-        return self._call("substr", startPos, length)
+        """1-based; a negative start counts from the end (``planner.logical.functions.strings``)."""
+        return self._function("substr", _value(startPos), _value(length))
 
     def between(self, lower: Value, upper: Value) -> Column:
         return self._call("between", lower, upper)
@@ -207,13 +202,11 @@ class Column:
             if simple is None:
                 raise AnalysisError(f"cast takes a type name or a DataType, got {type(to).__name__}")
             to = str(simple())
-        return Column(ex.Cast(expr=self._expr, to=_type_name(to)))
+        return Column(casts.cast(self._expr, to))
 
     def getItem(self, key: Value) -> Column:  # noqa: N802 - PySpark's name
         """An array's element (0-based) or a map's value."""
-        from sparkwire.planner.api.functions import nested  # it builds on this module
-
-        return nested.get_item(self, key)
+        return self._function("get_item", _value(key))
 
     def __getitem__(self, key: Value) -> Column:
         return self.getItem(key)
@@ -223,9 +216,7 @@ class Column:
         raise TypeError("Column is not iterable")
 
     def getField(self, name: str) -> Column:  # noqa: N802 - PySpark's name
-        from sparkwire.planner.api.functions import nested  # it builds on this module
-
-        return nested.get_field(self, name)
+        return self._function("get_field", lit(name).expr)
 
     def __getattr__(self, name: str) -> Column:
         # Only called for missing attributes: a PySpark Column method sparkwire lacks says
@@ -236,20 +227,16 @@ class Column:
 
     astype = cast
 
-    def over(self, window: WindowSpec) -> Column:
+    def over(self, window: SupportsOver) -> Column:
         """This aggregate or window function computed over ``window`` (``planner.api.window``)."""
         return window.over(self)
 
     def try_cast(self, to: str) -> Column:
         """``cast`` that gives NULL where the value cannot be cast, in ANSI mode too."""
-        return Column(ex.Cast(expr=self._expr, to=_type_name(to), safe=True))
+        return Column(casts.cast(self._expr, to, safe=True))
 
     def alias(self, name: str) -> Column:
-        try:
-            check_identifier(name)
-        except ValueError as exc:
-            raise AnalysisError(f"invalid column name: {exc}") from None
-        return Column(self._expr, name)
+        return Column(self._expr, checked_alias(name))
 
     def asc(self) -> SortOrder:
         return SortOrder(self, ascending=True, nulls_first=True)
@@ -321,61 +308,5 @@ def to_column(value: ColumnOrName) -> Column:
     raise AnalysisError(f"expected a Column or a column name, got {type(value).__name__}")
 
 
-def checked_call(fn: ex.ScalarFunction, *args: ex.Expr) -> Column:
-    """A call whose arguments the plan model checks (``planner.logical.literal_args``), a refused
-    one reported as the ``AnalysisError`` it is rather than as a validation dump."""
-    try:
-        return Column(ex.Call(fn=fn, args=args))
-    except ValidationError as exc:
-        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-        raise AnalysisError(message) from None
-
-
 def _value(value: Value) -> ex.Expr:
     return value.expr if isinstance(value, Column) else _literal(value)
-
-
-def _literal(value: Value) -> ex.Lit:
-    """Python values as typed literals where JSON alone would lose the type (or the value:
-    JSON has no NaN or infinity)."""
-    if value is None or isinstance(value, bool | int | str):
-        return ex.Lit(value=value)
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return ex.Lit(value=value)
-        return ex.Lit(value=str(value), type="float64")
-    if isinstance(value, decimal.Decimal):
-        return ex.Lit(value=format(value, "f"), type=_decimal_type(value))
-    if isinstance(value, dt.datetime):
-        # an aware datetime is its instant (the text keeps the offset); a naive one a wall
-        # clock in the session zone (PySpark reads it in the Python process's zone)
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc)
-        return ex.Lit(value=value.isoformat(sep=" "), type="timestamp")
-    if isinstance(value, dt.date):
-        return ex.Lit(value=value.isoformat(), type="date")
-    raise AnalysisError(f"unsupported literal {value!r} of type {type(value).__name__}")
-
-
-def _decimal_type(value: decimal.Decimal) -> str:
-    if not value.is_finite():
-        raise AnalysisError(f"decimal literal {value} is not finite")
-    sign, digits, exponent = value.as_tuple()
-    assert isinstance(exponent, int)
-    scale = builtins.max(0, -exponent)
-    precision = builtins.max(len(digits) + builtins.max(0, exponent), scale, 1)
-    if precision > 38:
-        raise AnalysisError(f"decimal literal {value} needs more than 38 digits")
-    return f"decimal({precision},{scale})"
-
-
-def _type_name(name: str) -> str:
-    """PySpark type names (``int``, ``long``, ``decimal(10, 2)`` ...) or planner ones."""
-    normal = re.sub(r"\s+", "", name.lower())
-    normal = _SPARK_TYPES.get(normal, normal)
-    if "<" in normal:
-        normal = typenames.from_spark(normal, _SPARK_TYPES)
-    try:
-        return ex.check_type_name(normal)
-    except ValueError as exc:
-        raise AnalysisError(f"cannot cast to {name!r}: {exc}") from None

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, Self
 
-from sparkwire.planner.api.functions import Column
+from sparkwire.planner.api.column import Column, JoinOn
 from sparkwire.planner.api.transformations import FrameTransformations
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.analyzer import JoinOn, analyze_join, analyze_set_operation, join_type
+from sparkwire.planner.logical.analyzer import analyze_join, analyze_set_operation, join_type
 from sparkwire.planner.logical.expressions import AggCall, Call, Expr, NamedExpr
 from sparkwire.planner.logical.plan import Aggregate, JoinType
 

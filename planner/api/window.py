@@ -1,4 +1,5 @@
-"""PySpark's ``Window`` and the window functions: ``F.row_number().over(w)``.
+"""PySpark's ``Window``: ``F.row_number().over(w)`` (the window functions are in
+``planner.api.functions.windows``).
 
 ``Window.partitionBy(...).orderBy(...).rowsBetween(start, end)`` builds an immutable
 ``WindowSpec``; ``Column.over(spec)`` turns an aggregate (``F.sum``, ``F.first`` ...) or a
@@ -7,7 +8,7 @@ window function into a window expression (``expressions.Over``), which the analy
 PySpark: ``Window.unboundedPreceding``/``unboundedFollowing`` are Java's smallest and
 largest long, and any bound beyond ``sys.maxsize`` counts as unbounded; ``currentRow`` is 0,
 negative numbers are rows (or order-key distance, for ``rangeBetween``) before the
-current row. ``lag`` with a negative offset is a ``lead``, as in Spark.
+current row.
 """
 
 from __future__ import annotations
@@ -20,15 +21,8 @@ from pydantic import ValidationError
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.api.functions import (
-    Column,
-    ColumnOrName,
-    SortOrder,
-    Value,
-    _value,
-    flatten_arguments,
-    to_column,
-)
+from sparkwire.planner.api.column import Column, ColumnOrName, SortOrder, to_column
+from sparkwire.planner.api.functions.core import flatten_arguments
 from sparkwire.planner.limits import MAX_WINDOW_OFFSET
 
 _JAVA_MIN_LONG = -(1 << 63)
@@ -130,67 +124,3 @@ def _frame(unit: Literal["rows", "range"], start: int, end: int) -> ex.Frame:
             f"{unit}Between({start}, {end})"
         )
     return ex.Frame(unit=unit, start=low, end=high)
-
-
-def row_number() -> Column:
-    return Column(ex.WindowCall(fn="row_number"))
-
-
-def rank() -> Column:
-    return Column(ex.WindowCall(fn="rank"))
-
-
-def dense_rank() -> Column:
-    return Column(ex.WindowCall(fn="dense_rank"))
-
-
-def percent_rank() -> Column:
-    return Column(ex.WindowCall(fn="percent_rank"))
-
-
-def cume_dist() -> Column:
-    return Column(ex.WindowCall(fn="cume_dist"))
-
-
-def ntile(n: int) -> Column:
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_WINDOW_OFFSET:
-        raise AnalysisError(f"ntile takes a positive int number of buckets, got {n!r}")
-    return Column(ex.WindowCall(fn="ntile", offset=n))
-
-
-def lag(col: ColumnOrName, offset: int = 1, default: Value = None) -> Column:
-    """The value ``offset`` rows before (a negative offset: after), else ``default``."""
-    return _offset("lag", col, offset, default)
-
-
-def lead(col: ColumnOrName, offset: int = 1, default: Value = None) -> Column:
-    """The value ``offset`` rows after (a negative offset: before), else ``default``."""
-    return _offset("lead", col, offset, default)
-
-
-def _offset(fn: Literal["lag", "lead"], col: ColumnOrName, offset: int, default: Value) -> Column:
-    if isinstance(offset, bool) or not isinstance(offset, int) or abs(offset) > MAX_WINDOW_OFFSET:
-        raise AnalysisError(f"{fn} takes an int offset, got {offset!r}")
-    if offset < 0:
-        fn = "lead" if fn == "lag" else "lag"
-    fallback = None if default is None else _value(default)
-    if fallback is not None and not isinstance(fallback, ex.Lit):
-        raise AnalysisError(f"{fn}'s default must be a literal value, got a column")
-    return Column(ex.WindowCall(fn=fn, arg=to_column(col).expr, offset=abs(offset), default=fallback))
-
-
-def first(col: ColumnOrName, ignorenulls: bool = False) -> Column:
-    """The first value (of a group: any row's, as Spark does not order a group; of a
-    window frame: the first row's), NULLs skipped with ``ignorenulls``."""
-    return _edge("first", col, ignorenulls)
-
-
-def last(col: ColumnOrName, ignorenulls: bool = False) -> Column:
-    """The last value; see ``first``."""
-    return _edge("last", col, ignorenulls)
-
-
-def _edge(fn: Literal["first", "last"], col: ColumnOrName, ignorenulls: bool) -> Column:
-    if not isinstance(ignorenulls, bool):
-        raise AnalysisError(f"{fn}'s ignorenulls takes a bool, got {ignorenulls!r}")
-    return Column(ex.AggCall(fn=fn, arg=to_column(col).expr, ignore_nulls=ignorenulls))

@@ -30,7 +30,7 @@ import difflib
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, Union
+from typing import Literal
 
 import pyarrow as pa
 
@@ -44,9 +44,6 @@ from sparkwire.planner.logical.tree import column_names, has_window, transform
 from sparkwire.planner.logical.typed import spark_typed
 from sparkwire.planner.logical.typed_calls import typed_calls
 from sparkwire.planner.logical.local_time import local_time
-
-if TYPE_CHECKING:
-    from sparkwire.planner.api.functions import Column as UserColumn
 
 _plan_ids = itertools.count(1)
 
@@ -297,8 +294,6 @@ def unknown_column(name: str, columns: Sequence[str]) -> str:
     hint = f" Did you mean {folded[close[0]]!r}?" if close else ""
     return f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}"
 
-
-JoinOn = Union[str, Sequence[str], "UserColumn", Sequence["UserColumn"], None]
 
 _JOIN_NAMES: dict[str, JoinType] = {
     "inner": "inner", "cross": "cross",

@@ -83,7 +83,7 @@ ScalarFunction = Literal[
     "year",
     "month",
     "day",
-    # strings (planner.api.functions.strings)
+    # strings (planner.logical.functions.strings)
     "substr",
     "concat_ws",
     "lpad",
@@ -99,7 +99,7 @@ ScalarFunction = Literal[
     "endswith",
     "contains",
     "eq_null_safe",
-    # dates and times (planner.api.functions.dates)
+    # dates and times (planner.logical.functions.dates)
     "current_date",
     "current_timestamp",
     "datediff",
@@ -125,7 +125,7 @@ ScalarFunction = Literal[
     "quarter",
     "last_day",
     "next_day",
-    # math (planner.api.functions.numeric)
+    # math (planner.logical.functions.numeric)
     "round",
     "bround",
     "round_double",  # round/bround of a double: the analyzer picks them (analyzer._typed_calls)

@@ -16,15 +16,16 @@ import pyarrow as pa
 from sparkwire.planner.logical.analyzer import Attribute, Scope, fresh
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Expr
-from sparkwire.planner.api.functions.nested import GeneratorColumn
+from sparkwire.planner.logical.functions.generators import GeneratorSpec
 from sparkwire.planner.logical.plan import Generate, Operator
 
 
 def generate(
-    plan: Operator, attrs: Sequence[Attribute], generator: GeneratorColumn,
+    plan: Operator, attrs: Sequence[Attribute], generator: GeneratorSpec,
 ) -> tuple[Generate, list[Attribute], list[tuple[str, Expr]]]:
     """The operator, the attributes it adds after ``attrs`` and the generated columns as
-    ``(user name, column)`` select outputs."""
+    ``(user name, column)`` select outputs; ``generator`` is the registry's ``Generator``
+    (``planner.logical.functions.generators``) or a DataFrame's column wrapping one."""
     scope = Scope(attrs)
     collection = scope.resolve(generator.expr)
     kind_type = scope.type_of(collection)

@@ -55,7 +55,7 @@ _ARRAY_SORT_COMPARATOR = (
     "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "
     "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
 )
-# Named without their argument, the query's clock reading (``functions_dates``).
+# Named without their argument, the query's clock reading (``planner.logical.functions.dates``).
 _NILADIC = frozenset({"current_date", "current_timestamp"})
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}

@@ -1,9 +1,10 @@
-"""SQL's array, map and struct syntax onto the DataFrame API's collection functions.
+"""SQL's array, map and struct syntax onto the function registry's collection functions.
 
 The plain calls (``array_contains``, ``size``, ``map_keys`` ...) are table entries in
 ``planner.sql.functions``; this module takes the forms sqlglot's Spark dialect parses
-into shapes of their own, and builds each through the same ``F`` function a Python
-program would call, so a call is checked and named alike from both:
+into shapes of their own, and builds each through the registry
+(``planner.logical.functions.collections``), as the DataFrame API does, so a call is checked
+and named alike from both:
 
 - ``arr[i]`` (0-based), ``m['k']`` and ``s['f']`` are ``Bracket`` nodes, as is
   ``element_at(x, i)`` (``offset`` 1); ``try_element_at`` (``safe``) is refused;
@@ -24,8 +25,9 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-import sparkwire.planner.api.functions as F
-from sparkwire.planner.api.functions import Column
+from sparkwire.planner.logical.functions import registry
+from sparkwire.planner.logical.functions.base import alias
+from sparkwire.planner.logical.functions.collections import struct_of
 from sparkwire.planner.sql.errors import SqlError
 
 Translate = Callable[[exp.Expression], ex.Expr]
@@ -33,47 +35,41 @@ Translate = Callable[[exp.Expression], ex.Expr]
 
 def collection(node: exp.Expression, translate: Translate) -> ex.Expr | None:
     """The planner expression for a collection form, or None if ``node`` is none."""
-
-    def column(part: exp.Expression) -> Column:
-        return Column(translate(part))
-
     match node:
         case exp.Bracket():
-            return _bracket(node, column)
+            return _bracket(node, translate)
         case exp.Dot() if isinstance(node.expression, exp.Identifier):
-            return column(node.this).getField(node.expression.name).expr
+            return registry.call("get_field", translate(node.this), ex.Lit(value=node.expression.name))
         case exp.VarMap():
             keys, values = node.args["keys"].expressions, node.args["values"].expressions
-            pairs = [column(part) for pair in zip(keys, values, strict=True) for part in pair]
-            return F.create_map(*pairs).expr
+            pairs = [translate(part) for pair in zip(keys, values, strict=True) for part in pair]
+            return registry.call("create_map", *pairs)
         case exp.Struct():
-            return F.struct(*(_field(item, column) for item in node.expressions)).expr
+            return struct_of([_field(item, translate) for item in node.expressions])
         case exp.ArraySort():
-            return _sort_array(node, column)
+            return _sort_array(node, translate)
     return None
 
 
-def _bracket(node: exp.Bracket, column: Callable[[exp.Expression], Column]) -> ex.Expr:
+def _bracket(node: exp.Bracket, translate: Translate) -> ex.Expr:
     if len(node.expressions) != 1:
         raise SqlError.at(node, "a subscript takes one index or key")
     if node.args.get("safe"):
         raise SqlError.at(node, "try_element_at is not supported by sparkwire")
-    container, key = column(node.this), column(node.expressions[0])
-    if node.args.get("offset") == 1:
-        return F.element_at(container, key).expr
-    return container[key].expr
+    container, key = translate(node.this), translate(node.expressions[0])
+    return registry.call("element_at" if node.args.get("offset") == 1 else "get_item", container, key)
 
 
-def _field(item: exp.Expression, column: Callable[[exp.Expression], Column]) -> Column:
+def _field(item: exp.Expression, translate: Translate) -> tuple[ex.Expr, str | None]:
     if isinstance(item, exp.PropertyEQ):
-        return column(item.expression).alias(item.this.name)
-    return column(item)
+        return translate(item.expression), alias(item.this.name)
+    return translate(item), None
 
 
-def _sort_array(node: exp.ArraySort, column: Callable[[exp.Expression], Column]) -> ex.Expr:
+def _sort_array(node: exp.ArraySort, translate: Translate) -> ex.Expr:
     asc = node.args.get("asc")
     if node.expression is not None or (asc is None and node.args.get("nulls_first") == exp.false()):
         raise SqlError.at(node, "array_sort is not supported by sparkwire (sort_array is)")
     if asc is not None and not isinstance(asc, exp.Boolean):
         raise SqlError.at(node, "sort_array takes its order as true or false")
-    return F.sort_array(column(node.this), True if asc is None else asc.this).expr
+    return registry.call("sort_array", translate(node.this), ex.Lit(value=True if asc is None else asc.this))

@@ -1,10 +1,10 @@
-"""One SQL expression as a Column: ``F.expr``, ``selectExpr`` and ``filter``/``where`` with
-a string, in Spark SQL's dialect.
+"""One SQL expression: what ``F.expr``, ``selectExpr`` and ``filter``/``where`` with a string
+mean, in Spark SQL's dialect (the DataFrame API makes the Column).
 
 The text is parsed by sqlglot as the single item of a ``SELECT`` with nothing else (no
 FROM, no second item, no second statement), then translated by ``planner.sql.expressions``
 into the planner's own validated expression models: nothing of the text travels further.
-``expr AS name`` gives the column that name.
+``expr AS name`` gives the column that name (checked as a column name).
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
-from sparkwire.planner.api.functions import Column
+from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical.functions.base import alias
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.normalize import DIALECT
 
 
-def sql_column(text: str) -> Column:
-    """The Column the SQL expression ``text`` means."""
+def sql_expression(text: str) -> tuple[ex.Expr, str | None]:
+    """The expression the SQL expression ``text`` means, and the name it gives it, if any."""
     if not isinstance(text, str):
         raise SqlError(f"expected SQL expression text, got {type(text).__name__}")
     try:
@@ -35,5 +36,5 @@ def sql_column(text: str) -> Column:
         raise SqlError(f"{text!r} is not one SQL expression")
     node = select.expressions[0]
     if isinstance(node, exp.Alias):
-        return Column(expression(node.this)).alias(node.alias)
-    return Column(expression(node))
+        return expression(node.this), alias(node.alias)
+    return expression(node), None

@@ -4,7 +4,10 @@ Only what the planner's allow-list can carry is translated; anything else is an
 ``SqlError`` naming the construct and where it stands in the query. Column references come
 out as ``Column("alias.name")`` (``qualify`` has qualified every one), which the analyzer
 resolves against the relation in scope. Subqueries are not expressions here: the
-translator takes them out of predicates before this module sees them.
+translator takes them out of predicates before this module sees them. Operators, ``CASE``
+and ``CAST`` are built here; every function call by the function registry
+(``planner.logical.functions``, the sqlglot classes mapped in ``planner.sql.functions``), as
+the DataFrame API's are.
 
 ``f OVER (PARTITION BY ... ORDER BY ... ROWS|RANGE BETWEEN ...)`` becomes an ``Over``
 (named windows were written into each ``OVER`` first, ``syntax.inline_windows``); frame
@@ -20,9 +23,10 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-import sparkwire.planner.api.functions as F
+from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.api.column import _type_name
+from sparkwire.planner.logical.functions.casts import cast_type
+from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.functions import function, unwrapped
@@ -30,17 +34,19 @@ from sparkwire.planner.sql.functions import function, unwrapped
 _BINARY: dict[type[exp.Expression], ex.ScalarFunction] = {
     exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div", exp.Mod: "mod",
     exp.EQ: "eq", exp.NEQ: "ne", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge",
-    exp.And: "and", exp.Or: "or", exp.Like: "like",
+    exp.And: "and", exp.Or: "or", exp.Like: "like", exp.NullSafeEQ: "eq_null_safe",
 }
-_UNARY: dict[type[exp.Expression], ex.ScalarFunction] = {
+# node class -> the registry's name (``planner.logical.functions``)
+_UNARY: dict[type[exp.Expression], str] = {
     exp.Abs: "abs", exp.Lower: "lower", exp.Upper: "upper", exp.Length: "length",
     exp.Year: "year", exp.Month: "month", exp.Day: "day",
 }
-_AGGREGATES: dict[type[exp.Expression], ex.AggregateFunction] = {
+_AGGREGATES: dict[type[exp.Expression], str] = {
     exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max", exp.AnyValue: "any_value",
     exp.First: "first", exp.Last: "last",
 }
-_EXTRACT: dict[str, ex.ScalarFunction] = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
+_EXTRACT = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
+_TRUE = ex.Lit(value=True)
 _SQL_TYPES = {
     "VARCHAR": "string", "TEXT": "string", "CHAR": "string", "DATE": "date",
     "TIMESTAMP": "timestamp", "TIMESTAMP_LTZ": "timestamp", "TIMESTAMP_NTZ": "timestamp_ntz",
@@ -96,37 +102,36 @@ def expression(node: exp.Expression) -> ex.Expr:
         case exp.Add() | exp.Sub() if isinstance(node.expression, exp.Interval):
             return _interval(node)
         case exp.DateAdd():
-            return ex.Call(fn="date_add", args=(expression(node.this), expression(node.expression)))
+            return registry.call("date_add", expression(node.this), expression(node.expression))
         case exp.DPipe():
-            return ex.Call(fn="concat", args=(expression(node.this), expression(node.expression)))
+            return registry.call("concat", expression(node.this), expression(node.expression))
         case exp.Concat() if not isinstance(node, exp.ConcatWs):
-            return ex.Call(fn="concat", args=tuple(expression(e) for e in node.expressions))
+            return registry.call("concat", *(expression(e) for e in node.expressions))
         case exp.Trim():
             if node.expression is not None:
                 raise unsupported(node, "TRIM of characters other than spaces")
             fn = {"LEADING": "ltrim", "TRAILING": "rtrim"}.get((node.args.get("position") or "").upper(), "trim")
-            return ex.Call(fn=fn, args=(expression(node.this),))
+            return registry.call(fn, expression(node.this))
         case exp.Coalesce():
             args = [node.this, *node.expressions]
-            return ex.Call(fn="coalesce", args=tuple(expression(a) for a in args))
+            return registry.call("coalesce", *(expression(a) for a in args))
         case exp.Substring():
             args = [node.this, node.args["start"]]
             if node.args.get("length") is not None:
                 args.append(node.args["length"])
-            return ex.Call(fn="substring", args=tuple(expression(a) for a in args))
+            return registry.call("substring", *(expression(a) for a in args))
         case exp.Extract():
             unit = node.this.name.upper()
             if unit not in _EXTRACT:
                 raise unsupported(node, f"EXTRACT of {unit}")
-            return ex.Call(fn=_EXTRACT[unit], args=(expression(node.expression),))
+            return registry.call(_EXTRACT[unit], expression(node.expression))
         case exp.Count():
             return _count(node)
         case exp.Window():
             return _window(node)
         case exp.IgnoreNulls() if isinstance(node.this, exp.First | exp.Last):
             # Spark's first(x, true) and first(x) IGNORE NULLS, as an aggregate
-            return ex.AggCall(fn=_AGGREGATES[type(node.this)], arg=expression(node.this.this),
-                              ignore_nulls=True)
+            return registry.call(_AGGREGATES[type(node.this)], expression(node.this.this), _TRUE)
         case exp.Subquery() | exp.Select() | exp.Exists():
             raise unsupported(node, "a subquery here")
         case exp.Explode() | exp.Inline():
@@ -157,7 +162,7 @@ def _binary(node: exp.Expression) -> ex.Expr:
 
 def _unary(node: exp.Expression) -> ex.Expr:
     # Spark SQL's year(d) parses as Year(TsOrDsToDate(d)): a conversion Spark does anyway.
-    return ex.Call(fn=_UNARY[type(node)], args=(expression(unwrapped(node.this)),))
+    return registry.call(_UNARY[type(node)], expression(unwrapped(node.this)))
 
 
 def _aggregate(node: exp.Expression) -> ex.Expr:
@@ -166,7 +171,7 @@ def _aggregate(node: exp.Expression) -> ex.Expr:
         raise unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
     if node.args.get("expression") is not None:  # Spark's first(x, true)
         raise unsupported(node, f"{type(node).__name__.upper()} with a second argument")
-    return ex.AggCall(fn=_AGGREGATES[type(node)], arg=expression(arg))
+    return registry.call(_AGGREGATES[type(node)], expression(arg))
 
 
 _TABLES: tuple[tuple[tuple[type[exp.Expression], ...], Callable[[exp.Expression], ex.Expr]], ...] = (
@@ -195,7 +200,7 @@ def _interval(node: exp.Add | exp.Sub) -> ex.Expr:
         raise unsupported(node, "a fractional interval") from None
     fn, scale = _INTERVAL_UNITS[unit]
     n *= scale * (-1 if isinstance(node, exp.Sub) else 1)
-    return ex.Call(fn=fn, args=(expression(node.this), ex.Lit(value=n)))
+    return registry.call(fn, expression(node.this), ex.Lit(value=n))
 
 
 def _column(node: exp.Column) -> ex.Expr:
@@ -216,7 +221,7 @@ def _literal(node: exp.Literal) -> ex.Expr:
     if "e" in text.lower():
         return ex.Lit(value=float(text))
     # A decimal literal is exact in Spark SQL (0.06 is decimal(2,2)), not a double.
-    return F.lit(decimal.Decimal(text)).expr
+    return literal(decimal.Decimal(text))
 
 
 def _not(node: exp.Not) -> ex.Expr:
@@ -245,7 +250,7 @@ def _cast(node: exp.Cast) -> ex.Expr:
     else:
         type_name = _SQL_TYPES.get(name.upper(), name.lower())
     try:
-        type_name = _type_name(type_name)
+        type_name = cast_type(type_name)
     except AnalysisError:
         raise unsupported(node, f"CAST to {to.sql()}") from None
     value = node.this
@@ -257,15 +262,15 @@ def _cast(node: exp.Cast) -> ex.Expr:
 def _count(node: exp.Count) -> ex.Expr:
     arg = node.this
     if arg is None or isinstance(arg, exp.Star):
-        return ex.AggCall(fn="count")
+        return registry.call("count")
     if isinstance(arg, exp.Distinct):
         if len(arg.expressions) != 1:
             raise unsupported(node, "COUNT(DISTINCT ...) of several columns")
-        return ex.AggCall(fn="count_distinct", arg=expression(arg.expressions[0]))
-    return ex.AggCall(fn="count", arg=expression(arg))
+        return registry.call("count_distinct", expression(arg.expressions[0]))
+    return registry.call("count", expression(arg))
 
 
-_RANKING: dict[type[exp.Expression], ex.WindowFunction] = {
+_RANKING: dict[type[exp.Expression], str] = {
     exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
     exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist",
 }
@@ -289,31 +294,33 @@ def _window(node: exp.Window) -> ex.Expr:
 
 
 def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
-    ignore_nulls = isinstance(node, exp.IgnoreNulls)
-    inner = node.this if ignore_nulls else node
+    inner = node.this if isinstance(node, exp.IgnoreNulls) else node
+    function = _window_call(node, inner)
+    if not isinstance(function, ex.AggCall | ex.WindowCall):
+        raise unsupported(node, f"{type(inner).__name__.upper()} over a window")
+    return function
+
+
+def _window_call(node: exp.Expression, inner: exp.Expression) -> ex.Expr:
+    """The call ``node`` (``inner``, under an ``IGNORE NULLS`` or not) computes over a window."""
+    ignore_nulls = inner is not node
     if type(inner) in _RANKING:
-        return ex.WindowCall(fn=_RANKING[type(inner)])
+        return registry.call(_RANKING[type(inner)])
     if ignore_nulls and type(inner) not in _EDGES:
         raise unsupported(node, "IGNORE NULLS other than in first/last")
     if type(inner) in _EDGES:
         if inner.args.get("expression") is not None:
             raise unsupported(node, f"{type(inner).__name__.upper()} with a second argument")
-        return ex.AggCall(fn=_EDGES[type(inner)], arg=expression(inner.this), ignore_nulls=ignore_nulls)
+        return registry.call(_EDGES[type(inner)], expression(inner.this), ex.Lit(value=ignore_nulls))
     if isinstance(inner, exp.Ntile):
-        return ex.WindowCall(fn="ntile", offset=_integer(inner.this, inner))
+        return registry.call("ntile", ex.Lit(value=_integer(inner.this, inner)))
     if isinstance(inner, exp.Lag | exp.Lead):
         offset = inner.args.get("offset")
-        n = 1 if offset is None else _integer(offset, inner)
-        fn: ex.WindowFunction = "lag" if isinstance(inner, exp.Lag) else "lead"
-        if n < 0:
-            fn, n = ("lead" if fn == "lag" else "lag"), -n
+        rows = ex.Lit(value=1 if offset is None else _integer(offset, inner))
         default = inner.args.get("default")
-        return ex.WindowCall(fn=fn, arg=expression(inner.this), offset=n,
-                             default=None if default is None else expression(default))
-    function = expression(inner)
-    if not isinstance(function, ex.AggCall):
-        raise unsupported(node, f"{type(inner).__name__.upper()} over a window")
-    return function
+        defaults = () if default is None else (expression(default),)
+        return registry.call("lag" if isinstance(inner, exp.Lag) else "lead", expression(inner.this), rows, *defaults)
+    return expression(inner)
 
 
 def _frame(spec: exp.WindowSpec | None) -> ex.Frame | None:

@@ -1,5 +1,6 @@
 """``explode`` and its family in SQL, planned as the DataFrame API plans them: a
-``GeneratorColumn`` given to ``planner.logical.generate``, which builds the ``Generate`` operator.
+``Generator`` of the function registry (``planner.logical.functions.generators``) given to
+``planner.logical.generate``, which builds the ``Generate`` operator.
 
 Spark SQL writes a generator in three places, all supported:
 
@@ -25,8 +26,9 @@ from sqlglot import exp
 
 from sparkwire.planner.logical.analyzer import Attribute, Relation
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.functions import registry
+from sparkwire.planner.logical.functions.generators import Generator
 from sparkwire.planner.logical.generate import generate
-from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 
@@ -42,8 +44,8 @@ def is_generator(item: exp.Expression) -> bool:
     return isinstance(inner, exp.Explode | _REFUSED)
 
 
-def select_generator(item: exp.Expression) -> GeneratorColumn:
-    """The SELECT item ``item`` (``is_generator``) as a generator column."""
+def select_generator(item: exp.Expression) -> Generator:
+    """The SELECT item ``item`` (``is_generator``) as a generator."""
     names: tuple[str, ...] | None = None
     node = item
     if isinstance(item, exp.Aliases):
@@ -74,7 +76,7 @@ def lateral(relation: Relation, node: exp.Lateral) -> Relation:
     return Relation(relation.plan, (*relation.attrs[: -len(added)], *qualified))
 
 
-def generated(relation: Relation, generator: GeneratorColumn,
+def generated(relation: Relation, generator: Generator,
               where: exp.Expression) -> tuple[Relation, list[Attribute]]:
     """``relation`` with the generator's columns appended, and those columns; an error
     names ``where``."""
@@ -85,12 +87,13 @@ def generated(relation: Relation, generator: GeneratorColumn,
     return Relation(op, (*relation.attrs, *added)), added
 
 
-def _generator(node: exp.Expression, outer: bool, names: tuple[str, ...] | None) -> GeneratorColumn:
+def _generator(node: exp.Expression, outer: bool, names: tuple[str, ...] | None) -> Generator:
     if not isinstance(node, exp.Explode):
         what = f"the generator {node.sql_name().lower()}" if isinstance(node, exp.Func) else "this FROM item"
         raise unsupported(node, what)
     if node.expressions:
         raise SqlError.at(node, f"{node.sql_name().lower()} takes one array or map")
-    column = GeneratorColumn(expression(node.this), position=isinstance(node, exp.Posexplode),
-                             outer=outer or isinstance(node, exp.ExplodeOuter))
-    return column if names is None else column.alias(*names)
+    built = registry.generator(node.sql_name().lower(), expression(node.this))
+    if outer:  # LATERAL VIEW OUTER
+        built = replace(built, outer=True)
+    return built if names is None else built.named(*names)

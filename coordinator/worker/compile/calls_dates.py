@@ -1,4 +1,4 @@
-"""Date and time builders: Spark's semantics (``planner.api.functions.dates``) in DuckDB.
+"""Date and time builders: Spark's semantics (``planner.logical.functions.dates``) in DuckDB.
 
 Every operand is cast to the DATE or TIMESTAMP the function reads, as Spark casts it;
 DuckDB's ``dayofweek`` counts from 0 on Sunday (Spark's from 1), its ``datediff(part, a,

@@ -1,4 +1,4 @@
-"""Math builders: Spark's semantics (``planner.api.functions.numeric``) in DuckDB.
+"""Math builders: Spark's semantics (``planner.logical.functions.numeric``) in DuckDB.
 
 DuckDB's ``ln``/``log10``/``log2`` of 0 are -inf and of a negative NaN (Spark: NULL), its
 ``sign`` is an integer and 0 for NaN (Spark: a double, NaN), its ``round`` of a double

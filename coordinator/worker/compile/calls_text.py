@@ -1,4 +1,4 @@
-"""String builders: Spark's semantics (``planner.api.functions.strings``) in DuckDB.
+"""String builders: Spark's semantics (``planner.logical.functions.strings``) in DuckDB.
 
 Where DuckDB's function of the same name differs, the template says how: its
 ``substring`` reads a start of 0 as "before the first character" (Spark: the first),

@@ -1,0 +1,15 @@
+"""The function registry (``registry``): each function by its Spark name, how its
+arguments are checked and how its expression is built from argument expressions; the
+DataFrame API and the SQL front end both build every call through it.
+
+    base          the contract: a ``Function`` entry, checked calls, option arguments
+    registry      the table of every family's entries: ``lookup``, ``call``, ``generator``
+    strings, dates, numeric, conditionals, collections     scalar functions, by family
+    aggregates, windows                                     aggregate and window functions
+    generators    ``explode`` and its family (planned by ``planner.logical.generate``)
+    casts         the type names a cast may name
+
+Result types stay where they are inferred for every expression (``planner.logical.types``,
+``collection_types``), as do the checks a worker repeats (``planner.logical.literal_args``).
+This package imports nothing.
+"""
