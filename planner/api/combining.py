@@ -14,9 +14,8 @@ from sparkwire.planner.api.transformations import FrameTransformations
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import analyze_join, analyze_set_operation, join_type
 from sparkwire.planner.logical.expressions import AggCall, Call, Expr, NamedExpr
-from sparkwire.planner.logical.plan import Aggregate, JoinType
+from sparkwire.planner.logical.plan import Aggregate, JoinType, SetKind
 
-SetKind = Literal["union", "intersect", "except"]
 
 
 class FrameCombining(FrameTransformations):

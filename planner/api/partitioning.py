@@ -49,7 +49,9 @@ def sample(df: FrameT, with_replacement: bool | float | None, fraction: float | 
 
 def repartition(df: FrameT, partitions: int | ColumnOrName,
                 cols: Sequence[ColumnOrName]) -> FrameT:
-    if not isinstance(partitions, int) or isinstance(partitions, bool):
+    if isinstance(partitions, bool):
+        raise AnalysisError(f"repartition takes a number of partitions or columns, got {partitions!r}")
+    if not isinstance(partitions, int):
         cols = (partitions, *cols)
         partitions = min(2 * df._executor.workers, MAX_PARTITIONS)
     items = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], list | tuple) else list(cols)

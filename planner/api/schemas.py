@@ -92,7 +92,7 @@ class _Parser:
             return pa.map_(key, value)
         if word == "struct":
             self.take("<")
-            fields = []
+            fields: list[pa.Field] = []
             while self.peek() != ">":
                 if fields:
                     self.take(",")
@@ -121,7 +121,7 @@ class _Parser:
         return _ATOMIC[word]
 
     def ddl(self) -> pa.Schema:
-        fields = []
+        fields: list[pa.Field] = []
         while self.peek() is not None:
             if fields:
                 self.take(",")

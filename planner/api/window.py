@@ -115,9 +115,9 @@ def _frame(unit: Literal["rows", "range"], start: int, end: int) -> ex.Frame:
             f"a window frame cannot start at unboundedFollowing or end at unboundedPreceding "
             f"({unit}Between({start}, {end}))"
         )
-    for bound in (low, high):
-        if bound is not None and abs(bound) > MAX_WINDOW_OFFSET:
-            raise AnalysisError(f"window frame bound {bound} is beyond ±{MAX_WINDOW_OFFSET}")
+    for offset in (low, high):
+        if offset is not None and abs(offset) > MAX_WINDOW_OFFSET:
+            raise AnalysisError(f"window frame bound {offset} is beyond ±{MAX_WINDOW_OFFSET}")
     if low is not None and high is not None and low > high:
         raise AnalysisError(
             f"the lower bound of a window frame must be less than or equal to the upper bound: "

@@ -37,7 +37,7 @@ import pyarrow as pa
 from sparkwire.planner.logical import types
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Call, Cast, Column, Expr, Lit, NamedExpr, Ref
-from sparkwire.planner.logical.plan import Join, JoinType, Operator, Project, SetOperation
+from sparkwire.planner.logical.plan import Join, JoinType, Operator, Project, SetKind, SetOperation
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.predicates import conjunction, conjuncts, factor_common
 from sparkwire.planner.logical.tree import column_names, has_window, transform
@@ -367,7 +367,7 @@ def analyze_join(
 
 def analyze_set_operation(
     left: Operator, left_attrs: Sequence[Attribute], right: Operator,
-    right_attrs: Sequence[Attribute], kind: Literal["union", "intersect", "except"], all_: bool,
+    right_attrs: Sequence[Attribute], kind: SetKind, all_: bool,
 ) -> tuple[SetOperation, tuple[Attribute, ...]]:
     """Columns matched by position, each pair coerced to its common type on both sides;
     the result has the left side's names."""

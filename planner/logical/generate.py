@@ -10,6 +10,7 @@ the select's projection gives them their user names.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import pyarrow as pa
 
@@ -29,6 +30,7 @@ def generate(
     scope = Scope(attrs)
     collection = scope.resolve(generator.expr)
     kind_type = scope.type_of(collection)
+    kind: Literal["array", "map"]
     if pa.types.is_map(kind_type):
         kind, names, out_types = "map", ["key", "value"], [kind_type.key_type, kind_type.item_type]
     elif pa.types.is_list(kind_type):

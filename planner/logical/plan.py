@@ -366,6 +366,10 @@ class Join(Node):
         return self
 
 
+#: The set operations, as ``SetOperation.kind`` names them.
+SetKind = Literal["union", "intersect", "except"]
+
+
 class SetOperation(Node):
     """``union``, ``intersect`` or ``except`` of two inputs with the same number of columns,
     matched by position; the output has the left input's names. Without ``all``, the result
@@ -375,7 +379,7 @@ class SetOperation(Node):
     op: Literal["set_operation"] = "set_operation"
     left: Operator
     right: Operator
-    kind: Literal["union", "intersect", "except"]
+    kind: SetKind
     all: bool = False
 
 

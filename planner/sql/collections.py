@@ -30,10 +30,10 @@ from sparkwire.planner.logical.functions.base import alias
 from sparkwire.planner.logical.functions.collections import struct_of
 from sparkwire.planner.sql.errors import SqlError
 
-Translate = Callable[[exp.Expression], ex.Expr]
+Translate = Callable[[exp.Expr], ex.Expr]
 
 
-def collection(node: exp.Expression, translate: Translate) -> ex.Expr | None:
+def collection(node: exp.Expr, translate: Translate) -> ex.Expr | None:
     """The planner expression for a collection form, or None if ``node`` is none."""
     match node:
         case exp.Bracket():
@@ -60,7 +60,7 @@ def _bracket(node: exp.Bracket, translate: Translate) -> ex.Expr:
     return registry.call("element_at" if node.args.get("offset") == 1 else "get_item", container, key)
 
 
-def _field(item: exp.Expression, translate: Translate) -> tuple[ex.Expr, str | None]:
+def _field(item: exp.Expr, translate: Translate) -> tuple[ex.Expr, str | None]:
     if isinstance(item, exp.PropertyEQ):
         return translate(item.expression), alias(item.this.name)
     return translate(item), None

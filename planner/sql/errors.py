@@ -13,11 +13,11 @@ class SqlError(AnalysisError):
     """Unsupported or wrong SQL; the message names the construct and its place."""
 
     @classmethod
-    def at(cls, node: exp.Expression, message: str) -> SqlError:
+    def at(cls, node: exp.Expr, message: str) -> SqlError:
         return cls(f"{message}: {where(node)}")
 
 
-def where(node: exp.Expression) -> str:
+def where(node: exp.Expr) -> str:
     """``line L, column C`` where the parser recorded it (it does on identifiers), and the
     construct as SQL text."""
     text = node.sql(dialect="spark")

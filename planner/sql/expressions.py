@@ -31,17 +31,17 @@ from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.functions import function, unwrapped
 
-_BINARY: dict[type[exp.Expression], ex.ScalarFunction] = {
+_BINARY: dict[type[exp.Expr], ex.ScalarFunction] = {
     exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div", exp.Mod: "mod",
     exp.EQ: "eq", exp.NEQ: "ne", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge",
     exp.And: "and", exp.Or: "or", exp.Like: "like", exp.NullSafeEQ: "eq_null_safe",
 }
 # node class -> the registry's name (``planner.logical.functions``)
-_UNARY: dict[type[exp.Expression], str] = {
+_UNARY: dict[type[exp.Expr], str] = {
     exp.Abs: "abs", exp.Lower: "lower", exp.Upper: "upper", exp.Length: "length",
     exp.Year: "year", exp.Month: "month", exp.Day: "day",
 }
-_AGGREGATES: dict[type[exp.Expression], str] = {
+_AGGREGATES: dict[type[exp.Expr], str] = {
     exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max", exp.AnyValue: "any_value",
     exp.First: "first", exp.Last: "last",
 }
@@ -56,7 +56,7 @@ _SQL_TYPES = {
 }
 
 
-def expression(node: exp.Expression) -> ex.Expr:
+def expression(node: exp.Expr) -> ex.Expr:
     """The planner expression for ``node``."""
     match node:
         case exp.Paren():
@@ -71,8 +71,9 @@ def expression(node: exp.Expression) -> ex.Expr:
             return ex.Lit(value=None)
         case exp.Neg():
             value = expression(node.this)
-            if isinstance(node.this, exp.Literal) and isinstance(value, ex.Lit) and type(value.value) in (int, float):
-                return ex.Lit(value=-value.value)  # Spark reads -1 as one literal (and names it so)
+            number = value.value if isinstance(node.this, exp.Literal) and isinstance(value, ex.Lit) else None
+            if isinstance(number, int | float) and not isinstance(number, bool):
+                return ex.Lit(value=-number)  # Spark reads -1 as one literal (and names it so)
             return ex.Call(fn="neg", args=(value,))
         case exp.Not():
             return _not(node)
@@ -146,7 +147,7 @@ def expression(node: exp.Expression) -> ex.Expr:
     raise unsupported(node, _function_name(node))
 
 
-def _function_name(node: exp.Expression) -> str:
+def _function_name(node: exp.Expr) -> str:
     if isinstance(node, exp.Anonymous):
         return f"the function {node.name}"
     if isinstance(node, exp.Func):
@@ -154,18 +155,21 @@ def _function_name(node: exp.Expression) -> str:
     return type(node).__name__.upper()
 
 
-def _binary(node: exp.Expression) -> ex.Expr:
+def _binary(node: exp.Expr) -> ex.Expr:
     fn = _BINARY[type(node)]
     call = ex.Call(fn=fn, args=(expression(node.this), expression(node.expression)))
     return ex.Call(fn="not", args=(call,)) if node.args.get("negate") else call
 
 
-def _unary(node: exp.Expression) -> ex.Expr:
+def _unary(node: exp.Expr) -> ex.Expr:
     # Spark SQL's year(d) parses as Year(TsOrDsToDate(d)): a conversion Spark does anyway.
-    return registry.call(_UNARY[type(node)], expression(unwrapped(node.this)))
+    argument = unwrapped(node.this)
+    if argument is None:
+        raise unsupported(node, f"{type(node).__name__.upper()} without its argument")
+    return registry.call(_UNARY[type(node)], expression(argument))
 
 
-def _aggregate(node: exp.Expression) -> ex.Expr:
+def _aggregate(node: exp.Expr) -> ex.Expr:
     arg = node.this
     if isinstance(arg, exp.Distinct):
         raise unsupported(node, f"{type(node).__name__.upper()}(DISTINCT ...)")
@@ -174,7 +178,7 @@ def _aggregate(node: exp.Expression) -> ex.Expr:
     return registry.call(_AGGREGATES[type(node)], expression(arg))
 
 
-_TABLES: tuple[tuple[tuple[type[exp.Expression], ...], Callable[[exp.Expression], ex.Expr]], ...] = (
+_TABLES: tuple[tuple[tuple[type[exp.Expr], ...], Callable[[exp.Expr], ex.Expr]], ...] = (
     (tuple(_BINARY), _binary),
     (tuple(_UNARY), _unary),
     (tuple(_AGGREGATES), _aggregate),
@@ -270,11 +274,11 @@ def _count(node: exp.Count) -> ex.Expr:
     return registry.call("count", expression(arg))
 
 
-_RANKING: dict[type[exp.Expression], str] = {
+_RANKING: dict[type[exp.Expr], str] = {
     exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
     exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist",
 }
-_EDGES = {exp.FirstValue: "first", exp.First: "first", exp.LastValue: "last", exp.Last: "last"}
+_EDGES: dict[type[exp.Expr], str] = {exp.FirstValue: "first", exp.First: "first", exp.LastValue: "last", exp.Last: "last"}
 
 
 def _window(node: exp.Window) -> ex.Expr:
@@ -293,7 +297,7 @@ def _window(node: exp.Window) -> ex.Expr:
         raise SqlError.at(node, f"invalid window: {exc}") from None
 
 
-def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
+def _window_function(node: exp.Expr) -> ex.AggCall | ex.WindowCall:
     inner = node.this if isinstance(node, exp.IgnoreNulls) else node
     function = _window_call(node, inner)
     if not isinstance(function, ex.AggCall | ex.WindowCall):
@@ -301,7 +305,7 @@ def _window_function(node: exp.Expression) -> ex.AggCall | ex.WindowCall:
     return function
 
 
-def _window_call(node: exp.Expression, inner: exp.Expression) -> ex.Expr:
+def _window_call(node: exp.Expr, inner: exp.Expr) -> ex.Expr:
     """The call ``node`` (``inner``, under an ``IGNORE NULLS`` or not) computes over a window."""
     ignore_nulls = inner is not node
     if type(inner) in _RANKING:
@@ -335,7 +339,7 @@ def _frame(spec: exp.WindowSpec | None) -> ex.Frame | None:
     )
 
 
-def _bound(value: exp.Expression | str | None, side: str | None, spec: exp.WindowSpec) -> int | None:
+def _bound(value: exp.Expr | str | None, side: str | None, spec: exp.WindowSpec) -> int | None:
     """``UNBOUNDED`` is None, ``CURRENT ROW`` 0, ``n PRECEDING`` -n, ``n FOLLOWING`` n."""
     if value is None or (isinstance(value, str) and value.upper() == "UNBOUNDED"):
         return None
@@ -345,7 +349,7 @@ def _bound(value: exp.Expression | str | None, side: str | None, spec: exp.Windo
     return -n if (side or "").upper() == "PRECEDING" else n
 
 
-def _integer(node: exp.Expression, where: exp.Expression) -> int:
+def _integer(node: exp.Expr | str | None, where: exp.Expr) -> int:
     value = expression(node) if isinstance(node, exp.Expression) else None
     if not (isinstance(value, ex.Lit) and isinstance(value.value, int)
             and not isinstance(value.value, bool)):
@@ -363,5 +367,5 @@ def sort_key(node: exp.Ordered) -> ex.SortKey:
                       nulls_first=bool(nulls_first))
 
 
-def unsupported(node: exp.Expression, what: str) -> SqlError:
+def unsupported(node: exp.Expr, what: str) -> SqlError:
     return SqlError.at(node, f"{what} is not supported by sparkwire")

@@ -30,14 +30,14 @@ _SPARK = Dialect.get_or_raise("spark")
 _IMPLICIT = (exp.TsOrDsToDate, exp.TimeStrToTime)
 
 
-def unwrapped(node: exp.Expression | None) -> exp.Expression | None:
+def unwrapped(node: exp.Expr | None) -> exp.Expr | None:
     while isinstance(node, _IMPLICIT) and node.args.get("format") is None:
         node = node.this
     return node
 
 
 # node class -> (the node's arguments, in order, that are the call's) and the registry's name
-_BY_CLASS: dict[type[exp.Expression], tuple[tuple[str, ...], str]] = {
+_BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.ConcatWs: (("expressions",), "concat_ws"),
     exp.RegexpReplace: (("this", "expression", "replacement"), "regexp_replace"),
     exp.RegexpExtract: (("this", "expression", "group"), "regexp_extract"),
@@ -105,7 +105,7 @@ _PATTERNED = frozenset({
 })
 
 
-def function(node: exp.Expression, translate: Translate) -> ex.Expr | None:
+def function(node: exp.Expr, translate: Translate) -> ex.Expr | None:
     """The planner expression for the function call ``node``, or None if it is no call
     this module knows."""
     if isinstance(node, exp.Anonymous):

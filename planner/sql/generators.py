@@ -38,13 +38,13 @@ UNNAMED = "sparkwire_unnamed"
 _REFUSED = exp.Inline  # a generator the DataFrame API lacks: refused by its name
 
 
-def is_generator(item: exp.Expression) -> bool:
+def is_generator(item: exp.Expr) -> bool:
     """Whether the SELECT item ``item`` is a generator, aliased or not."""
     inner = item.this if isinstance(item, exp.Alias | exp.Aliases) else item
     return isinstance(inner, exp.Explode | _REFUSED)
 
 
-def select_generator(item: exp.Expression) -> Generator:
+def select_generator(item: exp.Expr) -> Generator:
     """The SELECT item ``item`` (``is_generator``) as a generator."""
     names: tuple[str, ...] | None = None
     node = item
@@ -56,7 +56,7 @@ def select_generator(item: exp.Expression) -> Generator:
     return _generator(node, outer=False, names=names)
 
 
-def check_laterals(statement: exp.Expression) -> None:
+def check_laterals(statement: exp.Expr) -> None:
     """Every lateral generator names its columns: refused before ``qualify``, which
     cannot expand ``*`` or place a column without them."""
     for node in statement.find_all(exp.Lateral):
@@ -77,7 +77,7 @@ def lateral(relation: Relation, node: exp.Lateral) -> Relation:
 
 
 def generated(relation: Relation, generator: Generator,
-              where: exp.Expression) -> tuple[Relation, list[Attribute]]:
+              where: exp.Expr) -> tuple[Relation, list[Attribute]]:
     """``relation`` with the generator's columns appended, and those columns; an error
     names ``where``."""
     try:
@@ -87,7 +87,7 @@ def generated(relation: Relation, generator: Generator,
     return Relation(op, (*relation.attrs, *added)), added
 
 
-def _generator(node: exp.Expression, outer: bool, names: tuple[str, ...] | None) -> Generator:
+def _generator(node: exp.Expr, outer: bool, names: tuple[str, ...] | None) -> Generator:
     if not isinstance(node, exp.Explode):
         what = f"the generator {node.sql_name().lower()}" if isinstance(node, exp.Func) else "this FROM item"
         raise unsupported(node, what)

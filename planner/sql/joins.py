@@ -32,29 +32,29 @@ from sparkwire.planner.logical.analyzer import Relation, analyze_join
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.optimizer.estimates import equi_join_rows, estimate_bytes, estimate_rows
 from sparkwire.planner.logical.plan import Filter
-from sparkwire.planner.logical.predicates import conjunction
+from sparkwire.planner.logical.predicates import conjunction, nonempty_conjunction
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.syntax import has_subquery, in_nested_query
 
 
-def plain_filter(relation: Relation, conditions: Sequence[exp.Expression]) -> Relation:
+def plain_filter(relation: Relation, conditions: Sequence[exp.Expr]) -> Relation:
     """``relation`` filtered by conditions without subqueries."""
     if not conditions:
         return relation
-    predicate = relation.scope.resolve(conjunction([expression(c) for c in conditions]))
+    predicate = relation.scope.resolve(nonempty_conjunction([expression(c) for c in conditions]))
     return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
 
 
 def ordered_joins(
-    items: dict[str, Relation], conditions: list[exp.Expression]
-) -> tuple[Relation, list[exp.Expression]]:
+    items: dict[str, Relation], conditions: list[exp.Expr]
+) -> tuple[Relation, list[exp.Expr]]:
     """Inner and comma joins of the FROM items, ordered; returns the joined relation and
     the conditions still to apply (those holding subqueries)."""
     plain = [c for c in conditions if not has_subquery(c)]
     rest = [c for c in conditions if has_subquery(c)]
     named = {id(c): frozenset(tables_of(c)) for c in plain}  # asked again and again below
 
-    def tables(condition: exp.Expression) -> frozenset[str]:
+    def tables(condition: exp.Expr) -> frozenset[str]:
         return named[id(condition)]
 
     filtered = {}
@@ -84,16 +84,16 @@ def ordered_joins(
 
 
 #: The FROM items a join condition names (``tables_of``, computed once per condition).
-_Tables = Callable[[exp.Expression], frozenset[str]]
+_Tables = Callable[[exp.Expr], frozenset[str]]
 
 
-def _connected(a: frozenset[str], b: frozenset[str], conditions: list[exp.Expression],
+def _connected(a: frozenset[str], b: frozenset[str], conditions: list[exp.Expr],
                tables: _Tables) -> bool:
     """Whether a condition on the tables of ``a`` and ``b`` names some of each."""
     return any(tables(c) <= a | b and tables(c) & a and tables(c) & b for c in conditions)
 
 
-def _joined(left: Relation, right: Relation, conditions: list[exp.Expression]) -> Relation:
+def _joined(left: Relation, right: Relation, conditions: list[exp.Expr]) -> Relation:
     condition = conjunction([expression(c) for c in conditions])
     plan, attrs = analyze_join(left.plan, left.attrs, right.plan, right.attrs,
                                "inner" if condition is not None else "cross", condition)
@@ -108,11 +108,11 @@ class _Group:
 
     tables: frozenset[str]
     relation: Relation
-    conditions: tuple[exp.Expression, ...]
+    conditions: tuple[exp.Expr, ...]
 
     @classmethod
     def reduced(cls, alias: str, items: dict[str, Relation], present: frozenset[str],
-                pending: list[exp.Expression], tables: _Tables) -> _Group:
+                pending: list[exp.Expr], tables: _Tables) -> _Group:
         group = cls(frozenset({alias}), items[alias], ())
         while True:
             used = {id(c) for c in group.conditions}
@@ -136,7 +136,7 @@ class _Group:
 
 
 def _join_rows(left: Relation, left_tables: frozenset[str], right: Relation,
-               right_tables: frozenset[str], conditions: list[exp.Expression]) -> int:
+               right_tables: frozenset[str], conditions: list[exp.Expr]) -> int:
     """Estimated rows of ``left`` (FROM items ``left_tables``) joined to ``right`` on the
     equalities among ``conditions`` of a column of each (``planner.optimizer.estimates.equi_join_rows``)."""
     pairs = []
@@ -162,11 +162,11 @@ def plain_inner(join: exp.Join) -> bool:
     return not side and kind in ("", "INNER", "CROSS") and not join.args.get("using")
 
 
-def alias_of(node: exp.Expression) -> str:
+def alias_of(node: exp.Expr) -> str:
     return node.alias_or_name if isinstance(node, exp.Table) else node.alias
 
 
-def tables_of(condition: exp.Expression) -> set[str]:
+def tables_of(condition: exp.Expr) -> set[str]:
     """The table aliases a condition names, outside any subquery it holds."""
     return {
         c.table for c in condition.find_all(exp.Column)

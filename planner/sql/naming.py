@@ -32,7 +32,7 @@ from sparkwire.planner.sql.joins import alias_of
 from sparkwire.planner.logical.tree import transform
 
 
-def name_outputs(statement: exp.Expression, schema: Mapping[str, pa.Schema]) -> None:
+def name_outputs(statement: exp.Expr, schema: Mapping[str, pa.Schema]) -> None:
     """Alias every unnamed SELECT output of ``statement`` (in place) as Spark names it."""
     for select in statement.find_all(exp.Select):
         aliases, scope = _sources(select, schema)
@@ -61,7 +61,7 @@ def _sources(select: exp.Select, schema: Mapping[str, pa.Schema]) -> tuple[set[s
     return aliases, Scope(attrs)
 
 
-def _name(item: exp.Expression, aliases: set[str], scope: Scope) -> str:
+def _name(item: exp.Expr, aliases: set[str], scope: Scope) -> str:
     try:
         expr = expression(item)
         try:

@@ -39,7 +39,7 @@ from sparkwire.planner.logical.types import spark_type_name
 DIALECT = "spark"
 
 
-def _read_once(rule: Callable[..., exp.Expression]) -> Callable[..., exp.Expression]:
+def _read_once(rule: Callable[..., exp.Expr]) -> Callable[..., exp.Expr]:
     """``rule``, where it is compiled (sqlglot's ``c`` build), behind a Python function whose
     parameters ``inspect`` reads from a signature made once: ``optimize`` reads every rule's
     parameters with ``inspect.getfullargspec`` on every call, which for a compiled function
@@ -47,7 +47,7 @@ def _read_once(rule: Callable[..., exp.Expression]) -> Callable[..., exp.Express
     if not inspect.isbuiltin(rule):
         return rule
 
-    def call(expression: exp.Expression, **kwargs: object) -> exp.Expression:
+    def call(expression: exp.Expr, **kwargs: object) -> exp.Expr:
         return rule(expression, **kwargs)
 
     call.__signature__ = inspect.signature(rule)  # type: ignore[attr-defined]
@@ -60,7 +60,7 @@ NORMALISE = tuple(_read_once(rule) for rule in RULES
 MAX_SQL_CHARS = 1_000_000
 
 
-def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expression, tuple[str | None, ...]]:
+def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expr, tuple[str | None, ...]]:
     """The optimised sqlglot tree of one query over tables with the given schemas, and the
     spelling of each output alias the query wrote (``output_spellings``)."""
     if len(text) > MAX_SQL_CHARS:
@@ -90,7 +90,7 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expressio
         raise SqlError(f"cannot analyse SQL: {exc}") from None
 
 
-def output_spellings(statement: exp.Expression) -> tuple[str | None, ...]:
+def output_spellings(statement: exp.Expr) -> tuple[str | None, ...]:
     """Each output alias of the query as written (``a AS MyName``: ``MyName``), None for an
     item without one: sqlglot folds unquoted names to lower case, Spark keeps an alias's
     spelling. A set operation is named by its first query, as in Spark."""
@@ -109,7 +109,7 @@ def _schema(tables: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]) -> Mapp
     return MappingSchema({name: dict(columns) for name, columns in tables}, dialect=DIALECT)
 
 
-def _check_tables(statement: exp.Expression, schema: Mapping[str, pa.Schema]) -> None:
+def _check_tables(statement: exp.Expr, schema: Mapping[str, pa.Schema]) -> None:
     """Every table the query reads is a view or one of its own CTEs."""
     ctes = {cte.alias.casefold() for cte in statement.find_all(exp.CTE)}
     for table in statement.find_all(exp.Table):

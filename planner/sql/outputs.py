@@ -27,7 +27,7 @@ from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.logical.windowing import pull_windows
 
 #: Translates a (scalar) subquery into its relation, in the enclosing query's scope.
-Subquery = Callable[[exp.Expression], Relation]
+Subquery = Callable[[exp.Expr], Relation]
 
 
 def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquery) -> Relation:
@@ -65,7 +65,7 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
 
 def _generator(
     node: exp.Select, relation: Relation,
-) -> tuple[exp.Expression | None, Relation, list[Attribute]]:
+) -> tuple[exp.Expr | None, Relation, list[Attribute]]:
     """The SELECT list's generator, if any (``planner.sql.generators``), and the relation
     with its columns appended."""
     found = [item for item in node.expressions if is_generator(item)]
@@ -164,7 +164,7 @@ def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Rela
     return Relation(Project(input=relation.plan, columns=tuple(named)), tuple(attrs))
 
 
-def order_limit(node: exp.Expression, relation: Relation) -> Relation:
+def order_limit(node: exp.Expr, relation: Relation) -> Relation:
     """ORDER BY (output names, or the columns outputs pass through) and LIMIT."""
     order = node.args.get("order")
     if order is not None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 
-def conjuncts(node: exp.Expression) -> list[exp.Expression]:
+def conjuncts(node: exp.Expr) -> list[exp.Expr]:
     node = node.unnest() if isinstance(node, exp.Paren) else node
     if isinstance(node, exp.And):
         return [*conjuncts(node.this), *conjuncts(node.expression)]
     return [node]
 
 
-def has_subquery(node: exp.Expression) -> bool:
+def has_subquery(node: exp.Expr) -> bool:
     return any(True for _ in node.find_all(exp.Subquery, exp.Exists)) or any(
         isinstance(n, exp.In) and n.args.get("query") is not None for n in node.find_all(exp.In)
     )
@@ -37,7 +37,7 @@ def inline_windows(select: exp.Select) -> None:
     select.set("windows", None)
 
 
-def in_nested_query(node: exp.Expression, top: exp.Expression) -> bool:
+def in_nested_query(node: exp.Expr, top: exp.Expr) -> bool:
     parent = node.parent
     while parent is not None and parent is not top:
         if isinstance(parent, exp.Select | exp.Subquery):

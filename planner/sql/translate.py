@@ -43,7 +43,7 @@ from sparkwire.planner.logical.analyzer import (
 )
 from sparkwire.planner.logical.predicates import conjunction
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project
+from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project, SetKind
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.generators import lateral
@@ -72,11 +72,11 @@ class _Context:
         return found
 
 
-def translate(node: exp.Expression, catalog: Catalog) -> Relation:
+def translate(node: exp.Expr, catalog: Catalog) -> Relation:
     return _query(node, _Context(catalog, {}))
 
 
-def _query(node: exp.Expression, ctx: _Context) -> Relation:
+def _query(node: exp.Expr, ctx: _Context) -> Relation:
     with_ = node.args.get("with_") or node.args.get("with")
     if with_ is not None:
         ctes = dict(ctx.ctes)
@@ -94,9 +94,14 @@ def _query(node: exp.Expression, ctx: _Context) -> Relation:
     raise unsupported(node, type(node).__name__.upper())
 
 
+_SET_KINDS: dict[type[exp.Expr], SetKind] = {
+    exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except",
+}
+
+
 def _set_operation(node: exp.SetOperation, ctx: _Context) -> Relation:
     left, right = _query(node.left, ctx), _query(node.right, ctx)
-    kind = {exp.Union: "union", exp.Intersect: "intersect", exp.Except: "except"}[type(node)]
+    kind = _SET_KINDS[type(node)]
     plan, attrs = analyze_set_operation(
         left.plan, left.attrs, right.plan, right.attrs, kind, not node.args.get("distinct")
     )
@@ -128,7 +133,7 @@ def _windows_only_in_select_list(node: exp.Select) -> None:
             raise unsupported(window, f"a window function in {name.upper()}")
 
 
-def _from_item(node: exp.Expression, ctx: _Context) -> Relation:
+def _from_item(node: exp.Expr, ctx: _Context) -> Relation:
     alias = node.alias_or_name if isinstance(node, exp.Table) else node.alias
     match node:
         case exp.Table():
@@ -142,9 +147,9 @@ def _from_item(node: exp.Expression, ctx: _Context) -> Relation:
 
 def _renamed_columns(relation: Relation, alias: exp.TableAlias | None) -> Relation:
     """``AS t (a, b)``: the relation's columns under the listed names."""
-    columns = alias.columns if alias is not None else []
-    if not columns:
+    if alias is None or not alias.columns:
         return relation
+    columns = alias.columns
     if len(columns) != len(relation.attrs):
         raise SqlError.at(alias, f"{len(columns)} column names for {len(relation.attrs)} columns")
     return _renamed(relation, [c.name for c in columns])
@@ -171,7 +176,7 @@ def _renamed(relation: Relation, names: Sequence[str]) -> Relation:
 _SIDES: dict[str, JoinType] = {"LEFT": "left", "RIGHT": "right", "FULL": "full"}
 
 
-def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list[exp.Expression]]:
+def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list[exp.Expr]]:
     """The join, and the ON conditions holding subqueries, which an inner join may apply
     after it as WHERE conditions."""
     right = _from_item(node.this, ctx)
@@ -195,7 +200,7 @@ def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list
 
 
 # -- WHERE and its subqueries --------------------------------------------------------------
-def _where(relation: Relation, conditions: Sequence[exp.Expression], ctx: _Context) -> Relation:
+def _where(relation: Relation, conditions: Sequence[exp.Expr], ctx: _Context) -> Relation:
     relation = plain_filter(relation, [c for c in conditions if not has_subquery(c)])
     for condition in conditions:
         if has_subquery(condition):
@@ -203,7 +208,7 @@ def _where(relation: Relation, conditions: Sequence[exp.Expression], ctx: _Conte
     return relation
 
 
-def _subquery_condition(relation: Relation, node: exp.Expression, ctx: _Context) -> Relation:
+def _subquery_condition(relation: Relation, node: exp.Expr, ctx: _Context) -> Relation:
     negated = isinstance(node, exp.Not)
     inner = node.this.unnest() if negated else node
     if isinstance(inner, exp.Exists):
@@ -215,7 +220,7 @@ def _subquery_condition(relation: Relation, node: exp.Expression, ctx: _Context)
     return _scalar_comparison(relation, node, ctx)
 
 
-def _exists(relation: Relation, query: exp.Expression, how: JoinType, ctx: _Context) -> Relation:
+def _exists(relation: Relation, query: exp.Expr, how: JoinType, ctx: _Context) -> Relation:
     select = _plain_select(query)
     inner, correlated = _correlated_source(select, relation, ctx)
     local, _ = _sourcetables_of(select, ctx)
@@ -262,8 +267,8 @@ _isolation = iter(range(1, 1 << 62))
 
 
 def _isolated(
-    inner: Relation, correlated: list[exp.Expression], local: set[str]
-) -> tuple[Relation, list[exp.Expression]]:
+    inner: Relation, correlated: list[exp.Expr], local: set[str]
+) -> tuple[Relation, list[exp.Expr]]:
     """``inner`` under a table alias of its own, its columns named by their (unique)
     internal names, and the correlated conditions rewritten to name them so: an alias
     the subquery shares with the outer query (Q17's ``lineitem``) cannot make a
@@ -283,7 +288,7 @@ def _isolated(
     return Relation(inner.plan, attrs), renamed
 
 
-def _sourcetables_of(select: exp.Select, ctx: _Context) -> tuple[set[str], list[exp.Expression]]:
+def _sourcetables_of(select: exp.Select, ctx: _Context) -> tuple[set[str], list[exp.Expr]]:
     """The aliases a SELECT's FROM defines and its conditions naming other tables."""
     source = select.args.get("from_") or select.args.get("from")
     if source is None:
@@ -297,7 +302,7 @@ def _sourcetables_of(select: exp.Select, ctx: _Context) -> tuple[set[str], list[
     return aliases, [c for c in conditions if not tables_of(c) <= aliases]
 
 
-def _scalar_comparison(relation: Relation, node: exp.Expression, ctx: _Context) -> Relation:
+def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: _Context) -> Relation:
     """A condition holding scalar subqueries: each one joined in as a column, then the
     condition is a plain filter over it."""
     replaced = node.copy()
@@ -316,12 +321,12 @@ def _scalar_comparison(relation: Relation, node: exp.Expression, ctx: _Context) 
             raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
         tag = f"_sq{next(_isolation)}"
         value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0], tag)
-        condition = conjunction([
+        on = conjunction([
             ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
             for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
         ])
         plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs,
-                                   "inner" if keys else "cross", condition)
+                                   "inner" if keys else "cross", on)
         relation = Relation(plan, attrs)
         # an inner or cross join lists the right side's columns last: the value is the last
         sub.replace(exp.column(relation.attrs[-1].internal))
@@ -330,7 +335,7 @@ def _scalar_comparison(relation: Relation, node: exp.Expression, ctx: _Context) 
 
 
 def _grouped_value(
-    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expression, tag: str
+    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expr, tag: str
 ) -> Relation:
     """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row), its
     columns named after ``tag`` (unique in the query) and qualified by it."""
@@ -352,7 +357,7 @@ def _grouped_value(
 
 def _correlated_source(
     select: exp.Select, outer: Relation, ctx: _Context
-) -> tuple[Relation, list[exp.Expression]]:
+) -> tuple[Relation, list[exp.Expr]]:
     """A subquery's FROM with its local conditions applied, and its correlated conditions
     (naming a table of the outer query), left for the join that decorrelates it."""
     inner, correlated = _source(select, ctx)
@@ -362,7 +367,7 @@ def _correlated_source(
     return inner, correlated
 
 
-def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expression]]:
+def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expr]]:
     """FROM, its joins and WHERE as one relation, and the conditions naming tables not in
     this FROM (correlated, for an enclosing query to join on).
 
@@ -374,7 +379,7 @@ def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expre
         raise unsupported(select, "SELECT without FROM")
     joins, laterals = _laterals(select)
     items = {alias_of(source.this): _from_item(source.this, ctx)}
-    conditions: list[exp.Expression] = []
+    conditions: list[exp.Expr] = []
     ordered = all(plain_inner(j) for j in joins)
     relation = items[alias_of(source.this)]
     for join in joins:
@@ -408,18 +413,18 @@ def _laterals(select: exp.Select) -> tuple[list[exp.Join], list[exp.Lateral]]:
     """The joins of ``select``, and its lateral generators in order: ``, LATERAL f(...)``
     items (after every join) and ``LATERAL VIEW``s, applied to what the joins make."""
     joins = select.args.get("joins") or []
-    laterals = [j.this for j in joins if isinstance(j.this, exp.Lateral)]
+    lateral_joins = [j for j in joins if isinstance(j.this, exp.Lateral)]
     tables = [j for j in joins if not isinstance(j.this, exp.Lateral)]
-    if tables and laterals and joins.index(tables[-1]) > joins.index(laterals[0].parent):
+    if tables and lateral_joins and joins.index(tables[-1]) > joins.index(lateral_joins[0]):
         raise unsupported(tables[-1], "a join after a LATERAL item")
-    for node in laterals:
-        if node.parent.args.get("on") is not None or not plain_inner(node.parent):
-            raise unsupported(node.parent, "a LATERAL join other than a cross join")
-    return tables, [*laterals, *(select.args.get("laterals") or [])]
+    for join in lateral_joins:
+        if join.args.get("on") is not None or not plain_inner(join):
+            raise unsupported(join, "a LATERAL join other than a cross join")
+    return tables, [*(j.this for j in lateral_joins), *(select.args.get("laterals") or [])]
 
 
 def _correlation_key(
-    condition: exp.Expression, inner: Relation, outer: Relation
+    condition: exp.Expr, inner: Relation, outer: Relation
 ) -> tuple[ex.Expr, ex.Expr] | None:
     """``(inner side resolved, outer side as written)`` of a correlated equality; the
     outer side is resolved again, with the subquery's value, by the join."""
@@ -436,7 +441,7 @@ def _correlation_key(
     return None
 
 
-def _with_value(inner: Relation, item: exp.Expression) -> tuple[Relation, Attribute]:
+def _with_value(inner: Relation, item: exp.Expr) -> tuple[Relation, Attribute]:
     """The relation with an IN subquery's value as a column (appended unless it is one)."""
     value = inner.scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     ref = inner.scope.attribute_of(value)
@@ -463,7 +468,7 @@ def _resolve_internal(relation: Relation, expr: ex.Expr) -> ex.Expr:
     return transform(expr, replace_ref)
 
 
-def _plain_select(node: exp.Expression) -> exp.Select:
+def _plain_select(node: exp.Expr) -> exp.Select:
     if isinstance(node, exp.Subquery):
         node = node.this
     if not isinstance(node, exp.Select):
