@@ -27,7 +27,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import assert_never
+from typing import TypeVar, assert_never
 
 import pyarrow as pa
 
@@ -48,6 +48,7 @@ from sparkwire.coordinator.worker.compile import (
     RowGroupTable,
     compile_fragment,
 )
+from sparkwire.coordinator.worker.shared_inputs import Provenance, SharedInputs
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
@@ -65,6 +66,8 @@ from sparkwire.transport.errors import (
 from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
+
+_Item = TypeVar("_Item")
 
 STATUS_PARTITION = -1
 #: The route of reads of a worker's own partitions (``Worker.served_at``).
@@ -95,7 +98,7 @@ class _Task:
     bytes_in: Counter[str] = field(default_factory=Counter)  # by ``TransportClient.route``
     held: int = 0  # bytes of inputs read whole, out of the worker's ``_whole_inputs``
 
-    def reading(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def reading(self, batches: Iterator[_Item]) -> Iterator[_Item]:
         """``batches`` of an input, what reading them raises kept as ``input_error``: DuckDB
         reports it as its own failure, which would hide that an input was at fault."""
         try:
@@ -130,6 +133,7 @@ class Worker:
         (self._own_dir / "partitions").mkdir()
         memory = MemoryPlan.of(settings.worker)
         self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
+        self._shared = SharedInputs(self.store)
         engine = settings.worker.engine
         self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine,
                                   alone_threads=engine.threads * settings.worker.task_slots)
@@ -161,8 +165,17 @@ class Worker:
             return
         plans = message.plans if isinstance(message, Tasks) else (message,)
         accepted = [self._accept(task_plan) for task_plan in plans]  # all valid, or none queued
-        for task_plan, compiled in accepted:
-            self._enqueue(task_plan, compiled)
+        # Every task's inputs expected before any task is queued, so that a task starting
+        # before the next is queued knows the next reads its partitions too (``SharedInputs``).
+        for task_plan, _ in accepted:
+            self._shared.expect(_input_keys(task_plan))
+        for index, (task_plan, compiled) in enumerate(accepted):
+            try:
+                self._enqueue(task_plan, compiled)
+            except BaseException:
+                for unqueued, _ in accepted[index:]:
+                    self._shared.release(_input_keys(unqueued))
+                raise
 
     def _accept(self, task_plan: TaskPlan) -> tuple[TaskPlan, CompiledFragment]:
         """The plan compiled, once everything it names is allowed; else ``PlanRejected``."""
@@ -214,6 +227,7 @@ class Worker:
         for task in running:
             task.cancel()
         self.store.drop_query(query_id)
+        self._shared.drop_query(query_id)
 
     # -- local data published by the driver ---------------------------------------------
     def publish(self, source_id: str, chunks: list[pa.Table]) -> None:
@@ -231,6 +245,7 @@ class Worker:
         task, never the slot: a slot that died would leave its queue unserved."""
         while (task := self._queue.get()) is not None:
             if task.output.dropped:
+                self._shared.release(_input_keys(task.plan))
                 continue
             with self._lock:
                 self._running.setdefault(task.plan.query_id, set()).add(task)
@@ -244,6 +259,7 @@ class Worker:
                     task.output.fail(TaskFailed(f"worker {self.worker_id}: {message}"))
             finally:
                 self._whole_inputs.give(task.held)
+                self._shared.release(_input_keys(task.plan))
                 with self._lock:
                     peers = self._running.get(task.plan.query_id)
                     if peers is not None:
@@ -355,31 +371,50 @@ class Worker:
         fragment's joins by its inputs' sizes and knows a table's rows but not a stream's:
         TPC-H Q7's last stage joined 1.8M lineitem rows to orders before the two nations
         that keep 1 row in 12 (210 ms against 55 ms). A build side is read whole before
-        probing anyway; a large input still streams."""
-        stream = self._input_reader(task, parts)
+        probing anyway; a large input still streams. A batch of a shared partition that
+        the store holds in memory takes nothing: the store counts it once for every task
+        (``SharedInputs``)."""
+        schema, batches = self._input_batches(task, parts)
         held: deque[pa.RecordBatch] = deque()
-        for batch in stream:
+        for batch, in_store in batches:
             held.append(batch)
-            if not self._whole_inputs.take(batch.nbytes):
-                return pa.RecordBatchReader.from_batches(stream.schema, _drained(held, stream))
-            task.held += batch.nbytes
-        return pa.Table.from_batches(held, schema=stream.schema)
+            cost = 0 if in_store else batch.nbytes
+            if not self._whole_inputs.take(cost):
+                rest = (batch for batch, _ in batches)
+                return pa.RecordBatchReader.from_batches(schema, _drained(held, rest))
+            task.held += cost
+        return pa.Table.from_batches(held, schema=schema)
 
     def _input_reader(self, task: _Task, parts: list[InputPartition]) -> pa.RecordBatchReader:
         """One Arrow stream over every producer partition this task reads from a stage."""
+        schema, batches = self._input_batches(task, parts)
+        return pa.RecordBatchReader.from_batches(schema, (batch for batch, _ in batches))
+
+    def _input_batches(self, task: _Task, parts: list[InputPartition],
+                       ) -> tuple[pa.Schema, Iterator[tuple[pa.RecordBatch, bool]]]:
+        """The batches of every producer partition this task reads from a stage, in order,
+        each with whether the worker's store holds it already (a shared partition's copy,
+        ``SharedInputs``); what reading them raises is the task's ``input_error``."""
         timeout = self.settings.timeouts.partition_wait
         query_id = task.plan.query_id
 
-        def open_part(part: InputPartition) -> tuple[PartitionReader, str]:
+        def open_part(part: InputPartition) -> tuple[PartitionReader, Callable[[], Provenance]]:
             key = PartitionKey(query_id, part.stage, part.task, part.partition, part.attempt)
             client = self._client(part.address)
-            return self._opened(task, lambda: client.read(key, timeout)), client.route
+            provenance: Callable[[], Provenance] = lambda: (client.route, False)
 
-        first, first_route = open_part(parts[0])
+            def open_input() -> PartitionReader:
+                nonlocal provenance
+                reader, provenance = self._shared.read(key, client, timeout)
+                return reader
 
-        def batches() -> Iterator[pa.RecordBatch]:
+            return self._opened(task, open_input), provenance
+
+        first, first_provenance = open_part(parts[0])
+
+        def batches() -> Iterator[tuple[pa.RecordBatch, bool]]:
             for index, part in enumerate(parts):
-                reader, route = (first, first_route) if index == 0 else open_part(part)
+                reader, provenance = (first, first_provenance) if index == 0 else open_part(part)
                 if not reader.schema.equals(first.schema):
                     raise TaskFailed(
                         f"producer stage {part.stage} task {part.task} wrote schema "
@@ -388,11 +423,12 @@ class Worker:
                 for batch in reader:
                     if task.cancelled.is_set():
                         raise QueryCancelled(f"query {query_id} was cancelled")
+                    route, in_store = provenance()
                     task.rows_in += batch.num_rows
                     task.bytes_in[route] += batch.nbytes
-                    yield batch
+                    yield batch, in_store
 
-        return pa.RecordBatchReader.from_batches(first.schema, task.reading(batches()))
+        return first.schema, task.reading(batches())
 
     @staticmethod
     def _opened(task: _Task, open_input: Callable[[], PartitionReader]) -> PartitionReader:
@@ -437,10 +473,17 @@ class Worker:
         for thread in self._slots:
             thread.join(self.settings.timeouts.shutdown)
         self.store.close()
+        self._shared.close()
         self._engines.close()
         for client in clients:
             client.close()
         shutil.rmtree(self._own_dir, ignore_errors=True)
+
+
+def _input_keys(plan: TaskPlan) -> list[PartitionKey]:
+    """The producer partitions a task reads, as keys."""
+    return [PartitionKey(plan.query_id, part.stage, part.task, part.partition, part.attempt)
+            for part in plan.inputs]
 
 
 def _drained(held: deque[pa.RecordBatch], rest: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
