@@ -19,7 +19,7 @@ same worker is shared too (Q21's stage 2, read by stages 3, 4 and 5).
 - memory: the copy counts against the store's budget once, whatever the number of readers,
   and spills beyond it, so a broadcast larger than memory stays bounded; a task that reads
   a copy whole adds nothing to the worker's ``whole_input`` share for the batches the store
-  holds in memory (``Worker._input``), only for those read back from its spill file;
+  holds in memory (``ExchangeInputs.whole``), only for those read back from its spill file;
 - independence: the fetch runs to the end of the partition whoever reads it, so a task that
   stops early (a LIMIT, DuckDB skipping a probe side, a failure of its own, a cancel) leaves
   the others a whole partition; streams in flight stay as they were, since a fetch starts
@@ -104,8 +104,8 @@ class _Copy:
 class SharedInputs(Closeable):
     """The worker's shared partitions: who expects them, and the copies being read.
 
-    Thread-safe; the worker calls ``expect`` when it accepts tasks, ``open`` from the tasks'
-    slots (``read``), ``release`` when a task ends however it ends, and ``drop_query`` on cancel.
+    Thread-safe; the worker calls ``expect`` when it accepts tasks, ``read`` from the tasks'
+    slots, ``release`` when a task ends however it ends, and ``drop_query`` on cancel.
     """
 
     def __init__(self, store: PartitionStore) -> None:
