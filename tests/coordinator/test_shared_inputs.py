@@ -32,19 +32,23 @@ from tests.e2e.conftest import rows_close
 QUERY = "SELECT v, count(*) AS n, sum(w) AS s FROM big JOIN small ON k = k2 GROUP BY v"
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``big`` in 4 files (so 2 workers run 4 join tasks), ``small`` in one."""
-    root = tmp_path_factory.mktemp("shared")
+def _write_tables(root: Path, rows: int, keys: int) -> Path:
+    """``big`` in 4 files of ``rows`` rows (so 2 workers run 4 join tasks) over ``keys``
+    keys, and ``small`` in one, every other key: QUERY's tables, under ``root``."""
     (root / "big").mkdir()
     for part in range(4):
-        keys = pa.array([(i * 7 + part) % 3_000 for i in range(20_000)], pa.int64())
-        pq.write_table(pa.table({"k": keys, "w": pa.array(range(20_000), pa.int64())}),
-                       root / "big" / f"{part}.parquet")
-    small = pa.table({"k2": pa.array(range(0, 3_000, 2), pa.int64()),
-                      "v": pa.array([i % 7 for i in range(1_500)], pa.int64())})
+        k = pa.array([(i * 7 + part) % keys for i in range(rows)], pa.int64())
+        pq.write_table(pa.table({"k": k, "w": pa.array(range(rows), pa.int64())}),
+                       root / "big" / f"{part}.parquet", row_group_size=max(rows // 10, 1))
+    small = pa.table({"k2": pa.array(range(0, keys, 2), pa.int64()),
+                      "v": pa.array([i % 7 for i in range(keys // 2)], pa.int64())})
     pq.write_table(small, root / "small.parquet")
     return root
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _write_tables(tmp_path_factory.mktemp("shared"), 20_000, 3_000)
 
 
 def _oracle(root: Path) -> pa.Table:
@@ -236,3 +240,46 @@ def test_a_cancel_stops_the_fetch_and_fails_its_readers(store: PartitionStore) -
     shared.release([KEY])
     shared.release([KEY])
     assert store.partitions_held() == 0 and store.memory_bytes == 0 and not shared._expected
+
+
+def test_a_copy_over_the_store_budget_spills_and_every_reader_gets_it_whole(tmp_path: Path) -> None:
+    """Counted once: two batches fit the store; the rest spill, and readers get them back
+    from disk, said to be copies of their own (so a whole read counts them)."""
+    store = PartitionStore(2 * BATCHES[0].nbytes, tmp_path, idle_timeout=10.0)
+    producer, shared = Producer(), _expecting(store, 2)
+    for _ in range(2):
+        reader, provenance = shared.read(KEY, producer, 1.0)
+        read = [(batch, provenance()[1]) for batch in reader]
+        assert [batch.column(0).to_pylist() for batch, _ in read] == [
+            batch.column(0).to_pylist() for batch in BATCHES]
+        assert [in_store for _, in_store in read] == [True, True, False, False, False]
+    assert producer.reads == 1 and store.memory_bytes == 2 * BATCHES[0].nbytes
+    assert store.spilled_bytes > 0
+    shared.release([KEY])
+    shared.release([KEY])
+    assert store.memory_bytes == 0
+    store.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("victim", [0, 1], ids=["producer", "consumer"])
+def test_a_worker_lost_while_its_peers_share_a_broadcast_costs_only_a_rerun(
+        tmp_path: Path, victim: int) -> None:
+    """Two worker processes over zmq, two join tasks each sharing the broadcast; worker 0
+    (the broadcast's producer) or worker 1 is killed after the first task ends: the copies
+    fail or go with their worker, what was lost runs again, and the answer is DuckDB's."""
+    from tests.coordinator.test_retry import KillEach
+
+    root = _write_tables(tmp_path, 500_000, 300_000)
+    with Session(workers=2, transport="zmq", task_bytes=0) as session:
+        session.read.parquet(str(root / "big")).createOrReplaceTempView("big")
+        session.read.parquet(str(root / "small.parquet")).createOrReplaceTempView("small")
+        df = session.sql(QUERY)
+        session.progress = killer = KillEach((1,), session, victim)
+        got = df.toArrow()
+        metrics = session.last_metrics
+        assert killer.kills == 1
+        assert rows_close(got, _oracle(root))
+        assert metrics.attempts >= 2 and metrics.bytes_in[SHARED_ROUTE] > 0
+        assert rows_close(session.sql(QUERY).toArrow(), _oracle(root))  # and the session goes on
+        assert session.last_metrics.bytes_in[SHARED_ROUTE] > 0
