@@ -1,9 +1,11 @@
 """A partition that several of a worker's tasks read (a broadcast, a stage read whole) is
 fetched once per worker and shared by those tasks (``worker.shared_inputs``), on a real
 cluster over every transport: counted at the producer, results equal DuckDB's, and nothing
-is held once the query ends. Its life alone, against a scripted producer: kept until the
-last task that expects it ends, whole for the others when one stops early, failed with the
-fetch's own error and fetched anew by a later reader, stopped by a cancel."""
+is held once the query ends; a worker lost meanwhile (the producer, or a consumer) costs a
+rerun. Its life alone, against a scripted producer: kept until the last task that expects
+it ends, whole for the others when one stops early, counted once and spilled beyond the
+store's budget, failed with the fetch's own error and fetched anew by a later reader,
+stopped by a cancel."""
 
 from __future__ import annotations
 
