@@ -166,10 +166,15 @@ def _verdicts(verdicts: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]
                 f"{len(meta.get('counted', []))} queries")
         applies = "" if these[0]["applies"] else ", not the run they are set for"
         lines += ["", f"Targets for {run} ({here}{applies}):", ""]
-        for v in these:
-            sign = "≥" if v["at_least"] else "≤"
-            lines.append(f"- {v['verdict'].upper()} {v['system']}: {v['what']} "
-                         f"{fmt(v['value'])} ({sign} {v['limit']:g})")
+        for what in dict.fromkeys(v["what"] for v in these):
+            judged = [v for v in these if v["what"] == what]
+            sign = "≥" if judged[0]["at_least"] else "≤"
+            if all(v["value"] is None for v in judged):
+                lines.append(f"- NOT MEASURED: {what} ({sign} {judged[0]['limit']:g}): this "
+                             "run lacks a worker count it needs")
+                continue
+            lines += [f"- {v['verdict'].upper()} {v['system']}: {what} {fmt(v['value'])} "
+                      f"({sign} {v['limit']:g})" for v in judged]
     return lines
 
 
@@ -209,6 +214,9 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
                                              if s != REFERENCE}},
                      lambda p: f"{fmt(p['tasks'], 0)} · {_mib(p['boundary_bytes'])} · "
                                f"{_mib(p['read_bytes'])}"),
+             "", "CPU seconds between a system's queries (its idle workers, and work left "
+             "over after a query, while the others ran theirs):", "",
+             *_table(results, lambda p: fmt(p["cpu_between_s"])),
              "", "Peak RSS MiB of the whole process tree (the highest of any query):", "",
              *_table(results, lambda p: _with_ratio(p["peak_rss_mib"], p["rss_x_duckdb"], 0)),
              *_verdicts(results["targets"], {**meta, "counted": counted}),
@@ -247,7 +255,7 @@ def plot(meta: dict[str, Any], results: dict[str, Any], path: Path) -> None:
     def curve(ax: Any, system: str, field: str, **style: Any) -> list[float]:
         ys = [points[system][str(w)][field] for w in workers]
         ys = [math.nan if y is None else y for y in ys]
-        ax.plot(workers, ys, marker="o", color=colors[system], **style)
+        ax.plot(workers, ys, **{"marker": "o", "color": colors[system], **style})
         return ys
 
     for system in points:
@@ -258,7 +266,8 @@ def plot(meta: dict[str, Any], results: dict[str, Any], path: Path) -> None:
         curve(cpu, system, "cpu_s", label=system)
         if system != REFERENCE:
             curve(against, system, "x_duckdb", label=f"{system} wall")
-            curve(against, system, "cpu_x_duckdb", linestyle="--", label=f"{system} CPU")
+            curve(against, system, "cpu_x_duckdb", linestyle="--", marker="s",
+                  fillstyle="none", label=f"{system} CPU")
     speedup.plot(workers, [w / workers[0] for w in workers], ":", color="grey", label="ideal")
     for run, limit in X_DUCKDB.items():
         against.axhline(limit, color="grey", linewidth=0.8, linestyle=":")
