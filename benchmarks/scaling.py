@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import RESULTS, write
+from benchmarks.common import write_report
 from benchmarks.queries import QUERY_NAMES
 from benchmarks.scaling_report import REFERENCE, judge, label, markdown, plot, summarize
 from benchmarks.tpch import CPU_NOTE, RSS_NOTE, Contender, guarded, interleave, names, versions
@@ -81,12 +81,7 @@ def bench(sweep: Sweep) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def save(meta: dict[str, Any], results: dict[str, Any]) -> Path:
     """``scaling-sf{N}.json``, ``.png`` and ``.md``; the summary is printed too."""
-    name = f"scaling-sf{meta['scale']:g}"
-    path = write(name, results, lambda png: plot(meta, results, png), meta)
-    summary = markdown(meta, results)
-    (RESULTS / f"{name}.md").write_text(summary + "\n")
-    print(f"\n{summary}\n\nwrote {path} and its .png and .md", flush=True)
-    return path
+    return write_report(f"scaling-sf{meta['scale']:g}", results, meta, plot, markdown)
 
 
 def replot(path: Path) -> None:

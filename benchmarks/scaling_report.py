@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.tpch_report import Cells, fmt, ratio, system_colors, total
+from benchmarks.tpch_report import Cells, counting, fmt, footer, ratio, system_colors, total
 
 REFERENCE = "duckdb"
 MIB = 1024 * 1024
@@ -196,13 +196,11 @@ def _growth_lines(cells: Cells, summary: dict[str, Any], most: int = 3) -> list[
 def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
     """The sweep's tables, the targets' verdicts, where CPU grew most, then each failure."""
     counted, cells = results["counted"], results["queries"]
-    runs = f"{meta['runs']} run{'s' if meta['runs'] != 1 else ''}"
-    which = f": {', '.join(counted)}" if 0 < len(counted) < len(cells) else ""
+    runs, which = counting(meta, results)
     lines = [f"TPC-H SF{meta['scale']:g} over {', '.join(map(str, results['workers']))} workers, "
              f"DuckDB with as many threads, median of {runs} after a warm-up, {meta['cpus']} CPUs. "
-             f"Totals over the {len(counted)} of {len(cells)} queries every system answered "
-             f"correctly at every worker count{which}; in parentheses, × DuckDB with as many "
-             "threads.", "", "Wall seconds:", "",
+             f"Totals over the {which} every system answered correctly at every worker count; "
+             "in parentheses, × DuckDB with as many threads.", "", "Wall seconds:", "",
              *_table(results, lambda p: _with_ratio(p["wall_s"], p["x_duckdb"], 3)),
              "", "CPU seconds, all processes of the system:", "",
              *_table(results, lambda p: _with_ratio(p["cpu_s"], p["cpu_x_duckdb"])),
@@ -221,18 +219,9 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
              *_table(results, lambda p: _with_ratio(p["peak_rss_mib"], p["rss_x_duckdb"], 0)),
              *_verdicts(results["targets"], {**meta, "counted": counted}),
              *_growth_lines(cells, results)]
-    quiet = meta["quiet"]
-    lines += ["", f"CPU seconds count user and system time of the driver and every worker "
-              f"process, threads and reaped children included, over each timed call. Each "
-              f"execution started once the machine was quiet (under {quiet['quiet_below_cores']:g} "
-              f"cores busy for {quiet['window_s']} s): {quiet['waited_s']} s of waiting in all, "
-              f"{quiet['hit_limit']} of {quiet['waits']} waits gave up after {quiet['limit_s']} s."]
-    problems = [f"- {q} {k}, run {e['run']}: {e['kind']}: {e['message'].splitlines()[0][:160]}"
-                for q, by_label in cells.items() for k, cell in by_label.items()
-                for e in cell["errors"]]
-    if problems:
-        lines += ["", "Failures:", *problems]
-    return "\n".join(lines)
+    lines += ["", "CPU seconds count user and system time of the driver and every worker "
+              "process, threads and reaped children included, over each timed call."]
+    return "\n".join(lines + footer(meta, cells))
 
 
 # -- plot -----------------------------------------------------------------------------------

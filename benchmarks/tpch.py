@@ -43,7 +43,7 @@ from typing import Any, NoReturn
 
 import pyarrow as pa
 
-from benchmarks.common import RESULTS, write
+from benchmarks.common import write, write_report
 from benchmarks.queries import QUERY_NAMES, sql_query
 from benchmarks.quiet import Quiet
 from benchmarks.tpch_drivers import Driver, QueryTimeout
@@ -281,12 +281,7 @@ def versions() -> dict[str, str | None]:
 
 def save(meta: dict[str, Any], results: dict[str, Any]) -> Path:
     """``tpch-sf{N}.json``, ``.png`` and ``.md``; the table is printed too."""
-    name = f"tpch-sf{meta['scale']:g}"
-    path = write(name, results, lambda png: plot(meta, results, png), meta)
-    table = markdown(meta, results)
-    (RESULTS / f"{name}.md").write_text(table + "\n")
-    print(f"\n{table}\n\nwrote {path} and its .png and .md", flush=True)
-    return path
+    return write_report(f"tpch-sf{meta['scale']:g}", results, meta, plot, markdown)
 
 
 def run_scaling(plan: Plan, main: dict[str, Any], runs: int) -> bool:

@@ -37,7 +37,7 @@ def total(cells: Cells, system: str, counted: list[str], key: str = "median") ->
     values = [cells[q][system].get(key) for q in counted]
     if not values or any(v is None for v in values):
         return None
-    return round(sum(values), 4)
+    return round(sum(v for v in values if v is not None), 4)
 
 
 def totals(cells: Cells, systems: list[str]) -> dict[str, Any]:
@@ -64,14 +64,21 @@ def fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
-    """The totals table, then one line per failure and wrong answer."""
+def counting(meta: dict[str, Any], results: dict[str, Any]) -> tuple[str, str]:
+    """What a summary's totals stand on, in words: ``"3 runs"``, and ``"2 of 22 queries:
+    q01, q05"`` (the queries named only when some are left out)."""
     counted, cells = results["counted"], results["queries"]
     runs = f"{meta['runs']} run{'s' if meta['runs'] != 1 else ''}"
     which = f": {', '.join(counted)}" if 0 < len(counted) < len(cells) else ""
+    return runs, f"{len(counted)} of {len(cells)} queries{which}"
+
+
+def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
+    """The totals table, then one line per failure and wrong answer."""
+    runs, which = counting(meta, results)
     lines = [f"TPC-H SF{meta['scale']:g}, {meta['workers']} workers / threads per system, median "
-             f"of {runs} after a warm-up, {os.cpu_count()} CPUs. Totals over the {len(counted)} "
-             f"of {len(cells)} queries every system answered correctly every time{which}.", "",
+             f"of {runs} after a warm-up, {os.cpu_count()} CPUs. Totals over the {which} every "
+             "system answered correctly every time.", "",
              "| system | total s | × DuckDB | Spark SQL ÷ system | CPU s | peak RSS MiB |",
              "|---|---:|---:|---:|---:|---:|"]
     for system, row in results["systems"].items():
@@ -81,9 +88,15 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
     lines += ["", "CPU s: user and system seconds of all of a system's processes (driver, "
               "workers, JVM) during its queries, summed over the same queries. Peak RSS: the sum "
               "over a system's processes of each one's highest peak during any query."]
+    return "\n".join(lines + footer(meta, results["queries"]))
+
+
+def footer(meta: dict[str, Any], cells: Cells) -> list[str]:
+    """How quiet the run could keep the machine, then one line per failure and wrong answer."""
+    lines = []
     if (quiet := meta.get("quiet")) is not None:
         lines += ["", f"Each execution started once the machine was quiet (under "
-                  f"{quiet['quiet_below_cores']} cores busy for {quiet['window_s']} s): "
+                  f"{quiet['quiet_below_cores']:g} cores busy for {quiet['window_s']} s): "
                   f"{quiet['waited_s']} s of waiting in all, {quiet['hit_limit']} of "
                   f"{quiet['waits']} waits gave up after {quiet['limit_s']} s."]
     problems = [f"- {q} {s}, run {e['run']}: {e['kind']}: {e['message'].splitlines()[0][:160]}"
@@ -91,7 +104,7 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
                 for e in cell["errors"]]
     if problems:
         lines += ["", "Failures:", *problems]
-    return "\n".join(lines)
+    return lines
 
 
 def system_colors(systems: list[str]) -> dict[str, Any]:

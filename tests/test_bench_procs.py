@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ SLACK = 4 * 2 / TICKS + 0.02
 
 
 @contextmanager
-def burner(*mode: str) -> Iterator[tuple[int, dict[str, float]]]:
+def burner(*mode: str) -> Iterator[tuple[int, dict[str, Any]]]:
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, SCRIPT, *mode],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
