@@ -52,13 +52,17 @@ def _rows(split: FileSplit) -> list[int]:
     return [counts[rg] for rg in split.row_groups]
 
 
+def row_groups(split: FileSplit) -> tuple[int, ...]:
+    """The indexes of the row groups ``split`` reads."""
+    if split.row_groups is not None:
+        return split.row_groups
+    return tuple(range(len(file_info(split.path).row_group_rows)))
+
+
 def _row_group_units(splits: Sequence[FileSplit]) -> list[tuple[FileSplit, int]]:
     units = []
     for split in splits:
-        indexes = split.row_groups
-        if indexes is None:
-            indexes = tuple(range(len(file_info(split.path).row_group_rows)))
-        for rg, rows in zip(indexes, _rows(split), strict=True):
+        for rg, rows in zip(row_groups(split), _rows(split), strict=True):
             units.append((FileSplit(path=split.path, row_groups=(rg,)), rows))
     return units
 

@@ -30,7 +30,8 @@ from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.spark.parquet_meta import file_info
-from sparkwire.planner.physical.splits import group_splits
+from sparkwire.planner.physical.clustering import task_ranges
+from sparkwire.planner.physical.splits import group_splits, row_groups
 from sparkwire.planner.optimizer.rules import optimize
 from sparkwire.planner.logical.plan import output_columns
 from sparkwire.planner.physical.stages import MAX_SHUFFLE_PARTITIONS
@@ -241,11 +242,19 @@ def test_local_source_is_only_ever_coalesced(local) -> None:
     assert top.final.tasks == 1
 
 
-def row_groups_of(split: FileSplit) -> tuple[int, ...]:
-    """The row groups a split reads; a whole-file split (``None``) reads them all."""
-    if split.row_groups is None:
-        return tuple(range(len(file_info(split.path).row_group_rows)))
-    return split.row_groups
+def test_row_groups_of_a_sorted_file_keep_their_own_key_ranges(write_parquet) -> None:
+    """Tasks reading runs of a sorted file's row groups read disjoint key ranges, which the
+    footer's per-row-group statistics prove; a row group read by two tasks proves nothing."""
+    table = pa.table({"k": pa.array(range(100), pa.int64()),
+                      "s": pa.array([{"a": i, "b": -i} for i in range(100)])})
+    path = str(write_parquet("sorted.parquet", row_group_size=10, table=table))
+    info = file_info(path)
+    assert info.row_group_int_ranges["k"] == tuple((10 * i, 10 * i + 9) for i in range(10))
+    assert "s" not in info.row_group_int_ranges  # a struct's leaves are no one range
+    first, rest = FileSplit(path=path, row_groups=(0, 1, 2)), FileSplit(path=path, row_groups=tuple(range(3, 10)))
+    assert task_ranges(((first,), (rest,)), "k") == [(0, 29), (30, 99)]
+    assert task_ranges(((first,), (rest, FileSplit(path=path, row_groups=(2,)))), "k") is None
+    assert task_ranges(((FileSplit(path=path),), (rest,)), "k") is None  # a whole file holds them all
 
 
 def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
@@ -254,9 +263,9 @@ def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
     splits = (FileSplit(path=str(big)), FileSplit(path=str(small)))
     groups = group_splits(splits, wanted=3, split_below=3)
     assert len(groups) == 3
-    rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in row_groups_of(s)) for g in groups]
+    rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in row_groups(s)) for g in groups]
     assert rows == [50, 50, 50]
-    read = [(s.path, rg) for g in groups for s in g for rg in row_groups_of(s)]
+    read = [(s.path, rg) for g in groups for s in g for rg in row_groups(s)]
     assert read == [(str(big), i) for i in range(10)] + [(str(small), 0)]
     assert all(len(g) == 1 for g in groups[:2])  # adjacent row groups of a file merge
 
@@ -284,7 +293,7 @@ def test_scan_stage_carries_every_split_in_task_order(scan) -> None:
     fragment_scan = stage.fragment.input
     assert isinstance(fragment_scan, ParquetScan)
     assert fragment_scan.splits == tuple(s for task in stage.splits for s in task)
-    covered = sorted((Path(s.path).name, rg) for s in fragment_scan.splits for rg in row_groups_of(s))
+    covered = sorted((Path(s.path).name, rg) for s in fragment_scan.splits for rg in row_groups(s))
     assert covered == sorted((n, rg) for n in ("a.parquet", "b.parquet") for rg in range(10))
 
 
@@ -333,12 +342,12 @@ def test_grouping_reads_every_row_group_once_in_order(
     groups = group_splits(splits, wanted, split_below=wanted)
     assert 1 <= len(groups) <= wanted
     assert all(groups), "no task without splits"
-    read = [(s.path, rg) for g in groups for s in g for rg in row_groups_of(s)]
-    expected = [(s.path, rg) for s in splits for rg in row_groups_of(s)]
+    read = [(s.path, rg) for g in groups for s in g for rg in row_groups(s)]
+    expected = [(s.path, rg) for s in splits for rg in row_groups(s)]
     if len(splits) < wanted and expected:
         assert read == expected  # row-group units, order kept
         sizes = {(p, rg): file_info(p).row_group_rows[rg] for p, rg in read}
-        loads = [sum(sizes[(s.path, rg)] for s in g for rg in row_groups_of(s)) for g in groups]
+        loads = [sum(sizes[(s.path, rg)] for s in g for rg in row_groups(s)) for g in groups]
         ideal = sum(loads) / min(wanted, len(read))
         assert max(loads) <= ideal + max(sizes.values())  # balanced within one unit
     else:
