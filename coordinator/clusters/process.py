@@ -73,6 +73,7 @@ class ProcessCluster(ClusterBase):
             raise ConfigError(f"{len(placements)} placements for {settings.workers} workers: "
                               "give one per worker, or none")
         self._placements = tuple(placements) or (Placement(),) * settings.workers
+        self.on_this_host = not placements  # placed workers may run anywhere a launcher reaches
         super().__init__(settings, share_credentials=True)
         settings = self.settings  # its credentials are files now, which the workers read
         self._procs: list[subprocess.Popen[bytes]] = []
