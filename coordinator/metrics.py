@@ -38,7 +38,9 @@ class QueryMetrics:
     reruns: int = 0  # task runs beyond the first, all tasks together (``scheduler``)
     #: Bytes tasks read from producers, by the way they travelled (``TransportClient.route``:
     #: memory, shm, zmq, flight; a hybrid cluster's reads split between shm and the network;
-    #: ``local``: a worker process reading its own partitions, ``Worker.served_at``).
+    #: ``local``: a worker process reading its own partitions, ``Worker.served_at``;
+    #: ``shared``: a batch of a partition a worker fetched once for several of its tasks,
+    #: read by all but the first, so the other routes sum to the bytes that moved).
     bytes_in: Counter[str] = field(default_factory=Counter)
 
     def add(self, phase: str, seconds: float) -> None:

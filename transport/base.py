@@ -132,6 +132,11 @@ class TransportClient(Closeable, ABC):
     #: The way this client's reads travel, as metrics name it (bytes read per route): the
     #: transport's name, or for a composed transport the name of the part it chose.
     route: str
+    #: A read hands over the producer's own stored batches, in this process (the memory
+    #: transport; a worker reading its own partitions): reading a partition again moves no
+    #: bytes and holds nothing the producer's store does not count already, so a worker
+    #: whose tasks share a partition lets each read it directly rather than keep a copy.
+    reads_in_place: bool = False
 
     @abstractmethod
     def deliver(self, plan: bytes) -> None:

@@ -44,6 +44,8 @@ class InProcessClient(TransportClient):
     ``ConnectionLost``; ``route`` names the way for the metrics (``memory``, or ``local``
     for a worker process reading its own partitions)."""
 
+    reads_in_place = True
+
     def __init__(self, service: Callable[[], WorkerService], address: str, route: str) -> None:
         self._service = service
         self._address = address

@@ -16,7 +16,7 @@ fixed shares cannot over-commit. The shares, and why:
   Flight's is fixed by gRPC (``Capabilities.max_inflight_bytes``).
 - **whole inputs 5 %**, shared by the worker's tasks (``ByteBudget``): an exchange input
   that ends within what is left of it is read whole before its task's query starts, so
-  DuckDB knows its rows when it orders the fragment's joins (``Worker._input``); its
+  DuckDB knows its rows when it orders the fragment's joins (``ExchangeInputs.whole``); its
   bytes are given back when the task ends. Split per stream, 5 % (12.8 MiB of 2 GiB each)
   kept TPC-H Q9's 24 MiB ``partsupp`` a stream, and DuckDB joined it first: 0.29 s became
   0.7 s; shared, 5 % holds it. At 10 % the 128 MiB worker of ``test_memory`` peaked within

@@ -23,8 +23,8 @@ import shutil
 import tempfile
 import threading
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import assert_never
@@ -48,9 +48,11 @@ from sparkwire.coordinator.worker.compile import (
     RowGroupTable,
     compile_fragment,
 )
+from sparkwire.coordinator.worker.inputs import ExchangeInputs, TaskReads, input_keys
+from sparkwire.coordinator.worker.shared_inputs import SharedInputs
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
-from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, Tasks, decode_message
+from sparkwire.coordinator.taskplan import Members, TaskPlan, Tasks, decode_message
 from sparkwire.planner.logical.plan import Join, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.memory import InProcessClient
@@ -89,27 +91,16 @@ class _Task:
     output: TaskOutput
     cancelled: threading.Event = field(default_factory=threading.Event)
     engine: TaskEngine | None = None
-    inputs: list[PartitionReader] = field(default_factory=list)
-    input_error: BaseException | None = None
-    rows_in: int = 0
-    bytes_in: Counter[str] = field(default_factory=Counter)  # by ``TransportClient.route``
-    held: int = 0  # bytes of inputs read whole, out of the worker's ``_whole_inputs``
+    reads: TaskReads = field(init=False)
 
-    def reading(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """``batches`` of an input, what reading them raises kept as ``input_error``: DuckDB
-        reports it as its own failure, which would hide that an input was at fault."""
-        try:
-            yield from batches
-        except Exception as exc:  # not GeneratorExit: DuckDB closing the stream is no cause
-            self.input_error = exc
-            raise
+    def __post_init__(self) -> None:
+        self.reads = TaskReads(self.plan.query_id, self.cancelled)
 
     def cancel(self) -> None:
         self.cancelled.set()
         if self.engine is not None:
             self.engine.interrupt()
-        for reader in list(self.inputs):
-            reader.close()
+        self.reads.close()
 
 
 class Worker:
@@ -130,10 +121,13 @@ class Worker:
         (self._own_dir / "partitions").mkdir()
         memory = MemoryPlan.of(settings.worker)
         self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
+        self._shared = SharedInputs(self.store)
         engine = settings.worker.engine
         self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine,
                                   alone_threads=engine.threads * settings.worker.task_slots)
         self._whole_inputs = ByteBudget(memory.whole_input)
+        self._inputs = ExchangeInputs(self._client, self._shared, self._whole_inputs,
+                                      settings.timeouts.partition_wait)
         self._queue: FairQueue[_Task] = FairQueue(settings.worker.max_queued_tasks,
                                                   settings.worker.max_queued_per_query)
         self._lock = threading.Lock()
@@ -161,8 +155,17 @@ class Worker:
             return
         plans = message.plans if isinstance(message, Tasks) else (message,)
         accepted = [self._accept(task_plan) for task_plan in plans]  # all valid, or none queued
-        for task_plan, compiled in accepted:
-            self._enqueue(task_plan, compiled)
+        # Every task's inputs expected before any task is queued, so that a task starting
+        # before the next is queued knows the next reads its partitions too (``SharedInputs``).
+        for task_plan, _ in accepted:
+            self._shared.expect(input_keys(task_plan))
+        for index, (task_plan, compiled) in enumerate(accepted):
+            try:
+                self._enqueue(task_plan, compiled)
+            except BaseException:
+                for unqueued, _ in accepted[index:]:
+                    self._shared.release(input_keys(unqueued))
+                raise
 
     def _accept(self, task_plan: TaskPlan) -> tuple[TaskPlan, CompiledFragment]:
         """The plan compiled, once everything it names is allowed; else ``PlanRejected``."""
@@ -214,6 +217,7 @@ class Worker:
         for task in running:
             task.cancel()
         self.store.drop_query(query_id)
+        self._shared.drop_query(query_id)
 
     # -- local data published by the driver ---------------------------------------------
     def publish(self, source_id: str, chunks: list[pa.Table]) -> None:
@@ -231,6 +235,7 @@ class Worker:
         task, never the slot: a slot that died would leave its queue unserved."""
         while (task := self._queue.get()) is not None:
             if task.output.dropped:
+                self._shared.release(input_keys(task.plan))
                 continue
             with self._lock:
                 self._running.setdefault(task.plan.query_id, set()).add(task)
@@ -243,7 +248,8 @@ class Worker:
                     message = redact(f"{type(exc).__name__}: {exc}", task.compiled.files)
                     task.output.fail(TaskFailed(f"worker {self.worker_id}: {message}"))
             finally:
-                self._whole_inputs.give(task.held)
+                self._whole_inputs.give(task.reads.held)
+                self._shared.release(input_keys(task.plan))
                 with self._lock:
                     peers = self._running.get(task.plan.query_id)
                     if peers is not None:
@@ -286,8 +292,8 @@ class Worker:
                 seconds = time.perf_counter() - started
                 # Status before end of stream: a consumer that saw the end can rely on it.
                 output.write(STATUS_PARTITION, pa.record_batch(
-                    [[self.worker_id], [task.rows_in], [rows_out], [bytes_out], [seconds], [setup],
-                     [list(task.bytes_in.items())]],
+                    [[self.worker_id], [task.reads.rows], [rows_out], [bytes_out], [seconds], [setup],
+                     [list(task.reads.bytes.items())]],
                     schema=STATUS_SCHEMA,
                 ))
                 output.finish([STATUS_PARTITION])
@@ -310,7 +316,7 @@ class Worker:
         coordinator fails the query at once. One reading an input is a plain ``TaskFailed``,
         which the coordinator recovers from if a worker was lost; unless the producer itself
         reported a ``QueryError``, passed on as it is: it names the task at the root."""
-        cause = task.input_error
+        cause = task.reads.error
         if isinstance(cause, QueryError):
             return cause
         own = cause is None and isinstance(exc, EngineError) and not isinstance(exc, EngineInterrupted)
@@ -320,16 +326,16 @@ class Worker:
 
     def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
         """Register every table the compiled query reads, under the compiler's names; the
-        inputs of a fragment with joins whole where they are small (``_input``), others as
-        streams, so a fragment that joins nothing starts on its first batch."""
+        inputs of a fragment with joins whole where they are small (``ExchangeInputs.whole``),
+        others as streams, so a fragment that joins nothing starts on its first batch."""
         plan = task.plan
         joins = any(isinstance(node, Join) for node in operators(plan.fragment))
         for table in task.compiled.tables:
             match table:
                 case ExchangeTable():
                     parts = [p for p in plan.inputs if p.stage == table.stage]
-                    engine.register(table.name, self._input(task, parts) if joins
-                                    else self._input_reader(task, parts))
+                    engine.register(table.name, self._inputs.whole(task.reads, parts) if joins
+                                    else self._inputs.stream(task.reads, parts))
                 case LocalTable():
                     with self._lock:
                         chunks = self._local.get(table.source_id)
@@ -340,71 +346,11 @@ class Worker:
                     engine.register_row_groups(table.name, table.splits)
                 case CachedTable():
                     chunk = table.cache_id, plan.task
-                    reader = self._opened(task, lambda: self.store.open_pinned(*chunk))
+                    reader = task.reads.opened(lambda: self.store.open_pinned(*chunk))
                     engine.register(table.name, pa.RecordBatchReader.from_batches(
-                        reader.schema, task.reading(iter(reader))))
+                        reader.schema, task.reads.reading(iter(reader))))
                 case _:
                     assert_never(table)
-
-    def _input(self, task: _Task, parts: list[InputPartition]) -> pa.Table | pa.RecordBatchReader:
-        """An input whole, as a table, when it ends within what is left of the worker's
-        ``_whole_inputs``; else a stream of the batches read so far and the rest, each let
-        go once DuckDB has read it (their bytes stay taken until the task ends: given back
-        at once, other tasks' inputs took them while these were still held, and a 128 MiB
-        worker peaked over its bound in ``test_memory``). DuckDB orders a
-        fragment's joins by its inputs' sizes and knows a table's rows but not a stream's:
-        TPC-H Q7's last stage joined 1.8M lineitem rows to orders before the two nations
-        that keep 1 row in 12 (210 ms against 55 ms). A build side is read whole before
-        probing anyway; a large input still streams."""
-        stream = self._input_reader(task, parts)
-        held: deque[pa.RecordBatch] = deque()
-        for batch in stream:
-            held.append(batch)
-            if not self._whole_inputs.take(batch.nbytes):
-                return pa.RecordBatchReader.from_batches(stream.schema, _drained(held, stream))
-            task.held += batch.nbytes
-        return pa.Table.from_batches(held, schema=stream.schema)
-
-    def _input_reader(self, task: _Task, parts: list[InputPartition]) -> pa.RecordBatchReader:
-        """One Arrow stream over every producer partition this task reads from a stage."""
-        timeout = self.settings.timeouts.partition_wait
-        query_id = task.plan.query_id
-
-        def open_part(part: InputPartition) -> tuple[PartitionReader, str]:
-            key = PartitionKey(query_id, part.stage, part.task, part.partition, part.attempt)
-            client = self._client(part.address)
-            return self._opened(task, lambda: client.read(key, timeout)), client.route
-
-        first, first_route = open_part(parts[0])
-
-        def batches() -> Iterator[pa.RecordBatch]:
-            for index, part in enumerate(parts):
-                reader, route = (first, first_route) if index == 0 else open_part(part)
-                if not reader.schema.equals(first.schema):
-                    raise TaskFailed(
-                        f"producer stage {part.stage} task {part.task} wrote schema "
-                        f"{reader.schema} but task 0 wrote {first.schema}"
-                    )
-                for batch in reader:
-                    if task.cancelled.is_set():
-                        raise QueryCancelled(f"query {query_id} was cancelled")
-                    task.rows_in += batch.num_rows
-                    task.bytes_in[route] += batch.nbytes
-                    yield batch
-
-        return pa.RecordBatchReader.from_batches(first.schema, task.reading(batches()))
-
-    @staticmethod
-    def _opened(task: _Task, open_input: Callable[[], PartitionReader]) -> PartitionReader:
-        """An input of ``task`` opened, closed when the task is cancelled; a failure to open
-        it is the task's ``input_error``."""
-        try:
-            reader = open_input()
-        except Exception as exc:
-            task.input_error = exc
-            raise
-        task.inputs.append(reader)
-        return reader
 
     def served_at(self, address: str) -> None:
         """This worker is served at ``address``: its tasks read partitions from there in this
@@ -437,14 +383,8 @@ class Worker:
         for thread in self._slots:
             thread.join(self.settings.timeouts.shutdown)
         self.store.close()
+        self._shared.close()
         self._engines.close()
         for client in clients:
             client.close()
         shutil.rmtree(self._own_dir, ignore_errors=True)
-
-
-def _drained(held: deque[pa.RecordBatch], rest: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The ``held`` batches, each dropped from it as it is handed on, then ``rest``."""
-    while held:
-        yield held.popleft()
-    yield from rest

@@ -6,6 +6,11 @@ exchange can never deadlock, whatever the plan shape and slot count. Readers str
 partition while it is still being written, in write order, from memory or from disk.
 A query's partitions live until ``drop_query`` (the coordinator calls it when the query
 ends, succeeds, fails or is cancelled); readers still waiting then get ``QueryCancelled``.
+
+The store also holds this worker's *copies* of other workers' partitions that several of its
+tasks read (``create_copy``; filled and shared by ``worker.shared_inputs``): written like any
+output, so they count against the same budget once and spill beyond it, and dropped with
+their query like any output, whatever happened to the tasks that read them.
 """
 
 from __future__ import annotations
@@ -114,13 +119,21 @@ class TaskOutput:
 
     # -- reader side -------------------------------------------------------------------
     def iterate(self, partition: int, idle_timeout: float) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+        schema, entries = self.iterate_entries(partition, idle_timeout)
+        return schema, (batch for batch, _ in entries)
+
+    def iterate_entries(self, partition: int, idle_timeout: float,
+                        ) -> tuple[pa.Schema, Iterator[tuple[pa.RecordBatch, bool]]]:
+        """``iterate``, each batch with whether the store holds it in memory (``False``: read
+        back from the spill file, a copy of the reader's own)."""
         part = self.partitions[partition]
         with self.cond:
             self._wait(lambda: part.schema is not None, idle_timeout, partition)
             assert part.schema is not None
-            return part.schema, self._batches(part, partition, idle_timeout)
+            return part.schema, self._entries(part, partition, idle_timeout)
 
-    def _batches(self, part: _Partition, partition: int, idle_timeout: float) -> Iterator[pa.RecordBatch]:
+    def _entries(self, part: _Partition, partition: int, idle_timeout: float,
+                 ) -> Iterator[tuple[pa.RecordBatch, bool]]:
         index = 0
         while True:
             with self.cond:
@@ -129,7 +142,10 @@ class TaskOutput:
                     return
                 entry = part.entries[index]
             index += 1
-            yield entry if isinstance(entry, pa.RecordBatch) else self._unspill(entry)
+            if isinstance(entry, pa.RecordBatch):
+                yield entry, True
+            else:
+                yield self._unspill(entry), False
 
     def _wait(self, ready: Callable[[], bool], idle_timeout: float, partition: int) -> None:
         """Wait (holding ``cond``) until ``ready()``, raising the task's fate if it ends first."""
@@ -186,6 +202,8 @@ class PartitionStore:
         # Task outputs kept as a cache's chunks (``pin``), by cache id and chunk: they
         # outlive their query and go with ``drop_query(cache_id)``.
         self._pinned: dict[tuple[str, int], TaskOutput] = {}
+        # Copies of other workers' partitions (``create_copy``), by query: one partition each.
+        self._copies: dict[str, list[TaskOutput]] = {}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -204,6 +222,31 @@ class PartitionStore:
             self._tasks[key] = output
             self._cond.notify_all()
             return output
+
+    def create_copy(self, key: PartitionKey) -> TaskOutput:
+        """An empty output of one partition (0) to hold this worker's copy of ``key``, a
+        partition another worker serves. It is no output of this worker's (``open`` never
+        finds it) and lives until ``drop_output`` or its query is dropped."""
+        with self._cond:
+            if self._closed:
+                raise ConnectionLost("the worker is closing")
+            if key.query_id in self._dropped:
+                raise QueryCancelled(f"query {key.query_id} was cancelled")
+            output = TaskOutput(self, key.query_id, key.stage, key.task, [0], key.attempt)
+            self._copies.setdefault(key.query_id, []).append(output)
+            return output
+
+    def drop_output(self, output: TaskOutput) -> None:
+        """Drop one copy (``create_copy``) before its query ends; its readers get
+        ``QueryCancelled``, its memory and spill file are freed. Dropping twice is a no-op."""
+        with self._cond:
+            copies = self._copies.get(output.query_id, [])
+            if output not in copies:
+                return
+            copies.remove(output)
+            if not copies:
+                del self._copies[output.query_id]
+        output._drop()
 
     def open(self, key: PartitionKey, timeout: float) -> PartitionReader:
         deadline = time.monotonic() + timeout
@@ -255,14 +298,16 @@ class PartitionStore:
             outputs = [t for t in outputs if id(t) not in kept]
             for key in [k for k in self._pinned if k[0] == query_id]:
                 outputs.append(self._pinned.pop(key))
+            outputs += self._copies.pop(query_id, [])
             self._cond.notify_all()
         for output in outputs:
             output._drop()
 
     def partitions_held(self) -> int:
-        """Partitions of running queries' tasks and of cached chunks."""
+        """Partitions of running queries' tasks, of cached chunks and of copies."""
         with self._cond:
-            outputs = {id(t): t for t in (*self._tasks.values(), *self._pinned.values())}
+            copies = [t for held in self._copies.values() for t in held]
+            outputs = {id(t): t for t in (*self._tasks.values(), *self._pinned.values(), *copies)}
             return sum(len(t.partitions) for t in outputs.values())
 
     def close(self) -> None:
@@ -271,7 +316,7 @@ class PartitionStore:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-            queries = {k[0] for k in self._tasks} | {k[0] for k in self._pinned}
+            queries = {k[0] for k in self._tasks} | {k[0] for k in self._pinned} | set(self._copies)
         for query_id in queries:
             self.drop_query(query_id)
 
