@@ -9,7 +9,8 @@ failed on its data or plan (a ``QueryError``: a division by zero in ANSI mode, a
 fails the query at once, whoever sees it first, the result's reader or a status watcher: it
 would fail again anywhere, so there is no news of a lost worker to wait for. Closing the
 result, early or at its end, cancels the query on every worker, which stops running tasks and
-frees their partitions. Nothing here knows which transport carries the calls.
+frees their partitions (on every worker at once). Nothing here knows which transport carries
+the calls.
 """
 
 from __future__ import annotations
@@ -53,13 +54,17 @@ _LIVENESS_GRACE = 0.5
 _FINAL = (QueryError, PlanRejected)
 
 
-class QueryCoordinator:
+class QueryCoordinator(Closeable):
+    """Runs queries on ``cluster``; its calls to the workers (``delivery.FanOut``) are shared
+    by every query."""
+
     def __init__(self, cluster: Cluster, settings: Settings) -> None:
         self.cluster = cluster
         self.settings = settings
         self._members_lock = threading.Lock()
         # What each worker was last told of the membership, and the cluster's losses then.
         self._told: dict[str, tuple[frozenset[str], int]] = {}
+        self._calls = delivery.FanOut()
 
     def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
         """Run ``plan``. A worker lost while the plans are being delivered means starting
@@ -92,12 +97,12 @@ class QueryCoordinator:
             raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
 
     def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None:
-        """Each worker's messages, in order, to all workers at once (``delivery.at_once``)."""
+        """Each worker's messages, in order, to all workers at once (``FanOut.at_once``)."""
         def deliver(address: str) -> None:
             for message, what in messages[address]:
                 self.deliver(address, message, what)
 
-        delivery.at_once(list(messages), deliver)
+        self._calls.at_once(list(messages), deliver)
 
     def _tell_members(self) -> None:
         """Tell each live worker the cluster's members (``taskplan.Members``) when they
@@ -122,12 +127,19 @@ class QueryCoordinator:
         return [address for address in self.cluster.addresses if address not in dead]
 
     def cancel(self, query_id: str) -> None:
-        """Cancel the query everywhere; a worker that cannot be reached is skipped."""
-        for address in [*self.cluster.addresses, self.cluster.driver_address]:
-            try:
-                self.cluster.client(address).cancel(query_id)
-            except SparkwireError:
-                pass
+        """Cancel the query on every worker and the driver at once, waiting at most the
+        ``cancel`` timeout: one round trip for all, where it was one per worker in turn at the
+        end of every query. A worker that cannot be reached, or is slow to answer, holds up
+        none of the others and is left behind (logged): it is dead, or its cancel arrives
+        late and frees the query's partitions then."""
+        self._calls.within([*self.cluster.addresses, self.cluster.driver_address],
+                           lambda address: self.cluster.client(address).cancel(query_id),
+                           self.settings.timeouts.cancel)
+
+    def close(self) -> None:
+        """Stop the calls' threads; idempotent. Queries still open cancel on the caller's
+        thread from then on."""
+        self._calls.close()
 
 
 class QueryResult(Closeable):
