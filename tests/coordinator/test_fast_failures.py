@@ -1,7 +1,7 @@
 """A query that fails on its data fails at once: the worker reports a ``QueryError``, the
 coordinator raises it without waiting for news of a lost worker (it used to wait out a
 liveness and a failure grace, 1.5 s), cancels the query's other tasks, and nothing of the
-query stays behind: no running task, partition, status thread or shared-memory segment."""
+query stays behind: no running task, partition, thread or shared-memory segment."""
 
 from __future__ import annotations
 
@@ -65,7 +65,8 @@ def test_a_failing_query_raises_at_once_and_leaves_nothing_behind(
             with pytest.raises(QueryError) as caught:
                 df.toArrow()
             took.append(time.perf_counter() - started)
-            assert not [t for t in _threads() if t.startswith("sparkwire-status-")]
+            # one status channel for the session, not a thread per worker or query
+            assert len([t for t in _threads() if t.startswith("sparkwire-status")]) <= 1
         assert statistics.median(took) < BOUND, took
         error = caught.value
         assert error.error_class == error.getCondition() == "DIVIDE_BY_ZERO"
