@@ -65,7 +65,8 @@ def _role(pid: int, root: int) -> str:
     if pid == root:
         return "driver"
     argv = _argv(pid)
-    if "sparkwire.coordinator.cli" in argv and "--worker-id" in argv[:-1]:
+    worker = {"sparkwire.coordinator.clusters.serve", "sparkwire.coordinator.cli"} & set(argv)
+    if worker and "--worker-id" in argv[:-1]:
         return f"{argv[argv.index('--worker-id') + 1]} (python)"
     if argv and Path(argv[0]).name == "java":
         return "java"

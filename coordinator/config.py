@@ -75,6 +75,8 @@ class TimeoutSettings(_Section):
     partition_wait: float = Field(default=60.0, gt=0)  # for a partition's task to be delivered
     idle: float = Field(default=600.0, gt=0)  # between two batches of one partition
     shutdown: float = Field(default=10.0, gt=0)  # for worker threads to stop on close
+    # for every worker to answer a query's cancel at its end; a slower one is not waited for
+    cancel: float = Field(default=2.0, gt=0)
 
 
 class Settings(BaseSettings):

@@ -252,6 +252,7 @@ class Session(Closeable):
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
         self.cluster.close()
+        self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
 

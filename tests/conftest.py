@@ -37,7 +37,8 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-_OURS = ("sparkwire.coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
+_OURS = ("sparkwire.coordinator.clusters.serve", "sparkwire.coordinator.cli worker",
+         "tests.transport.remote_service", "benchmarks.producer")
 
 
 def _our_processes() -> list[str]:

@@ -90,6 +90,7 @@ class ClusterBase(Closeable):
             self._remove_credentials()
             raise
         self.driver_address = self._driver_server.address
+        self.driver.served_at(self.driver_address)  # its own tasks report to it in-process
         self.names[self.driver_address] = "driver"
 
     def client(self, address: str) -> TransportClient:
