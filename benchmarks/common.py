@@ -76,3 +76,14 @@ def write(name: str, rows: Any, plot: Callable[[Path], None],
     path.write_text(json.dumps({"meta": meta, "results": rows}, indent=2))
     plot(RESULTS / f"{name}.png")
     return path
+
+
+def write_report(name: str, rows: dict[str, Any], meta: dict[str, Any],
+                 plot: Callable[[dict[str, Any], dict[str, Any], Path], None],
+                 markdown: Callable[[dict[str, Any], dict[str, Any]], str]) -> Path:
+    """``write`` plus ``<name>.md``, the summary a reader opens first, printed too."""
+    path = write(name, rows, lambda png: plot(meta, rows, png), meta)
+    summary = markdown(meta, rows)
+    path.with_suffix(".md").write_text(summary + "\n")
+    print(f"\n{summary}\n\nwrote {path} and its .png and .md", flush=True)
+    return path

@@ -51,12 +51,15 @@ class Driver:
     """System ``system``'s driver process, (re)started on demand."""
 
     def __init__(self, system: str, data: Path, tables: Sequence[str], workers: int,
-                 scratch: Path) -> None:
+                 scratch: Path, label: str | None = None) -> None:
         self.system = system
+        #: Names this driver in messages, logs and its home directory: the system, or where
+        #: one run holds several drivers of a system (``benchmarks.scaling``), more.
+        self.label = label or system
         self._args = [system, "--data", str(data), "--tables", ",".join(tables),
                       "--workers", str(workers)]
         self._scratch = scratch
-        self._log_path = scratch / f"{system}.log"
+        self._log_path = scratch / f"{self.label}.log"
         self._log = open(self._log_path, "ab")  # noqa: SIM115 - lives as long as the driver
         self._proc: _Process | None = None
         self._home: Path | None = None
@@ -71,9 +74,9 @@ class Driver:
         if self._proc is not None or self.starts >= MAX_STARTS:
             return
         self.starts += 1
-        self._home = self._scratch / f"{self.system}.{self.starts}"
+        self._home = self._scratch / f"{self.label}.{self.starts}"
         self._home.mkdir()
-        self._proc = _Process(self.system, self._args, self._home, self._log)
+        self._proc = _Process(self.label, self._args, self._home, self._log)
 
     def ready(self) -> bool:
         """Wait until the driver has registered its tables; False (with ``start_error``) if
@@ -87,13 +90,13 @@ class Driver:
         try:
             message = self._proc.recv(START_TIMEOUT)
         except Exception as exc:  # a reported error says what failed; silence needs the log
-            reported = str(exc).startswith(f"{self.system}: ")
+            reported = str(exc).startswith(f"{self.label}: ")
             self.start_error = f"{type(exc).__name__}: {exc}{'' if reported else self._tail()}"
             self.kill()
             return False
         self.startup_s.append(round(message["seconds"], 3))
         if self.starts > 1:
-            print(f"  {self.system:<17} restarted in {self.startup_s[-1]:.1f}s", flush=True)
+            print(f"  {self.label:<20} restarted in {self.startup_s[-1]:.1f}s", flush=True)
         return True
 
     def kill(self) -> None:
@@ -147,14 +150,14 @@ class Driver:
         """One timed execution of ``query``, its result written to ``out``; raises
         ``QueryTimeout`` or the driver's error (a dead driver is cleaned up first)."""
         if self._proc is None and not self.ready():
-            raise RuntimeError(f"{self.system} driver not running: {self.start_error}")
+            raise RuntimeError(f"{self.label} driver not running: {self.start_error}")
         assert self._proc is not None
         try:
             self._proc.send({"query": query, "out": str(out)})
             return self._proc.recv(timeout)
         except TimeoutError:
             self.kill()
-            raise QueryTimeout(f"over {timeout:g}s; {self.system} driver killed") from None
+            raise QueryTimeout(f"over {timeout:g}s; {self.label} driver killed") from None
         except (RuntimeError, OSError) as exc:
             if self._proc.proc.poll() is None:
                 raise  # the query failed; the driver serves on

@@ -1,6 +1,6 @@
 """The process tree of one TPC-H benchmark driver, read from ``/proc``: who is in it, what
 each process is (driver, sparkwire worker, Spark's JVM, PySpark's daemon and workers), its
-peak resident memory, and how to kill all of it.
+peak resident memory, the CPU time it has spent, and how to kill all of it.
 
 A system's memory is not one process's: ``sparkwire-zmq`` is a driver plus worker processes,
 Spark a Python driver plus a JVM plus forked Python workers. The tree is found by ``ppid``
@@ -18,10 +18,24 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
-def _ppid(pid: int) -> int | None:
+#: Clock ticks per second, the unit of the times in ``/proc/PID/stat``.
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name, so ``[0]`` is the state
+    (``proc(5)``'s field 3) and field N is ``[N - 3]``; None once the process is gone."""
     try:  # the command name in parentheses may itself hold spaces and parentheses
-        return int((PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
+        return (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _ppid(pid: int) -> int | None:
+    fields = _stat(pid)
+    try:
+        return int(fields[1]) if fields else None
+    except (IndexError, ValueError):
         return None
 
 
@@ -51,7 +65,8 @@ def _role(pid: int, root: int) -> str:
     if pid == root:
         return "driver"
     argv = _argv(pid)
-    if "sparkwire.coordinator.cli" in argv and "--worker-id" in argv[:-1]:
+    worker = {"sparkwire.coordinator.clusters.serve", "sparkwire.coordinator.cli"} & set(argv)
+    if worker and "--worker-id" in argv[:-1]:
         return f"{argv[argv.index('--worker-id') + 1]} (python)"
     if argv and Path(argv[0]).name == "java":
         return "java"
@@ -104,6 +119,24 @@ def peak_rss_mib(root: int) -> dict[str, float]:
         if (kib := _status_kib(pid, "VmHWM")) is not None:
             peaks[label] = round(kib / 1024, 1)
     return peaks
+
+
+def cpu_seconds(root: int) -> float:
+    """User and system CPU seconds spent so far by ``root``'s tree, every thread included.
+
+    Each live process counts its own time and the time of its children it has reaped
+    (``cutime``, ``cstime``), so the difference of two readings holds a worker that exited
+    in between, once: before it is reaped its own time counts, after it its parent's share.
+    A process whose parent left the tree before reaping it, and so was reaped outside it,
+    is lost; a benchmark's drivers wait for their workers."""
+    ticks = 0
+    for pid in tree(root):
+        fields = _stat(pid)
+        try:  # utime, stime, cutime, cstime: proc(5)'s fields 14 to 17
+            ticks += sum(int(v) for v in fields[11:15]) if fields else 0
+        except ValueError:
+            pass
+    return ticks / TICKS
 
 
 def groups(root: int) -> set[int]:

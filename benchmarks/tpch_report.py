@@ -18,7 +18,7 @@ from benchmarks.tpch_systems import SYSTEMS
 Cells = dict[str, dict[str, dict[str, Any]]]  # query -> system -> recorded cell
 
 
-def _ratio(num: float | None, den: float | None) -> float | None:
+def ratio(num: float | None, den: float | None) -> float | None:
     return round(num / den, 3) if num and den else None
 
 
@@ -31,9 +31,13 @@ def peak_rss(cells: Cells, system: str) -> dict[str, float]:
     return dict(sorted(peaks.items()))
 
 
-def _total(cells: Cells, system: str, counted: list[str]) -> float | None:
-    """Sum of ``system``'s medians over ``counted``; None when nothing is counted."""
-    return round(sum(cells[q][system]["median"] for q in counted), 4) if counted else None
+def total(cells: Cells, system: str, counted: list[str], key: str = "median") -> float | None:
+    """Sum of ``system``'s ``key`` (median seconds, ``cpu_s`` ...) over ``counted``; None when
+    nothing is counted or a counted cell lacks it."""
+    values = [cells[q][system].get(key) for q in counted]
+    if not values or any(v is None for v in values):
+        return None
+    return round(sum(v for v in values if v is not None), 4)
 
 
 def totals(cells: Cells, systems: list[str]) -> dict[str, Any]:
@@ -43,40 +47,56 @@ def totals(cells: Cells, systems: list[str]) -> dict[str, Any]:
     out: dict[str, dict[str, Any]] = {}
     for system in systems:
         rss = peak_rss(cells, system)
-        out[system] = {"total_s": _total(cells, system, counted),
+        out[system] = {"total_s": total(cells, system, counted),
+                       "cpu_s": total(cells, system, counted, "cpu_s"),
                        "queries": len(counted), "peak_rss_mib": rss,
                        "peak_rss_sum_mib": round(sum(rss.values()), 1) if rss else None,
                        "failed_queries": sorted(q for q in cells if not cells[q][system]["ok"])}
     duck = out.get("duckdb", {}).get("total_s")
     spark = out.get("spark-sql", {}).get("total_s")
     for row in out.values():
-        row["x_duckdb"] = _ratio(row["total_s"], duck)
-        row["spark_sql_speedup"] = _ratio(spark, row["total_s"])
+        row["x_duckdb"] = ratio(row["total_s"], duck)
+        row["spark_sql_speedup"] = ratio(spark, row["total_s"])
     return {"systems": out, "counted": counted}
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
+def fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def counting(meta: dict[str, Any], results: dict[str, Any]) -> tuple[str, str]:
+    """What a summary's totals stand on, in words: ``"3 runs"``, and ``"2 of 22 queries:
+    q01, q05"`` (the queries named only when some are left out)."""
+    counted, cells = results["counted"], results["queries"]
+    runs = f"{meta['runs']} run{'s' if meta['runs'] != 1 else ''}"
+    which = f": {', '.join(counted)}" if 0 < len(counted) < len(cells) else ""
+    return runs, f"{len(counted)} of {len(cells)} queries{which}"
 
 
 def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
     """The totals table, then one line per failure and wrong answer."""
-    counted, cells = results["counted"], results["queries"]
-    runs = f"{meta['runs']} run{'s' if meta['runs'] != 1 else ''}"
-    which = f": {', '.join(counted)}" if 0 < len(counted) < len(cells) else ""
+    runs, which = counting(meta, results)
     lines = [f"TPC-H SF{meta['scale']:g}, {meta['workers']} workers / threads per system, median "
-             f"of {runs} after a warm-up, {os.cpu_count()} CPUs. Totals over the {len(counted)} "
-             f"of {len(cells)} queries every system answered correctly every time{which}.", "",
-             "| system | total s | × DuckDB | Spark SQL ÷ system | peak RSS MiB |",
-             "|---|---:|---:|---:|---:|"]
+             f"of {runs} after a warm-up, {os.cpu_count()} CPUs. Totals over the {which} every "
+             "system answered correctly every time.", "",
+             "| system | total s | × DuckDB | Spark SQL ÷ system | CPU s | peak RSS MiB |",
+             "|---|---:|---:|---:|---:|---:|"]
     for system, row in results["systems"].items():
-        lines.append(f"| {system} | {_fmt(row['total_s'], 3)} | {_fmt(row['x_duckdb'])} | "
-                     f"{_fmt(row['spark_sql_speedup'])} | {_fmt(row['peak_rss_sum_mib'], 0)} |")
-    lines += ["", "Peak RSS: the sum over a system's processes (driver, workers, JVM) of each "
-              "one's highest peak during any query."]
+        lines.append(f"| {system} | {fmt(row['total_s'], 3)} | {fmt(row['x_duckdb'])} | "
+                     f"{fmt(row['spark_sql_speedup'])} | {fmt(row.get('cpu_s'))} | "
+                     f"{fmt(row['peak_rss_sum_mib'], 0)} |")
+    lines += ["", "CPU s: user and system seconds of all of a system's processes (driver, "
+              "workers, JVM) during its queries, summed over the same queries. Peak RSS: the sum "
+              "over a system's processes of each one's highest peak during any query."]
+    return "\n".join(lines + footer(meta, results["queries"]))
+
+
+def footer(meta: dict[str, Any], cells: Cells) -> list[str]:
+    """How quiet the run could keep the machine, then one line per failure and wrong answer."""
+    lines = []
     if (quiet := meta.get("quiet")) is not None:
         lines += ["", f"Each execution started once the machine was quiet (under "
-                  f"{quiet['quiet_below_cores']} cores busy for {quiet['window_s']} s): "
+                  f"{quiet['quiet_below_cores']:g} cores busy for {quiet['window_s']} s): "
                   f"{quiet['waited_s']} s of waiting in all, {quiet['hit_limit']} of "
                   f"{quiet['waits']} waits gave up after {quiet['limit_s']} s."]
     problems = [f"- {q} {s}, run {e['run']}: {e['kind']}: {e['message'].splitlines()[0][:160]}"
@@ -84,10 +104,10 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
                 for e in cell["errors"]]
     if problems:
         lines += ["", "Failures:", *problems]
-    return "\n".join(lines)
+    return lines
 
 
-def _colors(systems: list[str]) -> dict[str, Any]:
+def system_colors(systems: list[str]) -> dict[str, Any]:
     """One colour per system, the same in every plot."""
     import matplotlib
 
@@ -103,7 +123,7 @@ def plot(meta: dict[str, Any], results: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     cells, systems = results["queries"], list(results["systems"])
-    colors = _colors(systems)
+    colors = system_colors(systems)
     queries = list(cells)
     fig, (left, right) = plt.subplots(1, 2, figsize=(max(10, 1.0 * len(queries) + 5), 5),
                                       gridspec_kw={"width_ratios": [max(3, len(queries) // 3), 1]})
@@ -148,7 +168,7 @@ def scaling(per_scale: dict[float, Cells], systems: list[str]) -> dict[str, Any]
                      if all(cells[q][s]["ok"] for cells in per_scale.values() for s in systems))
     ordered = sorted(per_scale.items())
     return {"scales": sorted(per_scale), "counted": counted,
-            "totals": {s: {f"{scale:g}": _total(cells, s, counted) for scale, cells in ordered}
+            "totals": {s: {f"{scale:g}": total(cells, s, counted) for scale, cells in ordered}
                        for s in systems},
             "medians": {f"{scale:g}": {q: {s: cells[q][s]["median"] for s in systems}
                                        for q in cells} for scale, cells in ordered}}
@@ -160,7 +180,7 @@ def scaling_markdown(summary: dict[str, Any]) -> str:
              "| system | " + " | ".join(f"SF{s}" for s in scales) + " |",
              "|---|" + "---:|" * len(scales)]
     for system, by_scale in summary["totals"].items():
-        lines.append(f"| {system} | " + " | ".join(_fmt(by_scale[s], 3) for s in scales) + " |")
+        lines.append(f"| {system} | " + " | ".join(fmt(by_scale[s], 3) for s in scales) + " |")
     return "\n".join(lines)
 
 
@@ -171,7 +191,7 @@ def plot_scaling(meta: dict[str, Any], summary: dict[str, Any], path: Path) -> N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colors = _colors(list(summary["totals"]))
+    colors = system_colors(list(summary["totals"]))
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for system, by_scale in summary["totals"].items():
         totals = [by_scale[f"{s:g}"] or float("nan") for s in summary["scales"]]  # 0: no queries

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,12 +46,20 @@ class Sparkwire:
         return self.session.sql(sql).toArrow()
 
     def metrics(self) -> dict[str, Any] | None:
+        """Stages and tasks; bytes written across each kind of stage boundary (``shuffle``,
+        ``broadcast``, ... once per producer) and read by tasks per route (``memory``,
+        ``zmq``, ``local`` ...: a broadcast once per reading task); seconds per phase."""
         m = self.session.last_metrics
         if m is None:
             return None
         phases = dict(getattr(m, "phases", {}) or {})  # seconds per phase, where recorded
-        return {"boundary_bytes": sum(s.bytes for s in m.stages.values() if s.boundary != "result"),
+        written: Counter[str] = Counter()
+        for stage in m.stages.values():
+            written[stage.boundary] += stage.bytes
+        return {"boundary_bytes": sum(b for kind, b in written.items() if kind != "result"),
                 "stages": len(m.stages), "tasks": sum(s.tasks for s in m.stages.values()),
+                "bytes_by_boundary": dict(sorted(written.items())),
+                "bytes_in": dict(sorted(m.bytes_in.items())),
                 "phases": {str(k): float(v) for k, v in phases.items()}}
 
 

@@ -15,9 +15,7 @@ import argparse
 import importlib
 import importlib.util
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,7 +36,7 @@ from rich.table import Table
 
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.metrics import QueryMetrics
-from sparkwire.coordinator.clusters.hosting import HostedWorker
+from sparkwire.coordinator.clusters.serve import add_worker_arguments, serve_until_stopped
 from sparkwire.coordinator.session import Session
 from sparkwire.coordinator.tpch import QUERIES, TPCH_TABLES, ensure_tpch
 from sparkwire.planner.errors import PlanError
@@ -80,10 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
-    where = worker.add_mutually_exclusive_group()
-    where.add_argument("--listen", help="address to serve at (default: the transport's choice)")
-    where.add_argument("--host", help="interface to serve on, port chosen by the OS")
-    worker.add_argument("--worker-id", default=f"worker-{os.getpid()}")
+    add_worker_arguments(worker)
     return parser
 
 
@@ -91,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     console = Console(highlight=False)
     if args.command == "worker":
-        return _serve_worker(args)
+        settings = load_settings(args.config, transport=args.transport)
+        return serve_until_stopped(settings, args.worker_id, args.listen, args.host)
     spark = None
     try:
         kind = _query_kind(args.query) if args.command != "demo" else "builtin"
@@ -214,27 +210,6 @@ def _spark_session(master: str | None) -> Any:
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
-
-
-def _serve_worker(args: argparse.Namespace) -> int:
-    """Serve until the parent closes our stdin (the lifeline), SIGTERM or SIGINT."""
-    settings = load_settings(args.config, transport=args.transport)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    hosted = HostedWorker(settings, args.worker_id, args.listen, args.host)
-
-    def lifeline() -> None:
-        sys.stdin.buffer.read()  # returns once the parent closed our stdin (or died)
-        stop.set()
-
-    try:
-        print(hosted.announcement.model_dump_json(), flush=True)
-        threading.Thread(target=lifeline, daemon=True).start()
-        stop.wait()
-    finally:
-        hosted.close()
-    return 0
 
 
 def _run(console: Console, session: Session, name: str, df: object) -> None:

@@ -55,6 +55,10 @@ class WorkerSettings(_Section):
     # 3.18 and 3.05 s for the 22 TPC-H SF1 queries against 3.06 and 2.91 s with 2 (two A/B
     # runs, 2 workers, 2 cores); over zmq, with worker processes, 4.47 s either way.
     task_slots: int = Field(default=2, ge=1, le=256)
+    #: CPU cores each worker has, which plans are sized by (a stage runs at most a task per
+    #: core of the cluster, ``planner.physical.sizing``); 0: counted where the workers run
+    #: (``ClusterBase.cores``: this machine's CPUs for workers on it).
+    cores: int = Field(default=0, ge=0, le=4096)
     max_queued_tasks: int = Field(default=1024, ge=1)
     #: One query's share of the queue, so that it cannot starve the others (``admission``).
     max_queued_per_query: int = Field(default=512, ge=1)
@@ -71,6 +75,8 @@ class TimeoutSettings(_Section):
     partition_wait: float = Field(default=60.0, gt=0)  # for a partition's task to be delivered
     idle: float = Field(default=600.0, gt=0)  # between two batches of one partition
     shutdown: float = Field(default=10.0, gt=0)  # for worker threads to stop on close
+    # for every worker to answer a query's cancel at its end; a slower one is not waited for
+    cancel: float = Field(default=2.0, gt=0)
 
 
 class Settings(BaseSettings):
@@ -80,7 +86,7 @@ class Settings(BaseSettings):
 
     workers: int = Field(default=4, ge=1, le=1024)
     # createDataFrame splits a table into chunks of about this many rows, one task each
-    # (at most one chunk per worker).
+    # (at most one chunk per core of the cluster).
     local_chunk_rows: int = Field(default=100_000, ge=1)
     # Where Spark DataFrames are written as Parquet for sparkwire to read; None: a temp dir.
     # On a real Spark cluster, a path every executor and worker can read (shared storage).
@@ -91,9 +97,10 @@ class Settings(BaseSettings):
     # A full sort of at least this many estimated rows is range-partitioned over the
     # workers instead of sorted in one task; 0 never (see benchmarks/sort.py).
     range_sort_rows: int = Field(default=0, ge=0)
-    # A scan gets a task per this many bytes of the Parquet columns it reads (up to two per
-    # worker), and a query reading at most this many in all runs as one task; 0: always two
-    # scan tasks per worker, never one stage (tests of distribution use 0).
+    # A scan gets a task per this many bytes of the Parquet columns it reads, and a shuffle a
+    # partition per this many estimated bytes (at most one per core of the cluster), and a
+    # query reading at most this many in all runs as one task; 0: a task per core, never
+    # one stage (tests of distribution use 0).
     task_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
     # Spark's spark.sql.ansi.enabled (on by default since Spark 4): division by zero,
     # integer overflow and casts of invalid input raise an error naming Spark's error class;

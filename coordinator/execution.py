@@ -1,14 +1,15 @@
 """``QueryCoordinator``: runs a staged plan on a cluster and streams its result.
 
-It places every task (``scheduler``), delivers the task plans producers-first, watches each
-task's status partition for progress and failure, and streams the final stage's partitions
-to the caller. When a worker is lost mid-query, the tasks it took with it, and those still
-reading from them, run again as new attempts (``scheduler.Scheduler.recover``), and readers
-move to the new attempts; a failure without a lost worker fails the query. A task that
-failed on its data or plan (a ``QueryError``: a division by zero in ANSI mode, a bad cast)
-fails the query at once, whoever sees it first, the result's reader or a status watcher: it
-would fail again anywhere, so there is no news of a lost worker to wait for. Closing the
-result, early or at its end, cancels the query on every worker, which stops running tasks and
+It places every task (``scheduler``), delivers the task plans producers-first, hears how
+each task ended from the session's status channel (``status``: the statuses workers send
+the driver, and the cluster's losses), and streams the final stage's partitions to the
+caller. When a worker is lost mid-query, the tasks it took with it, and those still reading
+from them, run again as new attempts (``scheduler.Scheduler.recover``), and readers move to
+the new attempts; a failure without a lost worker fails the query. A task that failed on its
+data or plan (a ``QueryError``: a division by zero in ANSI mode, a bad cast) fails the query
+at once, whoever sees it first, the result's reader or the status channel: it would fail
+again anywhere, so there is no news of a lost worker to wait for. Closing the result, early
+or at its end, cancels the query on every worker at once, which stops running tasks and
 frees their partitions. Nothing here knows which transport carries the calls.
 """
 
@@ -27,21 +28,22 @@ from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator import delivery
 from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
 from sparkwire.coordinator.scheduler import Run, Scheduler
-from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, TaskPlan, encode_message, encode_tasks
+from sparkwire.coordinator.status import StatusChannel
+from sparkwire.coordinator.taskplan import (MAX_ATTEMPTS, Members, TaskPlan, TaskStatus,
+                                            encode_message, encode_tasks)
 from sparkwire.planner.logical.ranges import task_slice
-from sparkwire.coordinator.worker.service import STATUS_PARTITION
 from sparkwire.planner.logical.plan import FILE_SCANS, Operator, RangeSource, operators, transform_up
 from sparkwire.planner.logical.staged import Stage, StagedPlan
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import (PlanRejected, QueryCancelled, QueryError, SparkwireError,
-                                       TaskFailed, Timeout, TransportError)
+from sparkwire.transport.errors import (ConnectionLost, PlanRejected, QueryError, SparkwireError,
+                                       TaskFailed, Timeout, TransportError, error_from_code)
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.closing import Closeable
 
 _log = logging.getLogger(__name__)
 
 
-# After the result stream fails, how long the status watchers get to report a better cause.
+# After the result stream fails, how long the status channel gets to report a better cause.
 # Not paid for a ``QueryError``: that is the cause.
 _FAILURE_GRACE = 2.0
 # How long a failure that may be a lost worker's doing (a task that could not read its
@@ -53,13 +55,19 @@ _LIVENESS_GRACE = 0.5
 _FINAL = (QueryError, PlanRejected)
 
 
-class QueryCoordinator:
+class QueryCoordinator(Closeable):
+    """Runs queries on ``cluster``: the calls to its workers (``delivery.FanOut``) and the
+    status channel its driver feeds (``status.StatusChannel``), shared by every query."""
+
     def __init__(self, cluster: Cluster, settings: Settings) -> None:
         self.cluster = cluster
         self.settings = settings
         self._members_lock = threading.Lock()
         # What each worker was last told of the membership, and the cluster's losses then.
         self._told: dict[str, tuple[frozenset[str], int]] = {}
+        self._calls = delivery.FanOut()
+        self.statuses = StatusChannel(cluster.losses, shutdown=settings.timeouts.shutdown)
+        cluster.driver.take_statuses(self.statuses.put)
 
     def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
         """Run ``plan``. A worker lost while the plans are being delivered means starting
@@ -92,12 +100,12 @@ class QueryCoordinator:
             raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
 
     def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None:
-        """Each worker's messages, in order, to all workers at once (``delivery.at_once``)."""
+        """Each worker's messages, in order, to all workers at once (``FanOut.at_once``)."""
         def deliver(address: str) -> None:
             for message, what in messages[address]:
                 self.deliver(address, message, what)
 
-        delivery.at_once(list(messages), deliver)
+        self._calls.at_once(list(messages), deliver)
 
     def _tell_members(self) -> None:
         """Tell each live worker the cluster's members (``taskplan.Members``) when they
@@ -122,16 +130,30 @@ class QueryCoordinator:
         return [address for address in self.cluster.addresses if address not in dead]
 
     def cancel(self, query_id: str) -> None:
-        """Cancel the query everywhere; a worker that cannot be reached is skipped."""
-        for address in [*self.cluster.addresses, self.cluster.driver_address]:
-            try:
-                self.cluster.client(address).cancel(query_id)
-            except SparkwireError:
-                pass
+        """Cancel the query on every worker and the driver at once, waiting at most the
+        ``cancel`` timeout: one round trip for all, where it was one per worker in turn at the
+        end of every query. A worker that cannot be reached, or is slow to answer, holds up
+        none of the others and is left behind (logged): it is dead, or its cancel arrives
+        late and frees the query's partitions then."""
+        self._calls.within([*self.cluster.addresses, self.cluster.driver_address],
+                           lambda address: self.cluster.client(address).cancel(query_id),
+                           self.settings.timeouts.cancel)
+
+    def close(self) -> None:
+        """Stop the status channel and the calls' threads; idempotent. Queries still open
+        cancel on the caller's thread from then on."""
+        self.statuses.close()
+        self._calls.close()
 
 
 class QueryResult(Closeable):
-    """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``."""
+    """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``.
+
+    It listens on the status channel (``status.StatusListener``): ``on_status`` records a
+    finished run or handles a failed one, ``on_loss`` handles the runs of a lost worker as
+    failed ones. Those run on the channel's thread, the result's reading on the caller's;
+    ``_recovering`` keeps the two from recovering at once.
+    """
 
     def __init__(self, coordinator: QueryCoordinator, query_id: str, plan: StagedPlan,
                  scheduler: Scheduler, progress: Progress | None, losses: int) -> None:
@@ -144,21 +166,31 @@ class QueryResult(Closeable):
             query_id, {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages})
         self._progress = progress
         self._lock = threading.Lock()
+        # Notified when a run is heard of or the query fails or closes (``_wait_for_status``).
+        self._heard = threading.Condition(self._lock)
         self._recovering = threading.Lock()
         self._losses = losses  # the cluster's losses already recovered from
         self._losses_at_start = losses
-        self._watchers: list[threading.Thread] = []
+        # The current run of each task whose status has not come yet.
+        self._awaited: dict[tuple[int, int], Run] = {}
         self._failure: SparkwireError | None = None
+        self._dispatched = False  # every plan delivered: progress may be reported
         self._complete = False
         self._closed = False
         self._reader: PartitionReader | None = None
 
     def start(self) -> None:
-        """Deliver every task, watch them, and open the result's first partition."""
+        """Deliver every task, listen for their statuses, and open the result's first
+        partition."""
         runs = self._scheduler.runs()
+        self._coordinator.statuses.listen(self.query_id, self)
         self._deliver(runs)
         self.metrics.add("dispatch", time.perf_counter() - self.metrics.started)
-        self._watch(runs)
+        with self._lock:
+            self._dispatched = True
+            done = any(stage.done for stage in self.metrics.stages.values())
+        if done:
+            self._report_progress()
         waiting = time.perf_counter()
         try:
             first, run = self._open_result(0)
@@ -179,11 +211,14 @@ class QueryResult(Closeable):
         assert self._reader is not None
         return iter(self._reader)
 
-    # -- delivering and watching runs ---------------------------------------------------
+    # -- delivering runs and hearing of them ------------------------------------------------
     def _deliver(self, runs: list[Run]) -> None:
         """Each worker's runs in one ``Tasks`` message (or a few, each well under the plan
         size limit), in the given order: a round trip per worker, not per task, and the
-        workers' round trips at once."""
+        workers' round trips at once. Their statuses are awaited from before the first is
+        sent, so none comes unexpected."""
+        with self._lock:
+            self._awaited.update(((run.stage, run.task), run) for run in runs)
         by_worker: dict[str, list[bytes]] = {}
         for run in runs:
             by_worker.setdefault(run.address, []).append(encode_message(self._task_plan(run)))
@@ -199,62 +234,88 @@ class QueryResult(Closeable):
                         attempt=run.attempt, fragment=_narrow(stage, run.task),
                         inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep,
                         ansi=self._plan.ansi, time_zone=self._plan.time_zone,
-                        alone=len(self._plan.stages) == 1 and stage.tasks == 1)
+                        alone=len(self._plan.stages) == 1 and stage.tasks == 1,
+                        report_to=self._cluster.driver_address)
 
-    def _watch(self, runs: list[Run]) -> None:
-        """A thread per worker reading its runs' status partitions, in delivery order."""
-        by_worker: dict[str, list[Run]] = {}
-        for run in runs:
-            by_worker.setdefault(run.address, []).append(run)
-        for address, mine in by_worker.items():
-            thread = threading.Thread(target=self._watch_worker, args=(mine,), daemon=True,
-                                      name=f"sparkwire-status-{self.query_id}-{address}")
-            with self._lock:
-                self._watchers.append(thread)
-            thread.start()
-
-    def _watch_worker(self, runs: list[Run]) -> None:
+    def on_status(self, status: TaskStatus) -> None:
+        """A run ended (``status.StatusListener``): a success is recorded; a ``QueryError``
+        fails the query; another failure is recovered from if a worker was lost, else it
+        fails the query. A status counts once, for the run awaited: a superseded attempt's
+        is ignored."""
+        with self._lock:
+            run = self._awaited.get((status.stage, status.task))
+            if run is None or run.attempt != status.attempt or self._closed:
+                return
+            if status.error is None:
+                del self._awaited[(run.stage, run.task)]
+                self._heard.notify_all()
         try:
-            for run in runs:
-                try:
-                    with self._read(run, STATUS_PARTITION) as reader:
-                        table = reader.read_all()
-                except QueryCancelled:
-                    return  # the query ended; whoever cancelled it reports why
-                except QueryError:
-                    raise  # the data's or the plan's fault: the query fails now
-                except SparkwireError as exc:
-                    if self._recover(run):
-                        continue  # superseded, or run again: its new attempt has a watcher
-                    raise self._lost(run, exc) if isinstance(exc, TransportError | Timeout) else exc
-                if self._scheduler.is_current(run):
-                    self._scheduler.finished(run)
-                    self._record(run, table)
+            if status.error is None:
+                self._scheduler.finished(run)
+                self._record(status)
+                return
+            error = error_from_code(status.error_code or TaskFailed.code, status.error)
+            if isinstance(error, QueryError):
+                raise error  # the data's or the plan's fault: the query fails now
+            if not self._recover(run):
+                raise error
+            self._settle(run)
         except SparkwireError as exc:
-            with self._lock:
-                if self._closed:
-                    return
-                if self._failure is None:
-                    self._failure = exc
-            self._coordinator.cancel(self.query_id)
+            self._fail(exc)
 
-    def _record(self, run: Run, status: pa.Table) -> None:
+    def on_loss(self) -> None:
+        """The cluster lost a worker (``status.StatusListener``): a run awaited on a worker
+        that is gone is handled as a failed one, as a read of it would have failed: what the
+        worker took with it runs again, unless the result's reader recovered already."""
+        try:
+            for run in self._awaited_on_lost_workers():
+                if not self._recover(run):
+                    raise self._lost(run, ConnectionLost("the cluster lost it"))
+                self._settle(run)
+        except SparkwireError as exc:
+            self._fail(exc)
+
+    def _settle(self, run: Run) -> None:
+        """No status is to come for ``run`` (recovery took care of it): stop awaiting it."""
+        with self._lock:
+            if self._awaited.get((run.stage, run.task)) == run:
+                del self._awaited[(run.stage, run.task)]
+                self._heard.notify_all()
+
+    def _fail(self, exc: SparkwireError) -> None:
+        """The query fails with ``exc``, unless it failed or closed already: stop it
+        everywhere, and wake the reader."""
+        with self._lock:
+            if self._closed or self._failure is not None:
+                return
+            self._failure = exc
+            self._heard.notify_all()
+        self._coordinator.cancel(self.query_id)
+
+    def _record(self, status: TaskStatus) -> None:
         """Count a finished run's status in the metrics, and report progress."""
         with self._lock:
-            stats = self.metrics.stages[run.stage]
+            stats = self.metrics.stages[status.stage]
             stats.done += 1
-            if status.num_rows:
-                row = status.to_pylist()[0]
-                stats.rows += row["rows_out"]
-                stats.bytes += row["bytes_out"]
-                self.metrics.add("task_setup", row["setup_seconds"])
-                self.metrics.add("task_run", row["seconds"] - row["setup_seconds"])
-                self.metrics.tasks_per_worker[row["worker"]] += 1
-                self.metrics.bytes_in.update(dict(row["bytes_in"]))
+            stats.rows += status.rows_out
+            stats.bytes += status.bytes_out
+            self.metrics.add("task_setup", status.setup_seconds)
+            self.metrics.add("task_run", status.seconds - status.setup_seconds)
+            self.metrics.tasks_per_worker[status.worker] += 1
+            self.metrics.bytes_in.update(status.bytes_in)
+            dispatched = self._dispatched
+        if dispatched:
+            self._report_progress()
+
+    def _report_progress(self) -> None:
+        """Call the progress callback, from the first status heard once every plan was
+        delivered: a task may end while others are still being delivered, and a callback
+        that acted on it then (a test killing a worker, say) would meet a query still
+        starting, which begins again under a new id rather than recovering."""
         if self._progress is not None:
             try:
                 self._progress(self.metrics)
-            except Exception:  # noqa: BLE001 - the caller's callback must not stop the watch
+            except Exception:  # noqa: BLE001 - the caller's callback must not stop the channel
                 _log.exception("the progress callback of query %s raised", self.query_id)
 
     # -- after a loss ----------------------------------------------------------------------
@@ -287,8 +348,13 @@ class QueryResult(Closeable):
             self._deliver(runs)
             self.metrics.reruns += len(runs)
             self.metrics.attempts = max([self.metrics.attempts, *(r.attempt + 1 for r in runs)])
-            self._watch(runs)
             return not self._scheduler.is_current(run)
+
+    def _awaited_on_lost_workers(self) -> list[Run]:
+        """The awaited runs whose worker is gone: dead, or replaced under a new address."""
+        live = {*self._cluster.addresses, self._cluster.driver_address} - set(self._cluster.dead())
+        with self._lock:
+            return [run for run in self._awaited.values() if run.address not in live]
 
     # -- the result --------------------------------------------------------------------
     def _read(self, run: Run, partition: int = 0) -> PartitionReader:
@@ -357,9 +423,9 @@ class QueryResult(Closeable):
 
     def _cause(self, exc: SparkwireError) -> SparkwireError:
         """The error to report for a failed query: a ``QueryError`` seen first, by the reader
-        or a watcher, is it; otherwise a watcher may know the precise cause (the task that
-        failed first, the worker that died), so stop the query and give the watchers a
-        moment to say so."""
+        or the status channel, is it; otherwise a status on its way may know the precise
+        cause (the task that failed first), so stop the query and give the channel a moment
+        to hand on what it holds."""
         with self._lock:
             if self._failure is None and isinstance(exc, QueryError):
                 self._failure = exc
@@ -367,10 +433,9 @@ class QueryResult(Closeable):
         self._coordinator.cancel(self.query_id)
         if isinstance(failure, QueryError):
             return failure
-        deadline = time.monotonic() + _FAILURE_GRACE
-        for thread in self._threads():
-            thread.join(max(0.0, deadline - time.monotonic()))
-        return self._failure if self._failure is not None else exc
+        self._coordinator.statuses.flush(_FAILURE_GRACE)
+        with self._lock:
+            return self._failure if self._failure is not None else exc
 
     def _lost(self, run: Run, exc: SparkwireError) -> TaskFailed:
         name = self._cluster.names.get(run.address, run.address)
@@ -379,31 +444,29 @@ class QueryResult(Closeable):
             f"task {run.task}: {exc}"
         )
 
-    def _threads(self) -> list[threading.Thread]:
-        with self._lock:
-            return list(self._watchers)
-
     def _wait_for_status(self) -> None:
-        """After the last batch, let the watchers record the final metrics (bounded)."""
-        deadline = time.monotonic() + self._coordinator.settings.timeouts.shutdown
-        for thread in self._threads():
-            thread.join(max(0.0, deadline - time.monotonic()))
-        if self._failure is not None:
-            raise self._failure
+        """After the last batch, wait for the statuses still to come, for the final metrics
+        (bounded by the shutdown timeout: a status lost on its way costs that, no more)."""
+        with self._heard:
+            self._heard.wait_for(lambda: not self._awaited or self._failure is not None,
+                                 self._coordinator.settings.timeouts.shutdown)
+            failure = self._failure
+        if failure is not None:
+            raise failure
 
     def close(self) -> None:
-        """Cancel the query on every worker and free its partitions; idempotent."""
+        """Stop listening, cancel the query on every worker and free its partitions;
+        idempotent."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
+            self._heard.notify_all()
         self.metrics.seconds = time.perf_counter() - self.metrics.started
+        self._coordinator.statuses.forget(self.query_id)
         self._coordinator.cancel(self.query_id)
         if self._reader is not None:
             self._reader.close()
-        for thread in self._threads():
-            if thread is not threading.current_thread():
-                thread.join(self._coordinator.settings.timeouts.shutdown)
 
 
 def _narrow(stage: Stage, task: int) -> Operator:

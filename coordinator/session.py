@@ -98,10 +98,15 @@ class Session(Closeable):
         #: PySpark's ``spark.conf``: the session zone and ANSI mode by Spark's keys.
         self.conf = RuntimeConfig(self)
 
-    # -- planner.api.executor.Executor ---------------------------------------------------------
     @property
     def workers(self) -> int:
+        """How many workers the cluster has (plans are sized by ``cores``, not by this)."""
         return len(self.cluster.addresses)
+
+    # -- planner.api.executor.Executor ---------------------------------------------------------
+    @property
+    def cores(self) -> int:
+        return self.cluster.cores
 
     @property
     def broadcast_threshold(self) -> int:
@@ -125,7 +130,7 @@ class Session(Closeable):
 
     def register_local(self, table: pa.Table) -> LocalSource:
         wanted = -(-table.num_rows // self.settings.local_chunk_rows)
-        chunks = max(1, min(self.workers, wanted))
+        chunks = max(1, min(self.cores, wanted))  # a task each: at most one per core
         size = -(-table.num_rows // chunks) if table.num_rows else 0
         pieces = [table.slice(i * size, size) for i in range(chunks)] if size else [table]
         source_id = f"local_{uuid.uuid4().hex[:12]}"
@@ -247,6 +252,7 @@ class Session(Closeable):
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
         self.cluster.close()
+        self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
 

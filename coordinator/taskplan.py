@@ -3,7 +3,9 @@
 Three messages travel through ``WorkerService.submit``: a ``TaskPlan`` (run this fragment),
 ``Tasks`` (several plans for one worker in one call: the coordinator sends a worker all its
 tasks of a query at once, a round trip per worker instead of per task), and a ``Members``
-notice (the addresses of the cluster's members). A worker accepts either
+notice (the addresses of the cluster's members). A fourth goes the other way: a
+``TaskStatus``, which a worker sends the driver when a task ends (``TaskPlan.report_to``;
+``coordinator.status``). A worker accepts any of them
 only after ``decode_message`` has checked its size, its nesting depth and every field
 against the models; anything else is a ``PlanRejected`` naming the first problem, and
 nothing runs.
@@ -11,8 +13,8 @@ nothing runs.
 Why the notice: a task plan names the producers its inputs are read from, and a worker dials
 them. Checked against nothing, a plan could make a worker connect to any address its network
 reaches (a port scan, or a request to a service behind the firewall). With the notice, a
-worker dials only members: a plan naming any other producer is refused before anything
-connects. The notice comes over the same authenticated channel as plans, from the
+worker dials only members: a plan naming any other producer, or any other address to report
+to, is refused before anything connects. The notice comes over the same authenticated channel as plans, from the
 coordinator, which sends it again whenever the membership changes (a worker replaced after
 a loss gets a new address); a worker that was never told refuses every plan with inputs.
 """
@@ -29,7 +31,7 @@ from sparkwire.planner.limits import MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH,
 from sparkwire.planner.logical.plan import PLAN_VERSION, TASK_OPERATORS, CacheId, Operator, disallowed
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE, TimeZone
-from sparkwire.transport.errors import PlanRejected
+from sparkwire.transport.errors import PlanRejected, SparkwireError
 from sparkwire.transport.limits import MAX_PLAN_BYTES
 
 
@@ -80,6 +82,9 @@ class TaskPlan(Node):
     #: The query's only task: the worker may give it the threads of every slot while it
     #: runs (``worker.engine.Databases``).
     alone: bool = False
+    #: The member (the driver) told how the task ended, in a ``TaskStatus``; None: nobody
+    #: listens (a plan delivered by hand).
+    report_to: str | None = Field(default=None, min_length=1, max_length=512)
 
     @model_validator(mode="after")
     def _only_task_operators(self) -> TaskPlan:
@@ -98,7 +103,45 @@ class Tasks(Node):
     plans: tuple[TaskPlan, ...] = Field(min_length=1, max_length=MAX_TASKS)
 
 
-Message = TaskPlan | Tasks | Members
+#: The longest error message a ``TaskStatus`` carries; a longer one is cut (``TaskStatus.failed``).
+MAX_ERROR_CHARS = 16 * 1024
+#: Routes one status counts input bytes by (``TransportClient.route``: a handful).
+MAX_ROUTES = 64
+
+
+class TaskStatus(Node):
+    """How one run of a task ended, as its worker tells the driver: its metrics, or the
+    error its readers see (``error_code`` and ``error``, rebuilt by
+    ``transport.errors.error_from_code``)."""
+
+    version: Literal[1] = PLAN_VERSION
+    kind: Literal["status"] = "status"
+    query_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    stage: int = Field(ge=0, lt=MAX_STAGES)
+    task: int = Field(ge=0, lt=MAX_TASKS)
+    attempt: int = Field(default=0, ge=0, lt=MAX_ATTEMPTS)
+    worker: str = Field(min_length=1, max_length=256)
+    rows_in: int = Field(default=0, ge=0)
+    rows_out: int = Field(default=0, ge=0)
+    bytes_out: int = Field(default=0, ge=0)
+    seconds: float = Field(default=0.0, ge=0)
+    #: Of ``seconds``: until a cursor was open and the inputs registered.
+    setup_seconds: float = Field(default=0.0, ge=0)
+    #: Bytes read from producers, by route.
+    bytes_in: dict[Annotated[str, Field(max_length=64)], Annotated[int, Field(ge=0)]] = Field(
+        default_factory=dict, max_length=MAX_ROUTES)
+    error_code: str | None = Field(default=None, max_length=64)
+    error: str | None = Field(default=None, max_length=MAX_ERROR_CHARS)
+
+    @classmethod
+    def failed(cls, plan: TaskPlan, worker: str, error: SparkwireError) -> TaskStatus:
+        """The status of ``plan``'s run that failed with ``error``."""
+        return cls(query_id=plan.query_id, stage=plan.stage, task=plan.task,
+                   attempt=plan.attempt, worker=worker, error_code=error.code,
+                   error=str(error)[:MAX_ERROR_CHARS])
+
+
+Message = TaskPlan | Tasks | Members | TaskStatus
 
 
 def encode_message(message: Message) -> bytes:
@@ -112,8 +155,8 @@ def encode_tasks(plans: list[bytes]) -> bytes:
 
 
 def decode_message(data: bytes) -> Message:
-    """Validate untrusted bytes into a ``TaskPlan``, ``Tasks`` or a ``Members`` notice (by
-    its ``"kind"``), or raise ``PlanRejected``.
+    """Validate untrusted bytes into a ``TaskPlan``, ``Tasks``, a ``Members`` notice or a
+    ``TaskStatus`` (by its ``"kind"``), or raise ``PlanRejected``.
 
     Bounds first (bytes, nesting, nodes: ``planner.limits``, per plan for ``Tasks``), on the
     JSON alone and without recursion; then the models in strict mode, so a value of the
@@ -138,7 +181,8 @@ def decode_message(data: bytes) -> Message:
     version = raw.get("version") if isinstance(raw, dict) else None
     if type(version) is not int or version != PLAN_VERSION:
         raise PlanRejected(f"task plan version {version!r} is not supported (expected {PLAN_VERSION})")
-    models: dict[str | None, type[Message]] = {"members": Members, "tasks": Tasks}
+    models: dict[str | None, type[Message]] = {"members": Members, "tasks": Tasks,
+                                               "status": TaskStatus}
     model = models.get(kind, TaskPlan)
     try:
         return model.model_validate_json(data, strict=True)

@@ -28,8 +28,11 @@ class PlanSettings(Protocol):
     """The session's settings a plan is cut by and carries to every task."""
 
     @property
-    def workers(self) -> int:
-        """Cluster size; task and partition counts are derived from it."""
+    def cores(self) -> int:
+        """CPU cores of the cluster, all workers' together: a stage runs at most one task
+        per core, a shuffle at most one partition per core (``planner.physical.sizing``).
+        Plans read cores, never the number of workers, so the same data on the same cores
+        gets the same plan whether 2 or 16 workers share them."""
 
     @property
     def broadcast_threshold(self) -> int:
@@ -41,8 +44,8 @@ class PlanSettings(Protocol):
 
     @property
     def task_bytes(self) -> int:
-        """Bytes of scanned columns per scan task; a query reading at most this is one
-        stage; 0: two scan tasks per worker and never one stage."""
+        """Estimated bytes per scan task and per shuffle partition; a query reading at most
+        this is one stage; 0: a task per core and never one stage."""
 
     @property
     def ansi(self) -> bool:
@@ -57,7 +60,7 @@ class PlanSettings(Protocol):
 
 
 def plan_query(
-    plan: Operator, columns: Sequence[str], workers: int, broadcast_threshold: int,
+    plan: Operator, columns: Sequence[str], cores: int, broadcast_threshold: int,
     range_sort_rows: int = 0, task_bytes: int = 0, ansi: bool = True,
     time_zone: str = DEFAULT_TIME_ZONE,
 ) -> StagedPlan:
@@ -65,7 +68,7 @@ def plan_query(
     session zone) travel in it to every task."""
     try:
         with planning():
-            staged = plan_stages(optimize(plan), columns, workers, broadcast_threshold,
+            staged = plan_stages(optimize(plan), columns, cores, broadcast_threshold,
                                  range_sort_rows, task_bytes)
     except RecursionError:
         raise PlanError(
@@ -78,6 +81,6 @@ def plan_query(
 def plan_on(session: PlanSettings, plan: Operator, columns: Sequence[str]) -> StagedPlan:
     """``plan_query`` with every setting from the session that will run the plan, so a
     query, a cache and a write all run in the session's ANSI mode and time zone."""
-    return plan_query(plan, columns, session.workers, session.broadcast_threshold,
+    return plan_query(plan, columns, session.cores, session.broadcast_threshold,
                       session.range_sort_rows, session.task_bytes, session.ansi,
                       session.time_zone)

@@ -25,6 +25,10 @@ from sparkwire.coordinator.worker.spill import SPILL_PREFIX, spill_dir_owner, sw
 # one-stage plan set ``task_bytes`` themselves (tests/e2e/test_task_sizing.py). Set here,
 # before any Session, so worker processes and the CLI inherit it.
 os.environ.setdefault("SPARKWIRE_TASK_BYTES", "0")
+# Plans are sized by the cluster's cores, which by default are this machine's CPUs for
+# workers on it: two cores a worker here, so a test's plan (a task per core) is the same on
+# any machine, and the two tasks a worker that the tests of distribution were written for.
+os.environ.setdefault("SPARKWIRE_WORKER__CORES", "2")
 
 # ``make test`` is CI's gate, so its property tests draw the same examples every run: a red
 # run is reproducible and never luck. ``HYPOTHESIS_PROFILE=explore`` draws fresh examples to
@@ -33,7 +37,8 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-_OURS = ("sparkwire.coordinator.cli worker", "tests.transport.remote_service", "benchmarks.producer")
+_OURS = ("sparkwire.coordinator.clusters.serve", "sparkwire.coordinator.cli worker",
+         "tests.transport.remote_service", "benchmarks.producer")
 
 
 def _our_processes() -> list[str]:

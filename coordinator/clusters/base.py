@@ -8,6 +8,7 @@ process and Spark clusters share.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Protocol
@@ -27,6 +28,10 @@ class Cluster(Protocol):
     names: dict[str, str]  # address -> worker id, for error messages and metrics
     driver: Worker
     driver_address: str
+
+    @property
+    def cores(self) -> int:
+        """CPU cores the workers have together, which plans are sized by (``ClusterBase.cores``)."""
 
     def client(self, address: str) -> TransportClient: ...
 
@@ -50,6 +55,10 @@ class ClusterBase(Closeable):
     Subclasses start their workers after ``__init__`` here, set ``addresses`` and ``names``,
     and stop them in ``_stop_workers``; ``close`` runs the shared teardown around it.
     """
+
+    #: Whether every worker runs on this machine, sharing its CPUs (in-process workers, local
+    #: worker processes): then this machine's CPUs are the cluster's (``cores``).
+    on_this_host: bool = True
 
     def __init__(self, settings: Settings, transport: WorkerTransport | None = None,
                  share_credentials: bool = False, credentials_parent: Path | None = None) -> None:
@@ -81,6 +90,7 @@ class ClusterBase(Closeable):
             self._remove_credentials()
             raise
         self.driver_address = self._driver_server.address
+        self.driver.served_at(self.driver_address)  # its own tasks report to it in-process
         self.names[self.driver_address] = "driver"
 
     def client(self, address: str) -> TransportClient:
@@ -91,6 +101,20 @@ class ClusterBase(Closeable):
             if client is None:
                 client = self._clients[address] = self.transport.connect(address)
             return client
+
+    @property
+    def cores(self) -> int:
+        """CPU cores the workers have together, which plans are sized by (a stage runs at
+        most a task per core, ``planner.physical.sizing``): ``worker.cores`` each where the
+        settings give it; else, for workers on this machine, its CPUs, or their task slots
+        (times engine threads) where those are fewer, since more tasks than run at once only
+        queue; for workers elsewhere, their slots. So 2 or 16 workers on one machine's 2
+        cores plan alike: workers beyond the cores add no CPU to spread tasks over."""
+        worker, workers = self.settings.worker, max(1, len(self.addresses))
+        if worker.cores:
+            return workers * worker.cores
+        slots = workers * worker.task_slots * worker.engine.threads
+        return min(slots, _machine_cpus()) if self.on_this_host else slots
 
     def ensure_workers(self) -> None:
         """Nothing replaced: in-process workers do not die on their own."""
@@ -130,3 +154,11 @@ class ClusterBase(Closeable):
     def _remove_credentials(self) -> None:
         if self._credentials is not None:
             self._credentials.close()
+
+
+def _machine_cpus() -> int:
+    """CPUs this process may run on (its affinity, as a container or ``taskset`` limits it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

@@ -1,7 +1,8 @@
 """``ProcessCluster``: N workers as local processes, for the out-of-process transports.
 
-Each worker is ``python -m coordinator.cli worker`` (``sparkwire worker``), given the
-coordinator's settings through ``SPARKWIRE_…`` env vars. It announces itself with one JSON
+Each worker is ``python -m sparkwire.coordinator.clusters.serve`` (as ``sparkwire worker``,
+without the command line's imports), given the coordinator's settings through
+``SPARKWIRE_…`` env vars. It announces itself with one JSON
 line on stdout (``WorkerAnnouncement``) and serves until its stdin closes: stdin is the
 worker's lifeline, so workers die with the coordinator even when it is killed and cannot
 clean up. A worker process found dead when a query starts is restarted under its worker id
@@ -73,6 +74,7 @@ class ProcessCluster(ClusterBase):
             raise ConfigError(f"{len(placements)} placements for {settings.workers} workers: "
                               "give one per worker, or none")
         self._placements = tuple(placements) or (Placement(),) * settings.workers
+        self.on_this_host = not placements  # placed workers may run anywhere a launcher reaches
         super().__init__(settings, share_credentials=True)
         settings = self.settings  # its credentials are files now, which the workers read
         self._procs: list[subprocess.Popen[bytes]] = []
@@ -97,7 +99,7 @@ class ProcessCluster(ClusterBase):
         placement = self._placements[index]
         interface = ["--host", placement.host] if placement.host is not None else []
         return subprocess.Popen(
-            [*placement.launcher, sys.executable, "-m", "sparkwire.coordinator.cli", "worker",
+            [*placement.launcher, sys.executable, "-m", "sparkwire.coordinator.clusters.serve",
              "--worker-id", f"worker-{index}", *interface],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(self.settings),
         )

@@ -50,6 +50,8 @@ def _close_all() -> None:
 class SparkCluster(ClusterBase):
     """``settings.workers`` workers inside the executors of ``spark``'s cluster."""
 
+    on_this_host = False  # Spark's executors run where its cluster manager puts them
+
     def __init__(self, spark: Any, settings: Settings, start_timeout: float = 120.0) -> None:
         kind = settings.transport.kind
         capabilities = transport_class(kind).capabilities

@@ -6,13 +6,15 @@ queue and run on ``task_slots`` threads. Because the coordinator delivers produc
 their consumers and a producer never waits for a consumer (the store spills instead), FIFO
 order alone keeps any plan shape from deadlocking, whatever the number of slots.
 
-Every task also writes a one-row *status* partition (``STATUS_PARTITION``) when it ends:
-its metrics on success, its error on failure. The coordinator reads it through the transport
-like any other partition, which is how it learns progress and failures without a second
-protocol. A failure of the task's own query is a ``QueryError`` (its data or plan is at fault:
-the query fails at once); one reading its inputs is a plain ``TaskFailed`` (a producer's
-worker may be lost: the coordinator looks), unless the producer's own was a ``QueryError``,
-which passes on unchanged (``Worker._failure``).
+When a task ends, its worker tells the driver how (``taskplan.TaskStatus`` delivered to
+``TaskPlan.report_to``): its metrics on success, its error on failure, the one the task's
+readers see. That is how the coordinator learns progress and failures, on one channel
+(``coordinator.status``) rather than a read per task. The driver's own worker hands the
+statuses it receives to that channel (``take_statuses``). A failure of the task's own query
+is a ``QueryError`` (its data or plan is at fault: the query fails at once); one reading its
+inputs is a plain ``TaskFailed`` (a producer's worker may be lost: the coordinator looks),
+unless the producer's own was a ``QueryError``, which passes on unchanged
+(``Worker._failure``).
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ from sparkwire.coordinator.worker.inputs import ExchangeInputs, TaskReads, input
 from sparkwire.coordinator.worker.shared_inputs import SharedInputs
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
-from sparkwire.coordinator.taskplan import Members, TaskPlan, Tasks, decode_message
+from sparkwire.coordinator.taskplan import (Members, TaskPlan, Tasks, TaskStatus,
+                                            decode_message, encode_message)
 from sparkwire.planner.logical.plan import Join, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.memory import InProcessClient
@@ -68,20 +71,8 @@ from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
 
-STATUS_PARTITION = -1
 #: The route of reads of a worker's own partitions (``Worker.served_at``).
 LOCAL_ROUTE = "local"
-STATUS_SCHEMA = pa.schema(
-    [
-        ("worker", pa.string()),
-        ("rows_in", pa.int64()),
-        ("rows_out", pa.int64()),
-        ("bytes_out", pa.int64()),
-        ("seconds", pa.float64()),
-        ("setup_seconds", pa.float64()),  # a cursor and the inputs registered
-        ("bytes_in", pa.map_(pa.string(), pa.int64())),  # read from producers, by route
-    ]
-)
 
 
 @dataclass(eq=False)  # identity: tasks live in sets
@@ -137,6 +128,8 @@ class Worker:
         self._local: dict[str, list[pa.Table]] = {}
         #: Where producer partitions may be read from (``taskplan.Members``); none until told.
         self._members: frozenset[str] = frozenset()
+        #: Where statuses delivered here go (``take_statuses``): the driver's only.
+        self._statuses: Callable[[TaskStatus], None] | None = None
         self.completed: deque[dict[str, object]] = deque(maxlen=10_000)
         self._closed = False
         self._slots = [
@@ -152,6 +145,11 @@ class Worker:
         if isinstance(message, Members):
             with self._lock:
                 self._members = frozenset(message.members)
+            return
+        if isinstance(message, TaskStatus):
+            if self._statuses is None:
+                raise PlanRejected(f"worker {self.worker_id} takes no task statuses: it is no driver")
+            self._statuses(message)
             return
         plans = message.plans if isinstance(message, Tasks) else (message,)
         accepted = [self._accept(task_plan) for task_plan in plans]  # all valid, or none queued
@@ -169,12 +167,15 @@ class Worker:
 
     def _accept(self, task_plan: TaskPlan) -> tuple[TaskPlan, CompiledFragment]:
         """The plan compiled, once everything it names is allowed; else ``PlanRejected``."""
+        addresses = {part.address for part in task_plan.inputs}
+        if task_plan.report_to is not None and task_plan.report_to != self._address:
+            addresses.add(task_plan.report_to)  # reporting to itself (the driver's) dials nothing
         with self._lock:
-            strangers = {part.address for part in task_plan.inputs} - self._members
+            strangers = addresses - self._members
         if strangers:
             raise PlanRejected(
-                f"the task plan reads from {len(strangers)} address(es) that are not members of "
-                f"the cluster, e.g. {min(strangers)!r}"
+                f"the task plan reads from or reports to {len(strangers)} address(es) that are "
+                f"not members of the cluster, e.g. {min(strangers)!r}"
             )
         try:
             compiled = compile_fragment(task_plan.fragment, task_plan.output, task_plan.ansi,
@@ -197,8 +198,7 @@ class Worker:
     def _enqueue(self, task_plan: TaskPlan, compiled: CompiledFragment) -> None:
         data = list(range(task_plan.output.partitions))
         output = self.store.create(task_plan.query_id, task_plan.stage, task_plan.task,
-                                   [*data, STATUS_PARTITION], task_plan.attempt)
-        output.start(STATUS_SCHEMA, [STATUS_PARTITION])
+                                   data, task_plan.attempt)
         if task_plan.keep is not None:
             self.store.pin(task_plan.keep, task_plan.task, output)
         try:
@@ -218,6 +218,11 @@ class Worker:
             task.cancel()
         self.store.drop_query(query_id)
         self._shared.drop_query(query_id)
+
+    def take_statuses(self, receive: Callable[[TaskStatus], None]) -> None:
+        """Hand every ``TaskStatus`` delivered to this worker to ``receive``: this worker is
+        the driver's, the address task plans report to (``coordinator.status``)."""
+        self._statuses = receive
 
     # -- local data published by the driver ---------------------------------------------
     def publish(self, source_id: str, chunks: list[pa.Table]) -> None:
@@ -246,7 +251,7 @@ class Worker:
                                self.worker_id, task.plan.query_id, task.plan.stage, task.plan.task)
                 with contextlib.suppress(Exception):
                     message = redact(f"{type(exc).__name__}: {exc}", task.compiled.files)
-                    task.output.fail(TaskFailed(f"worker {self.worker_id}: {message}"))
+                    self._fail(task, TaskFailed(f"worker {self.worker_id}: {message}"))
             finally:
                 self._whole_inputs.give(task.reads.held)
                 self._shared.release(input_keys(task.plan))
@@ -290,25 +295,40 @@ class Worker:
                         rows_out += piece.num_rows
                         bytes_out += piece.nbytes
                 seconds = time.perf_counter() - started
-                # Status before end of stream: a consumer that saw the end can rely on it.
-                output.write(STATUS_PARTITION, pa.record_batch(
-                    [[self.worker_id], [task.reads.rows], [rows_out], [bytes_out], [seconds], [setup],
-                     [list(task.reads.bytes.items())]],
-                    schema=STATUS_SCHEMA,
-                ))
-                output.finish([STATUS_PARTITION])
                 output.finish(data)
         except QueryCancelled:
             return
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the readers
             if task.cancelled.is_set():
                 return
-            output.fail(self._failure(task, exc))
+            self._fail(task, self._failure(task, exc))
             return
+        self._report(plan, TaskStatus(
+            query_id=plan.query_id, stage=plan.stage, task=plan.task, attempt=plan.attempt,
+            worker=self.worker_id, rows_in=task.reads.rows, rows_out=rows_out, bytes_out=bytes_out,
+            seconds=seconds, setup_seconds=setup, bytes_in=dict(task.reads.bytes)))
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
              "rows_out": rows_out, "bytes_out": bytes_out, "seconds": seconds}
         )
+
+    def _fail(self, task: _Task, error: SparkwireError) -> None:
+        """The task failed with ``error``: its readers see it, and so does the coordinator;
+        unless its output was complete already (it was reported so)."""
+        if task.output.fail(error):
+            self._report(task.plan, TaskStatus.failed(task.plan, self.worker_id, error))
+
+    def _report(self, plan: TaskPlan, status: TaskStatus) -> None:
+        """Tell the coordinator how ``plan``'s task ended, at ``plan.report_to``. Logged, not
+        raised, when that fails: a driver out of reach has lost the query anyway, and the
+        coordinator bounds its wait for a status that never comes."""
+        if plan.report_to is None:
+            return
+        try:
+            self._client(plan.report_to).deliver(encode_message(status))
+        except SparkwireError as exc:
+            _log.warning("worker %s: cannot report stage %s task %s of query %s to %s: %s",
+                         self.worker_id, plan.stage, plan.task, plan.query_id, plan.report_to, exc)
 
     def _failure(self, task: _Task, exc: BaseException) -> TaskFailed:
         """What a failed task tells its readers. A failure of its own query (DuckDB refused a

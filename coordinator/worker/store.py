@@ -92,14 +92,16 @@ class TaskOutput:
                 self.partitions[p].done = True
             self.cond.notify_all()
 
-    def fail(self, error: SparkwireError) -> None:
+    def fail(self, error: SparkwireError) -> bool:
         """Fail the readers of every partition; a no-op once every partition is finished:
         the output is complete, and a later error (bookkeeping after the task) cannot make
-        it wrong, so readers still streaming it must not see one."""
+        it wrong, so readers still streaming it must not see one. Whether they see it."""
         with self.cond:
-            if self.error is None and not all(p.done for p in self.partitions.values()):
+            failed = self.error is None and not all(p.done for p in self.partitions.values())
+            if failed:
                 self.error = error
             self.cond.notify_all()
+        return failed
 
     def _spill(self, batch: pa.RecordBatch) -> _Spilled:
         sink = pa.BufferOutputStream()

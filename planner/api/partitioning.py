@@ -8,8 +8,8 @@ reproduced (its generator and partitioning are its own): sparkwire keeps each ro
 probability ``fraction``, decided by a hash of the seed, the row's position in its task and
 its values, so a seeded sample is the same on the same cluster. ``coalesce(n)`` never adds
 tasks; ``repartition(n)`` without columns hashes every column (Spark deals rows round-robin:
-the counts per task differ, not the rows); ``repartition("k")`` uses the session's
-shuffle partitions. Sampling with replacement is not supported.
+the counts per task differ, not the rows); ``repartition("k")`` makes a partition per
+core of the cluster (Spark: ``spark.sql.shuffle.partitions``). Sampling with replacement is not supported.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def repartition(df: FrameT, partitions: int | ColumnOrName,
         raise AnalysisError(f"repartition takes a number of partitions or columns, got {partitions!r}")
     if not isinstance(partitions, int):
         cols = (partitions, *cols)
-        partitions = min(2 * df._executor.workers, MAX_PARTITIONS)
+        partitions = min(df._executor.cores, MAX_PARTITIONS)
     items = list(cols[0]) if len(cols) == 1 and isinstance(cols[0], list | tuple) else list(cols)
     keys = tuple(df._named(F.to_column(c), "repartition")[1] for c in items)
     return df._derive(Repartition(input=df._plan, partitions=_count(partitions), keys=keys),

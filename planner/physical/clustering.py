@@ -6,8 +6,10 @@ each only from exact statistics (a signed integer column, no NULLs, every row gr
 statistics; see ``parquet_meta``):
 
 - ``clustered``: the columns no value of which two tasks of a scan read (each task's range
-  ends below the next one's, and no file is split between tasks). An aggregate grouping by
-  one finishes in the scan stage (``stages``).
+  ends below the next one's). A task's range is that of the row groups it reads, so a file
+  cut into runs of row groups (more tasks than files, ``planner.physical.splits``) stays
+  clustered: a sorted file's row groups hold ascending ranges of its key. An aggregate
+  grouping by one finishes in the scan stage (``stages``).
 - ``buckets``: another scan's files given to those tasks so that every key value's rows of
   both scans are in one task: an equi-join on such keys runs in one stage, without a
   shuffle (a co-located join). Task ``i``'s bucket reaches from its own range's start to
@@ -23,8 +25,7 @@ import pyarrow as pa
 
 from sparkwire.planner.spark.parquet_meta import ParquetFileInfo, file_info
 from sparkwire.planner.logical.plan import FileSplit, KeyRange, ParquetScan
-
-TaskSplits = tuple[tuple[FileSplit, ...], ...]
+from sparkwire.planner.physical.splits import TaskSplits, row_groups
 
 
 def exact_range(info: ParquetFileInfo, name: str) -> tuple[int, int] | None:
@@ -35,15 +36,30 @@ def exact_range(info: ParquetFileInfo, name: str) -> tuple[int, int] | None:
     return info.int_ranges.get(name)
 
 
+def split_range(split: FileSplit, name: str) -> tuple[int, int] | None:
+    """``(min, max)`` of column ``name`` over the row groups ``split`` reads (``exact_range``
+    narrowed to them); else None."""
+    info = file_info(split.path)
+    whole = exact_range(info, name)
+    if whole is None or split.row_groups is None:
+        return whole
+    per_group = info.row_group_int_ranges.get(name)
+    if per_group is None or not split.row_groups:
+        return None
+    spans = [per_group[group] for group in split.row_groups]
+    return min(low for low, _ in spans), max(high for _, high in spans)
+
+
 def task_ranges(groups: TaskSplits, name: str) -> list[tuple[int, int]] | None:
-    """Each task's ``(min, max)`` of column ``name`` over its files, in task order, when its
-    tasks' ranges are disjoint and no file is in two tasks; else None."""
-    paths = [s.path for g in groups for s in g]
-    if len(groups) < 2 or len(set(paths)) != len(paths):
+    """Each task's ``(min, max)`` of column ``name`` over the row groups it reads, in task
+    order, when its tasks' ranges are disjoint and no row group is read by two tasks; else
+    None."""
+    units = [(s.path, group) for g in groups for s in g for group in row_groups(s)]
+    if len(groups) < 2 or len(set(units)) != len(units):
         return None
     ranges = []
     for group in groups:
-        spans = [exact_range(file_info(split.path), name) for split in group]
+        spans = [split_range(split, name) for split in group]
         known = [span for span in spans if span is not None]
         if not spans or len(known) < len(spans):
             return None
@@ -62,8 +78,8 @@ def clustered(scan: ParquetScan, groups: TaskSplits) -> tuple[str, ...]:
 
 def buckets(ranges: Sequence[tuple[int, int]], splits: Sequence[FileSplit], name: str) -> TaskSplits | None:
     """``splits`` (another scan's) given to the tasks whose ``ranges`` (``task_ranges``) of
-    their key they overlap, by column ``name``'s footer range: a file straddling two buckets
-    is read by both tasks. Each copy keeps only its task's bucket (``FileSplit.keys``): rows
+    their key they overlap, by column ``name``'s footer range (``split_range``: of the row
+    groups a split reads): a file straddling two buckets is read by both tasks. Each copy keeps only its task's bucket (``FileSplit.keys``): rows
     outside it meet no key of that task (the inner, left, semi and anti joins co-located
     need none of them), so the filter saves a task's hash table the rest of the file, and
     the footers' statistics let DuckDB skip its row groups. None when a footer lacks the
@@ -74,7 +90,7 @@ def buckets(ranges: Sequence[tuple[int, int]], splits: Sequence[FileSplit], name
               for p, start in enumerate(starts)]
     given: list[list[FileSplit]] = [[] for _ in ranges]
     for split in splits:
-        span = exact_range(file_info(split.path), name)
+        span = split_range(split, name)
         if span is None:
             return None
         for position, (low, high) in enumerate(bounds):

@@ -1,10 +1,12 @@
 """Grouping a scan's file splits into tasks.
 
 A logical scan lists whole files. The stage cutter wants up to
-``wanted`` tasks of similar size. With at least ``split_below`` files (the cluster size),
-whole files are the units: a whole file is one plain ``read_parquet``, while a run of row
-groups is a filtered one (``TaskEngine.register_row_groups``); with fewer files,
-the units are single row groups, so a handful of big files still spreads over the cluster. Units are
+``wanted`` tasks of similar size (``planner.physical.sizing``). With at least ``wanted``
+files, whole files are the units: a whole file is one plain ``read_parquet``, while a run of
+row groups is a filtered one (``TaskEngine.register_row_groups``); with fewer files (and
+unless ``whole_files``), the units are single row groups, so a handful of big files still
+spreads over the cores: which rows a task reads depends on the data and the cores, not on
+how many workers there are. Units are
 weighted by their row count from the footers and cut into contiguous runs, each unit going
 to the task its midpoint falls in. Contiguous runs keep a task's reads sequential and the
 scan's row order task by task; a single huge unit can leave a task empty, which is then
@@ -22,10 +24,12 @@ from sparkwire.planner.logical.plan import FileSplit
 TaskSplits = tuple[tuple[FileSplit, ...], ...]
 
 
-def group_splits(splits: Sequence[FileSplit], wanted: int, split_below: int) -> TaskSplits:
+def group_splits(splits: Sequence[FileSplit], wanted: int, whole_files: bool = False) -> TaskSplits:
+    """``splits`` cut into up to ``wanted`` tasks (the module's rule); ``whole_files``: never
+    a file's row groups apart (a Hive-partitioned scan, whose path columns DuckDB adds)."""
     if not splits:
         raise PlanError("a Parquet scan without files")
-    units = _row_group_units(splits) if len(splits) < min(wanted, split_below) else []
+    units = _row_group_units(splits) if len(splits) < wanted and not whole_files else []
     if not units:
         units = [(split, sum(_rows(split))) for split in splits]
     tasks = min(wanted, len(units))
@@ -52,13 +56,17 @@ def _rows(split: FileSplit) -> list[int]:
     return [counts[rg] for rg in split.row_groups]
 
 
+def row_groups(split: FileSplit) -> tuple[int, ...]:
+    """The indexes of the row groups ``split`` reads."""
+    if split.row_groups is not None:
+        return split.row_groups
+    return tuple(range(len(file_info(split.path).row_group_rows)))
+
+
 def _row_group_units(splits: Sequence[FileSplit]) -> list[tuple[FileSplit, int]]:
     units = []
     for split in splits:
-        indexes = split.row_groups
-        if indexes is None:
-            indexes = tuple(range(len(file_info(split.path).row_group_rows)))
-        for rg, rows in zip(indexes, _rows(split), strict=True):
+        for rg, rows in zip(row_groups(split), _rows(split), strict=True):
             units.append((FileSplit(path=split.path, row_groups=(rg,)), rows))
     return units
 

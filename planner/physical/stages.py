@@ -7,18 +7,18 @@ Project, Generate, the per-task half of Limit and top-k, a partial aggregate) or
 boundary and opens a consumer stage that reads an ``Exchange``. A join would cut its two
 subtrees the same way and close both (shuffle) or one (broadcast) before opening its stage.
 
-Counts (``workers`` is the cluster size):
+Counts, from the bytes and the cluster's ``cores``, never the number of workers
+(``planner.physical.sizing``):
 
 - scan tasks: one per ``task_bytes`` of the columns read (compressed, from the footers; 16
-  MiB by default, as datafusion-distributed sizes partitions), up to one per worker, or
-  ``TASKS_PER_WORKER`` per worker when the query scans more than ``SPLIT_BYTES`` per worker
-  or ``task_bytes`` is 0 (see ``planner.physical.splits``), so small inputs do not fan out into tasks
-  that cost more than they do;
+  MiB by default, as datafusion-distributed sizes partitions), at most one per core, at
+  least one per ``MAX_TASK_BYTES``; one per core when ``task_bytes`` is 0; a scan wanting
+  more tasks than it has files cuts them into runs of row groups (``planner.physical.splits``);
 - a plan whose scans together read at most ``task_bytes``, or every stage of which would run
   one task, is one stage of one task;
-- shuffle partitions: as many as scan tasks at most (one or ``TASKS_PER_WORKER`` per
-  worker), at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per
-  partition;
+- shuffle partitions: by the same rule from the estimated bytes the shuffle moves (a join's
+  two sides together, into the partitions of a side already hash-partitioned on its keys),
+  at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per partition;
 - coalesce and broadcast write one partition per task; gathering (global aggregate, Limit,
   sort) coalesces into one task.
 
@@ -37,9 +37,9 @@ keys (unless already partitioned so, or in one task), and the window runs in eac
 task; a window without partition keys gathers every row into one task, as Spark does (and
 warns, as sparkwire logs). The output stays partitioned by those keys.
 
-A CSV or JSON scan spreads its whole files over up to as many tasks as a Parquet scan,
-in order; a ``RangeSource`` runs its ``numPartitions`` tasks, or one per million rows up to
-as many (``planner.logical.ranges``), each generating its slice. A ``CachedSource`` is a stage of
+A CSV or JSON scan spreads its whole files over as many tasks as its bytes ask, in order; a
+``RangeSource`` runs its ``numPartitions`` tasks, or one per million rows up to one per core
+(``planner.logical.ranges``), each generating its slice. A ``CachedSource`` is a stage of
 one task per chunk, each placed where its chunk is held (``coordinator.scheduler``); ``Keep`` ends a stage, with a coalesce boundary, whose
 outputs the workers keep as that cache. ``Repartition`` is a boundary the user asked for: a
 hash shuffle into its partitions (on every column when it names none), or for ``coalesce``
@@ -101,32 +101,25 @@ from sparkwire.planner.physical.join_strategy import join_strategy, size_text
 from sparkwire.planner.physical.clustering import clustered
 from sparkwire.planner.physical.placement import OpenStage, colocate, groups_within_tasks
 from sparkwire.planner.physical.sharing import reuse_broadcasts, share_broadcasts
+from sparkwire.planner.physical.sizing import Sizing
 from sparkwire.planner.physical.splits import group_splits
 
 #: The column a range-partitioned sort carries its range in, between two stages.
 RANGE_COLUMN = "__sparkwire_range"
 #: Rows sampled per task to choose a range-partitioned sort's bounds.
 RANGE_SAMPLE_ROWS = 1000
-TASKS_PER_WORKER = 2
-#: Sized by bytes (``task_bytes``), a query runs one task per worker in each stage unless it
-#: scans more than this per worker. A task is a DuckDB query of its own and builds its own
-#: hash table of every broadcast it joins, so two tasks where one would do pay that twice;
-#: the second task per worker is there to keep each task's hash tables within the engine's
-#: memory on large inputs (TPC-H SF10 Q7: 0.94 s with two tasks per worker, 1.51 s with one).
-SPLIT_BYTES = 128 << 20
-MAX_SHUFFLE_PARTITIONS = 256
-#: Spark's ``spark.sql.autoBroadcastJoinThreshold``; the session's setting overrides it.
 
 _log = logging.getLogger(__name__)
 
 
 def plan_stages(
-    plan: Operator, columns: Sequence[str], workers: int,
+    plan: Operator, columns: Sequence[str], cores: int,
     broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD, range_sort_rows: int = 0,
     task_bytes: int = 0,
 ) -> StagedPlan:
-    if workers < 1:
-        raise PlanError(f"a cluster needs at least one worker, got {workers}")
+    """``plan`` cut into stages for a cluster of ``cores`` cores (all workers' together)."""
+    if cores < 1:
+        raise PlanError(f"a cluster needs at least one core, got {cores}")
     if list(columns) != output_columns(plan):
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
     scanned = sum(estimate_bytes(n) for n in operators(plan)
@@ -135,8 +128,7 @@ def plan_stages(
     if task_bytes and scanned <= task_bytes and (single := _single_stage(plan, small)) is not None:
         _check_depth(single)
         return StagedPlan(stages=(single,), columns=tuple(columns))
-    per_worker = 1 if task_bytes and scanned <= SPLIT_BYTES * workers else TASKS_PER_WORKER
-    cutter = _Cutter(workers, broadcast_threshold, range_sort_rows, task_bytes, per_worker)
+    cutter = _Cutter(Sizing(cores, task_bytes), broadcast_threshold, range_sort_rows)
     cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
     serial = "one stage: every stage cut would run one task"
     if (task_bytes and len(cutter.stages) > 1 and all(s.tasks == 1 for s in cutter.stages)
@@ -175,41 +167,33 @@ def _single_stage(plan: Operator, why: str) -> Stage | None:
 
 
 class _Cutter:
-    def __init__(
-        self, workers: int, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
-        range_sort_rows: int = 0, task_bytes: int = 0, per_worker: int = TASKS_PER_WORKER,
-    ) -> None:
+    def __init__(self, sizing: Sizing, broadcast_threshold: int = DEFAULT_BROADCAST_THRESHOLD,
+                 range_sort_rows: int = 0) -> None:
         self.stages: list[Stage] = []
         # Each stage by what it computes: a subtree the plan holds twice (a view used twice,
         # a semi join's small side shared by ``rules.transitivity``) is one stage read twice,
         # as Spark reuses an exchange.
         self.closed: dict[tuple[object, ...], int] = {}
-        self.workers = workers
+        self.sizing = sizing
         self.broadcast_threshold = broadcast_threshold
         self.range_sort_rows = range_sort_rows
-        self.task_bytes = task_bytes
-        self.scan_tasks = per_worker * workers
-        self.partitions = min(per_worker * workers, MAX_SHUFFLE_PARTITIONS)
 
     def cut(self, op: Operator) -> OpenStage:
         match op:
             case ParquetScan():
-                wanted = self.scan_tasks
-                if self.task_bytes:
-                    wanted = min(wanted, max(1, -(-estimate_bytes(op) // self.task_bytes)))
                 # a partitioned scan reads whole files: DuckDB adds the columns of their paths
-                below = 0 if op.partition_names else self.workers
-                groups = group_splits(op.splits, wanted, split_below=below)
+                groups = group_splits(op.splits, self.sizing.tasks(estimate_bytes(op)),
+                                      whole_files=bool(op.partition_names))
                 scan = op.model_copy(update={"splits": tuple(s for g in groups for s in g)})
                 return OpenStage(scan, tasks=len(groups), splits=groups, clustered=clustered(op, groups))
             case CsvScan() | JsonScan():
-                n, k = len(op.splits), min(self.scan_tasks, len(op.splits))
+                n, k = len(op.splits), min(self.sizing.tasks(estimate_bytes(op)), len(op.splits))
                 groups = tuple(op.splits[i * n // k:(i + 1) * n // k] for i in range(k))
                 return OpenStage(op, tasks=k, splits=groups)
             case LocalSource():
                 return OpenStage(op, tasks=op.chunks, published=True)
             case RangeSource():
-                return OpenStage(op, tasks=range_tasks(op, self.scan_tasks))
+                return OpenStage(op, tasks=range_tasks(op, self.sizing.cores))
             case CachedSource():
                 return OpenStage(op, tasks=op.chunks)
             case Keep():
@@ -282,10 +266,13 @@ class _Cutter:
             return self.close(open_, Boundary(kind="coalesce"), consumer_tasks=1)
         return open_
 
-    def repartition(self, open_: OpenStage, keys: tuple[str, ...]) -> OpenStage:
+    def repartition(self, open_: OpenStage, keys: tuple[str, ...], nbytes: int) -> OpenStage:
+        """``open_`` hashed on ``keys`` into as many partitions as ``nbytes`` ask, or
+        gathered into one task when there are no keys."""
         if not keys:
             return self.single(open_)
-        return self.shuffle(open_, tuple(Column(name=k) for k in keys))
+        columns = tuple(Column(name=k) for k in keys)
+        return self.shuffle(open_, columns, self.sizing.partitions(nbytes))
 
     def repartition_to(self, op: Repartition) -> OpenStage:
         """``coalesce(n)``: the input's tasks merged into at most ``n`` (never more tasks
@@ -296,21 +283,19 @@ class _Cutter:
             if child.tasks <= op.partitions:
                 return child
             return self.close(child, Boundary(kind="coalesce"), consumer_tasks=op.partitions)
-        keys = op.keys or _all_columns(op.input)
-        boundary = Boundary(kind="shuffle", keys=keys, partitions=op.partitions)
-        consumer = self.close(child, boundary, consumer_tasks=op.partitions)
-        return replace(consumer, partitioning=(keys,) if op.partitions == self.partitions else ())
+        return self.shuffle(child, op.keys or _all_columns(op.input), op.partitions)
 
     def sort(self, op: Sort) -> OpenStage:
         child = self.cut(op.input)
         if op.limit is not None:
             return self.gather(child, lambda f: with_children(op, [f]))
-        if 0 < self.range_sort_rows <= estimate_rows(op.input) and child.tasks > 1:
-            return self.range_sort(op, child)
+        ranges = self.sizing.partitions(estimate_bytes(op.input))
+        if 0 < self.range_sort_rows <= estimate_rows(op.input) and child.tasks > 1 and ranges > 1:
+            return self.range_sort(op, child, ranges)
         return self.extend(self.single(child), lambda f: with_children(op, [f]))
 
-    def range_sort(self, op: Sort, child: OpenStage) -> OpenStage:
-        """A full sort over ``partitions`` tasks: rows are split into ranges of the first
+    def range_sort(self, op: Sort, child: OpenStage, p: int) -> OpenStage:
+        """A full sort over ``p`` tasks: rows are split into ranges of the first
         sort key, bounded by quantiles of a random sample, and each task sorts one range;
         the result reads the tasks in order. Rows with equal first keys share a range, so
         the order holds for every sort key. Stages: the input (read twice), a sample per
@@ -319,7 +304,6 @@ class _Cutter:
         columns = output_columns(source.fragment)
         first = op.keys[0]
         sampled = replace(source, fragment=Sample(input=source.fragment, rows=RANGE_SAMPLE_ROWS))
-        p = self.partitions
         bounds = tuple(
             NamedExpr(name=f"_bound{i}", expr=AggCall(fn="quantile", arg=first.expr, fraction=i / p))
             for i in range(1, p)
@@ -356,10 +340,10 @@ class _Cutter:
             partials, merges, outputs = aggregates.split(lowered)
             keys = lowered.key_columns
             child = self.extend(child, lambda f: Aggregate(input=f, keys=keys, aggregates=partials))
-            child = self.repartition(child, lowered.keys)
+            child = self.repartition(child, lowered.keys, estimate_bytes(op))  # the partials
             return self.extend(child, lambda f: aggregates.finish(f, keys, merges, outputs))
         if distributed:
-            child = self.repartition(child, lowered.keys)
+            child = self.repartition(child, lowered.keys, estimate_bytes(op.input))
         return self.extend(
             child,
             lambda f: aggregates.finish(f, lowered.key_columns, lowered.calls, lowered.outputs),
@@ -379,7 +363,8 @@ class _Cutter:
         else:
             child = self.materialize(child)
             if child.tasks > 1:
-                child = self.partitioned(child, op.partition_by)
+                child = self.partitioned(child, op.partition_by,
+                                         self.sizing.partitions(estimate_bytes(op.input)), any_count=True)
         return self.extend(child, lambda f: with_children(op, [f]))
 
     def join(self, op: Join) -> OpenStage:
@@ -407,7 +392,8 @@ class _Cutter:
             right_in = self.close(right_in, Boundary(kind="coalesce"), consumer_tasks=1)
             joined = self.extend(left_in, lambda f: with_children(op, [f, right_in.fragment]))
         else:
-            left_in, right_in = self.partitioned(left, op.left_keys), self.partitioned(right, op.right_keys)
+            p = self.join_partitions(op, left, right)
+            left_in, right_in = self.partitioned(left, op.left_keys, p), self.partitioned(right, op.right_keys, p)
             reused = [side for side, (before, after) in
                       (("left", (left, left_in)), ("right", (right, right_in))) if before is after]
             if reused:
@@ -420,11 +406,24 @@ class _Cutter:
             )
         return replace(joined, notes=(*joined.notes, note))
 
-    def partitioned(self, open_: OpenStage, keys: tuple[Expr, ...]) -> OpenStage:
-        """``open_`` hash-partitioned on ``keys``: as it is when it already is, else shuffled."""
-        if keys in open_.partitioning and open_.tasks == self.partitions and not open_.published:
+    def join_partitions(self, op: Join, left: OpenStage, right: OpenStage) -> int:
+        """The partitions both sides of a shuffled join are hashed into: those of a side
+        already hash-partitioned on its keys (so it is not shuffled again), else as many as
+        the two sides' bytes together ask."""
+        for side, keys in ((left, op.left_keys), (right, op.right_keys)):
+            if keys in side.partitioning and not side.published:
+                return side.tasks
+        return self.sizing.partitions(estimate_bytes(op.left) + estimate_bytes(op.right))
+
+    def partitioned(self, open_: OpenStage, keys: tuple[Expr, ...], partitions: int,
+                    any_count: bool = False) -> OpenStage:
+        """``open_`` hash-partitioned on ``keys``: as it is when it already is (into
+        ``partitions``, unless ``any_count``: a window needs its keys' rows in one task, not
+        a count that another input shares), else shuffled into ``partitions``."""
+        if (keys in open_.partitioning and not open_.published
+                and (any_count or open_.tasks == partitions)):
             return open_
-        return self.shuffle(open_, keys)
+        return self.shuffle(open_, keys, partitions)
 
     def set_operation(self, op: SetOperation) -> OpenStage:
         """UNION ALL reads both sides as they are; the others hash both sides on every
@@ -436,13 +435,16 @@ class _Cutter:
             left_in = self.close(left, Boundary(kind="coalesce"), consumer_tasks=tasks)
             right_in = self.close(right, Boundary(kind="coalesce"), consumer_tasks=tasks)
         else:
-            left_in = self.shuffle(left, _all_columns(op.left))
-            right_in = self.shuffle(right, _all_columns(op.right))
+            p = self.sizing.partitions(estimate_bytes(op.left) + estimate_bytes(op.right))
+            left_in = self.shuffle(left, _all_columns(op.left), p)
+            right_in = self.shuffle(right, _all_columns(op.right), p)
         return replace(left_in, fragment=with_children(op, [left_in.fragment, right_in.fragment]))
 
-    def shuffle(self, open_: OpenStage, keys: tuple[Expr, ...]) -> OpenStage:
-        boundary = Boundary(kind="shuffle", keys=keys, partitions=self.partitions)
-        consumer = self.close(self.materialize(open_), boundary, consumer_tasks=self.partitions)
+    def shuffle(self, open_: OpenStage, keys: tuple[Expr, ...], partitions: int) -> OpenStage:
+        """``open_`` hashed on ``keys`` into ``partitions``, task p of the consumer holding
+        partition p."""
+        boundary = Boundary(kind="shuffle", keys=keys, partitions=partitions)
+        consumer = self.close(self.materialize(open_), boundary, consumer_tasks=partitions)
         return replace(consumer, partitioning=(keys,))
 
 

@@ -1,8 +1,9 @@
 """Finding Parquet files and reading their footers, once per file version.
 
 Both the reader (column names) and the stage cutter (row counts per row group, to balance
-tasks) need footers; they are cached by path, size and modification time so planning a
-query twice reads nothing twice, and a rewritten file is read again.
+tasks; integer key ranges per row group, to keep tasks that split a file clustered) need
+footers; they are cached by path, size and modification time so planning a query twice
+reads nothing twice, and a rewritten file is read again.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ class ParquetFileInfo:
     #: ``(min, max)`` of each integer column over the file, from the footer's statistics:
     #: ``max - min + 1`` bounds how many distinct keys a join can match.
     int_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: The same ``(min, max)`` for each row group, in file order, of the columns
+    #: ``int_ranges`` holds: tasks that each read some row groups of a sorted file read
+    #: disjoint key ranges too (``planner.physical.clustering``).
+    row_group_int_ranges: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: ``(min, max)`` of each integer, decimal, floating-point or date column (dates as day
     #: numbers, ``date.toordinal``) over the file, as floats: where a range predicate's
     #: bounds fall in it says what share of the rows it keeps (``planner.optimizer.selectivity``).
@@ -118,7 +123,7 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
         raise AnalysisError(f"{path!r} is not a readable Parquet file: {exc}") from exc
     groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
     column_bytes: dict[str, int] = {}
-    ranges: dict[str, tuple[int, int]] = {}
+    ranges: dict[str, list[tuple[int, int]]] = {}
     values: dict[str, tuple[float, float]] = {}
     spoiled: set[str] = set()
     unordered: set[str] = set()
@@ -141,15 +146,17 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> ParquetFileInfo:
                     or stats.logical_type.type not in ("NONE", "INT")):
                 spoiled.add(name)
                 continue
-            low, high = ranges.get(name, (stats.min, stats.max))
-            ranges[name] = (min(low, stats.min), max(high, stats.max))
+            ranges.setdefault(name, []).append((stats.min, stats.max))
     return ParquetFileInfo(
         path=path,
         schema=metadata.schema.to_arrow_schema(),
         bytes=size,
         row_group_rows=tuple(group.num_rows for group in groups),
         column_bytes=column_bytes,
-        int_ranges={k: v for k, v in ranges.items() if k not in spoiled},
+        int_ranges={k: (min(lo for lo, _ in v), max(hi for _, hi in v))
+                    for k, v in ranges.items() if k not in spoiled},
+        row_group_int_ranges={k: tuple(v) for k, v in ranges.items()
+                              if k not in spoiled and len(v) == len(groups)},  # one leaf each
         value_ranges={k: v for k, v in values.items() if k not in unordered},
         null_free=frozenset(column_bytes) - nullable if groups else frozenset(),
     )

@@ -1,7 +1,9 @@
-"""Closing a result stream early cancels every task of the query and frees its partitions."""
+"""Closing a result stream, early or at its end, cancels every task of the query on every
+worker at once and frees its partitions."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pyarrow as pa
@@ -9,6 +11,8 @@ import pyarrow.compute as pc
 
 from sparkwire.coordinator import Session
 from sparkwire.planner.api import functions as F
+from sparkwire.transport.errors import ConnectionLost
+from tests.transport.conftest import wait_until
 
 ROWS = 4_000_000
 
@@ -58,3 +62,36 @@ def test_closing_a_one_task_query_frees_its_worker_for_the_next():
         while worker._engines._running_alone and time.monotonic() < deadline:
             time.sleep(0.01)
         assert not worker._engines._running_alone and not worker._running
+
+
+def test_a_query_s_end_cancels_every_worker_at_once_and_waits_for_none_past_the_timeout():
+    """Worker 0 answers its cancel only after 3 s and worker 1's fails: worker 2 and the
+    driver are cancelled all the same, before worker 0 answers, and the query's end waits
+    the cancel timeout (0.5 s) for worker 0, not its 3 s."""
+    with Session(workers=3, timeouts={"cancel": 0.5}) as session:
+        df = session.range(0, 3000, numPartitions=3).agg(F.sum("id").alias("s"))
+        assert df.collect()[0]["s"] == sum(range(3000))  # warm
+        answer = threading.Event()
+        cancelled: dict[str, float] = {}
+        services = {f"worker-{i}": w for i, w in enumerate(session.cluster.workers)}
+        services["driver"] = session.cluster.driver
+        for name, service in services.items():
+            def cancel(query_id: str, name: str = name, real=service.cancel) -> None:
+                if name == "worker-0":
+                    answer.wait(3)
+                cancelled[name] = time.monotonic()
+                if name == "worker-1":
+                    raise ConnectionLost("worker-1 is unreachable")
+                real(query_id)
+            service.cancel = cancel
+        started = time.monotonic()
+        assert df.collect()[0]["s"] == sum(range(3000))
+        took = time.monotonic() - started
+        assert took < 2.5, took  # the 0.5 s timeout and the query, far from the 3 s
+        assert {"worker-1", "worker-2", "driver"} <= cancelled.keys()
+        assert "worker-0" not in cancelled  # still waiting for its answer
+        answer.set()
+        assert wait_until(lambda: "worker-0" in cancelled, 5)
+        assert max(cancelled[n] for n in ("worker-1", "worker-2", "driver")) < cancelled["worker-0"]
+        for name in ("worker-2", "driver"):
+            assert services[name].store.partitions_held() == 0

@@ -1,9 +1,11 @@
 """Plan delivery: every worker's plans go out at once, not one worker after another, and a
-delivery that fails still fails the query with its own error after the others were tried."""
+delivery that fails still fails the query with its own error after the others were tried;
+the calls' threads (``delivery.FanOut``) are kept from one query to the next."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
+from sparkwire.coordinator.delivery import FAN_OUT, FanOut
 from sparkwire.planner.api import functions as F
 from sparkwire.transport.errors import PlanRejected
 
@@ -83,4 +86,41 @@ def test_a_refused_delivery_fails_the_query_after_the_others_were_tried(files: P
         for worker in session.cluster.workers:
             del worker.submit  # the class's own again
         assert _query(session, files) == _expected()  # nothing of the failed query is left in the way
-        assert not [t for t in threading.enumerate() if t.name.startswith("sparkwire-deliver")]
+        calls = [t for t in threading.enumerate() if t.name.startswith("sparkwire-call_")]
+        assert len(calls) <= FAN_OUT  # the coordinator's pool, kept between queries
+
+
+def test_fan_out_within_waits_its_timeout_and_names_who_missed_it() -> None:
+    answer = threading.Event()
+
+    def call(address: str) -> None:
+        if address == "slow":
+            answer.wait(5)
+        elif address == "failing":
+            raise PlanRejected("no")
+
+    with FanOut() as fan_out:
+        started = time.monotonic()
+        assert fan_out.within(["slow", "ok", "failing", "fine"], call, 0.2) == ["slow", "failing"]
+        assert time.monotonic() - started < 2
+        answer.set()
+        assert fan_out.within(["slow", "ok"], call, 5) == []
+
+
+def test_fan_out_at_once_makes_every_call_and_raises_the_first_failure() -> None:
+    made: list[str] = []
+
+    def call(address: str) -> None:
+        made.append(address)
+        if address in ("b", "c"):
+            raise PlanRejected(f"{address} refuses")
+
+    fan_out = FanOut()
+    with pytest.raises(PlanRejected, match="b refuses"):
+        fan_out.at_once(["a", "b", "c", "d"], call)
+    assert sorted(made) == ["a", "b", "c", "d"]
+    fan_out.close()
+    fan_out.close()
+    made.clear()
+    assert fan_out.within(["a", "d"], call, 1) == []  # closed: made on the caller's thread
+    assert made == ["a", "d"]

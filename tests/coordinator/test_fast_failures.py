@@ -1,7 +1,7 @@
 """A query that fails on its data fails at once: the worker reports a ``QueryError``, the
 coordinator raises it without waiting for news of a lost worker (it used to wait out a
 liveness and a failure grace, 1.5 s), cancels the query's other tasks, and nothing of the
-query stays behind: no running task, partition, status thread or shared-memory segment."""
+query stays behind: no running task, partition, thread or shared-memory segment."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.coordinator import Session
+from sparkwire.coordinator.delivery import FAN_OUT
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api import functions as F
 from sparkwire.transport.base import PartitionKey
@@ -41,10 +42,14 @@ def _segments() -> set[Path]:
     return set(Path("/dev/shm").glob("sparkwire-*"))
 
 
+#: Pools that grow on demand up to a bound and reuse their threads: a zmq server's (up to its
+#: ``max_streams``) and the coordinator's calls to workers (``delivery.FAN_OUT``).
+_POOLS = ("sparkwire-zmq-work_", "sparkwire-call_")
+
+
 def _threads() -> set[str]:
-    """This process's threads but a zmq server's pool, which grows on demand up to its
-    ``max_streams`` and reuses its threads."""
-    return {t.name for t in threading.enumerate() if not t.name.startswith("sparkwire-zmq-work_")}
+    """This process's threads but those of the pools."""
+    return {t.name for t in threading.enumerate() if not t.name.startswith(_POOLS)}
 
 
 @pytest.mark.parametrize("transport", ["memory", "shm", "zmq"])
@@ -60,13 +65,16 @@ def test_a_failing_query_raises_at_once_and_leaves_nothing_behind(
             with pytest.raises(QueryError) as caught:
                 df.toArrow()
             took.append(time.perf_counter() - started)
-            assert not [t for t in _threads() if t.startswith("sparkwire-status-")]
+            # one status channel for the session, not a thread per worker or query
+            assert len([t for t in _threads() if t.startswith("sparkwire-status")]) <= 1
         assert statistics.median(took) < BOUND, took
         error = caught.value
         assert error.error_class == error.getCondition() == "DIVIDE_BY_ZERO"
         assert "[DIVIDE_BY_ZERO] Division by zero. Use `try_divide`" in str(error)
         # Nothing grows with the failed queries: threads, segments (arenas are reused).
         assert wait_until(lambda: _threads() <= threads, 5), _threads() - threads
+        calls = [t for t in threading.enumerate() if t.name.startswith("sparkwire-call_")]
+        assert len(calls) <= FAN_OUT
         assert wait_until(lambda: _segments() <= segments, 5), _segments() - segments
         # Every worker dropped the failed queries: no task of theirs runs, no partition stays.
         failed = started_queries[warm:]

@@ -123,7 +123,7 @@ def test_malformed_plan_is_refused_and_nothing_runs(worker_client, case):
 def test_the_valid_plan_is_accepted(worker_client):
     worker, client = worker_client
     client.deliver(json.dumps(valid_plan()).encode())
-    assert worker.store.partitions_held() == 2  # its result partition and its status
+    assert worker.store.partitions_held() == 1  # its result partition
 
 
 def test_a_batch_queues_its_plans_in_order(worker_client):
@@ -132,5 +132,5 @@ def test_a_batch_queues_its_plans_in_order(worker_client):
     for task, plan in enumerate(plans):
         plan["task"] = task
     client.deliver(encode_tasks([json.dumps(plan).encode() for plan in plans]))
-    assert worker.store.partitions_held() == 6
+    assert worker.store.partitions_held() == 3
     assert [t.plan.task for t in worker._queue.close()] == [0, 1, 2]

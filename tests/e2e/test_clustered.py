@@ -11,6 +11,7 @@ shuffles. Either way the answer equals DuckDB's over the same files.
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import duckdb
@@ -26,17 +27,20 @@ NOTE = "aggregate: each group in one task (no two tasks share a value of k)"
 
 
 def write_files(root: Path, ranges: list[tuple[int, int]], key_type: pa.DataType = pa.int64(),
-                nulls_in: tuple[int, ...] = (), key: str = "k") -> Path:
+                nulls_in: tuple[int, ...] = (), key: str = "k", row_group_size: int = 8,
+                shuffled: bool = False) -> Path:
     """One file per range, keys ``lo..hi`` twice each (the first one NULL in the files
-    ``nulls_in``), a value per row."""
+    ``nulls_in``; in a fixed random order when ``shuffled``), a value per row."""
     root.mkdir()
     for i, (lo, hi) in enumerate(ranges):
         keys: list[int | None] = [k for k in range(lo, hi + 1) for _ in range(2)]
+        if shuffled:
+            random.Random(i).shuffle(keys)
         if i in nulls_in:
             keys[0] = None
         pq.write_table(pa.table({key: pa.array(keys, key_type),
                                  "x": pa.array(range(len(keys)), pa.int64())}),
-                       root / f"part-{i}.parquet", row_group_size=8)
+                       root / f"part-{i}.parquet", row_group_size=row_group_size)
     return root
 
 
@@ -69,18 +73,30 @@ def test_files_out_of_order_still_disjoint(session, tmp_path) -> None:
     assert any(NOTE in line for line in plan)
 
 
-@pytest.mark.parametrize("case", ["overlap", "touching", "null", "unsigned", "one_file"])
+def test_a_sorted_file_split_between_tasks_aggregates_in_the_scan_stage(session, tmp_path) -> None:
+    """One file of 25 row groups, cut into runs of row groups: each task's keys are those
+    of its row groups, whose footer ranges ascend, so no two tasks share a key."""
+    root = write_files(tmp_path / "t", [(0, 99)])
+    _, plan = run(session, root)
+    assert "row_groups=" in "\n".join(plan) and "tasks=1 " not in plan[1]
+    assert any(NOTE in line for line in plan)
+    assert not any("shuffle" in line for line in plan)
+
+
+@pytest.mark.parametrize("case", ["overlap", "touching", "null", "unsigned", "one_file_unsorted",
+                                  "one_file_a_key_in_two_row_groups"])
 def test_without_the_proof_the_aggregate_shuffles(session, tmp_path, case) -> None:
     ranges = {"overlap": [(0, 10), (10, 20), (21, 30), (31, 40)],
               "touching": [(0, 9), (9, 9), (10, 19), (20, 29)],
-              "one_file": [(0, 99)]}.get(case, [(0, 9), (10, 19), (20, 29), (30, 39)])
+              "one_file_unsorted": [(0, 99)],
+              "one_file_a_key_in_two_row_groups": [(0, 99)]}.get(case, [(0, 9), (10, 19), (20, 29), (30, 39)])
     root = write_files(tmp_path / "t", ranges, key_type=pa.uint32() if case == "unsigned" else pa.int64(),
-                       nulls_in=(1, 2) if case == "null" else ())
+                       nulls_in=(1, 2) if case == "null" else (), shuffled=case == "one_file_unsorted",
+                       row_group_size=7 if case == "one_file_a_key_in_two_row_groups" else 8)
     _, plan = run(session, root)
     assert "tasks=1 " not in plan[1]
     assert not any(NOTE in line for line in plan)
-    if case != "one_file":  # one file of 13 row groups is split between the tasks
-        assert any("shuffle" in line for line in plan)
+    assert any("shuffle" in line for line in plan)
 
 
 JOINED = "co-located, no exchange (the files' ranges of k and kb put each key in one task)"
@@ -111,6 +127,18 @@ def test_a_join_on_clustered_keys_runs_in_one_stage(shuffling, tmp_path, how) ->
     left = write_files(tmp_path / "a", [(0, 24), (25, 49), (50, 74), (75, 99)])
     right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 120)], key="kb")
     plan = join(shuffling, left, right, how)
+    assert any(JOINED in line for line in plan)
+    assert not any("shuffle(" in line for line in plan[:-1] if "output=" in line and "coalesce" not in line)
+
+
+@pytest.mark.parametrize("how", sorted(HOWS))
+def test_a_join_on_a_sorted_file_split_between_tasks_runs_in_one_stage(shuffling, tmp_path, how) -> None:
+    """More tasks than files: the left file is cut into runs of row groups, whose footer
+    ranges give each task its bucket of the right side as whole files do."""
+    left = write_files(tmp_path / "a", [(0, 99)])
+    right = write_files(tmp_path / "b", [(-5, 30), (31, 60), (61, 120)], key="kb")
+    plan = join(shuffling, left, right, how)
+    assert "row_groups=" in "\n".join(plan)
     assert any(JOINED in line for line in plan)
     assert not any("shuffle(" in line for line in plan[:-1] if "output=" in line and "coalesce" not in line)
 

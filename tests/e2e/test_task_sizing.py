@@ -8,6 +8,7 @@ run as one task, and a scan gets one task per ``task_bytes`` of the columns it r
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import duckdb
@@ -21,7 +22,8 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
 from sparkwire.planner.api import functions as F
-from sparkwire.planner.physical import stages
+from sparkwire.coordinator.clusters import base as clusters_base
+from sparkwire.planner.physical import sizing
 from sparkwire.planner.optimizer.estimates import estimate_bytes
 from sparkwire.planner.logical.plan import ParquetScan, operators
 from tests.e2e.tpch import expected_answers, same
@@ -68,28 +70,48 @@ def test_every_query_sized_by_bytes_matches_duckdb(tpch: Path) -> None:
     assert single and cut  # both paths were taken
 
 
-def test_a_scan_gets_a_task_per_task_bytes_up_to_one_or_two_per_worker(
+def test_a_scan_gets_a_task_per_task_bytes_up_to_one_per_core(
         tpch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lineitem = str(tpch / "lineitem")
-    with Session(workers=2, task_bytes=1) as session:
+    one_core_each = {"cores": 1}
+    with Session(workers=2, task_bytes=1, worker=one_core_each) as session:
         df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
         total = estimate_bytes(df.staged_plan().stages[0].fragment)
-        assert total <= 2 * stages.SPLIT_BYTES
-        assert df.staged_plan().stages[0].tasks == 2  # capped: one per worker
-        monkeypatch.setattr(stages, "SPLIT_BYTES", total // 2 - 1)  # a worker's share is over
-        assert df.staged_plan().stages[0].tasks == 4  # two per worker
+        assert total <= sizing.MAX_TASK_BYTES
+        assert df.staged_plan().stages[0].tasks == 2  # capped: one per core
+        monkeypatch.setattr(sizing, "MAX_TASK_BYTES", -(-total // 4))  # a task's share is over
+        assert df.staged_plan().stages[0].tasks == 4  # beyond the cores, for memory's sake
         monkeypatch.undo()
     half = total // 2 + 1
-    with Session(workers=2, task_bytes=half) as session:
+    with Session(workers=2, task_bytes=half, worker=one_core_each) as session:
         df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
         plan = df.staged_plan()
         assert [s.tasks for s in plan.stages][0] == 2
         assert df.toArrow().num_rows == ds.dataset(lineitem).count_rows()
-    with Session(workers=2, task_bytes=total) as session:
+    with Session(workers=2, task_bytes=total, worker=one_core_each) as session:
         df = session.read.parquet(lineitem).select("l_orderkey", "l_quantity")
         plan = df.staged_plan()
         assert len(plan.stages) == 1 and plan.stages[0].tasks == 1
         assert "one stage" in df.explain_string()
+
+
+def test_the_same_cores_plan_alike_whatever_the_workers(
+        tpch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers on one machine share its CPUs, which are the cluster's cores: 2 or 16
+    workers on 4 CPUs plan the 22 queries alike (issue 33: at 16 workers the plans had
+    switched shape and grown from 122 tasks to 392)."""
+    monkeypatch.delenv("SPARKWIRE_WORKER__CORES")
+    monkeypatch.setattr(clusters_base, "_machine_cpus", lambda: 4)
+    plans = {}
+    for workers in (2, 16):
+        with Session(workers=workers, task_bytes=2 * MIB) as session:
+            assert session.cores == 4
+            for table in TPCH_TABLES:
+                session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
+            # subqueries are numbered process-wide, so each planning names them anew
+            plans[workers] = [re.sub(r"_sq\d+_", "_sq_", session.sql(sql_query(name)).explain_string())
+                              for name in QUERY_NAMES]
+    assert plans[2] == plans[16]
 
 
 def test_row_group_scans_running_at_once_on_one_worker_read_their_own_rows(tmp_path) -> None:

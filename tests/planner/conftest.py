@@ -39,8 +39,9 @@ class FakeStream:
 class FakeExecutor:
     """Holds its state in the instance; answers ``execute`` with ``result``."""
 
-    def __init__(self, workers: int = 2, chunks: int = 3) -> None:
+    def __init__(self, workers: int = 2, chunks: int = 3, cores: int | None = None) -> None:
         self.workers = workers
+        self.cores = 2 * workers if cores is None else cores  # two tasks a worker, by default
         self.broadcast_threshold = 10 * 1024 * 1024
         self.range_sort_rows = 0
         self.task_bytes = 0

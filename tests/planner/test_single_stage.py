@@ -24,18 +24,18 @@ def joined(write_parquet, fact_row_group: int) -> Join:
 
 def test_every_stage_of_one_task_makes_one_stage(write_parquet) -> None:
     join = joined(write_parquet, 10_000)  # one row group: the scan cannot be split
-    plan = plan_stages(join, output_columns(join), workers=2, task_bytes=1)  # not small
+    plan = plan_stages(join, output_columns(join), cores=2, task_bytes=1)  # not small
     assert [s.tasks for s in plan.stages] == [1]
     assert plan.stages[0].notes == ("one stage: every stage cut would run one task",)
 
 
 def test_a_stage_of_several_tasks_keeps_the_cut(write_parquet) -> None:
     join = joined(write_parquet, 1000)  # ten row groups, split over the workers
-    plan = plan_stages(join, output_columns(join), workers=2, task_bytes=1)
+    plan = plan_stages(join, output_columns(join), cores=2, task_bytes=1)
     assert len(plan.stages) > 1 and max(s.tasks for s in plan.stages) > 1
 
 
 def test_without_task_sizing_plans_are_always_cut(write_parquet) -> None:
     join = joined(write_parquet, 10_000)
-    plan = plan_stages(join, output_columns(join), workers=2, task_bytes=0)
+    plan = plan_stages(join, output_columns(join), cores=2, task_bytes=0)
     assert len(plan.stages) > 1

@@ -30,10 +30,11 @@ from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.spark.parquet_meta import file_info
-from sparkwire.planner.physical.splits import group_splits
+from sparkwire.planner.physical.clustering import task_ranges
+from sparkwire.planner.physical.splits import group_splits, row_groups
 from sparkwire.planner.optimizer.rules import optimize
 from sparkwire.planner.logical.plan import output_columns
-from sparkwire.planner.physical.stages import MAX_SHUFFLE_PARTITIONS
+from sparkwire.planner.physical.sizing import MAX_SHUFFLE_PARTITIONS
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 def scan(executor: FakeExecutor, write_parquet: Callable[..., Path]):
-    """Two files of 100 rows in 10 row groups each: 20 units, more than 2 * 2 workers."""
+    """Two files of 100 rows in 10 row groups each: 20 units, more than the 4 cores."""
     write_parquet("t/a.parquet", row_group_size=10)
     path = write_parquet("t/b.parquet", row_group_size=10)
     return DataFrameReader(executor).parquet(path.parent)
@@ -55,7 +56,7 @@ def local(executor: FakeExecutor, sample: pa.Table):
 def stages_of(df) -> StagedPlan:
     """The cutter's work on the optimized plan, without the result-type projection that
     ``df.staged_plan()`` adds on top (tested in test_analyzer)."""
-    plan = plan_stages(optimize(df.plan), output_columns(df.plan), df._executor.workers)
+    plan = plan_stages(optimize(df.plan), output_columns(df.plan), df._executor.cores)
     assert StagedPlan.model_validate_json(plan.model_dump_json()) == plan
     for stage in plan.stages:
         assert stage.id == plan.stages.index(stage)
@@ -92,7 +93,7 @@ def test_logical_and_staged_plans_round_trip_through_json(scan) -> None:
 def test_group_by_is_two_phase_with_a_keyed_shuffle(scan) -> None:
     plan = stages_of(scan.groupBy("k").agg(F.sum("x"), F.count("*"), F.min("y"), F.max("y")))
     producer, consumer = plan.stages
-    assert producer.tasks == 2 and isinstance(producer.fragment.input, ParquetScan)  # a file each
+    assert producer.tasks == 4 and isinstance(producer.fragment.input, ParquetScan)  # a task per core
     assert producer.output.kind == "shuffle"
     assert producer.output.keys == (Column(name="k"),)
     assert producer.output.partitions == 4 == consumer.tasks
@@ -153,7 +154,7 @@ def test_expression_keys_are_projected_before_the_partial_aggregate(scan) -> Non
 def test_global_aggregate_coalesces_to_one_task(scan) -> None:
     plan = stages_of(scan.agg(F.count("*"), F.sum("x")))
     producer, final = plan.stages
-    assert producer.tasks == 2
+    assert producer.tasks == 4
     assert producer.output.kind == "coalesce" and producer.output.partitions == 1
     assert producer.output.keys == ()
     assert final.tasks == 1
@@ -241,22 +242,30 @@ def test_local_source_is_only_ever_coalesced(local) -> None:
     assert top.final.tasks == 1
 
 
-def row_groups_of(split: FileSplit) -> tuple[int, ...]:
-    """The row groups a split reads; a whole-file split (``None``) reads them all."""
-    if split.row_groups is None:
-        return tuple(range(len(file_info(split.path).row_group_rows)))
-    return split.row_groups
+def test_row_groups_of_a_sorted_file_keep_their_own_key_ranges(write_parquet) -> None:
+    """Tasks reading runs of a sorted file's row groups read disjoint key ranges, which the
+    footer's per-row-group statistics prove; a row group read by two tasks proves nothing."""
+    table = pa.table({"k": pa.array(range(100), pa.int64()),
+                      "s": pa.array([{"a": i, "b": -i} for i in range(100)])})
+    path = str(write_parquet("sorted.parquet", row_group_size=10, table=table))
+    info = file_info(path)
+    assert info.row_group_int_ranges["k"] == tuple((10 * i, 10 * i + 9) for i in range(10))
+    assert "s" not in info.row_group_int_ranges  # a struct's leaves are no one range
+    first, rest = FileSplit(path=path, row_groups=(0, 1, 2)), FileSplit(path=path, row_groups=tuple(range(3, 10)))
+    assert task_ranges(((first,), (rest,)), "k") == [(0, 29), (30, 99)]
+    assert task_ranges(((first,), (rest, FileSplit(path=path, row_groups=(2,)))), "k") is None
+    assert task_ranges(((FileSplit(path=path),), (rest,)), "k") is None  # a whole file holds them all
 
 
 def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
     big = write_parquet("big.parquet", row_group_size=10)  # 10 row groups of 10 rows
     small = write_parquet("small.parquet", row_group_size=50, table=pa.table({"x": list(range(50))}))
     splits = (FileSplit(path=str(big)), FileSplit(path=str(small)))
-    groups = group_splits(splits, wanted=3, split_below=3)
+    groups = group_splits(splits, wanted=3)
     assert len(groups) == 3
-    rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in row_groups_of(s)) for g in groups]
+    rows = [sum(10 if s.path == str(big) else 50 for s in g for _ in row_groups(s)) for g in groups]
     assert rows == [50, 50, 50]
-    read = [(s.path, rg) for g in groups for s in g for rg in row_groups_of(s)]
+    read = [(s.path, rg) for g in groups for s in g for rg in row_groups(s)]
     assert read == [(str(big), i) for i in range(10)] + [(str(small), 0)]
     assert all(len(g) == 1 for g in groups[:2])  # adjacent row groups of a file merge
 
@@ -264,52 +273,53 @@ def test_parquet_splits_by_row_group_balanced_by_rows(write_parquet) -> None:
 def test_many_files_are_whole_file_splits(write_parquet) -> None:
     paths = [write_parquet(f"f{i}.parquet", row_group_size=10) for i in range(6)]
     splits = tuple(FileSplit(path=str(p)) for p in paths)
-    groups = group_splits(splits, wanted=4, split_below=4)
+    groups = group_splits(splits, wanted=4)
     assert len(groups) == 4
     assert [s for g in groups for s in g] == list(splits)  # whole files, in order
     assert [len(g) for g in groups] in ([2, 1, 2, 1], [1, 2, 1, 2], [2, 2, 1, 1], [1, 1, 2, 2])
 
 
-def test_whole_files_once_there_are_as_many_files_as_workers(write_parquet) -> None:
+def test_whole_files_once_there_are_as_many_files_as_tasks_wanted(write_parquet) -> None:
     paths = [write_parquet(f"w{i}.parquet", row_group_size=10) for i in range(4)]
     splits = tuple(FileSplit(path=str(p)) for p in paths)
-    assert group_splits(splits, wanted=8, split_below=4) == tuple((s,) for s in splits)
-    assert len(group_splits(splits, wanted=8, split_below=8)) == 8  # row groups, fewer files
+    assert group_splits(splits, wanted=4) == tuple((s,) for s in splits)
+    assert len(group_splits(splits, wanted=8)) == 8  # row groups, fewer files
+    assert group_splits(splits, wanted=8, whole_files=True) == tuple((s,) for s in splits)
 
 
 def test_scan_stage_carries_every_split_in_task_order(scan) -> None:
     plan = stages_of(scan.filter(F.col("x") > 0))
     stage = plan.final
-    assert stage.tasks == len(stage.splits) == 2  # two files, two workers: a file each
+    assert stage.tasks == len(stage.splits) == 4  # two files, four cores: runs of row groups
     fragment_scan = stage.fragment.input
     assert isinstance(fragment_scan, ParquetScan)
     assert fragment_scan.splits == tuple(s for task in stage.splits for s in task)
-    covered = sorted((Path(s.path).name, rg) for s in fragment_scan.splits for rg in row_groups_of(s))
+    covered = sorted((Path(s.path).name, rg) for s in fragment_scan.splits for rg in row_groups(s))
     assert covered == sorted((n, rg) for n in ("a.parquet", "b.parquet") for rg in range(10))
 
 
-def test_task_and_partition_counts_follow_cluster_size(scan) -> None:
+def test_task_and_partition_counts_follow_the_cores(scan) -> None:
     grouped = scan.groupBy("k").agg(F.sum("x"))
-    one = plan_stages(grouped.plan, grouped.columns, workers=1)
-    assert one.stages[0].tasks == 2 and one.stages[0].output.partitions == 2
-    eight = plan_stages(grouped.plan, grouped.columns, workers=8)
-    assert eight.stages[0].tasks == 16  # 20 row groups, 16 wanted
-    assert eight.stages[0].output.partitions == 16 == eight.final.tasks
-    huge = plan_stages(grouped.plan, grouped.columns, workers=1000)
+    two = plan_stages(grouped.plan, grouped.columns, cores=2)
+    assert two.stages[0].tasks == 2 and two.stages[0].output.partitions == 2  # a file each
+    sixteen = plan_stages(grouped.plan, grouped.columns, cores=16)
+    assert sixteen.stages[0].tasks == 16  # 20 row groups, 16 wanted
+    assert sixteen.stages[0].output.partitions == 16 == sixteen.final.tasks
+    huge = plan_stages(grouped.plan, grouped.columns, cores=2000)
     assert huge.stages[0].tasks == 20  # one row group each
     assert huge.stages[0].output.partitions == MAX_SHUFFLE_PARTITIONS
 
 
 def test_plan_stages_refuses_inconsistent_input(scan) -> None:
     with pytest.raises(PlanError, match="do not match"):
-        plan_stages(scan.plan, ["wrong"], workers=2)
-    with pytest.raises(PlanError, match="worker"):
-        plan_stages(scan.plan, scan.columns, workers=0)
+        plan_stages(scan.plan, ["wrong"], cores=2)
+    with pytest.raises(PlanError, match="core"):
+        plan_stages(scan.plan, scan.columns, cores=0)
     with pytest.raises(PlanError, match="Exchange"):
-        plan_stages(Exchange(stage=0, columns=("x",)), ["x"], workers=2)
+        plan_stages(Exchange(stage=0, columns=("x",)), ["x"], cores=2)
     empty = ParquetScan(splits=(), columns=("x",))
     with pytest.raises(PlanError, match="without files"):
-        plan_stages(empty, ["x"], workers=2)
+        plan_stages(empty, ["x"], cores=2)
 
 
 @pytest.fixture(scope="module")
@@ -330,15 +340,15 @@ def test_grouping_reads_every_row_group_once_in_order(
     files: list[FileSplit], wanted: int, picks: list[int]
 ) -> None:
     splits = [files[i] for i in sorted(picks)]
-    groups = group_splits(splits, wanted, split_below=wanted)
+    groups = group_splits(splits, wanted)
     assert 1 <= len(groups) <= wanted
     assert all(groups), "no task without splits"
-    read = [(s.path, rg) for g in groups for s in g for rg in row_groups_of(s)]
-    expected = [(s.path, rg) for s in splits for rg in row_groups_of(s)]
+    read = [(s.path, rg) for g in groups for s in g for rg in row_groups(s)]
+    expected = [(s.path, rg) for s in splits for rg in row_groups(s)]
     if len(splits) < wanted and expected:
         assert read == expected  # row-group units, order kept
         sizes = {(p, rg): file_info(p).row_group_rows[rg] for p, rg in read}
-        loads = [sum(sizes[(s.path, rg)] for s in g for rg in row_groups_of(s)) for g in groups]
+        loads = [sum(sizes[(s.path, rg)] for s in g for rg in row_groups(s)) for g in groups]
         ideal = sum(loads) / min(wanted, len(read))
         assert max(loads) <= ideal + max(sizes.values())  # balanced within one unit
     else:

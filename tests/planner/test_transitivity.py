@@ -74,7 +74,7 @@ def test_a_subtree_held_twice_is_one_stage_read_twice():
                                              NamedExpr(name="n2", expr=Column(name="n"))))
     twice = Join(left=totals, right=renamed, how="inner", left_keys=(Column(name="n"),),
                  right_keys=(Column(name="n2"),))
-    staged = plan_stages(twice, ["fk", "n", "fk2", "n2"], workers=2, broadcast_threshold=0)
+    staged = plan_stages(twice, ["fk", "n", "fk2", "n2"], cores=4, broadcast_threshold=0)
     partial = [s.id for s in staged.stages if isinstance(s.fragment, Aggregate)
                and s.output.kind == "shuffle" and s.output.keys == (Column(name="fk"),)]
     readers = [s.id for s in staged.stages for node in operators(s.fragment)
