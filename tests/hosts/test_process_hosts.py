@@ -68,17 +68,19 @@ def test_tpch_on_workers_spread_over_hosts(network: SimulatedNetwork, tpch: Path
     assert wrong == []
     assert idle == []
     assert crossed > CROSSING_BYTES, f"only {crossed} bytes went from host to host"
-    # a worker reads its own partitions in its process (``Worker.served_at``)
+    # a worker reads its own partitions in its process (``Worker.served_at``); "shared" counts
+    # reads of a copy a worker already fetched for another of its tasks, not a route
+    # (``worker.shared_inputs``)
     assert read["local"] > CROSSING_BYTES, read
     if kind == "hybrid":  # workers on one host read each other over shm, the rest over zmq
         assert read["shm"] > CROSSING_BYTES and read["zmq"] > CROSSING_BYTES, read
-        assert set(read) == {"local", "shm", "zmq"}, read
+        assert set(read) - {"shared"} == {"local", "shm", "zmq"}, read
         # Every byte read over the network crossed between hosts (same-host reads took shm),
         # give or take framing and encryption; with plain zmq about two thirds do (the rest is
         # the other worker on the same host).
         assert 0.9 * read["zmq"] <= crossed <= 1.5 * read["zmq"], (crossed, read)
     else:
-        assert set(read) == {"local", kind}, read
+        assert set(read) - {"shared"} == {"local", kind}, read
     print(f"{kind}: read {dict(read)} bytes, {crossed} crossed the bridge")
     assert all(not host.pids() for host in network.hosts), "a worker outlived its cluster"
     print(f"{kind}: 22 TPC-H queries on {len(placements)} workers in {time.monotonic() - started:.1f} s")
