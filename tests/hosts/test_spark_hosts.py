@@ -113,9 +113,12 @@ def test_tpch_on_spark_executors_across_hosts(namespaces_available: None, tpch: 
                 assert idle == []
                 assert crossed > CROSSING_BYTES, f"only {crossed} bytes went from host to host"
                 # a worker's own partitions in its process, the rest of one host's over shm,
-                # other hosts' over Flight, all of which crossed hosts
-                assert set(read) == {"local", "shm", "flight"}, read
-                assert all(read[route] > CROSSING_BYTES for route in read), read
+                # other hosts' over Flight, all of which crossed hosts; "shared" counts reads
+                # of a copy a worker already fetched for another of its tasks, not a route
+                # (``worker.shared_inputs``)
+                routes = {route: n for route, n in read.items() if route != "shared"}
+                assert set(routes) == {"local", "shm", "flight"}, read
+                assert all(n > CROSSING_BYTES for n in routes.values()), read
                 assert 0.9 * read["flight"] <= crossed <= 1.5 * read["flight"], (crossed, read)
                 assert_stopped_serving(served)
             finally:
