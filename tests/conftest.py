@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,19 +42,27 @@ _OURS = ("sparkwire.coordinator.clusters.serve", "sparkwire.coordinator.cli work
          "tests.transport.remote_service", "benchmarks.producer")
 
 
+# Every process this test run starts inherits this mark (worker processes keep the
+# environment but ``SPARKWIRE_*``, ``clusters.process.child_env``; Spark's JVM and its Python
+# workers inherit it too), so the check below finds this run's processes and only them, not
+# those of another run beside it, in this checkout or another (a benchmark, a second suite).
+os.environ["SW_TEST_RUN"] = uuid.uuid4().hex
+_RUN_MARK = f"SW_TEST_RUN={os.environ['SW_TEST_RUN']}".encode()
+
+
 def _our_processes() -> list[str]:
-    """sparkwire processes started from this checkout (another checkout may run alongside)."""
+    """sparkwire processes this test run started, by the mark in their environment."""
     found = []
-    here = os.getcwd()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if os.readlink(f"/proc/{pid}/cwd") != here:
+            if not any(marker in cmdline for marker in _OURS):
+                continue
+            if _RUN_MARK not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
                 continue
         except OSError:
             continue
-        if any(marker in cmdline for marker in _OURS):
-            found.append(f"{pid}: {cmdline.strip()}")
+        found.append(f"{pid}: {cmdline.strip()}")
     return found
 
 
