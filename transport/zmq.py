@@ -19,7 +19,9 @@ Options (keyword arguments, from config ``SPARKWIRE_TRANSPORT__OPTIONS__<NAME>``
 - ``heartbeat``: seconds between a server's pings to the clients it works for and between
   ZMTP heartbeats (default 1; at most half of ``idle_timeout``);
 - ``max_streams``: streams and calls one server runs at once; more are refused with an error,
-  never queued, so a full pool cannot deadlock readers (default 256).
+  never queued, so a full pool cannot deadlock readers (default 256);
+- ``io_threads``: ZeroMQ's I/O threads in this process (default 0: one per four CPUs, 1 to 4,
+  ``zmq_io.auto_io_threads``).
 
 Parts: ``zmq_server.ZmqServer`` (a ROUTER socket, its I/O thread and a bounded worker pool;
 how it notices gone clients), ``zmq_client.ZmqClient`` (a DEALER, one connection per
@@ -83,7 +85,8 @@ class ZmqTransport(WorkerTransport):
         self.capabilities = replace(
             type(self).capabilities, max_inflight_bytes=self._options.credit_bytes)
         self._codec: PayloadCodec = BufferCodec()
-        self._context: zmq.Context[Any] = zmq.Context()  # ours, never the global instance
+        # ours, never the global instance
+        self._context: zmq.Context[Any] = zmq.Context(self._options.context_io_threads())
         self._lock = threading.Lock()
         self._closed = False
         self._owned: weakref.WeakSet[ZmqServer | ZmqClient] = weakref.WeakSet()
