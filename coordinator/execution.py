@@ -32,7 +32,8 @@ from sparkwire.coordinator.status import StatusChannel
 from sparkwire.coordinator.taskplan import (MAX_ATTEMPTS, Members, TaskPlan, TaskStatus,
                                             encode_message, encode_tasks)
 from sparkwire.planner.logical.ranges import task_slice
-from sparkwire.planner.logical.plan import FILE_SCANS, Operator, RangeSource, operators, transform_up
+from sparkwire.planner.logical.plan import Operator, operators, transform_up
+from sparkwire.planner.logical.sources import FILE_SCANS, RangeSource
 from sparkwire.planner.logical.staged import Stage, StagedPlan
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import (ConnectionLost, PlanRejected, QueryError, SparkwireError,

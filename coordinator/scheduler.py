@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from sparkwire.coordinator.routing import route
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, InputPartition
-from sparkwire.planner.logical.plan import CachedSource, Exchange, LocalSource, operators
+from sparkwire.planner.logical.plan import Exchange, operators
+from sparkwire.planner.logical.sources import CachedSource, LocalSource
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.transport.errors import TaskFailed
 

@@ -37,14 +37,8 @@ from sparkwire.planner.api.executor import View
 from sparkwire.planner.api.sources import DataFrameReader, create_dataframe, range_dataframe, sql_dataframe
 from sparkwire.planner.logical.expressions import AggCall, NamedExpr
 from sparkwire.planner.pipeline import plan_on
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    CachedSource,
-    Keep,
-    LocalSource,
-    Operator,
-    output_columns,
-)
+from sparkwire.planner.logical.plan import Aggregate, Keep, Operator, output_columns
+from sparkwire.planner.logical.sources import CachedSource, LocalSource
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.api.pyspark_names import SESSION
 from sparkwire.planner.api.unsupported import missing_attribute

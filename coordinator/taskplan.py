@@ -28,7 +28,8 @@ from pydantic import Field, ValidationError, model_validator
 
 from sparkwire.planner.logical.expressions import Node
 from sparkwire.planner.limits import MAX_INPUTS, MAX_PARTITIONS, MAX_PLAN_DEPTH, MAX_PLAN_NODES, MAX_STAGES, MAX_TASKS
-from sparkwire.planner.logical.plan import PLAN_VERSION, TASK_OPERATORS, CacheId, Operator, disallowed
+from sparkwire.planner.logical.plan import PLAN_VERSION, TASK_OPERATORS, disallowed, Operator
+from sparkwire.planner.logical.sources import CacheId
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE, TimeZone
 from sparkwire.transport.errors import PlanRejected, SparkwireError

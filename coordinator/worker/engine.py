@@ -47,7 +47,7 @@ from sqlglot import exp
 from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.compile import spark_error
 from sparkwire.planner.spark.parquet_meta import file_info
-from sparkwire.planner.logical.plan import FileSplit
+from sparkwire.planner.logical.sources import FileSplit
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.closing import Closeable
 

@@ -13,7 +13,8 @@ from typing import Protocol
 import pyarrow as pa
 
 from sparkwire.planner.logical.analyzer import Relation
-from sparkwire.planner.logical.plan import CachedSource, LocalSource, Operator
+from sparkwire.planner.logical.plan import Operator
+from sparkwire.planner.logical.sources import CachedSource, LocalSource
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.pipeline import PlanSettings
 

@@ -63,7 +63,8 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.spark.json_schema import infer_records
 from sparkwire.planner.spark.timezones import INSTANT
 from sparkwire.planner.pipeline import plan_on
-from sparkwire.planner.logical.plan import WRITE_COLUMNS, CsvScan, FileSplit, JsonScan, ParquetWrite
+from sparkwire.planner.logical.plan import WRITE_COLUMNS, ParquetWrite
+from sparkwire.planner.logical.sources import CsvScan, FileSplit, JsonScan
 from sparkwire.planner.api.schemas import arrow_schema
 
 _INT = re.compile(r"[+-]?\d+")

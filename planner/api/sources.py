@@ -17,7 +17,7 @@ from sparkwire.planner.api.frame import check_names
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.api.executor import Executor, View
 from sparkwire.planner.spark.parquet_meta import file_info, list_parquet_files
-from sparkwire.planner.logical.plan import FileSplit, ParquetScan
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.api.io import read_csv, read_json
 from sparkwire.planner.logical.ranges import range_source
 from sparkwire.planner.api.relations import local_relation, schema_attributes

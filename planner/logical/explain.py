@@ -6,31 +6,12 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import assert_never
 
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    CachedSource,
-    CsvScan,
-    Exchange,
-    Keep,
-    Filter,
-    Generate,
-    JsonScan,
-    ParquetWrite,
-    Repartition,
-    RowSample,
-    Join,
-    Limit,
-    LocalSource,
-    RangeSource,
-    Operator,
-    ParquetScan,
-    Project,
-    Sample,
-    SetOperation,
-    Sort,
-    Window,
-    children,
-)
+from sparkwire.planner.logical.plan import (Aggregate, children, Exchange, Filter, Generate, Join,
+                                            Keep, Limit, Operator, ParquetWrite, Project,
+                                            Repartition, RowSample, Sample, SetOperation, Sort,
+                                            Window)
+from sparkwire.planner.logical.sources import (CachedSource, CsvScan, JsonScan, LocalSource,
+                                               ParquetScan, RangeSource)
 from sparkwire.planner.logical.staged import Boundary, StagedPlan
 from sparkwire.planner.logical.render import identifier, named, sort_key, sql, window_function
 

@@ -5,7 +5,8 @@ builds, and the *fragments* of a staged plan, which travel to workers inside tas
 They differ in which operators they may hold (``LOGICAL_OPERATORS`` and ``TASK_OPERATORS``):
 only a fragment reads an ``Exchange`` (the output of an earlier stage crossing a network
 boundary), and logical-only operators are rewritten before stages are cut
-(``planner.logical.staged`` holds the staged plan). Each model names
+(``planner.logical.staged`` holds the staged plan). The leaves that read data are in
+``planner.logical.sources``. Each model names
 its input fields in ``INPUTS``; ``children`` and ``with_children`` are the one way every
 walker (optimizer rules, the stage cutter, explain, the compiler) reaches a node's inputs,
 so an operator with two inputs is handled wherever one with one input is.
@@ -18,148 +19,12 @@ from typing import Annotated, ClassVar, Final, Literal, TypeVar, Union, assert_n
 
 from pydantic import Field, model_validator
 
-from sparkwire.planner.logical.expressions import Expr, Identifier, NamedExpr, Node, SortKey, TypeName, WindowItem
-from sparkwire.planner.limits import MAX_PARTITIONS, MAX_TASKS, MAX_WINDOW_KEYS
+from sparkwire.planner.logical.expressions import Expr, Identifier, NamedExpr, Node, SortKey, WindowItem
+from sparkwire.planner.limits import MAX_PARTITIONS, MAX_WINDOW_KEYS
+from sparkwire.planner.logical.sources import (CachedSource, CacheId, CsvScan, JsonScan, LocalSource,
+                                               ParquetScan, RangeSource)
 
 PLAN_VERSION: Final = 1
-
-
-Int64 = Annotated[int, Field(ge=-(1 << 63), lt=1 << 63)]
-
-
-class KeyRange(Node):
-    """The rows of a split whose integer ``column`` is at least ``low`` and below ``high``
-    (unbounded where None): a task's share of a file that tasks of a co-located join each
-    read for the keys of their own bucket (``planner.physical.clustering``)."""
-
-    column: Identifier
-    low: Int64 | None = None
-    high: Int64 | None = None
-
-
-class FileSplit(Node):
-    """A Parquet file, or some of its row groups, read by one task; only the rows of
-    ``keys`` when given."""
-
-    path: str = Field(min_length=1, max_length=4096)
-    row_groups: tuple[Annotated[int, Field(ge=0)], ...] | None = None
-    keys: KeyRange | None = None
-
-
-class ParquetScan(Node):
-    INPUTS: ClassVar[tuple[str, ...]] = ()
-    op: Literal["parquet_scan"] = "parquet_scan"
-    splits: tuple[FileSplit, ...]
-    columns: tuple[Identifier, ...]
-    #: Hive partition columns (``k=v`` directories above the files) and their types,
-    #: discovered by the planner (``planner.spark.hive``); ``columns`` may read them.
-    partition_names: tuple[Identifier, ...] = ()
-    partition_types: tuple[TypeName, ...] = ()
-
-    @model_validator(mode="after")
-    def _partitions_pair_up(self) -> ParquetScan:
-        if len(self.partition_names) != len(self.partition_types):
-            raise ValueError("a scan's partition columns need one type per name")
-        for split in self.splits:
-            if split.keys is not None and split.keys.column not in self.columns:
-                raise ValueError(f"a split's key range reads {split.keys.column!r}, not a column of its scan")
-        return self
-
-
-class LocalSource(Node):
-    """Rows the session holds in memory (``createDataFrame``), published by the driver."""
-
-    INPUTS: ClassVar[tuple[str, ...]] = ()
-    op: Literal["local_source"] = "local_source"
-    source_id: Identifier
-    chunks: int = Field(ge=1)
-    columns: tuple[Identifier, ...]
-    # The table's Arrow size and rows, for the planner's estimates.
-    bytes: int = Field(default=0, ge=0)
-    rows: int = Field(default=0, ge=0)
-
-
-class TextScan(Node):
-    """Text files (whole, one or more per task) read with a schema fixed by the planner:
-    ``schema`` names every column of the files and its type, ``columns`` the ones the plan
-    reads (column pruning narrows these, never the schema the reader needs)."""
-
-    INPUTS: ClassVar[tuple[str, ...]] = ()
-    splits: tuple[FileSplit, ...]
-    schema_names: tuple[Identifier, ...] = Field(min_length=1)
-    schema_types: tuple[TypeName, ...] = Field(min_length=1)
-    columns: tuple[Identifier, ...]
-
-    @model_validator(mode="after")
-    def _schema_pairs_up(self) -> TextScan:
-        if len(self.schema_names) != len(self.schema_types):
-            raise ValueError("a text scan's schema needs one type per name")
-        if not set(self.columns) <= set(self.schema_names):
-            raise ValueError("a text scan reads only columns of its schema")
-        return self
-
-
-class CsvScan(TextScan):
-    """CSV files (Spark's defaults: ``"`` quotes, ``\\`` escapes, an empty field is NULL);
-    ``header`` skips each file's first line; ``sep`` is one character."""
-
-    op: Literal["csv_scan"] = "csv_scan"
-    header: bool = False
-    sep: str = Field(default=",", min_length=1, max_length=1, pattern=r"^[^\r\n\"\\]$")
-
-
-class JsonScan(TextScan):
-    """JSON lines files: one object per line, its fields read by name; ``multiline``: each
-    file one JSON value, an object or an array of objects (Spark's ``multiLine``)."""
-
-    op: Literal["json_scan"] = "json_scan"
-    multiline: bool = False
-
-
-Long = Annotated[int, Field(ge=-(2**63), lt=2**63)]
-
-
-class RangeSource(Node):
-    """``session.range``: one ``bigint`` column ``id`` from ``start`` to ``end`` (exclusive)
-    by ``step``, generated by the workers. The stage cutter runs ``partitions`` tasks (when
-    ``None``, as many as its size calls for) and the coordinator gives each task its slice
-    as a range of one partition (``planner.logical.ranges``): the plan holds four numbers, never rows."""
-
-    INPUTS: ClassVar[tuple[str, ...]] = ()
-    op: Literal["range_source"] = "range_source"
-    start: Long
-    end: Long
-    step: Long
-    partitions: int | None = Field(default=None, ge=1, le=MAX_TASKS)
-    columns: tuple[Literal["id"], ...] = ("id",)
-
-    @model_validator(mode="after")
-    def _steps(self) -> RangeSource:
-        if self.step == 0:
-            raise ValueError("a range's step must not be 0")
-        return self
-
-
-CacheId = Annotated[str, Field(pattern=r"^cache_[0-9a-f]{1,32}$")]
-
-
-class CachedSource(Node):
-    """A cached result (``df.cache()``): chunk ``i`` is held in the partition store of the
-    worker at ``addresses[i]``, and task ``i`` of a stage reading it runs there."""
-
-    INPUTS: ClassVar[tuple[str, ...]] = ()
-    op: Literal["cached_source"] = "cached_source"
-    cache_id: CacheId
-    chunks: int = Field(ge=1, le=MAX_TASKS)
-    columns: tuple[Identifier, ...]
-    addresses: tuple[Annotated[str, Field(min_length=1, max_length=512)], ...]
-    rows: int = Field(default=0, ge=0)
-
-    @model_validator(mode="after")
-    def _one_address_per_chunk(self) -> CachedSource:
-        if len(self.addresses) != self.chunks:
-            raise ValueError(f"{self.chunks} chunks but {len(self.addresses)} addresses")
-        return self
 
 
 class Keep(Node):
@@ -393,10 +258,6 @@ Operator = Annotated[
 ]
 #: One kind of operator, kept by ``with_children``.
 OperatorT = TypeVar("OperatorT", bound=Operator)
-
-#: Operators that read files named by ``FileSplit``s, narrowed to each task's splits.
-FILE_SCANS: Final = (ParquetScan, CsvScan, JsonScan)
-
 
 #: What a logical plan may hold; an ``Exchange`` exists only once stages are cut.
 LOGICAL_OPERATORS: Final = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.limits import MAX_TASKS
-from sparkwire.planner.logical.plan import RangeSource
+from sparkwire.planner.logical.sources import RangeSource
 
 _LONG = (-(2**63), 2**63)
 #: Rows a task generates at least, unless ``numPartitions`` asks for more tasks: DuckDB

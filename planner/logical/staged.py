@@ -11,7 +11,8 @@ from pydantic import Field, model_validator
 
 from sparkwire.planner.logical.expressions import Expr, Identifier, Node
 from sparkwire.planner.limits import MAX_PARTITIONS, MAX_STAGES, MAX_TASKS
-from sparkwire.planner.logical.plan import PLAN_VERSION, CacheId, FileSplit, Operator
+from sparkwire.planner.logical.plan import PLAN_VERSION, Operator
+from sparkwire.planner.logical.sources import CacheId, FileSplit
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE, TimeZone
 
 

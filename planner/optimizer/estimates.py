@@ -28,31 +28,12 @@ from sparkwire.planner.logical.expressions import Column
 from sparkwire.planner.spark.parquet_meta import file_info, one_version
 from sparkwire.planner.logical.ranges import range_rows
 from sparkwire.planner.optimizer.selectivity import Spans, selectivity
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    CachedSource,
-    CsvScan,
-    Exchange,
-    Keep,
-    JsonScan,
-    ParquetWrite,
-    Repartition,
-    RowSample,
-    Filter,
-    Generate,
-    Join,
-    Limit,
-    LocalSource,
-    Operator,
-    RangeSource,
-    ParquetScan,
-    Project,
-    Sample,
-    SetOperation,
-    Sort,
-    Window,
-    output_columns,
-)
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+                                            Limit, Operator, output_columns, ParquetWrite, Project,
+                                            Repartition, RowSample, Sample, SetOperation, Sort,
+                                            Window)
+from sparkwire.planner.logical.sources import (CachedSource, CsvScan, JsonScan, LocalSource,
+                                               ParquetScan, RangeSource)
 
 _ROW_BYTES = 100
 # A generated range's one bigint column.

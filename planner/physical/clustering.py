@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from sparkwire.planner.spark.parquet_meta import ParquetFileInfo, file_info
-from sparkwire.planner.logical.plan import FileSplit, KeyRange, ParquetScan
+from sparkwire.planner.logical.sources import FileSplit, KeyRange, ParquetScan
 from sparkwire.planner.physical.splits import TaskSplits, row_groups
 
 

@@ -15,25 +15,10 @@ from sparkwire.planner.physical.clustering import buckets, task_ranges
 from sparkwire.planner.logical.expressions import Column, Expr
 from sparkwire.planner.logical.render import sql
 from sparkwire.planner.logical.tree import column_names
-from sparkwire.planner.logical.plan import (
-    FILE_SCANS,
-    Aggregate,
-    FileSplit,
-    Filter,
-    Generate,
-    Join,
-    Limit,
-    Operator,
-    ParquetScan,
-    Project,
-    Sort,
-    Window,
-    children,
-    operators,
-    output_columns,
-    transform_up,
-    with_children,
-)
+from sparkwire.planner.logical.plan import (Aggregate, children, Filter, Generate, Join, Limit,
+                                            Operator, operators, output_columns, Project, Sort,
+                                            transform_up, Window, with_children)
+from sparkwire.planner.logical.sources import FILE_SCANS, FileSplit, ParquetScan
 
 
 @dataclass(frozen=True)

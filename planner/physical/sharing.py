@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from sparkwire.planner.optimizer.estimates import estimate_bytes
 from sparkwire.planner.logical.expressions import Column, NamedExpr
-from sparkwire.planner.logical.plan import FILE_SCANS, Exchange, FileSplit, Operator, Project, operators, output_columns, transform_up
+from sparkwire.planner.logical.plan import (Exchange, Operator, operators, output_columns, Project,
+                                            transform_up)
+from sparkwire.planner.logical.sources import FILE_SCANS, FileSplit
 from sparkwire.planner.logical.staged import Stage
 
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.spark.parquet_meta import file_info
-from sparkwire.planner.logical.plan import FileSplit
+from sparkwire.planner.logical.sources import FileSplit
 
 TaskSplits = tuple[tuple[FileSplit, ...], ...]
 

@@ -68,34 +68,12 @@ from sparkwire.planner.optimizer.estimates import DEFAULT_BROADCAST_THRESHOLD, e
 from sparkwire.planner.logical.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, ScalarFunction, SortKey
 from sparkwire.planner.logical.ranges import range_tasks
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    Exchange,
-    Filter,
-    Generate,
-    Join,
-    Limit,
-    LocalSource,
-    RangeSource,
-    Operator,
-    FILE_SCANS,
-    CachedSource,
-    CsvScan,
-    Keep,
-    JsonScan,
-    ParquetScan,
-    ParquetWrite,
-    Project,
-    Repartition,
-    RowSample,
-    Sample,
-    SetOperation,
-    Sort,
-    Window,
-    operators,
-    output_columns,
-    with_children,
-)
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+                                            Limit, Operator, operators, output_columns,
+                                            ParquetWrite, Project, Repartition, RowSample, Sample,
+                                            SetOperation, Sort, Window, with_children)
+from sparkwire.planner.logical.sources import (FILE_SCANS, CachedSource, CsvScan, JsonScan,
+                                               LocalSource, ParquetScan, RangeSource)
 from sparkwire.planner.logical.staged import Boundary, Stage, StagedPlan
 from sparkwire.planner.physical.join_strategy import join_strategy, size_text
 from sparkwire.planner.physical.clustering import clustered

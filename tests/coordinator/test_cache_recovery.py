@@ -17,7 +17,8 @@ import pytest
 
 from sparkwire.coordinator import Session
 from sparkwire.planner.api import functions as F
-from sparkwire.planner.logical.plan import CachedSource, operators
+from sparkwire.planner.logical.plan import operators
+from sparkwire.planner.logical.sources import CachedSource
 from tests.transport.conftest import wait_until
 
 ROWS = 30_000

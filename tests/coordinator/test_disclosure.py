@@ -11,7 +11,7 @@ import pytest
 
 from sparkwire.coordinator.taskplan import TaskPlan, encode_message
 from sparkwire.coordinator.worker.disclosure import redact
-from sparkwire.planner.logical.plan import FileSplit, ParquetScan
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import TaskFailed

@@ -16,7 +16,7 @@ from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.taskplan import TaskPlan, encode_message
 from sparkwire.coordinator.worker.files import check_files
 from sparkwire.coordinator.worker.service import Worker
-from sparkwire.planner.logical.plan import FileSplit, ParquetScan
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import PlanRejected

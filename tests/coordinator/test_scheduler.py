@@ -13,7 +13,8 @@ import pytest
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS
 from sparkwire.planner.logical.expressions import Column
-from sparkwire.planner.logical.plan import CachedSource, Exchange, FileSplit, ParquetScan
+from sparkwire.planner.logical.plan import Exchange
+from sparkwire.planner.logical.sources import CachedSource, FileSplit, ParquetScan
 from sparkwire.planner.logical.staged import Boundary, Stage, StagedPlan
 from sparkwire.transport.errors import TaskFailed
 

@@ -14,7 +14,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.status import LIVENESS_TICK, StatusChannel
 from sparkwire.coordinator.taskplan import Members, TaskPlan, TaskStatus, encode_message
 from sparkwire.planner.api import functions as F
-from sparkwire.planner.logical.plan import LocalSource
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.transport.errors import PlanRejected
 from tests.transport.conftest import wait_until

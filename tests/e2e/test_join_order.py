@@ -14,7 +14,8 @@ import pytest
 from benchmarks.queries import sql_query
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
-from sparkwire.planner.logical.plan import Join, ParquetScan, operators
+from sparkwire.planner.logical.plan import Join, operators
+from sparkwire.planner.logical.sources import ParquetScan
 from sparkwire.planner.logical.render import sql
 
 

@@ -25,7 +25,8 @@ from sparkwire.planner.api import functions as F
 from sparkwire.coordinator.clusters import base as clusters_base
 from sparkwire.planner.physical import sizing
 from sparkwire.planner.optimizer.estimates import estimate_bytes
-from sparkwire.planner.logical.plan import ParquetScan, operators
+from sparkwire.planner.logical.plan import operators
+from sparkwire.planner.logical.sources import ParquetScan
 from tests.e2e.tpch import expected_answers, same
 
 MIB = 1024 * 1024

@@ -13,7 +13,8 @@ from tests.engine.engine_helpers import engine_for, exchange, oracle, run_fragme
 from sparkwire.coordinator.worker.engine import TaskEngine
 from sparkwire.coordinator.worker.compile import CompileError, compile_fragment
 from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Lit, NamedExpr, SortKey
-from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, LocalSource, Project, Sort
+from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, Project, Sort
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.logical.staged import Boundary
 
 

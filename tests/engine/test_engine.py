@@ -22,7 +22,8 @@ from sparkwire.coordinator.worker.engine import (
 )
 from sparkwire.coordinator.worker.compile import ExchangeTable, compile_fragment
 from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr, SortKey
-from sparkwire.planner.logical.plan import KeyRange, Exchange, FileSplit, Filter, ParquetScan, Project, Sort
+from sparkwire.planner.logical.plan import Exchange, Filter, Project, Sort
+from sparkwire.planner.logical.sources import FileSplit, KeyRange, ParquetScan
 from sparkwire.planner.logical.staged import Boundary, StagedPlan
 from tests.engine.engine_helpers import ENGINE_MEMORY, engine_for, exchange, run_fragment
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sparkwire.planner.logical.plan import LocalSource
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.logical.staged import StagedPlan
 
 

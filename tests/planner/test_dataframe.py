@@ -13,7 +13,8 @@ from sparkwire.planner.errors import AnalysisError, PlanError
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr
 from sparkwire.planner.optimizer.rules import optimize
-from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, LocalSource, ParquetScan, Project, Sort
+from sparkwire.planner.logical.plan import Aggregate, Filter, Limit, Project, Sort
+from sparkwire.planner.logical.sources import LocalSource, ParquetScan
 
 if TYPE_CHECKING:
     from tests.planner.conftest import FakeExecutor

@@ -15,15 +15,8 @@ from sparkwire.planner.api.sources import create_dataframe
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Column
-from sparkwire.planner.logical.plan import (
-    CsvScan,
-    Exchange,
-    FileSplit,
-    ParquetWrite,
-    Repartition,
-    RowSample,
-    operators,
-)
+from sparkwire.planner.logical.plan import Exchange, operators, ParquetWrite, Repartition, RowSample
+from sparkwire.planner.logical.sources import CsvScan, FileSplit
 from sparkwire.planner.pipeline import plan_query
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ import pytest
 
 from sparkwire.planner.optimizer.estimates import estimate_bytes, estimate_rows
 from sparkwire.planner.logical.expressions import Call, Column, Lit
-from sparkwire.planner.logical.plan import FileSplit, Filter, Join, ParquetScan
+from sparkwire.planner.logical.plan import Filter, Join
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.optimizer.selectivity import selectivity
 
 FACT = pa.table({"fk": pa.array([i % 100 for i in range(10_000)], pa.int64()),

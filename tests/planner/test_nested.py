@@ -12,7 +12,8 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.logical.expressions import AggCall, Column, Lit, check_type_name
 from sparkwire.planner.limits import MAX_TYPE_DEPTH
-from sparkwire.planner.logical.plan import Generate, LocalSource, operators
+from sparkwire.planner.logical.plan import Generate, operators
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.optimizer.rules.columns import prune_columns
 from sparkwire.planner.logical.types import from_name, spark_type_name, to_name

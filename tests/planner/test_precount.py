@@ -6,7 +6,8 @@ import pyarrow as pa
 import pytest
 
 from sparkwire.planner.logical.expressions import AggCall, Call, Column, Lit, NamedExpr
-from sparkwire.planner.logical.plan import Aggregate, FileSplit, Join, ParquetScan, operators
+from sparkwire.planner.logical.plan import Aggregate, Join, operators
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.optimizer.rules.precount import count_before_join
 
 LEFT = pa.table({"k": pa.array(range(100), pa.int64()), "g": pa.array([i % 3 for i in range(100)], pa.int64())})

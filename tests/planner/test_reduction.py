@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sparkwire.planner.logical.expressions import AggCall, Call, Column, Lit, NamedExpr
-from sparkwire.planner.logical.plan import Aggregate, Filter, Join, LocalSource, Project, output_columns
+from sparkwire.planner.logical.plan import Aggregate, Filter, Join, output_columns, Project
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.optimizer.rules.reduction import reduce_semi_join_inputs
 
 MiB = 1 << 20

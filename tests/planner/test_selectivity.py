@@ -9,7 +9,8 @@ import pytest
 
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.optimizer.estimates import estimate_bytes, estimate_rows
-from sparkwire.planner.logical.plan import FileSplit, Filter, ParquetScan
+from sparkwire.planner.logical.plan import Filter
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.optimizer.selectivity import EQUAL, NULL, RANGE, UNKNOWN, selectivity
 
 x, y, k = F.col("x"), F.col("y"), F.col("k")

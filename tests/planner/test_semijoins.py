@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from sparkwire.planner.logical.expressions import Call, Column
-from sparkwire.planner.logical.plan import Join, LocalSource
+from sparkwire.planner.logical.plan import Join
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.optimizer.rules.semijoins import push_semi_joins
 
 MiB = 1 << 20

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr
-from sparkwire.planner.logical.plan import Exchange, FileSplit, Filter, Join, ParquetScan, Project, operators
+from sparkwire.planner.logical.plan import Exchange, Filter, Join, operators, Project
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.physical.sharing import reuse_broadcasts, share_broadcasts
 from sparkwire.planner.logical.staged import Boundary, Stage
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from sparkwire.planner.logical.expressions import Column
-from sparkwire.planner.logical.plan import FileSplit, Join, ParquetScan, output_columns
+from sparkwire.planner.logical.plan import Join, output_columns
+from sparkwire.planner.logical.sources import FileSplit, ParquetScan
 from sparkwire.planner.physical.stages import plan_stages
 
 FACT = pa.table({"fk": pa.array([i % 100 for i in range(10_000)], pa.int64()),

@@ -15,17 +15,8 @@ from sparkwire.planner.errors import PlanError
 from sparkwire.planner.physical.stages import plan_stages
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Column
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    Exchange,
-    FileSplit,
-    Filter,
-    Limit,
-    LocalSource,
-    ParquetScan,
-    Project,
-    Sort,
-)
+from sparkwire.planner.logical.plan import Aggregate, Exchange, Filter, Limit, Project, Sort
+from sparkwire.planner.logical.sources import FileSplit, LocalSource, ParquetScan
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.optimizer.estimates import planning

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from sparkwire.planner.logical.expressions import AggCall, Call, Column, Lit, NamedExpr
-from sparkwire.planner.logical.plan import Aggregate, Exchange, Join, LocalSource, Project, operators
+from sparkwire.planner.logical.plan import Aggregate, Exchange, Join, operators, Project
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.optimizer.rules.transitivity import copy_semi_joins
 from sparkwire.planner.physical.stages import plan_stages
 

@@ -197,7 +197,8 @@ def test_cached_frames_give_pysparks_answers(spark, sessions) -> None:
 
 def test_a_cached_frame_is_read_from_the_workers_stores() -> None:
     from sparkwire.coordinator import Session
-    from sparkwire.planner.logical.plan import CachedSource, LocalSource, operators
+    from sparkwire.planner.logical.plan import operators
+    from sparkwire.planner.logical.sources import CachedSource, LocalSource
 
     table = pa.table({"k": ["a", "b", None] * 400, "v": list(range(1200))})
     with Session(workers=3, local_chunk_rows=400) as session:

@@ -233,7 +233,7 @@ def test_range_matches_pyspark(spark, sessions) -> None:
 
 def test_range_is_generated_by_the_workers(sessions) -> None:
     """A billion rows are a plan of four numbers, never rows on the driver."""
-    from sparkwire.planner.logical.plan import RangeSource
+    from sparkwire.planner.logical.sources import RangeSource
 
     for session in sessions:
         df = session.range(10**9)

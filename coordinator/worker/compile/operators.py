@@ -32,30 +32,11 @@ from sparkwire.coordinator.worker.compile.scans import (
 from sparkwire.coordinator.worker.compile.set_operations import set_operation
 from sparkwire.coordinator.worker.compile.sorts import limit, sort
 from sparkwire.coordinator.worker.compile.windows import window
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    CachedSource,
-    CsvScan,
-    Keep,
-    JsonScan,
-    ParquetWrite,
-    Repartition,
-    RowSample,
-    Exchange,
-    Filter,
-    Generate,
-    Join,
-    Limit,
-    LocalSource,
-    RangeSource,
-    Operator,
-    ParquetScan,
-    Project,
-    Sample,
-    SetOperation,
-    Sort,
-    Window,
-)
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+                                            Limit, Operator, ParquetWrite, Project, Repartition,
+                                            RowSample, Sample, SetOperation, Sort, Window)
+from sparkwire.planner.logical.sources import (CachedSource, CsvScan, JsonScan, LocalSource,
+                                               ParquetScan, RangeSource)
 
 __all__ = ["compile_operator"]
 

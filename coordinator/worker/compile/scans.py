@@ -13,15 +13,9 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.compile.context import Context, unique_names
 from sparkwire.coordinator.worker.compile.nodes import col, ident, select_from
 from sparkwire.coordinator.worker.compile.sources import CachedTable, ExchangeTable, LocalTable
-from sparkwire.planner.logical.plan import (
-    CachedSource,
-    CsvScan,
-    Exchange,
-    JsonScan,
-    LocalSource,
-    ParquetScan,
-    RangeSource,
-)
+from sparkwire.planner.logical.plan import Exchange
+from sparkwire.planner.logical.sources import (CachedSource, CsvScan, JsonScan, LocalSource,
+                                               ParquetScan, RangeSource)
 
 __all__ = ["cached_source", "exchange", "local_source", "parquet_scan", "range_source", "text_scan"]
 

@@ -20,7 +20,7 @@ from sparkwire.coordinator.worker.compile.casts import spark_cast
 from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import DIALECT, col, ident
-from sparkwire.planner.logical.plan import CsvScan, FileSplit, JsonScan, ParquetScan
+from sparkwire.planner.logical.sources import CsvScan, FileSplit, JsonScan, ParquetScan
 
 __all__ = ["CachedTable", "ExchangeTable", "Leaves", "LocalTable", "RowGroupTable", "TableInput"]
 

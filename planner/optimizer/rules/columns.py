@@ -19,32 +19,12 @@ from collections.abc import Iterable
 from typing import assert_never
 
 from sparkwire.planner.logical.expressions import Column, Expr, NamedExpr
-from sparkwire.planner.logical.plan import (
-    Aggregate,
-    Exchange,
-    Filter,
-    Generate,
-    Join,
-    Limit,
-    LocalSource,
-    Operator,
-    RangeSource,
-    CachedSource,
-    CsvScan,
-    JsonScan,
-    Keep,
-    ParquetScan,
-    ParquetWrite,
-    Repartition,
-    RowSample,
-    Project,
-    Sample,
-    SetOperation,
-    Sort,
-    Window,
-    output_columns,
-    with_children,
-)
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+                                            Limit, Operator, output_columns, ParquetWrite, Project,
+                                            Repartition, RowSample, Sample, SetOperation, Sort,
+                                            Window, with_children)
+from sparkwire.planner.logical.sources import (CachedSource, CsvScan, JsonScan, LocalSource,
+                                               ParquetScan, RangeSource)
 from sparkwire.planner.logical.tree import children, column_names
 
 

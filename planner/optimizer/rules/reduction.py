@@ -33,9 +33,9 @@ from sparkwire.planner.optimizer.estimates import (
     DEFAULT_BROADCAST_THRESHOLD, distinct_combinations, estimate_bytes, estimate_rows,
 )
 from sparkwire.planner.logical.expressions import Column, Expr, NamedExpr
-from sparkwire.planner.logical.plan import (
-    Aggregate, Filter, Join, LocalSource, Operator, ParquetScan, Project, operators, output_columns, transform_up,
-)
+from sparkwire.planner.logical.plan import (Aggregate, Filter, Join, Operator, operators,
+                                            output_columns, Project, transform_up)
+from sparkwire.planner.logical.sources import LocalSource, ParquetScan
 from sparkwire.planner.logical.tree import column_names, fresh_name
 
 
