@@ -26,6 +26,7 @@ from typing import Protocol
 import pyarrow as pa
 
 from sparkwire.coordinator import delivery
+from sparkwire.coordinator.adaptive import Policy, replan
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
@@ -36,8 +37,8 @@ from sparkwire.coordinator.taskplan import TaskStatus, encode_message, encode_ta
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.closing import Closeable
-from sparkwire.transport.errors import (ConnectionLost, QueryError, SparkwireError, TaskFailed,
-                                       Timeout, TransportError, error_from_code)
+from sparkwire.transport.errors import (ConnectionLost, QueryCancelled, QueryError, SparkwireError,
+                                       TaskFailed, Timeout, TransportError, error_from_code)
 from sparkwire.transport.stream import PartitionReader
 
 _log = logging.getLogger(__name__)
@@ -65,29 +66,38 @@ class Calls(Protocol):
     def live_workers(self) -> list[str]: ...
 
     def cancel(self, query_id: str) -> None: ...
+
+
 class QueryResult(Closeable):
     """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``.
 
     It listens on the status channel (``status.StatusListener``): ``on_status`` records a
     finished run or handles a failed one, ``on_loss`` handles the runs of a lost worker as
     failed ones. Those run on the channel's thread, the result's reading on the caller's;
-    ``_recovering`` keeps the two from recovering at once.
+    ``_recovering`` keeps the two from recovering, or releasing held stages, at once.
+
+    A stage held at a barrier (``adaptive``) is released once its shuffle producers have
+    all finished: planned again from their per-partition sizes (``policy``), then delivered
+    with the stages waiting on it (``_release``, after each finished run).
     """
 
     def __init__(self, coordinator: Calls, query_id: str, plan: StagedPlan,
-                 scheduler: Scheduler, progress: Progress | None, losses: int) -> None:
+                 scheduler: Scheduler, progress: Progress | None, losses: int,
+                 policy: Policy | None = None) -> None:
         self._coordinator = coordinator
         self._cluster = coordinator.cluster
         self.query_id = query_id
-        self._plan = plan
         self._scheduler = scheduler
+        self._policy = policy
+        # Per finished producer task of a held stage's inputs, its bytes per partition.
+        self._sizes: dict[tuple[int, int], tuple[int, ...]] = {}
         self.metrics = QueryMetrics(
             query_id, {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages})
         self._progress = progress
         self._lock = threading.Lock()
         # Notified when a run is heard of or the query fails or closes (``_wait_for_status``).
         self._heard = threading.Condition(self._lock)
-        self._recovering = threading.Lock()
+        self._recovering = threading.RLock()  # a release that fails to deliver recovers
         self._losses = losses  # the cluster's losses already recovered from
         self._losses_at_start = losses
         # The current run of each task whose status has not come yet.
@@ -112,10 +122,16 @@ class QueryResult(Closeable):
             self._report_progress()
         waiting = time.perf_counter()
         try:
+            self._await_planned(self._plan.final.id)
             first, run = self._open_result(0)
         except SparkwireError as exc:
             raise self._cause(exc) from exc
         self._reader = PartitionReader(first.schema, self._batches(first, run, waiting))
+
+    @property
+    def _plan(self) -> StagedPlan:
+        """The plan as it runs (``Scheduler.plan``): released stages with their task counts."""
+        return self._scheduler.plan
 
     def placement(self, stage: int, task: int) -> str:
         """The address of the worker that ran (the current attempt of) a task."""
@@ -164,6 +180,7 @@ class QueryResult(Closeable):
             if status.error is None:
                 self._scheduler.finished(run)
                 self._record(status)
+                self._release()
                 return
             error = error_from_code(status.error_code or TaskFailed.code, status.error)
             if isinstance(error, QueryError):
@@ -210,6 +227,8 @@ class QueryResult(Closeable):
             stats.done += 1
             stats.rows += status.rows_out
             stats.bytes += status.bytes_out
+            if status.partition_bytes:
+                self._sizes[(status.stage, status.task)] = status.partition_bytes
             self.metrics.add("task_setup", status.setup_seconds)
             self.metrics.add("task_run", status.seconds - status.setup_seconds)
             self.metrics.tasks_per_worker[status.worker] += 1
@@ -228,6 +247,47 @@ class QueryResult(Closeable):
                 self._progress(self.metrics)
             except Exception:  # noqa: BLE001 - the caller's callback must not stop the channel
                 _log.exception("the progress callback of query %s raised", self.query_id)
+
+    # -- stages held at a barrier ---------------------------------------------------------
+    def _release(self) -> None:
+        """Deliver the held stages whose producers have all finished, planned again from
+        what they wrote (``adaptive.replan``), and the stages that waited on them."""
+        with self._recovering:
+            while not (self._closed or self._failure is not None) and (ready := self._scheduler.ready()):
+                runs: list[Run] = []
+                for stage in ready:
+                    replanned = None
+                    if stage in self._scheduler.barriers and self._policy is not None:
+                        sizes = {p: [self._sizes.get((p, t), ()) or (0,) * self._plan.stages[p].output.partitions
+                                     for t in range(self._plan.stages[p].tasks)]
+                                 for p in self._scheduler.barriers[stage]}
+                        replanned = replan(self._plan, stage, sizes, self._policy)
+                    runs += self._scheduler.release(stage, replanned.reads if replanned else None)
+                    with self._lock:
+                        stats = self.metrics.stages[stage]
+                        stats.tasks = self._plan.stages[stage].tasks
+                        stats.notes = list(replanned.notes) if replanned else []
+                        self._heard.notify_all()
+                try:
+                    self._deliver(runs)
+                except TaskFailed:
+                    for run in runs:
+                        if not self._recover(run):
+                            raise
+
+    def _await_planned(self, stage: int) -> None:
+        """Wait until ``stage`` is released (its runs exist), the query fails or closes; at
+        most the ``idle`` timeout from the last status heard."""
+        idle = self._coordinator.settings.timeouts.idle
+        with self._heard:
+            while not self._scheduler.is_planned(stage):
+                if self._failure is not None:
+                    raise self._failure
+                if self._closed:
+                    raise QueryCancelled(f"query {self.query_id} was closed")
+                if not self._heard.wait(idle):
+                    raise Timeout(f"stage {stage} of query {self.query_id} was not released "
+                                  f"within {idle} s of the last task status")
 
     # -- after a loss ----------------------------------------------------------------------
     def worker_lost(self, since: int | None = None) -> bool:

@@ -14,6 +14,7 @@ import threading
 import uuid
 
 from sparkwire.coordinator import delivery
+from sparkwire.coordinator.adaptive import Policy, barriers
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.execution import QueryResult
@@ -51,8 +52,11 @@ class QueryCoordinator(Closeable):
         are recovered task by task (``QueryResult``)."""
         for start in range(1, MAX_ATTEMPTS + 1):
             losses = self.cluster.losses()
-            scheduler = Scheduler(plan, self.live_workers(), self.cluster.driver_address)
-            result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses)
+            policy = self.policy()
+            held = barriers(plan, policy) if policy is not None else None
+            scheduler = Scheduler(plan, self.live_workers(), self.cluster.driver_address, held)
+            result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses,
+                                 policy)
             try:
                 result.start()
             except SparkwireError as exc:
@@ -65,6 +69,14 @@ class QueryCoordinator(Closeable):
                 raise
             return result
         raise AssertionError("unreachable")
+
+    def policy(self) -> Policy | None:
+        """What adaptive execution reads of the settings; None when it is off."""
+        s = self.settings
+        if not s.adaptive:
+            return None
+        return Policy(task_bytes=s.task_bytes, broadcast_threshold=s.broadcast_threshold,
+                      skew_factor=s.skew_factor, skew_bytes=s.skew_bytes)
 
     def deliver(self, address: str, message: Members | bytes, what: str) -> None:
         """Deliver a notice, or an encoded message, to the worker at ``address``."""
