@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from sparkwire.coordinator.clusters.base import Cluster
     from sparkwire.coordinator.clusters.local import LocalCluster
     from sparkwire.coordinator.config import Settings, load_settings
-    from sparkwire.coordinator.execution import QueryCoordinator, QueryResult
+    from sparkwire.coordinator.execution import QueryResult
+    from sparkwire.coordinator.query_coordinator import QueryCoordinator
     from sparkwire.coordinator.metrics import QueryMetrics, StageMetrics
     from sparkwire.coordinator.session import Session
     from sparkwire.coordinator.worker.service import Worker
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Cluster": "sparkwire.coordinator.clusters.base:Cluster",
     "LocalCluster": "sparkwire.coordinator.clusters.local:LocalCluster",
-    "QueryCoordinator": "sparkwire.coordinator.execution:QueryCoordinator",
+    "QueryCoordinator": "sparkwire.coordinator.query_coordinator:QueryCoordinator",
     "QueryMetrics": "sparkwire.coordinator.metrics:QueryMetrics",
     "QueryResult": "sparkwire.coordinator.execution:QueryResult",
     "Session": "sparkwire.coordinator.session:Session",

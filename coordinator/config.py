@@ -102,6 +102,16 @@ class Settings(BaseSettings):
     # query reading at most this many in all runs as one task; 0: a task per core, never
     # one stage (tests of distribution use 0).
     task_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
+    # Spark's spark.sql.adaptive.enabled: a stage reading a shuffle, where a decision can
+    # change something, waits for its producers and is planned again from the bytes they
+    # wrote (``coordinator.adaptive``: coalesce to task_bytes a task, split a skewed join
+    # partition, read a join side that turned out under broadcast_threshold whole).
+    adaptive: bool = True
+    # A join input's partition is skewed over skew_factor times the median partition and
+    # over skew_bytes (Spark's spark.sql.adaptive.skewJoin.skewedPartitionFactor, and
+    # ...skewedPartitionThresholdInBytes with its default, 256 MiB).
+    skew_factor: float = Field(default=5.0, gt=1)
+    skew_bytes: int = Field(default=256 * 1024 * 1024, ge=0)
     # Spark's spark.sql.ansi.enabled (on by default since Spark 4): division by zero,
     # integer overflow and casts of invalid input raise an error naming Spark's error class;
     # off, division and casts give NULL instead (``coordinator.worker.compile.division``).

@@ -1,4 +1,4 @@
-"""``QueryCoordinator``: runs a staged plan on a cluster and streams its result.
+"""``QueryResult``: one query of a staged plan running on a cluster, and its result stream.
 
 It places every task (``scheduler``), delivers the task plans producers-first, hears how
 each task ended from the session's status channel (``status``: the statuses workers send
@@ -10,7 +10,9 @@ data or plan (a ``QueryError``: a division by zero in ANSI mode, a bad cast) fai
 at once, whoever sees it first, the result's reader or the status channel: it would fail
 again anywhere, so there is no news of a lost worker to wait for. Closing the result, early
 or at its end, cancels the query on every worker at once, which stops running tasks and
-frees their partitions. Nothing here knows which transport carries the calls.
+frees their partitions. The calls it makes go through the ``Calls`` its coordinator
+(``query_coordinator.QueryCoordinator``) gives it; nothing here knows which transport
+carries them.
 """
 
 from __future__ import annotations
@@ -18,28 +20,26 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Iterator
+from typing import Protocol
 
 import pyarrow as pa
 
+from sparkwire.coordinator import delivery
+from sparkwire.coordinator.adaptive import Policy, replan
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator import delivery
 from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
+from sparkwire.coordinator.runs import task_plan
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.status import StatusChannel
-from sparkwire.coordinator.taskplan import (MAX_ATTEMPTS, Members, TaskPlan, TaskStatus,
-                                            encode_message, encode_tasks)
-from sparkwire.planner.logical.ranges import task_slice
-from sparkwire.planner.logical.plan import Operator, operators, transform_up
-from sparkwire.planner.logical.sources import FILE_SCANS, RangeSource
-from sparkwire.planner.logical.staged import Stage, StagedPlan
+from sparkwire.coordinator.taskplan import TaskStatus, encode_message, encode_tasks
+from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import (ConnectionLost, PlanRejected, QueryError, SparkwireError,
+from sparkwire.transport.closing import Closeable
+from sparkwire.transport.errors import (ConnectionLost, QueryCancelled, QueryError, SparkwireError,
                                        TaskFailed, Timeout, TransportError, error_from_code)
 from sparkwire.transport.stream import PartitionReader
-from sparkwire.transport.closing import Closeable
 
 _log = logging.getLogger(__name__)
 
@@ -51,100 +51,21 @@ _FAILURE_GRACE = 2.0
 # inputs, a worker that stopped answering) waits for the cluster to notice a dead worker. A
 # killed process is reaped at the first poll and a Spark lifeline is polled every 0.2 s.
 _LIVENESS_GRACE = 0.5
-# Failures that running again cannot cure, whether or not a worker was lost meanwhile: a
-# task that failed on its data or plan, a plan a worker refused. No wait for news of a loss.
-_FINAL = (QueryError, PlanRejected)
 
 
-class QueryCoordinator(Closeable):
-    """Runs queries on ``cluster``: the calls to its workers (``delivery.FanOut``) and the
-    status channel its driver feeds (``status.StatusChannel``), shared by every query."""
+class Calls(Protocol):
+    """What a query asks of its coordinator (``query_coordinator.QueryCoordinator``): the
+    cluster and settings, the status channel, deliveries, the live workers, a cancel."""
 
-    def __init__(self, cluster: Cluster, settings: Settings) -> None:
-        self.cluster = cluster
-        self.settings = settings
-        self._members_lock = threading.Lock()
-        # What each worker was last told of the membership, and the cluster's losses then.
-        self._told: dict[str, tuple[frozenset[str], int]] = {}
-        self._calls = delivery.FanOut()
-        self.statuses = StatusChannel(cluster.losses, shutdown=settings.timeouts.shutdown)
-        cluster.driver.take_statuses(self.statuses.put)
+    cluster: Cluster
+    settings: Settings
+    statuses: StatusChannel
 
-    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
-        """Run ``plan``. A worker lost while the plans are being delivered means starting
-        over under a new query id (nothing has run that matters yet); once started, losses
-        are recovered task by task (``QueryResult``)."""
-        for start in range(1, MAX_ATTEMPTS + 1):
-            losses = self.cluster.losses()
-            scheduler = Scheduler(plan, self.live_workers(), self.cluster.driver_address)
-            result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses)
-            try:
-                result.start()
-            except SparkwireError as exc:
-                result.close()
-                if isinstance(exc, _FINAL) or start == MAX_ATTEMPTS or not result.worker_lost():
-                    raise
-                continue
-            except BaseException:
-                result.close()
-                raise
-            return result
-        raise AssertionError("unreachable")
+    def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None: ...
 
-    def deliver(self, address: str, message: Members | bytes, what: str) -> None:
-        """Deliver a notice, or an encoded message, to the worker at ``address``."""
-        data = message if isinstance(message, bytes) else encode_message(message)
-        try:
-            self.cluster.client(address).deliver(data)
-        except (TransportError, Timeout) as exc:
-            name = self.cluster.names.get(address, address)
-            raise TaskFailed(f"cannot deliver {what} to worker {name} ({address}): {exc}") from exc
+    def live_workers(self) -> list[str]: ...
 
-    def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None:
-        """Each worker's messages, in order, to all workers at once (``FanOut.at_once``)."""
-        def deliver(address: str) -> None:
-            for message, what in messages[address]:
-                self.deliver(address, message, what)
-
-        self._calls.at_once(list(messages), deliver)
-
-    def _tell_members(self) -> None:
-        """Tell each live worker the cluster's members (``taskplan.Members``) when they
-        changed since it was last told: a worker reads producer partitions from members only."""
-        members = frozenset([*self.cluster.addresses, self.cluster.driver_address])
-        told = (members, self.cluster.losses())
-        dead = set(self.cluster.dead())
-        with self._members_lock:
-            for address in self.cluster.addresses:
-                if address not in dead and self._told.get(address) != told:
-                    self.deliver(address, Members(members=tuple(sorted(members))), "the members")
-                    self._told[address] = told
-            for gone in self._told.keys() - members:
-                del self._told[gone]
-
-    def live_workers(self) -> list[str]:
-        """Replace the workers the cluster can, tell every worker the members; the live
-        ones. Before a query, and after a loss."""
-        self.cluster.ensure_workers()
-        self._tell_members()
-        dead = set(self.cluster.dead())
-        return [address for address in self.cluster.addresses if address not in dead]
-
-    def cancel(self, query_id: str) -> None:
-        """Cancel the query on every worker and the driver at once, waiting at most the
-        ``cancel`` timeout: one round trip for all, where it was one per worker in turn at the
-        end of every query. A worker that cannot be reached, or is slow to answer, holds up
-        none of the others and is left behind (logged): it is dead, or its cancel arrives
-        late and frees the query's partitions then."""
-        self._calls.within([*self.cluster.addresses, self.cluster.driver_address],
-                           lambda address: self.cluster.client(address).cancel(query_id),
-                           self.settings.timeouts.cancel)
-
-    def close(self) -> None:
-        """Stop the status channel and the calls' threads; idempotent. Queries still open
-        cancel on the caller's thread from then on."""
-        self.statuses.close()
-        self._calls.close()
+    def cancel(self, query_id: str) -> None: ...
 
 
 class QueryResult(Closeable):
@@ -153,23 +74,30 @@ class QueryResult(Closeable):
     It listens on the status channel (``status.StatusListener``): ``on_status`` records a
     finished run or handles a failed one, ``on_loss`` handles the runs of a lost worker as
     failed ones. Those run on the channel's thread, the result's reading on the caller's;
-    ``_recovering`` keeps the two from recovering at once.
+    ``_recovering`` keeps the two from recovering, or releasing held stages, at once.
+
+    A stage held at a barrier (``adaptive``) is released once its shuffle producers have
+    all finished: planned again from their per-partition sizes (``policy``), then delivered
+    with the stages waiting on it (``_release``, after each finished run).
     """
 
-    def __init__(self, coordinator: QueryCoordinator, query_id: str, plan: StagedPlan,
-                 scheduler: Scheduler, progress: Progress | None, losses: int) -> None:
+    def __init__(self, coordinator: Calls, query_id: str, plan: StagedPlan,
+                 scheduler: Scheduler, progress: Progress | None, losses: int,
+                 policy: Policy | None = None) -> None:
         self._coordinator = coordinator
         self._cluster = coordinator.cluster
         self.query_id = query_id
-        self._plan = plan
         self._scheduler = scheduler
+        self._policy = policy
+        # Per finished producer task of a held stage's inputs, its bytes per partition.
+        self._sizes: dict[tuple[int, int], tuple[int, ...]] = {}
         self.metrics = QueryMetrics(
             query_id, {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages})
         self._progress = progress
         self._lock = threading.Lock()
         # Notified when a run is heard of or the query fails or closes (``_wait_for_status``).
         self._heard = threading.Condition(self._lock)
-        self._recovering = threading.Lock()
+        self._recovering = threading.RLock()  # a release that fails to deliver recovers
         self._losses = losses  # the cluster's losses already recovered from
         self._losses_at_start = losses
         # The current run of each task whose status has not come yet.
@@ -194,10 +122,16 @@ class QueryResult(Closeable):
             self._report_progress()
         waiting = time.perf_counter()
         try:
+            self._await_planned(self._plan.final.id)
             first, run = self._open_result(0)
         except SparkwireError as exc:
             raise self._cause(exc) from exc
         self._reader = PartitionReader(first.schema, self._batches(first, run, waiting))
+
+    @property
+    def _plan(self) -> StagedPlan:
+        """The plan as it runs (``Scheduler.plan``): released stages with their task counts."""
+        return self._scheduler.plan
 
     def placement(self, stage: int, task: int) -> str:
         """The address of the worker that ran (the current attempt of) a task."""
@@ -222,21 +156,13 @@ class QueryResult(Closeable):
             self._awaited.update(((run.stage, run.task), run) for run in runs)
         by_worker: dict[str, list[bytes]] = {}
         for run in runs:
-            by_worker.setdefault(run.address, []).append(encode_message(self._task_plan(run)))
+            by_worker.setdefault(run.address, []).append(encode_message(task_plan(
+                self._plan, self._scheduler, run, self.query_id, self._cluster.driver_address)))
         self._coordinator.deliver_each({
             address: [(encode_tasks(batch), f"{len(batch)} task(s)")
                       for batch in delivery.messages(plans)]
             for address, plans in by_worker.items()
         })
-
-    def _task_plan(self, run: Run) -> TaskPlan:
-        stage = self._plan.stages[run.stage]
-        return TaskPlan(query_id=self.query_id, stage=run.stage, task=run.task,
-                        attempt=run.attempt, fragment=_narrow(stage, run.task),
-                        inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep,
-                        ansi=self._plan.ansi, time_zone=self._plan.time_zone,
-                        alone=len(self._plan.stages) == 1 and stage.tasks == 1,
-                        report_to=self._cluster.driver_address)
 
     def on_status(self, status: TaskStatus) -> None:
         """A run ended (``status.StatusListener``): a success is recorded; a ``QueryError``
@@ -254,6 +180,7 @@ class QueryResult(Closeable):
             if status.error is None:
                 self._scheduler.finished(run)
                 self._record(status)
+                self._release()
                 return
             error = error_from_code(status.error_code or TaskFailed.code, status.error)
             if isinstance(error, QueryError):
@@ -300,6 +227,8 @@ class QueryResult(Closeable):
             stats.done += 1
             stats.rows += status.rows_out
             stats.bytes += status.bytes_out
+            if status.partition_bytes:
+                self._sizes[(status.stage, status.task)] = status.partition_bytes
             self.metrics.add("task_setup", status.setup_seconds)
             self.metrics.add("task_run", status.seconds - status.setup_seconds)
             self.metrics.tasks_per_worker[status.worker] += 1
@@ -318,6 +247,47 @@ class QueryResult(Closeable):
                 self._progress(self.metrics)
             except Exception:  # noqa: BLE001 - the caller's callback must not stop the channel
                 _log.exception("the progress callback of query %s raised", self.query_id)
+
+    # -- stages held at a barrier ---------------------------------------------------------
+    def _release(self) -> None:
+        """Deliver the held stages whose producers have all finished, planned again from
+        what they wrote (``adaptive.replan``), and the stages that waited on them."""
+        with self._recovering:
+            while not (self._closed or self._failure is not None) and (ready := self._scheduler.ready()):
+                runs: list[Run] = []
+                for stage in ready:
+                    replanned = None
+                    if stage in self._scheduler.barriers and self._policy is not None:
+                        sizes = {p: [self._sizes.get((p, t), ()) or (0,) * self._plan.stages[p].output.partitions
+                                     for t in range(self._plan.stages[p].tasks)]
+                                 for p in self._scheduler.barriers[stage]}
+                        replanned = replan(self._plan, stage, sizes, self._policy)
+                    runs += self._scheduler.release(stage, replanned.reads if replanned else None)
+                    with self._lock:
+                        stats = self.metrics.stages[stage]
+                        stats.tasks = self._plan.stages[stage].tasks
+                        stats.notes = list(replanned.notes) if replanned else []
+                        self._heard.notify_all()
+                try:
+                    self._deliver(runs)
+                except TaskFailed:
+                    for run in runs:
+                        if not self._recover(run):
+                            raise
+
+    def _await_planned(self, stage: int) -> None:
+        """Wait until ``stage`` is released (its runs exist), the query fails or closes; at
+        most the ``idle`` timeout from the last status heard."""
+        idle = self._coordinator.settings.timeouts.idle
+        with self._heard:
+            while not self._scheduler.is_planned(stage):
+                if self._failure is not None:
+                    raise self._failure
+                if self._closed:
+                    raise QueryCancelled(f"query {self.query_id} was closed")
+                if not self._heard.wait(idle):
+                    raise Timeout(f"stage {stage} of query {self.query_id} was not released "
+                                  f"within {idle} s of the last task status")
 
     # -- after a loss ----------------------------------------------------------------------
     def worker_lost(self, since: int | None = None) -> bool:
@@ -468,21 +438,3 @@ class QueryResult(Closeable):
         self._coordinator.cancel(self.query_id)
         if self._reader is not None:
             self._reader.close()
-
-
-def _narrow(stage: Stage, task: int) -> Operator:
-    """The stage's fragment as task ``task`` runs it: each file scan restricted to the
-    task's splits that are its own (two scans of a co-located join share a stage), a
-    generated range to the task's slice."""
-
-    def narrow(op: Operator) -> Operator:
-        if isinstance(op, FILE_SCANS) and stage.splits:
-            own = set(op.splits)
-            return op.model_copy(update={"splits": tuple(s for s in stage.splits[task] if s in own)})
-        if isinstance(op, RangeSource):
-            return task_slice(op, task, stage.tasks)
-        return op
-
-    if not stage.splits and not any(isinstance(op, RangeSource) for op in operators(stage.fragment)):
-        return stage.fragment
-    return transform_up(stage.fragment, narrow)

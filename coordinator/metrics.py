@@ -12,12 +12,17 @@ from dataclasses import dataclass, field
 
 @dataclass
 class StageMetrics:
+    """One stage: its tasks (as run: a stage planned again at its barrier may run fewer or
+    more than planned), how many finished, the rows and bytes they wrote, and what adaptive
+    execution did to it (``adaptive``: "coalesced 16 partitions into 3 tasks", ...)."""
+
     stage: int
     tasks: int
     boundary: str
     done: int = 0
     rows: int = 0
     bytes: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

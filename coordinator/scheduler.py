@@ -18,6 +18,12 @@ from it. A final-stage task whose rows already reached the caller never runs aga
 the caller would get those rows twice; if its stream fails, the query fails saying so
 (``execution``). A task runs at most ``MAX_ATTEMPTS`` times.
 
+A stage held at a barrier (``adaptive``), and every stage that reads from one, has no run
+until it is released (``ready``, ``release``): the held stage once all its shuffle producers
+have finished, with what each of its tasks reads (``routing.Read``) and so its task count;
+the stages below it once they know that count. Until then, a lost producer's outputs count
+as needed, since the held stage will read them.
+
 This module decides and remembers; ``execution.QueryResult`` delivers the plans, watches the
 tasks and asks ``recover`` after a loss. It is pure bookkeeping: no I/O, no threads (its
 caller serialises ``recover``; ``finished`` and ``streamed`` only add to sets).
@@ -25,10 +31,10 @@ caller serialises ``recover``; ``finished`` and ``streamed`` only add to sets).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from sparkwire.coordinator.routing import route
+from sparkwire.coordinator.routing import Read, route
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, InputPartition
 from sparkwire.planner.logical.plan import Exchange, operators
 from sparkwire.planner.logical.sources import CachedSource, LocalSource
@@ -53,22 +59,38 @@ class Run:
 class Scheduler:
     """The runs of one query: placed on ``live`` workers, local data on ``driver``."""
 
-    def __init__(self, plan: StagedPlan, live: list[str], driver: str) -> None:
+    def __init__(self, plan: StagedPlan, live: list[str], driver: str,
+                 barriers: Mapping[int, tuple[int, ...]] | None = None) -> None:
         if not live:
             raise TaskFailed("no live worker to run the query on")
-        self._plan, self._driver = plan, driver
+        self._plan, self._driver, self._live = plan, driver, live
         self._final = plan.final.id
         exchanges = {stage.id: [n for n in operators(stage.fragment) if isinstance(n, Exchange)]
                      for stage in plan.stages}
         self._reads = {stage: sorted({n.stage for n in found}) for stage, found in exchanges.items()}
         #: ``(consumer, producer)`` stages read whole (``Exchange.whole``).
         self._whole = {(stage, n.stage) for stage, found in exchanges.items() for n in found if n.whole}
+        #: Held stages, each with the producer stages it waits for (``adaptive.barriers``).
+        self.barriers: Mapping[int, tuple[int, ...]] = barriers or {}
+        #: Stages with no runs yet: the held ones and those reading from them (stage order
+        #: is dependency order, so one pass finds them all).
+        self._pending: set[int] = set()
+        for stage in plan.stages:
+            if stage.id in self.barriers or any(p in self._pending for p in self._reads[stage.id]):
+                self._pending.add(stage.id)
+        #: Per released held stage, per task, what it reads of each shuffle input.
+        self._task_reads: dict[int, tuple[dict[int, Read], ...]] = {}
         self._runs: dict[Task, Run] = {
             (stage.id, task): Run(stage.id, task, 0, self._place(stage.id, task, live))
-            for stage in plan.stages for task in range(stage.tasks)
+            for stage in plan.stages if stage.id not in self._pending for task in range(stage.tasks)
         }
         self._finished: set[Task] = set()
         self._streamed: set[int] = set()
+
+    @property
+    def plan(self) -> StagedPlan:
+        """The plan as it runs: a released stage with the task count it was given."""
+        return self._plan
 
     def _place(self, stage: int, task: int, live: list[str]) -> str:
         """Task ``i`` of stage ``s`` on live worker ``(i + s) mod n``; local data where it is,
@@ -86,6 +108,32 @@ class Scheduler:
             raise TaskFailed(f"chunk {task} of cache {cached.cache_id} was lost with its worker "
                              f"({holder}); the next query on the cache computes it again")
         return holder
+
+    # -- stages held at a barrier ----------------------------------------------------------
+    def is_planned(self, stage: int) -> bool:
+        return stage not in self._pending
+
+    def ready(self) -> list[int]:
+        """The pending stages that may be released now: every stage they read has runs, and
+        for a held stage, every task of the producers it waits for has finished."""
+        return [stage for stage in sorted(self._pending)
+                if not any(p in self._pending for p in self._reads[stage])
+                and all((p, t) in self._finished for p in self.barriers.get(stage, ())
+                        for t in range(self._plan.stages[p].tasks))]
+
+    def release(self, stage: int, reads: tuple[dict[int, Read], ...] | None) -> list[Run]:
+        """Give pending ``stage`` its runs: as planned, or one per task of ``reads`` (what
+        each reads of each shuffle input, ``adaptive.replan``). The new runs, to deliver."""
+        if reads is not None:
+            stages = list(self._plan.stages)
+            stages[stage] = stages[stage].model_copy(update={"tasks": len(reads)})
+            self._plan = self._plan.model_copy(update={"stages": tuple(stages)})
+            self._task_reads[stage] = reads
+        self._pending.discard(stage)
+        fresh = [Run(stage, task, 0, self._place(stage, task, self._live))
+                 for task in range(self._plan.stages[stage].tasks)]
+        self._runs.update(((run.stage, run.task), run) for run in fresh)
+        return fresh
 
     # -- what runs where -----------------------------------------------------------------
     def runs(self) -> list[Run]:
@@ -111,10 +159,13 @@ class Scheduler:
         """``(producer stage, producer task, partition)`` that task ``key`` reads, in order."""
         stage, task = key
         consumers = self._plan.stages[stage].tasks
+        reads = self._task_reads.get(stage)
         for producer in self._reads[stage]:
             boundary = self._plan.stages[producer]
             whole = (stage, producer) in self._whole
-            for producer_task, partition in route(boundary.output, boundary.tasks, consumers, task, whole):
+            read = reads[task].get(producer) if reads is not None else None
+            for producer_task, partition in route(boundary.output, boundary.tasks, consumers,
+                                                  task, whole, read):
                 yield producer, producer_task, partition
 
     # -- what happened -------------------------------------------------------------------
@@ -136,6 +187,7 @@ class Scheduler:
         them (see the module docstring); raises ``TaskFailed`` when a task would pass
         ``MAX_ATTEMPTS`` or no worker is left."""
         alive = {*live, self._driver}
+        self._live = live or self._live
         again: set[Task] = set()
         grew = True
         while grew:  # to a fixed point: a task run again may need a finished producer's output
@@ -170,7 +222,7 @@ class Scheduler:
     def _needed(self, key: Task, again: set[Task]) -> bool:
         """Whether some reader has yet to read ``key``'s outputs: a consumer task that has
         not finished or runs ``again``, or, for the final stage, the caller."""
-        if key[0] == self._final:
+        if key[0] == self._final or any(key[0] in self._reads[s] for s in self._pending):
             return True
         return any(key in self._producers(consumer)
                    for consumer in self._runs

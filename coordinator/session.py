@@ -26,7 +26,8 @@ import pyarrow as pa
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.clusters.local import LocalCluster
 from sparkwire.coordinator.config import Settings, load_settings
-from sparkwire.coordinator.execution import QueryCoordinator, QueryResult
+from sparkwire.coordinator.execution import QueryResult
+from sparkwire.coordinator.query_coordinator import QueryCoordinator
 from sparkwire.coordinator.metrics import Progress, QueryMetrics
 from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster

@@ -128,6 +128,11 @@ class TaskStatus(Node):
     seconds: float = Field(default=0.0, ge=0)
     #: Of ``seconds``: until a cursor was open and the inputs registered.
     setup_seconds: float = Field(default=0.0, ge=0)
+    #: Of a shuffle's (or range's) output, the rows and bytes of each partition, in order;
+    #: empty for other outputs. What the coordinator re-plans the consumer stage from
+    #: (``adaptive``): a task's total alone cannot tell a skewed partition from even ones.
+    partition_rows: tuple[Annotated[int, Field(ge=0)], ...] = Field(default=(), max_length=MAX_PARTITIONS)
+    partition_bytes: tuple[Annotated[int, Field(ge=0)], ...] = Field(default=(), max_length=MAX_PARTITIONS)
     #: Bytes read from producers, by route.
     bytes_in: dict[Annotated[str, Field(max_length=64)], Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, max_length=MAX_ROUTES)

@@ -265,8 +265,8 @@ class Worker:
     def _run(self, task: _Task) -> None:
         plan, output = task.plan, task.output
         started = time.perf_counter()
-        rows_out = bytes_out = 0
         data = list(range(plan.output.partitions))
+        rows_out, bytes_out = [0] * len(data), [0] * len(data)
         try:
             with self._engines.task(alone=plan.alone) as engine:
                 task.engine = engine
@@ -292,8 +292,8 @@ class Worker:
                         pieces = [(0, batch)] if batch.num_rows else []
                     for partition, piece in pieces:
                         output.write(partition, piece)
-                        rows_out += piece.num_rows
-                        bytes_out += piece.nbytes
+                        rows_out[partition] += piece.num_rows
+                        bytes_out[partition] += piece.nbytes
                 seconds = time.perf_counter() - started
                 output.finish(data)
         except QueryCancelled:
@@ -305,11 +305,14 @@ class Worker:
             return
         self._report(plan, TaskStatus(
             query_id=plan.query_id, stage=plan.stage, task=plan.task, attempt=plan.attempt,
-            worker=self.worker_id, rows_in=task.reads.rows, rows_out=rows_out, bytes_out=bytes_out,
-            seconds=seconds, setup_seconds=setup, bytes_in=dict(task.reads.bytes)))
+            worker=self.worker_id, rows_in=task.reads.rows, rows_out=sum(rows_out),
+            bytes_out=sum(bytes_out), seconds=seconds, setup_seconds=setup,
+            bytes_in=dict(task.reads.bytes),
+            partition_rows=tuple(rows_out) if shuffle else (),
+            partition_bytes=tuple(bytes_out) if shuffle else ()))
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
-             "rows_out": rows_out, "bytes_out": bytes_out, "seconds": seconds}
+             "rows_out": sum(rows_out), "bytes_out": sum(bytes_out), "seconds": seconds}
         )
 
     def _fail(self, task: _Task, error: SparkwireError) -> None:

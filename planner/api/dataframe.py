@@ -62,14 +62,16 @@ class DataFrame(FrameMethods, FrameCombining):
         ``extended`` puts the logical plan as built and as optimized before it; ``analyze``
         runs the query first and adds the rows each stage actually produced."""
         plan = self.staged_plan()
-        actual = None
+        actual = adapted = None
         if analyze:
             with self._executor.execute(plan) as stream:
                 for _ in stream:
                     pass
             metrics = getattr(stream, "metrics", None)
-            actual = {s: m.rows for s, m in metrics.stages.items()} if metrics is not None else None
-        staged = explain_staged(plan, actual)
+            if metrics is not None:
+                actual = {s: m.rows for s, m in metrics.stages.items()}
+                adapted = {s: (m.tasks, tuple(m.notes)) for s, m in metrics.stages.items()}
+        staged = explain_staged(plan, actual, adapted)
         if not extended:
             return staged
         optimized = explain_logical(optimize(self._plan), "Optimized logical plan")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import assert_never
 
@@ -18,9 +18,11 @@ from sparkwire.planner.logical.render import identifier, named, sort_key, sql, w
 _SHOWN_FILES = 3
 
 
-def explain_staged(plan: StagedPlan, actual_rows: Mapping[int, int] | None = None) -> str:
+def explain_staged(plan: StagedPlan, actual_rows: Mapping[int, int] | None = None,
+                   adapted: Mapping[int, tuple[int, Sequence[str]]] | None = None) -> str:
     """Stages with their operators, estimated rows, the planner's notes (join strategies
-    and why) and, after a run, the rows each stage actually produced."""
+    and why) and, after a run, the rows each stage actually produced and, for a stage
+    planned again at its barrier (``adapted``: its tasks as run, and what was done), why."""
     header = f"{len(plan.stages)} stage(s), result columns [{_names(plan.columns)}]"
     lines = [f"== Staged plan: {header} =="]
     for stage in plan.stages:
@@ -29,6 +31,9 @@ def explain_staged(plan: StagedPlan, actual_rows: Mapping[int, int] | None = Non
             rows += f" actual={actual_rows[stage.id]}"
         lines.append(f"Stage {stage.id}: tasks={stage.tasks} output={boundary(stage.output)}{rows}")
         lines.extend(f"  -- {note}" for note in stage.notes)
+        if adapted is not None and stage.id in adapted and adapted[stage.id][1]:
+            tasks, notes = adapted[stage.id]
+            lines.extend(f"  -- adaptive ({tasks} task(s) run): {note}" for note in notes)
         lines.extend(_tree(stage.fragment, depth=1))
     return "\n".join(lines)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from sparkwire.planner.optimizer.estimates import estimate_bytes
-from sparkwire.planner.logical.plan import Join
+from sparkwire.planner.logical.plan import Join, JoinType
 
 JoinStrategy = Literal["broadcast_right", "broadcast_left", "shuffle", "single"]
 
@@ -23,8 +23,7 @@ def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
     smaller side under ``threshold`` (estimated bytes) is broadcast, or both are shuffled;
     a threshold of 0 never broadcasts by size.
     """
-    right_ok = op.how in ("inner", "left", "semi", "anti", "cross")
-    left_ok = op.how in ("inner", "right", "cross")
+    left_ok, right_ok = duplicable(op.how)
     if op.null_aware:
         return "broadcast_right", "broadcast right (NOT IN: a NULL anywhere on the right decides every row)"
     if not op.left_keys:
@@ -44,6 +43,14 @@ def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
     if not (left_ok or right_ok):
         return "shuffle", f"shuffle both sides (a {op.how} join emits both sides' unmatched rows)"
     return "shuffle", f"shuffle both sides ({sizes})"
+
+
+def duplicable(how: JoinType) -> tuple[bool, bool]:
+    """Whether the left and the right side of a ``how`` join may be read whole by several
+    tasks that each hold a share of the other side: a side whose unmatched rows the join
+    never emits. The rule of broadcasting, and of adaptive execution's switch to a
+    broadcast and split of a skewed partition (``coordinator.adaptive``)."""
+    return how in ("inner", "right", "cross"), how in ("inner", "left", "semi", "anti", "cross")
 
 
 def size_text(n: float) -> str:

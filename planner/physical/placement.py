@@ -111,7 +111,7 @@ def groups_within_tasks(child: OpenStage, op: Aggregate) -> str | None:
 
 def same_tasks(mine: tuple[tuple[FileSplit, ...], ...], given: tuple[tuple[FileSplit, ...], ...]) -> bool:
     """Whether every split both sides read is in the same task on both: a task's scans are
-    narrowed to the splits of the task that are theirs (``execution._narrow``)."""
+    narrowed to the splits of the task that are theirs (``runs.narrow``)."""
     where = {split: task for task, group in enumerate(mine) for split in group}
     return all(where.get(split, task) == task for task, group in enumerate(given) for split in group)
 

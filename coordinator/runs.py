@@ -1,0 +1,44 @@
+"""One run's task plan: the stage's fragment narrowed to the task, its inputs as routed,
+and the query's settings. Kept apart from ``execution`` so that what a worker is told is
+built in one place, whichever path delivers it (the first delivery, a stage released at its
+barrier, a recovery).
+"""
+
+from __future__ import annotations
+
+from sparkwire.coordinator.scheduler import Run, Scheduler
+from sparkwire.coordinator.taskplan import TaskPlan
+from sparkwire.planner.logical.plan import Operator, operators, transform_up
+from sparkwire.planner.logical.sources import FILE_SCANS, RangeSource
+from sparkwire.planner.logical.ranges import task_slice
+from sparkwire.planner.logical.staged import Stage, StagedPlan
+
+
+def task_plan(plan: StagedPlan, scheduler: Scheduler, run: Run, query_id: str,
+              report_to: str) -> TaskPlan:
+    """The plan a worker runs for ``run`` of a query of ``plan``."""
+    stage = plan.stages[run.stage]
+    return TaskPlan(query_id=query_id, stage=run.stage, task=run.task,
+                    attempt=run.attempt, fragment=narrow(stage, run.task),
+                    inputs=scheduler.inputs(run), output=stage.output, keep=stage.keep,
+                    ansi=plan.ansi, time_zone=plan.time_zone,
+                    alone=len(plan.stages) == 1 and stage.tasks == 1,
+                    report_to=report_to)
+
+
+def narrow(stage: Stage, task: int) -> Operator:
+    """The stage's fragment as task ``task`` runs it: each file scan restricted to the
+    task's splits that are its own (two scans of a co-located join share a stage), a
+    generated range to the task's slice."""
+
+    def narrow(op: Operator) -> Operator:
+        if isinstance(op, FILE_SCANS) and stage.splits:
+            own = set(op.splits)
+            return op.model_copy(update={"splits": tuple(s for s in stage.splits[task] if s in own)})
+        if isinstance(op, RangeSource):
+            return task_slice(op, task, stage.tasks)
+        return op
+
+    if not stage.splits and not any(isinstance(op, RangeSource) for op in operators(stage.fragment)):
+        return stage.fragment
+    return transform_up(stage.fragment, narrow)
