@@ -39,7 +39,7 @@ from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, check
 from sparkwire.planner.logical.expressions import AggCall, Column, Expr, NamedExpr, Ref
 from sparkwire.planner.logical.plan import Aggregate
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.tree import has_aggregate, transform, walk
+from sparkwire.planner.logical.tree import children, has_aggregate, transform, walk
 from sparkwire.planner.logical.typed import spark_typed
 
 KeysBy = Literal["name", "expression"]
@@ -115,7 +115,7 @@ def analyze_aggregate(
 
 def _check_not_nested(expr: Expr) -> None:
     for node in walk(expr):
-        if isinstance(node, AggCall) and node.arg is not None and has_aggregate(node.arg):
+        if isinstance(node, AggCall) and any(has_aggregate(a) for a in children(node)):
             raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
 
 
@@ -129,7 +129,8 @@ def _by_name(expr: Expr, what: str, input_scope: Scope, key_scope: Scope,
             return node
         if isinstance(node, AggCall):
             arg = None if node.arg is None else input_scope.resolve(node.arg)
-            return node.model_copy(update={"arg": arg})
+            other = None if node.other is None else input_scope.resolve(node.other)
+            return node.model_copy(update={"arg": arg, "other": other})
         if isinstance(node, Column | Ref):
             try:
                 return key_scope.resolve(node)

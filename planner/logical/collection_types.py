@@ -11,7 +11,8 @@ Rules (Spark's):
   ``array_distinct``/``sort_array`` keep the array's type; ``map_keys``/``map_values`` are
   arrays of the key and value types;
 - ``collect_list``/``collect_set`` are arrays of the input type; ``stddev``/``variance`` and
-  their ``_samp``/``_pop`` forms are ``float64``; ``approx_count_distinct`` and ``count_if``
+  their ``_samp``/``_pop`` forms, ``skewness``, ``kurtosis``, ``covar_samp``/``covar_pop``
+  and ``corr`` are ``float64``; ``approx_count_distinct`` and ``count_if``
   are ``int64``; ``percentile_approx`` has the input's type (an array of it for several
   percentages), numbers, dates and timestamps only (Spark would cast a string to double;
   sparkwire asks for the cast); ``sum_distinct`` is typed as ``sum``.
@@ -35,7 +36,8 @@ COLLECTION_FUNCTIONS = frozenset({
     "map_values",
 })
 _FLOAT_AGGREGATES = frozenset({"stddev", "stddev_samp", "stddev_pop", "std", "variance",
-                               "var_samp", "var_pop"})
+                               "var_samp", "var_pop", "skewness", "kurtosis", "covar_samp",
+                               "covar_pop", "corr"})
 
 
 def array_of(element: pa.DataType) -> pa.DataType:

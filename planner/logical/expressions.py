@@ -169,6 +169,7 @@ AggregateFunction = Literal[
     "last",
     "collect_list", "collect_set", "approx_count_distinct", "count_if", "sum_distinct",
     "stddev", "stddev_samp", "stddev_pop", "std", "variance", "var_samp", "var_pop",
+    "skewness", "kurtosis", "covar_samp", "covar_pop", "corr",
     "percentile_approx",
     # the merge halves of collect_list / collect_set (planner.physical.aggregates)
     "merge_lists", "merge_sets",
@@ -177,6 +178,8 @@ AggregateFunction = Literal[
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
 ]
+#: The aggregates of two columns (``other`` is the second): covariances and correlation.
+PAIR_AGGREGATES = frozenset({"covar_samp", "covar_pop", "corr"})
 #: Percentages one ``percentile_approx`` may ask for.
 MAX_PERCENTAGES = 1024
 
@@ -235,7 +238,8 @@ class AggCall(Node):
     (the value at that fraction of the sorted input, one of its values); ``first`` and
     ``last`` may skip NULLs (``ignore_nulls``), as Spark's ``first(x, ignorenulls)``;
     ``percentile_approx`` takes ``accuracy`` and either one ``fraction`` or several
-    ``fractions`` (then its result is an array)."""
+    ``fractions`` (then its result is an array); ``covar_samp``, ``covar_pop`` and ``corr``
+    take their second column as ``other`` (``PAIR_AGGREGATES``)."""
 
     kind: Literal["aggregate"] = "aggregate"
     fn: AggregateFunction
@@ -245,6 +249,7 @@ class AggCall(Node):
     fractions: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] | None = Field(
         default=None, min_length=1, max_length=MAX_PERCENTAGES)
     accuracy: int | None = Field(default=None, ge=1, le=2**31 - 1)
+    other: Expr | None = None
 
     @model_validator(mode="after")
     def _fraction_for_quantile(self) -> AggCall:
@@ -261,6 +266,8 @@ class AggCall(Node):
             raise ValueError("percentile_approx takes an accuracy, and only it does")
         if self.ignore_nulls and self.fn not in ("first", "last"):
             raise ValueError("only first and last can ignore NULLs")
+        if (self.fn in PAIR_AGGREGATES) != (self.other is not None and self.arg is not None):
+            raise ValueError(f"{self.fn} takes {'two columns' if self.fn in PAIR_AGGREGATES else 'one'}")
         return self
 
 

@@ -172,6 +172,8 @@ def _render(expr: Expr, naming: bool) -> str:
             shown = repr(expr.fraction) if expr.fractions is None else \
                 f"array({', '.join(map(repr, expr.fractions))})"
             return f"percentile_approx({r(expr.arg)}, {shown}, {expr.accuracy})"
+        if expr.other is not None:
+            return f"{expr.fn}({r(expr.arg)}, {r(expr.other)})"
         return f"{expr.fn}({r(expr.arg)})"
     if isinstance(expr, WindowCall):
         return _window_call(expr, naming)

@@ -21,7 +21,7 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, Call):
         return expr.args
     if isinstance(expr, AggCall):
-        return () if expr.arg is None else (expr.arg,)
+        return tuple(e for e in (expr.arg, expr.other) if e is not None)
     if isinstance(expr, WindowCall):
         return tuple(e for e in (expr.arg, expr.default) if e is not None)
     if isinstance(expr, Over):
@@ -57,7 +57,8 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
         return Call(fn=expr.fn, args=tuple(transform(a, replace) for a in expr.args))
     if isinstance(expr, AggCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
-        return expr.model_copy(update={"arg": arg})
+        other = None if expr.other is None else transform(expr.other, replace)
+        return expr.model_copy(update={"arg": arg, "other": other})
     if isinstance(expr, Case):
         branches = tuple((transform(c, replace), transform(v, replace)) for c, v in expr.branches)
         otherwise = None if expr.otherwise is None else transform(expr.otherwise, replace)

@@ -41,6 +41,9 @@ from sparkwire.planner.logical.plan import Operator, Window
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.tree import children, has_aggregate, has_window, transform
 
+#: Aggregates that exist only grouped (sums of powers, ``planner.optimizer.rules.moments``);
+#: the worker has no windowed form of them yet.
+_NOT_OVER_WINDOWS = frozenset({"skewness", "kurtosis", "covar_samp", "covar_pop", "corr"})
 
 @dataclass(frozen=True)
 class Windowed:
@@ -102,6 +105,8 @@ def _checked(over: Over, scope: Scope) -> Over:
         raise AnalysisError(f"a window expression cannot hold another window or aggregate: {text}")
     if isinstance(function, AggCall) and function.fn == "count_distinct":
         raise AnalysisError(f"Distinct window functions are not supported: {text}")
+    if isinstance(function, AggCall) and function.fn in _NOT_OVER_WINDOWS:
+        raise AnalysisError(f"{function.fn} over a window is not supported by sparkwire: {text}")
     if isinstance(function, WindowCall):
         if not over.order_by:
             raise AnalysisError(

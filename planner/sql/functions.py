@@ -92,11 +92,22 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.RegexpSplit: (("this", "expression", "limit"), "split"),
     exp.ArrayAgg: (("this",), "collect_list"),
     exp.ArrayUniqueAgg: (("this",), "collect_set"),
+    # the statistical aggregates (sqlglot reads var_samp as Variance, named variance(x) here)
+    exp.Stddev: (("this",), "stddev"),
+    exp.StddevSamp: (("this",), "stddev_samp"),
+    exp.StddevPop: (("this",), "stddev_pop"),
+    exp.Variance: (("this",), "variance"),
+    exp.VariancePop: (("this",), "var_pop"),
+    exp.Skewness: (("this",), "skewness"),
+    exp.Kurtosis: (("this",), "kurtosis"),
+    exp.CovarSamp: (("this", "expression"), "covar_samp"),
+    exp.CovarPop: (("this", "expression"), "covar_pop"),
+    exp.Corr: (("this", "expression"), "corr"),
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values",
+    "map_values", "std",
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

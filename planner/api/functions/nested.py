@@ -97,34 +97,6 @@ def approx_count_distinct(col: ColumnOrName, rsd: float | None = None) -> Column
 approxCountDistinct = approx_count_distinct  # noqa: N816 - PySpark's name
 
 
-def stddev(col: ColumnOrName) -> Column:
-    return call("stddev", to_column(col).expr)
-
-
-def std(col: ColumnOrName) -> Column:
-    return call("std", to_column(col).expr)
-
-
-def stddev_samp(col: ColumnOrName) -> Column:
-    return call("stddev_samp", to_column(col).expr)
-
-
-def stddev_pop(col: ColumnOrName) -> Column:
-    return call("stddev_pop", to_column(col).expr)
-
-
-def variance(col: ColumnOrName) -> Column:
-    return call("variance", to_column(col).expr)
-
-
-def var_samp(col: ColumnOrName) -> Column:
-    return call("var_samp", to_column(col).expr)
-
-
-def var_pop(col: ColumnOrName) -> Column:
-    return call("var_pop", to_column(col).expr)
-
-
 def count_if(col: ColumnOrName) -> Column:
     return call("count_if", to_column(col).expr)
 
@@ -221,6 +193,5 @@ __all__ = [
     "array_contains", "array_distinct", "array_sort", "collect_list", "collect_set", "count_if",
     "create_map", "element_at", "explode", "explode_outer", "map_keys", "map_values",
     "percentile_approx", "posexplode", "posexplode_outer", "size", "sort_array", "split",
-    "std", "stddev", "stddev_pop", "stddev_samp", "struct", "sumDistinct", "sum_distinct",
-    "var_pop", "var_samp", "variance",
+    "struct", "sumDistinct", "sum_distinct",
 ]

@@ -5,7 +5,7 @@ DataFrame API and the SQL front end both build every call through it.
     base          the contract: a ``Function`` entry, checked calls, option arguments
     registry      the table of every family's entries: ``lookup``, ``call``, ``generator``
     strings, dates, numeric, conditionals, collections     scalar functions, by family
-    aggregates, windows                                     aggregate and window functions
+    aggregates, statistics, windows                         aggregate and window functions
     generators    ``explode`` and its family (planned by ``planner.logical.generate``)
     casts         the type names a cast may name
 

@@ -9,6 +9,8 @@
   itself), ``percentile_approx`` one of the input values (exact, ``worker.collections``);
   several percentages (an ``array`` of literals) give an array;
 - ``any_value`` is some value of the group, NULLs included (Spark's default).
+
+The statistical aggregates are a family of their own (``statistics``).
 """
 
 from __future__ import annotations
@@ -100,8 +102,7 @@ def percentile_approx(value: Expr, percentage: Expr, accuracy: Expr = _DEFAULT_A
 
 FUNCTIONS = (
     *(_aggregate(name) for name in (
-        "sum", "avg", "min", "max", "collect_list", "collect_set", "stddev", "std", "stddev_samp",
-        "stddev_pop", "variance", "var_samp", "var_pop", "count_if", "sum_distinct",
+        "sum", "avg", "min", "max", "collect_list", "collect_set", "count_if", "sum_distinct",
     )),
     _aggregate("mean", "avg"),
     Function.of("count", count),

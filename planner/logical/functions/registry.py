@@ -25,13 +25,14 @@ from sparkwire.planner.logical.functions import (
     conditionals,
     dates,
     numeric,
+    statistics,
     strings,
     windows,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
-_FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, windows)
+_FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

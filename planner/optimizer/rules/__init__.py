@@ -15,6 +15,7 @@ from sparkwire.planner.optimizer.rules.disjunctions import derive_side_filters
 from sparkwire.planner.optimizer.rules.filters import merge_filters
 from sparkwire.planner.optimizer.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.optimizer.rules.limits import merge_limits
+from sparkwire.planner.optimizer.rules.moments import statistics_as_sums
 from sparkwire.planner.optimizer.rules.precount import count_before_join
 from sparkwire.planner.optimizer.rules.projects import merge_projects
 from sparkwire.planner.optimizer.rules.pushdown import push_filters
@@ -36,6 +37,7 @@ RULES: tuple[Rule, ...] = (
     reduce_semi_join_inputs,
     merge_projects,
     count_before_join,
+    statistics_as_sums,
     merge_limits,
 )
 
