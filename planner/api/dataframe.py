@@ -15,7 +15,7 @@ and queries the distinct values to pivot on), then ``explain`` and temporary vie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Self
 
 from sparkwire.planner.api import functions as F
@@ -28,6 +28,7 @@ from sparkwire.planner.api.pyspark_names import DATAFRAME
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.logical.analyzer import check_unique
 from sparkwire.planner.logical.explain import explain_logical, explain_staged
+from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
@@ -52,6 +53,20 @@ class DataFrame(FrameMethods, FrameCombining):
         return GroupedData(self, tuple(keys))
 
     groupby = groupBy
+
+    def rollup(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:
+        """Grouped by every prefix of ``cols``, down to the grand total, in one aggregate."""
+        return self._grouping_sets(cols, "rollup", rollup)
+
+    def cube(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:
+        """Grouped by every subset of ``cols``, in one aggregate."""
+        return self._grouping_sets(cols, "cube", cube)
+
+    def _grouping_sets(self, cols: tuple[ColumnOrName | Sequence[ColumnOrName], ...], what: str,
+                       sets: Callable[[Sequence[int]], list[GroupingSet]]) -> GroupedData[Self]:
+        keys = [self._named(F.to_column(c), what) for c in F.flatten_arguments(cols)]
+        check_unique(name for name, _ in keys)
+        return GroupedData(self, tuple(keys), sets=sets(range(len(keys))))
 
     def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> Self:
         """A global aggregate: one row; also ``agg({"column": "function"})``."""
