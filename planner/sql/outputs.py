@@ -25,7 +25,7 @@ from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
-from sparkwire.planner.sql.grouping import group_by
+from sparkwire.planner.sql.grouping import group_by, order_by_selected_grouping
 from sparkwire.planner.sql.syntax import has_subquery
 from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.logical.windowing import pull_windows
@@ -64,6 +64,8 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
     if windowed is not None:
         raise unsupported(windowed, "a window function in an aggregating SELECT")
     keys, sets = group_by(group, lambda g: scope.resolve(expression(g)))
+    if sets is not None:
+        order_by_selected_grouping(node)
     return _aggregate(relation, items, keys, having, subquery, sets)
 
 
