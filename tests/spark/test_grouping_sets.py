@@ -45,6 +45,8 @@ def test_dataframe_rollup_and_cube(spark, sessions) -> None:
     assert_same(lambda api, df: program(api, df)[0], [DATA], spark, sessions)
     assert_same(lambda api, df: program(api, df)[1], [DATA], spark, sessions)
     assert_same(lambda api, df: df.repartition(2).rollup("b").count(), [DATA], spark, sessions)
+    assert_same(lambda api, df: df.repartition(2).groupingSets([["a", "b"], ["b"], []], "a", "b").agg(
+        api.F.sum("c"), api.F.grouping_id()), [DATA], spark, sessions)
 
 
 @pytest.mark.slow
