@@ -76,7 +76,7 @@ def _line(op: Operator) -> str:
         case Aggregate():
             keys = ", ".join(named(k) for k in op.keys)
             aggs = ", ".join(named(a) for a in op.aggregates)
-            return f"Aggregate keys=[{keys}] aggregates=[{aggs}]"
+            return f"Aggregate{' local' if op.local else ''} keys=[{keys}] aggregates=[{aggs}]"
         case Sort():
             keys = ", ".join(sort_key(k) for k in op.keys)
             return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")

@@ -114,13 +114,16 @@ class Expand(Node):
 
 
 class Aggregate(Node):
-    """Group by ``keys`` (empty: one global group) computing ``aggregates``."""
+    """Group by ``keys`` (empty: one global group) computing ``aggregates``; ``local``: within
+    each task only, its groups merged by an aggregate above (the stage cutter neither splits
+    nor shuffles it: ``planner.optimizer.rules.expand``)."""
 
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["aggregate"] = "aggregate"
     input: Operator
     keys: tuple[NamedExpr, ...]
     aggregates: tuple[NamedExpr, ...]
+    local: bool = False
 
 
 class Sort(Node):

@@ -302,8 +302,10 @@ class _Cutter:
 
     def aggregate(self, op: Aggregate) -> OpenStage:
         child = self.materialize(self.cut(op.input))
-        within = groups_within_tasks(child, op) if child.tasks > 1 else None
-        if within:
+        within = groups_within_tasks(child, op) if child.tasks > 1 and not op.local else None
+        if op.local:
+            distributed = False
+        elif within:
             child = replace(child, notes=(*child.notes, f"aggregate: each group in one task ({within})"))
             distributed = False
         else:
