@@ -50,6 +50,11 @@ CASES = {
         "select a, b, sum(v) s from t group by rollup(a, b) having grouping(b) = 1 and sum(v) > 0",
         None,
     ),
+    "averages_of_nothing_but_nulls": (
+        "select a, b, avg(x) m, avg(c) mc, count(x) n from t where x is null or c = 2 "
+        "group by rollup(a, b)",
+        None,
+    ),
     "a_key_aggregated_too": (
         "select a, sum(a) sa, count(distinct b) db from t group by rollup(a)",
         None,
