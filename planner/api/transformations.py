@@ -52,6 +52,7 @@ class FrameTransformations(Frame):
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
                 "aggregate first with groupBy().agg(), then filter its result"
             )
+        refuse_grouping([condition.expr])
         if has_window(condition.expr):
             raise AnalysisError(
                 f"window functions are not allowed in filter: {sql(condition.expr)}; compute "

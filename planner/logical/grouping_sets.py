@@ -60,16 +60,13 @@ class Expanded:
     """The ``Expand`` over the input (``relation``: the input's attributes, then the
     expanded keys', then the id's) and the group keys over it, the id last; ``original``
     holds the keys as the front end resolved them against the input, which
-    ``over_expanded`` matches."""
+    ``over_expanded`` matches; ``grouping_id`` is the id's column."""
 
     relation: Relation
     keys: tuple[GroupKey, ...]
     original: tuple[Expr, ...]
     sets: tuple[int, ...]
-
-    @property
-    def grouping_id(self) -> Column:
-        return self.keys[-1].expr  # type: ignore[return-value]  # a Column, built below
+    grouping_id: Column
 
 
 def expand(relation: Relation, keys: Sequence[GroupKey], sets: Sequence[GroupingSet],
@@ -95,7 +92,7 @@ def expand(relation: Relation, keys: Sequence[GroupKey], sets: Sequence[Grouping
     group = [GroupKey(a.column, k.attr) for a, k in zip(expanded, keys, strict=True)]
     group.append(GroupKey(gid_attr.column, Attribute(GROUPING_ID, fresh(GROUPING_ID, taken), pa.int64())))
     return Expanded(Relation(plan, (*relation.attrs, *expanded, gid_attr)), tuple(group),
-                    tuple(k.expr for k in keys), tuple(ids))
+                    tuple(k.expr for k in keys), tuple(ids), gid_attr.column)
 
 
 def aggregate_sets(relation: Relation, keys: Sequence[GroupKey], sets: Sequence[GroupingSet],

@@ -57,6 +57,7 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
     having = node.args.get("having")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
     if not grouped:
+        refuse_grouping([e for _, e in items])
         return _projected(relation, items)
     if generator is not None:
         raise unsupported(generator, "a generator in an aggregating SELECT")

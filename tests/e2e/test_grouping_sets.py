@@ -112,7 +112,16 @@ def test_expand_runs_below_the_partial_aggregate_in_the_scan_stage(session) -> N
     ("select a, grouping(c) from t group by rollup(a, b)", "is not a grouping column"),
     ("select a, sum(c) from t group by grouping sets ((a), (a))", "the same grouping set twice"),
     ("select b, sum(c) from t group by rollup(a)", "neither grouped nor aggregated"),
+    ("select grouping(a) from t", "can only be used with GroupingSets/Cube/Rollup"),
 ])
 def test_what_spark_refuses_or_sparkwire_does_not_support(session, query: str, message: str) -> None:
     with pytest.raises(AnalysisError, match=message):
         session.sql(query).toArrow()
+
+
+def test_grouping_outside_an_aggregate_is_refused_before_running(session) -> None:
+    df = session.sql("select * from t")
+    for build in (lambda: df.select(F.grouping("a")), lambda: df.filter(F.grouping_id() == 0),
+                  lambda: df.groupBy("a").agg(F.grouping("a"))):
+        with pytest.raises(AnalysisError, match="can only be used with GroupingSets/Cube/Rollup"):
+            build()
