@@ -299,6 +299,7 @@ class QueryResult(Closeable):
             stats.done += 1
             stats.rows += status.rows_out
             stats.bytes += status.bytes_out
+            stats.batches += status.batches_out
             self.metrics.add("task_setup", status.setup_seconds)
             self.metrics.add("task_run", status.seconds - status.setup_seconds)
             self.metrics.tasks_per_worker[status.worker] += 1
