@@ -56,6 +56,17 @@ def test_a_shuffle_of_many_small_batches_writes_fewer_larger_pieces_with_the_sam
     assert rows / pieces > BATCH_ROWS / 2 and pieces * 3 < cut_pieces
 
 
+def test_a_shuffle_into_one_partition_runs_as_a_coalesce_with_the_same_answer() -> None:
+    expected = oracle(table(), "SELECT k, sum(v) AS s FROM t GROUP BY k")
+    with Session(workers=2) as session:
+        df = session.createDataFrame(table()).repartition(1, "k").groupBy("k").agg(
+            F.sum("v").alias("s"))
+        got = df.toArrow()
+        boundaries = [s.boundary for s in session.last_metrics.stages.values()]
+    assert canonical(got) == canonical(expected)
+    assert "shuffle" not in boundaries and boundaries.count("coalesce") == 2  # chunks, the one
+
+
 def partitioned(start: int, rows: int, partitions: int) -> pa.RecordBatch:
     """A batch as a shuffle task's query hands it over: its partition column included."""
     values = pa.array(range(start, start + rows), pa.int64())
