@@ -69,7 +69,10 @@ class FrameTransformations(Frame):
         if any(isinstance(c, GeneratorColumn) for c in items):
             return self._select_generating(items)
         columns = [F.to_column(c) for c in items]
-        if any(has_aggregate(c.expr) for c in columns):
+        # a window over an aggregate is planned as agg, then withColumn over a window: a
+        # select holding windows is a projection, which refuses aggregates in it
+        windowed = any(has_window(c.expr) for c in columns)
+        if not windowed and any(has_aggregate(c.expr) for c in columns):
             for c in columns:
                 if not has_aggregate(c.expr):
                     raise AnalysisError(

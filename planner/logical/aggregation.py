@@ -39,7 +39,7 @@ from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, check
 from sparkwire.planner.logical.expressions import AggCall, Column, Expr, NamedExpr, Ref
 from sparkwire.planner.logical.plan import Aggregate
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.tree import children, has_aggregate, transform, walk
+from sparkwire.planner.logical.tree import children, has_aggregate, transform, transform_grouped
 from sparkwire.planner.logical.typed import spark_typed
 
 KeysBy = Literal["name", "expression"]
@@ -114,9 +114,17 @@ def analyze_aggregate(
 
 
 def _check_not_nested(expr: Expr) -> None:
-    for node in walk(expr):
-        if isinstance(node, AggCall) and any(has_aggregate(a) for a in children(node)):
+    """No aggregate call inside another; a window over an aggregate (``sum(sum(x)) OVER
+    w``) is no nesting, its function runs over the aggregate's output."""
+
+    def check(node: Expr) -> Expr | None:
+        if not isinstance(node, AggCall):
+            return None
+        if any(has_aggregate(a) for a in children(node)):
             raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
+        return node
+
+    transform_grouped(expr, check)
 
 
 def _by_name(expr: Expr, what: str, input_scope: Scope, key_scope: Scope,
@@ -158,7 +166,7 @@ def _by_expression(expr: Expr, what: str, keys: Sequence[GroupKey], late: Collec
             raise _neither(node, what)
         return None
 
-    return transform(expr, replace)
+    return transform_grouped(expr, replace)
 
 
 def _split_calls(expr: Expr, calls: dict[AggCall, str], taken: set[str]) -> Expr:
@@ -172,7 +180,7 @@ def _split_calls(expr: Expr, calls: dict[AggCall, str], taken: set[str]) -> Expr
             calls[node] = fresh("_agg", taken)
         return Column(name=calls[node])
 
-    return transform(expr, replace)
+    return transform_grouped(expr, replace)
 
 
 def _neither(node: Column | Ref, what: str, hint: str = "") -> AnalysisError:
