@@ -6,7 +6,10 @@ input and become the ``Aggregate``'s key columns; every output is an expression 
 keys and aggregate calls of input columns; a column in an output that is neither a group
 key nor inside an aggregate call is refused (``neither grouped nor aggregated``), as is an
 aggregate call inside another; the aggregate's attributes are the keys', then its
-aggregates', typed from the input and the keys.
+aggregates', typed from the input and the keys. A window expression in an output runs over
+the aggregate's output, as in Spark (``sum(sum(x)) OVER (PARTITION BY k)``, ``rank() OVER
+(ORDER BY sum(x))``): its function stays, its inputs are rewritten like any output
+(``tree.transform_grouped``), and ``planner.logical.windowing`` plans it above the aggregate.
 
 Where they differ is an argument:
 

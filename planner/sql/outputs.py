@@ -4,7 +4,9 @@ Aggregation computes each distinct aggregate call once, under the group keys, th
 SELECT list is a projection over keys and calls; a key that is a column keeps its name and
 table alias, so ORDER BY ``t.c`` still finds it. Unnamed outputs were named as Spark names
 them before normalisation (``planner.sql.naming``). A generator in the SELECT list
-(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``).
+(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``); a
+window function of an aggregating SELECT above the aggregate (``planner.logical.aggregation``).
+ORDER BY keys that are no outputs are computed as hidden items (``planner.sql.ordering``).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, p
 from sparkwire.planner.sql.ordering import hidden_order_keys
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
 from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
-from sparkwire.planner.logical.tree import has_aggregate, transform
+from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.logical import types
 
 Catalog = Mapping[str, Relation]
@@ -348,6 +348,8 @@ def _grouped_value(
     value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     if not has_aggregate(value):
         raise unsupported(item, "a scalar subquery that is not an aggregate")
+    if has_window(value):
+        raise unsupported(item, "a window function in a scalar subquery")
     key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
     name = f"{tag}_value"
     aggregate = Aggregate(input=inner.plan, keys=key_items,
