@@ -4,7 +4,9 @@ Aggregation computes each distinct aggregate call once, under the group keys, th
 SELECT list is a projection over keys and calls; a key that is a column keeps its name and
 table alias, so ORDER BY ``t.c`` still finds it. Unnamed outputs were named as Spark names
 them before normalisation (``planner.sql.naming``). A generator in the SELECT list
-(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``).
+(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``); a
+window function of an aggregating SELECT above the aggregate (``planner.logical.aggregation``).
+ORDER BY keys that are no outputs are computed as hidden items (``planner.sql.ordering``).
 """
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ from sparkwire.planner.logical.windowing import pull_windows
 Subquery = Callable[[exp.Expr], Relation]
 
 
-def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquery) -> Relation:
+def project_or_aggregate(
+    node: exp.Select, relation: Relation, subquery: Subquery, hidden: Sequence[exp.Ordered] = (),
+) -> Relation:
     """The SELECT list, grouped and aggregated when GROUP BY, HAVING or an aggregate
-    asks for it; ``subquery`` translates a scalar subquery in HAVING."""
+    asks for it; ``subquery`` translates a scalar subquery in HAVING. The ``hidden`` ORDER
+    BY keys (``planner.sql.ordering``) are computed as more items, after the SELECT list."""
     columns = relation.attrs  # what * means, without generated columns
     generator, relation, added = _generator(node, relation)
     scope = relation.scope
@@ -49,6 +54,8 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
         name = item.alias_or_name
         value = item.unalias() if isinstance(item, exp.Alias) else item
         items.append((name, scope.resolve(expression(value))))
+    taken = {name.casefold() for name, _ in items}
+    items.extend((fresh("_sort", taken), scope.resolve(expression(key.this))) for key in hidden)
     group = node.args.get("group")
     having = node.args.get("having")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
@@ -56,9 +63,6 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
         return _projected(relation, items)
     if generator is not None:
         raise unsupported(generator, "a generator in an aggregating SELECT")
-    windowed = next((item for item in node.expressions if item.find(exp.Window)), None)
-    if windowed is not None:
-        raise unsupported(windowed, "a window function in an aggregating SELECT")
     keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
     return _aggregate(relation, items, keys, having, subquery)
 
@@ -164,11 +168,17 @@ def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Rela
     return Relation(Project(input=relation.plan, columns=tuple(named)), tuple(attrs))
 
 
-def order_limit(node: exp.Expr, relation: Relation) -> Relation:
-    """ORDER BY (output names, or the columns outputs pass through) and LIMIT."""
+def order_limit(node: exp.Expr, relation: Relation, hidden: Sequence[exp.Ordered] = ()) -> Relation:
+    """ORDER BY (output names, or the columns outputs pass through) and LIMIT; the last
+    columns of ``relation`` are the ``hidden`` ORDER BY keys (``planner.sql.ordering``),
+    sorted on and then dropped."""
     order = node.args.get("order")
+    outputs = relation.attrs[:len(relation.attrs) - len(hidden)]
+    computed = {id(key): attr for key, attr in zip(hidden, relation.attrs[len(outputs):], strict=True)}
     if order is not None:
-        keys = [_sort_key(o, relation) for o in order.expressions]
+        keys = [_sort_key(o, relation) if id(o) not in computed
+                else sort_key(o).model_copy(update={"expr": computed[id(o)].column})
+                for o in order.expressions]
         relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
     limit = node.args.get("limit")
     if limit is not None:
@@ -178,6 +188,9 @@ def order_limit(node: exp.Expr, relation: Relation) -> Relation:
         relation = Relation(Limit(input=relation.plan, n=int(value.this)), relation.attrs)
     if node.args.get("offset") is not None:
         raise unsupported(node.args["offset"], "OFFSET")
+    if hidden:
+        kept = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in outputs)
+        relation = Relation(Project(input=relation.plan, columns=kept), outputs)
     return relation
 
 
@@ -185,6 +198,8 @@ def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
     """A SELECT output by name, or by its source column (``qualify`` writes ``t.c`` for an
     output that passes ``t.c`` through, and grouped outputs keep their qualifier)."""
     key = sort_key(node)
+    if has_aggregate(key.expr):  # outputs are per-row values, aggregated already
+        raise unsupported(node, "ORDER BY an aggregate of a set operation's rows")
     try:
         resolved = relation.scope.resolve(key.expr)
     except AnalysisError:
