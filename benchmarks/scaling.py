@@ -16,8 +16,8 @@ On a machine with the cores, the wall curve is the signal.
 
 Per query and in total, per system and worker count: wall seconds, CPU seconds of all the
 system's processes (driver and workers, ``tpch_procs.cpu_seconds``), sparkwire's tasks,
-stages, bytes written across stage boundaries and read by tasks (its ``last_metrics``; it
-does not count shuffle pieces), and the peak RSS of the whole tree. Writes
+stages, pieces (batches) and bytes written across stage boundaries, bytes read by tasks
+(its ``last_metrics``), and the peak RSS of the whole tree. Writes
 ``benchmarks/results/scaling-sf{N}.json``, ``.png`` (speedup curves and ratios) and ``.md``
 (tables and the targets of issue 33 as pass/fail lines; ``benchmarks.scaling_report``).
 

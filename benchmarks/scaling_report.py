@@ -37,6 +37,7 @@ def _point(cells: Cells, key: str, counted: list[str]) -> dict[str, Any]:
             "cpu_between_s": total(cells, key, counted, "cpu_between_s"),
             "tasks": total(cells, key, counted, "tasks"),
             "stages": total(cells, key, counted, "stages"),
+            "pieces": total(cells, key, counted, "pieces"),
             "boundary_bytes": total(cells, key, counted, "boundary_bytes"),
             "read_bytes": (sum(sum(m.values()) for m in moved if m is not None)
                            if counted and all(m is not None for m in moved) else None),
@@ -45,8 +46,8 @@ def _point(cells: Cells, key: str, counted: list[str]) -> dict[str, Any]:
 
 def summarize(cells: Cells, systems: list[str], workers: list[int]) -> dict[str, Any]:
     """Per system, per worker count (as a string: JSON keys are): wall and CPU seconds, the
-    work sparkwire did (tasks, stages, bytes written across stage boundaries, bytes read by
-    tasks), the peak RSS of the whole tree, each against DuckDB with as many threads
+    work sparkwire did (tasks, stages, pieces and bytes written across stage boundaries,
+    bytes read by tasks), the peak RSS of the whole tree, each against DuckDB with as many threads
     (``x_duckdb``, ``cpu_x_duckdb``, ``rss_x_duckdb``), and against the system's own fewest
     workers (``speedup``: wall there ÷ wall here; ``cpu_growth``: CPU here ÷ CPU there)."""
     keys = [label(s, w) for s in systems for w in workers]

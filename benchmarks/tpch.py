@@ -63,7 +63,7 @@ CPU_NOTE = ("cpu_s: user + system CPU seconds of every process of the system (dr
             "timed runs; cpu_between_s: the same since the system's previous query ended")
 #: What a cell keeps of sparkwire's metrics of its last correct execution
 #: (``tpch_systems.Sparkwire.metrics``); None for the other systems.
-METRICS = ("stages", "tasks", "boundary_bytes", "bytes_by_boundary", "bytes_in")
+METRICS = ("stages", "tasks", "pieces", "boundary_bytes", "bytes_by_boundary", "bytes_in")
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ class Sparkwire:
     def metrics(self) -> dict[str, Any] | None:
         """Stages and tasks; bytes written across each kind of stage boundary (``shuffle``,
         ``broadcast``, ... once per producer) and read by tasks per route (``memory``,
-        ``zmq``, ``local`` ...: a broadcast once per reading task); seconds per phase."""
+        ``zmq``, ``local`` ...: a broadcast once per reading task); the pieces (batches)
+        written across the boundaries but the result; seconds per phase."""
         m = self.session.last_metrics
         if m is None:
             return None
@@ -58,6 +59,7 @@ class Sparkwire:
             written[stage.boundary] += stage.bytes
         return {"boundary_bytes": sum(b for kind, b in written.items() if kind != "result"),
                 "stages": len(m.stages), "tasks": sum(s.tasks for s in m.stages.values()),
+                "pieces": sum(s.batches for s in m.stages.values() if s.boundary != "result"),
                 "bytes_by_boundary": dict(sorted(written.items())),
                 "bytes_in": dict(sorted(m.bytes_in.items())),
                 "phases": {str(k): float(v) for k, v in phases.items()}}

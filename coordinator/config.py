@@ -59,6 +59,10 @@ class WorkerSettings(_Section):
     #: core of the cluster, ``planner.physical.sizing``); 0: counted where the workers run
     #: (``ClusterBase.cores``: this machine's CPUs for workers on it).
     cores: int = Field(default=0, ge=0, le=4096)
+    #: A task's output is cut into its partitions in pieces of about this many bytes each
+    #: (or ``engine.batch_rows`` rows), its batches gathered first up to a share of the
+    #: store (``coordinator.worker.pieces``); 0 cuts every batch as DuckDB hands it over.
+    piece_bytes: ByteSize = Field(default=ByteSize(1 << 20), ge=0)
     max_queued_tasks: int = Field(default=1024, ge=1)
     #: One query's share of the queue, so that it cannot starve the others (``admission``).
     max_queued_per_query: int = Field(default=512, ge=1)

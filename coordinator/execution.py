@@ -229,6 +229,7 @@ class QueryResult(Closeable):
             stats.bytes += status.bytes_out
             if status.partition_bytes:
                 self._sizes[(status.stage, status.task)] = status.partition_bytes
+            stats.batches += status.batches_out
             self.metrics.add("task_setup", status.setup_seconds)
             self.metrics.add("task_run", status.seconds - status.setup_seconds)
             self.metrics.tasks_per_worker[status.worker] += 1

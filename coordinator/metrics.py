@@ -23,14 +23,16 @@ class StageMetrics:
     rows: int = 0
     bytes: int = 0
     notes: list[str] = field(default_factory=list)
+    #: Batches its tasks wrote (a shuffle's pieces): what readers receive one by one.
+    batches: int = 0
 
 
 @dataclass
 class QueryMetrics:
-    """What a query did: per stage, rows and bytes crossing its output boundary; and where
-    its time went (``phases``, seconds): ``dispatch`` (task plans encoded and delivered),
-    ``first_batch`` (from then to the first result batch), ``stream`` (the rest of the
-    result), and summed over tasks, ``task_setup`` (a cursor and inputs registered) and
+    """What a query did: per stage, rows, bytes and batches crossing its output boundary;
+    and where its time went (``phases``, seconds): ``dispatch`` (task plans encoded and
+    delivered), ``first_batch`` (from then to the first result batch), ``stream`` (the rest
+    of the result), and summed over tasks, ``task_setup`` (a cursor and inputs registered) and
     ``task_run`` (the query, reading inputs and writing partitions)."""
 
     query_id: str

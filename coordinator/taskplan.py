@@ -125,6 +125,8 @@ class TaskStatus(Node):
     rows_in: int = Field(default=0, ge=0)
     rows_out: int = Field(default=0, ge=0)
     bytes_out: int = Field(default=0, ge=0)
+    #: Batches written to the task's partitions, all together: a shuffle's pieces.
+    batches_out: int = Field(default=0, ge=0)
     seconds: float = Field(default=0.0, ge=0)
     #: Of ``seconds``: until a cursor was open and the inputs registered.
     setup_seconds: float = Field(default=0.0, ge=0)

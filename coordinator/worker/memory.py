@@ -21,6 +21,10 @@ fixed shares cannot over-commit. The shares, and why:
   kept TPC-H Q9's 24 MiB ``partsupp`` a stream, and DuckDB joined it first: 0.29 s became
   0.7 s; shared, 5 % holds it. At 10 % the 128 MiB worker of ``test_memory`` peaked within
   2-7 MiB of its bound.
+- **a task's gathered output**, out of the store's share, not beside it: a task gathers its
+  output's batches before cutting them into partitions (``worker.pieces``), counted in the
+  store like written output, at most half the store's share over the task slots, so that
+  the slots gathering at once leave the store half its share for what they wrote.
 - **30 % headroom** for what no limit counts: allocator retention (Arrow's mimalloc and
   glibc keep freed pages for reuse), DuckDB's allocations outside its buffer manager,
   batches being split or serialised, Python objects. Measured on a shuffle 5x the
@@ -75,22 +79,26 @@ MIN_WINDOW = MIN_CHARGE
 
 @dataclass(frozen=True, slots=True)
 class MemoryPlan:
-    """Bytes for each holder of a worker's memory; ``window`` is per input stream."""
+    """Bytes for each holder of a worker's memory; ``window`` is per input stream,
+    ``gather`` per task (and part of ``store``)."""
 
     store: int
     engine: int
     window: int
     whole_input: int
+    gather: int
 
     @classmethod
     def of(cls, worker: WorkerSettings) -> MemoryPlan:
         total = int(worker.memory)
         streams = worker.task_slots * STREAMS_PER_SLOT
+        store = int(total * STORE_SHARE)
         return cls(
-            store=int(total * STORE_SHARE),
+            store=store,
             engine=int(total * ENGINE_SHARE),
             window=max(MIN_WINDOW, int(total * READ_AHEAD_SHARE) // streams // MIN_WINDOW * MIN_WINDOW),
             whole_input=int(total * WHOLE_INPUT_SHARE),
+            gather=store // 2 // worker.task_slots,
         )
 
 

@@ -40,7 +40,7 @@ from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
 from sparkwire.coordinator.worker.files import check_files, check_output_directory
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
-from sparkwire.coordinator.worker.partitioning import split_by_partition
+from sparkwire.coordinator.worker.pieces import Pieces, PieceTarget
 from sparkwire.coordinator.worker.compile import (
     PARTITION_COLUMN,
     CachedTable,
@@ -116,6 +116,8 @@ class Worker:
         engine = settings.worker.engine
         self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine,
                                   alone_threads=engine.threads * settings.worker.task_slots)
+        self._piece_target = PieceTarget(int(settings.worker.piece_bytes),
+                                         engine.batch_rows, memory.gather)
         self._whole_inputs = ByteBudget(memory.whole_input)
         self._inputs = ExchangeInputs(self._client, self._shared, self._whole_inputs,
                                       settings.timeouts.partition_wait)
@@ -266,7 +268,6 @@ class Worker:
         plan, output = task.plan, task.output
         started = time.perf_counter()
         data = list(range(plan.output.partitions))
-        rows_out, bytes_out = [0] * len(data), [0] * len(data)
         try:
             with self._engines.task(alone=plan.alone) as engine:
                 task.engine = engine
@@ -285,15 +286,11 @@ class Worker:
                 if shuffle:
                     schema = schema.remove(schema.get_field_index(PARTITION_COLUMN))
                 output.start(schema, data)
-                for batch in batches:
-                    if shuffle:
-                        pieces = split_by_partition(batch, plan.output.partitions)
-                    else:
-                        pieces = [(0, batch)] if batch.num_rows else []
-                    for partition, piece in pieces:
-                        output.write(partition, piece)
-                        rows_out[partition] += piece.num_rows
-                        bytes_out[partition] += piece.nbytes
+                with Pieces(output, plan.output.partitions if shuffle else None,
+                            self._piece_target) as pieces:
+                    for batch in batches:
+                        pieces.write(batch)
+                    pieces.flush()
                 seconds = time.perf_counter() - started
                 output.finish(data)
         except QueryCancelled:
@@ -305,14 +302,14 @@ class Worker:
             return
         self._report(plan, TaskStatus(
             query_id=plan.query_id, stage=plan.stage, task=plan.task, attempt=plan.attempt,
-            worker=self.worker_id, rows_in=task.reads.rows, rows_out=sum(rows_out),
-            bytes_out=sum(bytes_out), seconds=seconds, setup_seconds=setup,
-            bytes_in=dict(task.reads.bytes),
-            partition_rows=tuple(rows_out) if shuffle else (),
-            partition_bytes=tuple(bytes_out) if shuffle else ()))
+            worker=self.worker_id, rows_in=task.reads.rows, rows_out=pieces.rows,
+            bytes_out=pieces.bytes, batches_out=pieces.batches, seconds=seconds,
+            setup_seconds=setup, bytes_in=dict(task.reads.bytes),
+            partition_rows=tuple(pieces.partition_rows) if shuffle else (),
+            partition_bytes=tuple(pieces.partition_bytes) if shuffle else ()))
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
-             "rows_out": sum(rows_out), "bytes_out": sum(bytes_out), "seconds": seconds}
+             "rows_out": pieces.rows, "bytes_out": pieces.bytes, "seconds": seconds}
         )
 
     def _fail(self, task: _Task, error: SparkwireError) -> None:

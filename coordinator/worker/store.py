@@ -86,6 +86,28 @@ class TaskOutput:
             self.partitions[partition].entries.append(entry)
             self.cond.notify_all()
 
+    def hold(self, nbytes: int) -> bool:
+        """Count ``nbytes`` the task holds on their way to its partitions (``worker.pieces``)
+        against the store's budget, as written ones are, until ``let_go``; False, counting
+        nothing, when the budget has no room. Dropping the output frees them too."""
+        if not self._store._reserve(nbytes):
+            return False
+        with self.cond:
+            if self.dropped:
+                self._store._release(nbytes)
+                raise QueryCancelled(f"query {self.query_id} was cancelled")
+            self.memory_bytes += nbytes
+        return True
+
+    def let_go(self, nbytes: int) -> None:
+        """``nbytes`` that ``hold`` counted are no longer held; a no-op once dropped, which
+        freed them."""
+        with self.cond:
+            if self.dropped:
+                return
+            self.memory_bytes -= nbytes
+        self._store._release(nbytes)
+
     def finish(self, partitions: list[int] | None = None) -> None:
         with self.cond:
             for p in self.partitions if partitions is None else partitions:

@@ -21,7 +21,7 @@ them as a ``Protocol`` instead.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Self
 
@@ -55,24 +55,32 @@ from sparkwire.planner.logical.windowing import pull_windows
 from sparkwire.planner.pipeline import plan_on
 
 
+#: A frame made by a projection or an aggregation computed again with more columns after
+#: its own, given as named Columns over what it was computed from: how ``orderBy`` sorts
+#: on what the frame does not select (``planner.api.ordering``).
+Widen = Callable[[Sequence[Column]], "Frame"]
+
+
 class Frame:
     """A logical plan with its attributes and executor; immutable, as every layer relies on."""
 
-    __slots__ = ("_plan", "_attrs", "_executor", "_id")
+    __slots__ = ("_plan", "_attrs", "_executor", "_id", "_widen")
     _plan: Operator
     _attrs: tuple[Attribute, ...]
     _executor: Executor
     _id: int
+    _widen: Widen | None
 
     def __init__(
         self, plan: Operator, attributes: Sequence[Attribute], executor: Executor,
-        plan_id: int | None = None,
+        plan_id: int | None = None, widen: Widen | None = None,
     ) -> None:
         plan_id = new_plan_id() if plan_id is None else plan_id
         object.__setattr__(self, "_plan", plan)
         object.__setattr__(self, "_attrs", passed_through(attributes, plan_id))
         object.__setattr__(self, "_executor", executor)
         object.__setattr__(self, "_id", plan_id)
+        object.__setattr__(self, "_widen", widen)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("DataFrame is immutable; its methods return new DataFrames")
@@ -122,9 +130,10 @@ class Frame:
     def _scope(self) -> Scope:
         return Scope(self._attrs)
 
-    def _derive(self, plan: Operator, attributes: Sequence[Attribute]) -> Self:
-        """A new frame of this class on the same executor: how every layer makes one."""
-        return type(self)(plan, attributes, self._executor)
+    def _derive(self, plan: Operator, attributes: Sequence[Attribute], widen: Widen | None = None) -> Self:
+        """A new frame of this class on the same executor: how every layer makes one;
+        ``widen`` makes it again with more columns (``Widen``)."""
+        return type(self)(plan, attributes, self._executor, widen=widen)
 
     def _user_schema(self, schema: pa.Schema) -> pa.Schema:
         """The result schema under the user's names: the plan's columns carry internal
@@ -151,6 +160,7 @@ class Frame:
         under its own name keeps its identity (internal name, qualifier), so two columns
         that only their DataFrames tell apart (after a join) may share a user name; any
         other name must be unique."""
+        given = list(outputs)
         windowed = pull_windows(self._plan, self._attrs, [expr for _, expr in outputs])
         outputs = [(name, expr) for (name, _), expr in zip(outputs, windowed.exprs, strict=True)]
         by_internal = {a.internal: a for a in windowed.attrs}
@@ -167,7 +177,11 @@ class Frame:
                 raise AnalysisError(f"duplicate column name {name!r}; give one of them an alias")
         attrs = projected(Scope(windowed.attrs), items, new_plan_id())
         attrs = tuple(replace(a, name=name) for a, (name, _) in zip(attrs, outputs, strict=True))
-        return self._derive(Project(input=windowed.plan, columns=tuple(items)), attrs)
+
+        def widen(more: Sequence[Column]) -> Frame:
+            return self._project([*given, *(self._named(c, "orderBy") for c in more)])
+
+        return self._derive(Project(input=windowed.plan, columns=tuple(items)), attrs, widen)
 
     def _named(self, col: Column, where: str = "select") -> tuple[str, Expr]:
         """A per-row expression resolved against the current columns, with the name PySpark

@@ -21,12 +21,12 @@ from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.api.grouped import GroupKeys
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
-from sparkwire.planner.logical.analyzer import Attribute, Scope
-from sparkwire.planner.logical.expressions import Expr, SortKey
+from sparkwire.planner.logical.analyzer import Attribute, Scope, fresh
+from sparkwire.planner.logical.expressions import Expr, NamedExpr, SortKey
 from sparkwire.planner.logical.expressions import Column as ColumnRef
 from sparkwire.planner.logical.generate import generate
 from sparkwire.planner.logical.grouping_sets import GroupingSet, aggregate_sets, refuse_grouping
-from sparkwire.planner.logical.plan import Filter, Limit, Sort
+from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
 from sparkwire.planner.logical.render import sql
 from sparkwire.planner.logical.tree import has_aggregate, has_grouping, has_window
 
@@ -71,7 +71,10 @@ class FrameTransformations(Frame):
         if any(isinstance(c, GeneratorColumn) for c in items):
             return self._select_generating(items)
         columns = [F.to_column(c) for c in items]
-        if any(has_aggregate(c.expr) for c in columns):
+        # a window over an aggregate is planned as agg, then withColumn over a window: a
+        # select holding windows is a projection, which refuses aggregates in it
+        windowed = any(has_window(c.expr) for c in columns)
+        if not windowed and any(has_aggregate(c.expr) for c in columns):
             for c in columns:
                 if not has_aggregate(c.expr):
                     raise AnalysisError(
@@ -169,14 +172,40 @@ class FrameTransformations(Frame):
         flags = ascending if isinstance(ascending, list) else [ascending] * len(items)
         if len(flags) != len(items):
             raise AnalysisError(f"ascending has {len(flags)} flags for {len(items)} columns")
-        keys = []
+        keys: list[SortKey] = []
+        hidden: list[Column] = []
+        missing: list[AnalysisError] = []
+        taken = {a.internal.casefold() for a in self._attrs}
         for item, up in zip(items, flags, strict=True):
             order = item if isinstance(item, SortOrder) else F.to_column(item).asc()
             if not up:
                 order = order.column.desc()
-            _, expr = self._named(order.column, "orderBy")
+            try:
+                _, expr = self._named(order.column, "orderBy")
+            except AnalysisError as exc:
+                if self._widen is None:
+                    raise
+                missing.append(exc)
+                hidden.append(order.column.alias(fresh("_sort", taken)))
+                expr = ColumnRef(name=hidden[-1].output_name)
             keys.append(SortKey(expr=expr, ascending=order.ascending, nulls_first=order.nulls_first))
-        return self._derive(Sort(input=self._plan, keys=tuple(keys)), self._attrs)
+        if not hidden:
+            return self._derive(Sort(input=self._plan, keys=tuple(keys)), self._attrs)
+        try:
+            return self._sorted_on_hidden(keys, hidden)
+        except AnalysisError as exc:  # not computable below either: say what was missing
+            raise missing[0] from exc
+
+    def _sorted_on_hidden(self, keys: Sequence[SortKey], hidden: Sequence[Column]) -> Self:
+        """Sorted on columns this frame does not have, as Spark resolves a sort's missing
+        references: the projection or aggregation that made it computes them too (an input
+        column, an expression over the input, an aggregate call after ``agg``), the rows are
+        sorted, and a projection drops them."""
+        assert self._widen is not None
+        wider = self._widen(hidden)
+        plan = Sort(input=wider._plan, keys=tuple(keys))
+        kept = tuple(NamedExpr(name=a.internal, expr=a.column) for a in self._attrs)
+        return self._derive(Project(input=plan, columns=kept), self._attrs)
 
     sort = orderBy
 
@@ -213,7 +242,8 @@ class FrameTransformations(Frame):
             self.relation, [_group_key(scope, name, expr) for name, expr in keys],
             [(col.output_name, col.expr) for col in columns], keys_by="name",
         )
-        return self._derive(aggregation.relation.plan, aggregation.relation.attrs)
+        return self._derive(aggregation.relation.plan, aggregation.relation.attrs,
+                            lambda more: self._aggregate(keys, [*columns, *more]))
 
 
 def _group_key(scope: Scope, name: str, expr: Expr) -> GroupKey:

@@ -6,7 +6,10 @@ input and become the ``Aggregate``'s key columns; every output is an expression 
 keys and aggregate calls of input columns; a column in an output that is neither a group
 key nor inside an aggregate call is refused (``neither grouped nor aggregated``), as is an
 aggregate call inside another; the aggregate's attributes are the keys', then its
-aggregates', typed from the input and the keys.
+aggregates', typed from the input and the keys. A window expression in an output runs over
+the aggregate's output, as in Spark (``sum(sum(x)) OVER (PARTITION BY k)``, ``rank() OVER
+(ORDER BY sum(x))``): its function stays, its inputs are rewritten like any output
+(``tree.transform_grouped``), and ``planner.logical.windowing`` plans it above the aggregate.
 
 Where they differ is an argument:
 
@@ -39,7 +42,7 @@ from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, check
 from sparkwire.planner.logical.expressions import AggCall, Column, Expr, NamedExpr, Ref
 from sparkwire.planner.logical.plan import Aggregate
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.tree import children, has_aggregate, transform, walk
+from sparkwire.planner.logical.tree import children, has_aggregate, transform, transform_grouped
 from sparkwire.planner.logical.typed import spark_typed
 
 KeysBy = Literal["name", "expression"]
@@ -114,9 +117,17 @@ def analyze_aggregate(
 
 
 def _check_not_nested(expr: Expr) -> None:
-    for node in walk(expr):
-        if isinstance(node, AggCall) and any(has_aggregate(a) for a in children(node)):
+    """No aggregate call inside another; a window over an aggregate (``sum(sum(x)) OVER
+    w``) is no nesting, its function runs over the aggregate's output."""
+
+    def check(node: Expr) -> Expr | None:
+        if not isinstance(node, AggCall):
+            return None
+        if any(has_aggregate(a) for a in children(node)):
             raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
+        return node
+
+    transform_grouped(expr, check)
 
 
 def _by_name(expr: Expr, what: str, input_scope: Scope, key_scope: Scope,
@@ -158,7 +169,7 @@ def _by_expression(expr: Expr, what: str, keys: Sequence[GroupKey], late: Collec
             raise _neither(node, what)
         return None
 
-    return transform(expr, replace)
+    return transform_grouped(expr, replace)
 
 
 def _split_calls(expr: Expr, calls: dict[AggCall, str], taken: set[str]) -> Expr:
@@ -172,7 +183,7 @@ def _split_calls(expr: Expr, calls: dict[AggCall, str], taken: set[str]) -> Expr
             calls[node] = fresh("_agg", taken)
         return Column(name=calls[node])
 
-    return transform(expr, replace)
+    return transform_grouped(expr, replace)
 
 
 def _neither(node: Column | Ref, what: str, hint: str = "") -> AnalysisError:

@@ -14,13 +14,14 @@ so an operator with two inputs is handled wherever one with one input is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Annotated, ClassVar, Final, Literal, TypeVar, Union, assert_never
 
 from pydantic import Field, model_validator
 
 from sparkwire.planner.logical.expressions import Expr, Identifier, NamedExpr, Node, SortKey, WindowItem
 from sparkwire.planner.limits import MAX_GROUPING_KEYS, MAX_GROUPING_SETS, MAX_PARTITIONS, MAX_WINDOW_KEYS
+from sparkwire.planner.logical.tree import has_aggregate
 from sparkwire.planner.logical.sources import (CachedSource, CacheId, CsvScan, JsonScan, LocalSource,
                                                ParquetScan, RangeSource)
 
@@ -49,11 +50,26 @@ class Exchange(Node):
     whole: bool = False
 
 
+def _per_row(exprs: Iterable[Expr], where: str) -> None:
+    """Only an ``Aggregate`` computes aggregate calls (a window its functions): one in a
+    filter, projection or sort key is a planner bug, refused here, on the driver and by the
+    worker's validation, so DuckDB never receives SQL it rejects or, worse, reads as a
+    global aggregate."""
+    for expr in exprs:
+        if has_aggregate(expr):
+            raise ValueError(f"an aggregate call in {where}, which computes per row")
+
+
 class Filter(Node):
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["filter"] = "filter"
     input: Operator
     predicate: Expr
+
+    @model_validator(mode="after")
+    def _no_aggregates(self) -> Filter:
+        _per_row((self.predicate,), "a filter")
+        return self
 
 
 class Project(Node):
@@ -61,6 +77,11 @@ class Project(Node):
     op: Literal["project"] = "project"
     input: Operator
     columns: tuple[NamedExpr, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _no_aggregates(self) -> Project:
+        _per_row((c.expr for c in self.columns), "a projection")
+        return self
 
 
 class Generate(Node):
@@ -135,6 +156,11 @@ class Sort(Node):
     keys: tuple[SortKey, ...] = Field(min_length=1)
     limit: int | None = Field(default=None, ge=0)
 
+    @model_validator(mode="after")
+    def _no_aggregates(self) -> Sort:
+        _per_row((k.expr for k in self.keys), "a sort key")
+        return self
+
 
 class Limit(Node):
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
@@ -166,6 +192,11 @@ class Window(Node):
     partition_by: tuple[Expr, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
     order_by: tuple[SortKey, ...] = Field(default=(), max_length=MAX_WINDOW_KEYS)
     functions: tuple[WindowItem, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _no_aggregates(self) -> Window:
+        _per_row((*self.partition_by, *(k.expr for k in self.order_by)), "a window key")
+        return self
 
 
 class RowSample(Node):

@@ -88,9 +88,40 @@ def column_names(expr: Expr, *, into_aggregates: bool = True) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def window_inputs(over: Over) -> tuple[Expr, ...]:
+    """What a window expression computes over: its function's arguments, its partition and
+    order keys; not the function itself, which the ``Window`` operator computes."""
+    return (*children(over.function), *over.partition_by, *(k.expr for k in over.order_by))
+
+
 def has_aggregate(expr: Expr) -> bool:
-    """An aggregate call outside any window: ``sum(x) OVER w`` is a per-row value."""
-    return any(isinstance(node, AggCall) for node in walk(expr, into_windows=False))
+    """An aggregate call computed per group: outside any window function (``sum(x) OVER w``
+    is a per-row value), or inside a window's inputs (``sum(sum(x)) OVER w``, ``rank() OVER
+    (ORDER BY sum(x))`` are windows over an aggregate's output, as in Spark)."""
+    if isinstance(expr, AggCall):
+        return True
+    parts = window_inputs(expr) if isinstance(expr, Over) else children(expr)
+    return any(has_aggregate(part) for part in parts)
+
+
+def transform_grouped(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
+    """``transform`` of the parts of ``expr`` an aggregate computes: a window expression
+    keeps its function and has its inputs transformed (``window_inputs``), so ``sum(sum(x))
+    OVER w`` becomes ``sum(c) OVER w`` over the column ``c`` holding ``sum(x)``."""
+
+    def visit(node: Expr) -> Expr | None:
+        if not isinstance(node, Over):
+            return replace(node)
+        function = node.function
+        kept = transform(function, lambda n: None if n is function else transform_grouped(n, replace))
+        return node.model_copy(update={
+            "function": kept,
+            "partition_by": tuple(transform_grouped(e, replace) for e in node.partition_by),
+            "order_by": tuple(k.model_copy(update={"expr": transform_grouped(k.expr, replace)})
+                              for k in node.order_by),
+        })
+
+    return transform(expr, visit)
 
 
 def has_grouping(expr: Expr) -> bool:

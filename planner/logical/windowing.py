@@ -32,12 +32,13 @@ from sparkwire.planner.logical.expressions import (
     Column,
     Expr,
     Lit,
+    NamedExpr,
     Over,
     SortKey,
     WindowCall,
     WindowItem,
 )
-from sparkwire.planner.logical.plan import Operator, Window
+from sparkwire.planner.logical.plan import Operator, Project, Window
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.tree import children, has_aggregate, has_window, transform
 
@@ -75,24 +76,56 @@ def pull_windows(plan: Operator, attrs: Sequence[Attribute], exprs: Sequence[Exp
         return None
 
     rewritten = tuple(transform(e, replace) for e in exprs)
+    added = tuple(Attribute(name, name, scope.type_of(over)) for over, name in named.items())
+    plan, attrs, keyed = _keys_projected(plan, attrs, named, taken)
     groups: dict[tuple[tuple[Expr, ...], tuple[SortKey, ...]], list[WindowItem]] = {}
-    for over, name in named.items():
+    for over, name in keyed:
         item = WindowItem(name=name, function=over.function, frame=over.frame)
         groups.setdefault((over.partition_by, over.order_by), []).append(item)
     for (partition_by, order_by), items in groups.items():
         plan = Window(input=plan, partition_by=partition_by, order_by=order_by,
                       functions=tuple(items))
-    added = tuple(Attribute(name, name, scope.type_of(over)) for over, name in named.items())
     return Windowed(plan, (*attrs, *added), rewritten)
 
 
-def _fresh_window_name(taken: set[str]) -> str:
-    """``_w1``, ``_w2`` ...: the first not in ``taken`` (case-folded names); added."""
+def _keys_projected(
+    plan: Operator, attrs: Sequence[Attribute], named: dict[Over, str], taken: set[str],
+) -> tuple[Operator, tuple[Attribute, ...], list[tuple[Over, str]]]:
+    """The windows' partition and order keys that are expressions, computed as columns by a
+    projection below the windows, as Spark's ``ExtractWindowExpressions`` does: a key over
+    an aggregate's output (``rank() OVER (ORDER BY sum(x))``) carries the integer sum's
+    overflow check, which DuckDB refuses in a window's ORDER BY (it can raise an error),
+    and a key computed once is hashed and sorted as a plain column."""
+    keys: dict[Expr, str] = {}
+
+    def as_column(key: Expr) -> Expr:
+        if isinstance(key, Column):
+            return key
+        if key not in keys:
+            keys[key] = _fresh_window_name(taken, "_wk")
+        return Column(name=keys[key])
+
+    keyed = [(over.model_copy(update={
+        "partition_by": tuple(as_column(e) for e in over.partition_by),
+        "order_by": tuple(k.model_copy(update={"expr": as_column(k.expr)}) for k in over.order_by),
+    }), name) for over, name in named.items()]
+    if not keys:
+        return plan, tuple(attrs), keyed
+    scope = Scope(attrs)
+    items = (*(NamedExpr(name=a.internal, expr=a.column) for a in attrs),
+             *(NamedExpr(name=name, expr=key) for key, name in keys.items()))
+    computed = tuple(Attribute(name, name, scope.type_of(key)) for key, name in keys.items())
+    return Project(input=plan, columns=items), (*attrs, *computed), keyed
+
+
+def _fresh_window_name(taken: set[str], prefix: str = "_w") -> str:
+    """``_w1``, ``_w2`` ... (or another prefix's): the first not in ``taken`` (case-folded
+    names); added."""
     n = 1
-    while f"_w{n}" in taken:
+    while f"{prefix}{n}" in taken:
         n += 1
-    taken.add(f"_w{n}")
-    return f"_w{n}"
+    taken.add(f"{prefix}{n}")
+    return f"{prefix}{n}"
 
 
 def _checked(over: Over, scope: Scope) -> Over:

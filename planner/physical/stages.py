@@ -18,7 +18,8 @@ Counts, from the bytes and the cluster's ``cores``, never the number of workers
   one task, is one stage of one task;
 - shuffle partitions: by the same rule from the estimated bytes the shuffle moves (a join's
   two sides together, into the partitions of a side already hash-partitioned on its keys),
-  at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per partition;
+  at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per partition; a
+  shuffle into one partition is a coalesce into one task (nothing to hash or cut);
 - coalesce and broadcast write one partition per task; gathering (global aggregate, Limit,
   sort) coalesces into one task.
 
@@ -422,8 +423,11 @@ class _Cutter:
 
     def shuffle(self, open_: OpenStage, keys: tuple[Expr, ...], partitions: int) -> OpenStage:
         """``open_`` hashed on ``keys`` into ``partitions``, task p of the consumer holding
-        partition p."""
-        boundary = Boundary(kind="shuffle", keys=keys, partitions=partitions)
+        partition p. Into one partition it is a coalesce into one task: every row goes there
+        whatever its keys, so nothing is hashed, no partition column is carried and no
+        batch is cut; the task holds all of each key's rows all the same."""
+        boundary = (Boundary(kind="coalesce") if partitions == 1
+                    else Boundary(kind="shuffle", keys=keys, partitions=partitions))
         consumer = self.close(self.materialize(open_), boundary, consumer_tasks=partitions)
         return replace(consumer, partitioning=(keys,))
 

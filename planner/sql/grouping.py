@@ -62,19 +62,6 @@ def group_by(
     return keys, crossed([[frozenset(plain)], *parts])
 
 
-def order_by_selected_grouping(select: exp.Select) -> None:
-    """Point each ``ORDER BY`` item that holds ``grouping()``/``grouping_id()`` at the
-    SELECT output computing the same expression (in place): the sort runs over the
-    outputs, where the grouping id is gone."""
-    order = select.args.get("order")
-    if order is None:
-        return
-    outputs = {item.unalias(): item.alias_or_name for item in select.expressions}
-    for ordered in order.expressions:
-        if ordered.find(exp.Grouping, exp.GroupingId) is not None and ordered.this in outputs:
-            ordered.set("this", exp.column(outputs[ordered.this], quoted=True))
-
-
 def _combined(groups: Sequence[list[int]],
               form: Callable[[Sequence[int]], list[GroupingSet]]) -> list[GroupingSet]:
     """``ROLLUP``/``CUBE`` over groups of keys: the form over the groups' positions, each

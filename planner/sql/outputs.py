@@ -6,7 +6,9 @@ table alias, so ORDER BY ``t.c`` still finds it. ``ROLLUP``, ``CUBE`` and ``GROU
 (``planner.sql.grouping``) put an ``Expand`` below the aggregate
 (``planner.logical.grouping_sets``). Unnamed outputs were named as Spark names
 them before normalisation (``planner.sql.naming``). A generator in the SELECT list
-(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``).
+(``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``); a
+window function of an aggregating SELECT above the aggregate (``planner.logical.aggregation``).
+ORDER BY keys that are no outputs are computed as hidden items (``planner.sql.ordering``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
-from sparkwire.planner.sql.grouping import group_by, order_by_selected_grouping
+from sparkwire.planner.sql.grouping import group_by
 from sparkwire.planner.sql.syntax import has_subquery
 from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.logical.windowing import pull_windows
@@ -34,9 +36,12 @@ from sparkwire.planner.logical.windowing import pull_windows
 Subquery = Callable[[exp.Expr], Relation]
 
 
-def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquery) -> Relation:
+def project_or_aggregate(
+    node: exp.Select, relation: Relation, subquery: Subquery, hidden: Sequence[exp.Ordered] = (),
+) -> Relation:
     """The SELECT list, grouped and aggregated when GROUP BY, HAVING or an aggregate
-    asks for it; ``subquery`` translates a scalar subquery in HAVING."""
+    asks for it; ``subquery`` translates a scalar subquery in HAVING. The ``hidden`` ORDER
+    BY keys (``planner.sql.ordering``) are computed as more items, after the SELECT list."""
     columns = relation.attrs  # what * means, without generated columns
     generator, relation, added = _generator(node, relation)
     scope = relation.scope
@@ -53,6 +58,8 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
         name = item.alias_or_name
         value = item.unalias() if isinstance(item, exp.Alias) else item
         items.append((name, scope.resolve(expression(value))))
+    taken = {name.casefold() for name, _ in items}
+    items.extend((fresh("_sort", taken), scope.resolve(expression(key.this))) for key in hidden)
     group = node.args.get("group")
     having = node.args.get("having")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
@@ -61,12 +68,7 @@ def project_or_aggregate(node: exp.Select, relation: Relation, subquery: Subquer
         return _projected(relation, items)
     if generator is not None:
         raise unsupported(generator, "a generator in an aggregating SELECT")
-    windowed = next((item for item in node.expressions if item.find(exp.Window)), None)
-    if windowed is not None:
-        raise unsupported(windowed, "a window function in an aggregating SELECT")
     keys, sets = group_by(group, lambda g: scope.resolve(expression(g)))
-    if sets is not None:
-        order_by_selected_grouping(node)
     return _aggregate(relation, items, keys, having, subquery, sets)
 
 
@@ -179,11 +181,17 @@ def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Rela
     return Relation(Project(input=relation.plan, columns=tuple(named)), tuple(attrs))
 
 
-def order_limit(node: exp.Expr, relation: Relation) -> Relation:
-    """ORDER BY (output names, or the columns outputs pass through) and LIMIT."""
+def order_limit(node: exp.Expr, relation: Relation, hidden: Sequence[exp.Ordered] = ()) -> Relation:
+    """ORDER BY (output names, or the columns outputs pass through) and LIMIT; the last
+    columns of ``relation`` are the ``hidden`` ORDER BY keys (``planner.sql.ordering``),
+    sorted on and then dropped."""
     order = node.args.get("order")
+    outputs = relation.attrs[:len(relation.attrs) - len(hidden)]
+    computed = {id(key): attr for key, attr in zip(hidden, relation.attrs[len(outputs):], strict=True)}
     if order is not None:
-        keys = [_sort_key(o, relation) for o in order.expressions]
+        keys = [_sort_key(o, relation) if id(o) not in computed
+                else sort_key(o).model_copy(update={"expr": computed[id(o)].column})
+                for o in order.expressions]
         relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
     limit = node.args.get("limit")
     if limit is not None:
@@ -193,6 +201,9 @@ def order_limit(node: exp.Expr, relation: Relation) -> Relation:
         relation = Relation(Limit(input=relation.plan, n=int(value.this)), relation.attrs)
     if node.args.get("offset") is not None:
         raise unsupported(node.args["offset"], "OFFSET")
+    if hidden:
+        kept = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in outputs)
+        relation = Relation(Project(input=relation.plan, columns=kept), outputs)
     return relation
 
 
@@ -200,6 +211,8 @@ def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
     """A SELECT output by name, or by its source column (``qualify`` writes ``t.c`` for an
     output that passes ``t.c`` through, and grouped outputs keep their qualifier)."""
     key = sort_key(node)
+    if has_aggregate(key.expr):  # outputs are per-row values, aggregated already
+        raise unsupported(node, "ORDER BY an aggregate of a set operation's rows")
     try:
         resolved = relation.scope.resolve(key.expr)
     except AnalysisError:

@@ -48,9 +48,10 @@ from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.generators import lateral
 from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
+from sparkwire.planner.sql.ordering import hidden_order_keys
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
 from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
-from sparkwire.planner.logical.tree import has_aggregate, transform
+from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.logical import types
 
 Catalog = Mapping[str, Relation]
@@ -115,11 +116,15 @@ def _select(node: exp.Select, ctx: _Context) -> Relation:
         raise unsupported(correlated[0], "a reference to a column of no table in scope")
     _windows_only_in_select_list(node)
     inline_windows(node)
-    relation = project_or_aggregate(node, relation, lambda sub: _query(sub, ctx))
+    source = relation
+    relation = project_or_aggregate(node, source, lambda sub: _query(sub, ctx))
+    hidden = hidden_order_keys(node, relation)
+    if hidden:  # SELECT again, computing the keys too: rare, and planning is cheap
+        relation = project_or_aggregate(node, source, lambda sub: _query(sub, ctx), hidden)
     if node.args.get("distinct") is not None:
         keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
         relation = Relation(Aggregate(input=relation.plan, keys=keys, aggregates=()), relation.attrs)
-    return order_limit(node, relation)
+    return order_limit(node, relation, hidden)
 
 
 def _windows_only_in_select_list(node: exp.Select) -> None:
@@ -343,6 +348,8 @@ def _grouped_value(
     value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     if not has_aggregate(value):
         raise unsupported(item, "a scalar subquery that is not an aggregate")
+    if has_window(value):
+        raise unsupported(item, "a window function in a scalar subquery")
     key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
     name = f"{tag}_value"
     aggregate = Aggregate(input=inner.plan, keys=key_items,

@@ -17,13 +17,10 @@ from benchmarks.tpcds_data import TPCDS_TABLES, duckdb_answers, ensure_tpcds
 from benchmarks.tpcds_probe import classify
 from sparkwire.coordinator import Session
 
-#: Queries whose SQL sparkwire does not plan yet (windows over aggregates, ORDER BY an
-#: expression not selected, scalar subqueries of one plain row, subqueries under OR or in a
-#: CASE, non-equality correlation); q70 and q86 have ROLLUP, and a window over aggregates.
+#: Queries whose SQL sparkwire does not plan yet (scalar subqueries of one plain row,
+#: subqueries under OR or in a CASE, non-equality correlation).
 NOT_YET = frozenset({
-    "q06", "q09", "q10", "q12", "q16", "q20", "q35", "q39", "q41",
-    "q45", "q47", "q51", "q53", "q54", "q57", "q58", "q63", "q64", "q70",
-    "q78", "q79", "q84", "q86", "q89", "q92", "q94", "q95", "q96", "q98",
+    "q06", "q09", "q10", "q35", "q41", "q45", "q54", "q58",
 })
 
 
@@ -42,4 +39,4 @@ def test_tpcds_queries_match_duckdb_or_say_what_is_missing(tpcds: Path) -> None:
     wrong = {n: o.detail for n, o in outcomes.items() if (o.kind == "correct") == (n in NOT_YET)}
     assert wrong == {}
     stopped = {n: o.kind for n, o in outcomes.items() if n in NOT_YET and o.kind != "unsupported"}
-    assert stopped == {"q96": "crash"}  # SELECT count(*) ... ORDER BY count(*): issue 34's compiler bug
+    assert stopped == {}

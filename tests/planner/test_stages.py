@@ -17,7 +17,7 @@ from sparkwire.planner.api import functions as F
 from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Column
 from sparkwire.planner.logical.plan import Aggregate, Exchange, Filter, Limit, Project, Sort
 from sparkwire.planner.logical.sources import FileSplit, LocalSource, ParquetScan
-from sparkwire.planner.logical.staged import StagedPlan
+from sparkwire.planner.logical.staged import Boundary, StagedPlan
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.spark.parquet_meta import file_info
@@ -299,6 +299,19 @@ def test_task_and_partition_counts_follow_the_cores(scan) -> None:
     huge = plan_stages(grouped.plan, grouped.columns, cores=2000)
     assert huge.stages[0].tasks == 20  # one row group each
     assert huge.stages[0].output.partitions == MAX_SHUFFLE_PARTITIONS
+
+
+def test_a_shuffle_into_one_partition_is_a_coalesce_into_one_task(scan) -> None:
+    """Nothing to hash or cut: every row goes to the one task whatever its keys, which
+    holds each key's rows all the same, so the aggregate on them runs there in one phase."""
+    plan = stages_of(scan.repartition(1, "k").groupBy("k").agg(F.sum("x")))
+    producer, consumer = plan.stages
+    assert producer.tasks == 4 and producer.output == Boundary(kind="coalesce")
+    assert consumer.tasks == 1
+    aggregate = next(n for n in _operators(consumer.fragment) if isinstance(n, Aggregate))
+    assert isinstance(aggregate.input, Exchange)  # one phase, over the rows as they came
+    into_two = stages_of(scan.repartition(2, "k").groupBy("k").agg(F.sum("x")))
+    assert into_two.stages[0].output == Boundary(kind="shuffle", keys=(Column(name="k"),), partitions=2)
 
 
 def test_plan_stages_refuses_inconsistent_input(scan) -> None:

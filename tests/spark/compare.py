@@ -171,6 +171,18 @@ def _close(got: Any, want: Any, rel: float) -> bool:
     return type(got) is type(want) and got == want
 
 
+def sql_program(text: str) -> Program:
+    """A program running ``text`` over its one frame as the temporary view ``t``, in
+    either engine."""
+
+    def program(api: Api, df: Any) -> Any:
+        df.createOrReplaceTempView("t")
+        run = df.sparkSession.sql if hasattr(df, "sparkSession") else df._executor.sql
+        return run(text)
+
+    return program
+
+
 def assert_same_sql(query: str, views: dict[str, pa.Table], spark: Any, sessions: Iterable[Any]) -> None:
     """``query`` over the same tables as temp ``views`` gives the same rows (as a multiset,
     exactly) in PySpark's ``spark.sql`` and each session's ``sql``."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from tests.spark.compare import assert_same
+from tests.spark.compare import assert_same, sql_program as sql
 
 INTS = pa.list_(pa.int32())
 STRUCT = pa.struct([("f", pa.int32()), ("g", pa.string())])
@@ -24,17 +24,6 @@ DATA = pa.table({
     "s": pa.array([{"f": 1, "g": "p"}, {"f": None, "g": None}, None, {"f": -3, "g": ""},
                    {"f": 1, "g": "p"}, {"f": 0, "g": "q"}], STRUCT),
 })
-
-
-def sql(text: str):  # noqa: ANN201
-    """A program running ``text`` over the frame as view ``t``, in either engine."""
-
-    def program(api, df):  # noqa: ANN001, ANN202
-        df.createOrReplaceTempView("t")
-        run = df.sparkSession.sql if hasattr(df, "sparkSession") else df._executor.sql
-        return run(text)
-
-    return program
 
 
 COLLECTIONS = """

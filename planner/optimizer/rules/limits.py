@@ -1,9 +1,11 @@
 """``Limit`` over ``Limit`` keeps the smaller; ``Limit`` over ``Sort`` becomes a top-k
-sort, which the stage cutter runs per task before gathering."""
+sort, which the stage cutter runs per task before gathering; so does a ``Limit`` over a
+projection of a ``Sort`` (Spark's ``TakeOrderedAndProject``: a sort on columns the query does
+not select, ``planner.api.transformations.orderBy``), the projection kept above it."""
 
 from __future__ import annotations
 
-from sparkwire.planner.logical.plan import Limit, Operator, Sort, transform_up
+from sparkwire.planner.logical.plan import Limit, Operator, Project, Sort, transform_up
 
 
 def merge_limits(plan: Operator) -> Operator:
@@ -13,9 +15,14 @@ def merge_limits(plan: Operator) -> Operator:
         match op.input:
             case Limit(input=inner, n=n):
                 return Limit(input=inner, n=min(n, op.n))
-            case Sort(limit=limit) as sort:
-                k = op.n if limit is None else min(limit, op.n)
-                return sort.model_copy(update={"limit": k})
+            case Sort() as sort:
+                return _top(sort, op.n)
+            case Project(input=Sort() as sort) as project:
+                return project.model_copy(update={"input": _top(sort, op.n)})
         return op
 
     return transform_up(plan, rewrite)
+
+
+def _top(sort: Sort, n: int) -> Sort:
+    return sort.model_copy(update={"limit": n if sort.limit is None else min(sort.limit, n)})
