@@ -55,6 +55,13 @@ CASES = {
         "group by rollup(a, b)",
         None,
     ),
+    "windows_and_order_by_over_grouping": (  # TPC-DS q86's shape
+        "select a, b, sum(v) s, grouping(a) + grouping(b) lh, rank() over (partition by "
+        "grouping(a) + grouping(b), case when grouping(b) = 0 then a end order by sum(v) desc) r "
+        "from t group by rollup(a, b) order by lh desc, case when grouping(a) + grouping(b) = 0 "
+        "then a end, r",
+        None,
+    ),
     "a_key_aggregated_too": (
         "select a, sum(a) sa, count(distinct b) db from t group by rollup(a)",
         None,
