@@ -28,6 +28,11 @@ MAX_INPUTS: Final = 65536
 MAX_IN_LIST: Final = 65536
 #: Partition and order keys of one window.
 MAX_WINDOW_KEYS: Final = 64
+#: Keys of one ``GROUPING SETS``/``ROLLUP``/``CUBE`` (their grouping id is a bigint's bits,
+#: as Spark's), and grouping sets of one ``Expand`` (each multiplies the rows: a ``CUBE`` of
+#: 12 keys has 4096).
+MAX_GROUPING_KEYS: Final = 63
+MAX_GROUPING_SETS: Final = 4096
 #: Rows a lag/lead or a frame bound reaches, buckets of an ntile (Spark's are ints).
 MAX_WINDOW_OFFSET: Final = 2**31 - 1
 #: Operators and expressions of one plan (JSON objects of a task plan).

@@ -15,7 +15,7 @@ and queries the distinct values to pivot on), then ``explain`` and temporary vie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Self
 
 from sparkwire.planner.api import functions as F
@@ -26,8 +26,11 @@ from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
 from sparkwire.planner.api.pyspark_names import DATAFRAME
 from sparkwire.planner.api.unsupported import missing_attribute
+from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import check_unique
+from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.logical.explain import explain_logical, explain_staged
+from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
@@ -47,11 +50,42 @@ class DataFrame(FrameMethods, FrameCombining):
         return self[name]
 
     def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:  # noqa: N802
-        keys = [self._named(F.to_column(c), "groupBy") for c in F.flatten_arguments(cols)]
-        check_unique(name for name, _ in keys)
-        return GroupedData(self, tuple(keys))
+        return GroupedData(self, tuple(self._group_keys(cols, "groupBy")))
 
     groupby = groupBy
+
+    def rollup(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:
+        """Grouped by every prefix of ``cols``, down to the grand total, in one aggregate."""
+        return self._grouping_sets(cols, "rollup", rollup)
+
+    def cube(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:
+        """Grouped by every subset of ``cols``, in one aggregate."""
+        return self._grouping_sets(cols, "cube", cube)
+
+    def groupingSets(self, groupingSets: Sequence[Sequence[ColumnOrName]],  # noqa: N802, N803
+                     *cols: ColumnOrName) -> GroupedData[Self]:
+        """Grouped by each of ``groupingSets`` (each a sequence of some of ``cols``, the
+        keys shown in the output), in one aggregate."""
+        keys = self._group_keys(cols, "groupingSets")
+        exprs = [expr for _, expr in keys]
+        sets = []
+        for given in groupingSets:
+            chosen = [self._named(F.to_column(c), "groupingSets")[1] for c in given]
+            if any(c not in exprs for c in chosen):
+                raise AnalysisError(f"a grouping set names a column not among the keys {list(cols)}")
+            sets.append(frozenset(exprs.index(c) for c in chosen))
+        return GroupedData(self, tuple(keys), sets=sets)
+
+    def _grouping_sets(self, cols: tuple[ColumnOrName | Sequence[ColumnOrName], ...], what: str,
+                       sets: Callable[[Sequence[int]], list[GroupingSet]]) -> GroupedData[Self]:
+        keys = self._group_keys(cols, what)
+        return GroupedData(self, tuple(keys), sets=sets(range(len(keys))))
+
+    def _group_keys(self, cols: tuple[ColumnOrName | Sequence[ColumnOrName], ...],
+                    what: str) -> list[tuple[str, Expr]]:
+        keys = [self._named(F.to_column(c), what) for c in F.flatten_arguments(cols)]
+        check_unique(name for name, _ in keys)
+        return keys
 
     def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> Self:
         """A global aggregate: one row; also ``agg({"column": "function"})``."""

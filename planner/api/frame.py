@@ -44,6 +44,7 @@ from sparkwire.planner.logical.analyzer import (
 )
 from sparkwire.planner.logical.expressions import Column as ColumnRef
 from sparkwire.planner.logical.expressions import Expr, NamedExpr, Ref
+from sparkwire.planner.logical.grouping_sets import refuse_grouping
 from sparkwire.planner.logical.identifiers import check_identifier
 from sparkwire.planner.logical.plan import Operator, Project
 from sparkwire.planner.logical.render import sql
@@ -194,6 +195,7 @@ class Frame:
             )
         if where not in ("select", "withColumn") and has_window(col.expr):
             raise window_not_supported(col, where)
+        refuse_grouping([col.expr])
         resolved = self._scope.resolve(col.expr)
         if not col.is_aliased and (ref := self._scope.reference(col.expr)) is not None:
             written = col.expr.name if isinstance(col.expr, ColumnRef | Ref) else ref.name

@@ -18,6 +18,7 @@ from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import Scope
 from sparkwire.planner.logical.expressions import Expr
+from sparkwire.planner.logical.grouping_sets import GroupingSet
 
 #: A group key: its name and its expression, resolved against the frame's columns.
 GroupKeys = tuple[tuple[str, Expr], ...]
@@ -31,7 +32,8 @@ class Groupable(PivotSource, Protocol):
     @property
     def _scope(self) -> Scope: ...
 
-    def _aggregate(self, keys: GroupKeys, exprs: Iterable[object]) -> Self: ...
+    def _aggregate(self, keys: GroupKeys, exprs: Iterable[object],
+                   sets: Sequence[GroupingSet] | None = None) -> Self: ...
 
 
 FrameT = TypeVar("FrameT", bound=Groupable)
@@ -39,15 +41,18 @@ FrameT = TypeVar("FrameT", bound=Groupable)
 
 class GroupedData(Generic[FrameT]):
     """``df.groupBy(...)``: finish with ``agg`` or a shortcut; ``pivot`` first to spread
-    one column's values into columns (``planner.api.pivot``)."""
+    one column's values into columns (``planner.api.pivot``). ``df.rollup(...)`` and
+    ``df.cube(...)`` make one with grouping ``sets`` (``planner.logical.grouping_sets``)."""
 
-    __slots__ = ("_df", "_keys", "_pivot")
+    __slots__ = ("_df", "_keys", "_pivot", "_sets")
 
     def __init__(self, df: FrameT, keys: GroupKeys,
-                 pivot: tuple[Expr, tuple[Any, ...]] | None = None) -> None:
+                 pivot: tuple[Expr, tuple[Any, ...]] | None = None,
+                 sets: Sequence[GroupingSet] | None = None) -> None:
         self._df = df
         self._keys = keys
         self._pivot = pivot
+        self._sets = sets
 
     def agg(self, *exprs: Column | Sequence[Column] | Mapping[str, str]) -> FrameT:
         """Aggregate columns, or one dict ``{"column": "function"}`` (Spark's names)."""
@@ -59,13 +64,13 @@ class GroupedData(Generic[FrameT]):
             scope = self._df._scope
             result_types = [scope.type_of(scope.resolve(c.expr)) for c in columns]
             exprs = tuple(pivoted(column, values, columns, result_types))
-        return self._df._aggregate(self._keys, exprs)
+        return self._df._aggregate(self._keys, exprs, self._sets)
 
     def pivot(self, pivot_col: ColumnOrName, values: Sequence[Any] | None = None) -> GroupedData[FrameT]:
         """Spread ``pivot_col``'s values (``values``, or its distinct values, computed now
         and sorted) into one column each (per aggregate)."""
-        if self._pivot is not None:
-            raise AnalysisError("pivot can only follow groupBy, once")
+        if self._pivot is not None or self._sets is not None:
+            raise AnalysisError("pivot can only follow groupBy, once (not rollup or cube in sparkwire)")
         column = F.to_column(pivot_col)
         found = list(values) if values is not None else pivot_values(self._df, column)
         return GroupedData(self._df, self._keys, (column.expr, tuple(found)))

@@ -25,9 +25,10 @@ from sparkwire.planner.logical.analyzer import Attribute, Scope, fresh
 from sparkwire.planner.logical.expressions import Expr, NamedExpr, SortKey
 from sparkwire.planner.logical.expressions import Column as ColumnRef
 from sparkwire.planner.logical.generate import generate
+from sparkwire.planner.logical.grouping_sets import GroupingSet, aggregate_sets, refuse_grouping
 from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.tree import has_aggregate, has_window
+from sparkwire.planner.logical.tree import has_aggregate, has_grouping, has_window
 
 
 class FrameTransformations(Frame):
@@ -51,6 +52,7 @@ class FrameTransformations(Frame):
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
                 "aggregate first with groupBy().agg(), then filter its result"
             )
+        refuse_grouping([condition.expr])
         if has_window(condition.expr):
             raise AnalysisError(
                 f"window functions are not allowed in filter: {sql(condition.expr)}; compute "
@@ -212,21 +214,30 @@ class FrameTransformations(Frame):
             raise AnalysisError(f"limit takes a non-negative int, got {n!r}")
         return self._derive(Limit(input=self._plan, n=n), self._attrs)
 
-    def _aggregate(self, keys: GroupKeys, exprs: Iterable[object]) -> Self:
+    def _aggregate(self, keys: GroupKeys, exprs: Iterable[object],
+                   sets: Sequence[GroupingSet] | None = None) -> Self:
         """Each aggregate is an expression over aggregate calls (of input columns) and
         group keys (by name), e.g. ``F.sum("a") / F.count("*")``, computed by the
-        ``Aggregate`` under its name (``planner.logical.aggregation``)."""
+        ``Aggregate`` under its name (``planner.logical.aggregation``); with grouping
+        ``sets`` (``rollup``, ``cube``) one aggregate over an ``Expand``, where
+        ``F.grouping`` and ``F.grouping_id`` have answers (``planner.logical.grouping_sets``)."""
         columns = [F.to_column(item) for item in F.flatten_arguments(tuple(exprs))]
         if not columns:
             raise AnalysisError("agg needs at least one aggregate expression")
         for col in columns:
             if has_window(col.expr):
                 raise window_not_supported(col, "agg")
-            if not has_aggregate(col.expr):
+            if not has_aggregate(col.expr) and not has_grouping(col.expr):
                 raise AnalysisError(
                     f"{col.output_name!r} is not an aggregate expression; use F.sum, F.count, ..."
                 )
         scope = self._scope
+        if sets is not None:
+            group = [_group_key(scope, name, expr) for name, expr in keys]
+            relation = aggregate_sets(self.relation, group, sets,
+                                      [(col.output_name, col.expr) for col in columns])
+            return self._derive(relation.plan, relation.attrs)
+        refuse_grouping([col.expr for col in columns])
         aggregation = analyze_aggregate(
             self.relation, [_group_key(scope, name, expr) for name, expr in keys],
             [(col.output_name, col.expr) for col in columns], keys_by="name",

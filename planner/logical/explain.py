@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import assert_never
 
-from sparkwire.planner.logical.plan import (Aggregate, children, Exchange, Filter, Generate, Join,
+from sparkwire.planner.logical.plan import (Aggregate, children, Exchange, Expand, Filter, Generate, Join,
                                             Keep, Limit, Operator, ParquetWrite, Project,
                                             Repartition, RowSample, Sample, SetOperation, Sort,
                                             Window)
@@ -76,7 +76,7 @@ def _line(op: Operator) -> str:
         case Aggregate():
             keys = ", ".join(named(k) for k in op.keys)
             aggs = ", ".join(named(a) for a in op.aggregates)
-            return f"Aggregate keys=[{keys}] aggregates=[{aggs}]"
+            return f"Aggregate{' local' if op.local else ''} keys=[{keys}] aggregates=[{aggs}]"
         case Sort():
             keys = ", ".join(sort_key(k) for k in op.keys)
             return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
@@ -87,6 +87,8 @@ def _line(op: Operator) -> str:
         case Generate():
             name = f"{'pos' if op.position else ''}explode{'_outer' if op.outer else ''}"
             return f"Generate {name}({sql(op.expr)}) AS ({_names(op.names)})"
+        case Expand():
+            return _expand_line(op)
         case RowSample():
             return f"RowSample fraction={op.fraction} seed={op.seed}"
         case CachedSource():
@@ -122,6 +124,18 @@ def _join_line(op: Join) -> str:
     if op.null_aware:
         parts.append("null-aware")
     return " ".join(parts)
+
+
+def _expand_line(op: Expand) -> str:
+    """The keys, then each grouping set as the keys it keeps (``()``: the grand total)."""
+    keys = ", ".join(named(k) for k in op.keys)
+    width = len(op.keys)
+    sets = ", ".join(
+        "(" + ", ".join(identifier(k.name) for i, k in enumerate(op.keys)
+                        if not s >> (width - 1 - i) & 1) + ")"
+        for s in op.sets
+    )
+    return f"Expand keys=[{keys}] sets=[{sets}] id={identifier(op.grouping_id)}"
 
 
 def _window_line(op: Window) -> str:

@@ -324,6 +324,24 @@ class Over(Node):
     frame: Frame | None = None
 
 
+class Grouping(Node):
+    """``grouping(col)`` (``fn="grouping"``, one argument) or ``grouping_id(cols...)``, as a
+    user writes them under ``ROLLUP``, ``CUBE`` or ``GROUPING SETS``, before analysis. The
+    analyzer (``planner.logical.grouping_sets``) rewrites each into an expression over the
+    grouping id column that ``Expand`` adds: no ``Grouping`` reaches a worker (the compiler
+    refuses it)."""
+
+    kind: Literal["grouping"] = "grouping"
+    fn: Literal["grouping", "grouping_id"]
+    args: tuple[Expr, ...] = Field(max_length=MAX_WINDOW_KEYS)
+
+    @model_validator(mode="after")
+    def _one_column_for_grouping(self) -> Grouping:
+        if self.fn == "grouping" and len(self.args) != 1:
+            raise ValueError("grouping takes one column")
+        return self
+
+
 class Case(Node):
     kind: Literal["case"] = "case"
     branches: tuple[tuple[Expr, Expr], ...] = Field(min_length=1)
@@ -349,7 +367,7 @@ def _literal_value(expr: Expr) -> object:
 
 
 Expr = Annotated[
-    Union[Column, Ref, Lit, Call, AggCall, Case, Cast, WindowCall, Over],
+    Union[Column, Ref, Lit, Call, AggCall, Case, Cast, WindowCall, Over, Grouping],
     Field(discriminator="kind"),
 ]
 
@@ -385,5 +403,5 @@ class WindowItem(Node):
         return self
 
 
-for _model in (Call, AggCall, WindowCall, Over, Case, Cast, NamedExpr, SortKey, WindowItem):
+for _model in (Call, AggCall, WindowCall, Over, Grouping, Case, Cast, NamedExpr, SortKey, WindowItem):
     _model.model_rebuild()

@@ -20,7 +20,7 @@ from typing import Annotated, ClassVar, Final, Literal, TypeVar, Union, assert_n
 from pydantic import Field, model_validator
 
 from sparkwire.planner.logical.expressions import Expr, Identifier, NamedExpr, Node, SortKey, WindowItem
-from sparkwire.planner.limits import MAX_PARTITIONS, MAX_WINDOW_KEYS
+from sparkwire.planner.limits import MAX_GROUPING_KEYS, MAX_GROUPING_SETS, MAX_PARTITIONS, MAX_WINDOW_KEYS
 from sparkwire.planner.logical.tree import has_aggregate
 from sparkwire.planner.logical.sources import (CachedSource, CacheId, CsvScan, JsonScan, LocalSource,
                                                ParquetScan, RangeSource)
@@ -108,14 +108,43 @@ class Generate(Node):
         return self
 
 
+class Expand(Node):
+    """Grouping sets (Spark's ``Expand``): each input row once per set in ``sets``, with the
+    input's columns passed through (aggregate calls read them), then ``keys`` (the group
+    keys, each NULL in the sets that leave it out), then the set's grouping id under
+    ``grouping_id`` (a bigint: bit ``len(keys) - 1 - i`` set when key ``i`` is not in the
+    set, as Spark's ``spark_grouping_id``). An ``Aggregate`` on the keys and the id above
+    it computes every set at once, in the ordinary two phases; the id tells a key NULLed
+    here from a NULL key value. Each set's id appears once: two equal sets would merge in
+    the aggregate."""
+
+    INPUTS: ClassVar[tuple[str, ...]] = ("input",)
+    op: Literal["expand"] = "expand"
+    input: Operator
+    keys: tuple[NamedExpr, ...] = Field(min_length=1, max_length=MAX_GROUPING_KEYS)
+    sets: tuple[int, ...] = Field(min_length=1, max_length=MAX_GROUPING_SETS)
+    grouping_id: Identifier
+
+    @model_validator(mode="after")
+    def _sets_are_distinct_ids(self) -> Expand:
+        if len(set(self.sets)) != len(self.sets):
+            raise ValueError("each grouping set appears once")
+        if not all(0 <= s < 1 << len(self.keys) for s in self.sets):
+            raise ValueError(f"a grouping id of {len(self.keys)} keys is below {1 << len(self.keys)}")
+        return self
+
+
 class Aggregate(Node):
-    """Group by ``keys`` (empty: one global group) computing ``aggregates``."""
+    """Group by ``keys`` (empty: one global group) computing ``aggregates``; ``local``: within
+    each task only, its groups merged by an aggregate above (the stage cutter neither splits
+    nor shuffles it: ``planner.optimizer.rules.expand``)."""
 
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["aggregate"] = "aggregate"
     input: Operator
     keys: tuple[NamedExpr, ...]
     aggregates: tuple[NamedExpr, ...]
+    local: bool = False
 
 
 class Sort(Node):
@@ -283,7 +312,7 @@ Operator = Annotated[
     Union[
         ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate,
         Sort, Limit, Join, SetOperation, Sample, RowSample, Repartition, ParquetWrite,
-        CachedSource, Keep, Window, Generate, RangeSource,
+        CachedSource, Keep, Window, Generate, RangeSource, Expand,
     ],
     Field(discriminator="op"),
 ]
@@ -294,13 +323,13 @@ OperatorT = TypeVar("OperatorT", bound=Operator)
 LOGICAL_OPERATORS: Final = (
     ParquetScan, CsvScan, JsonScan, LocalSource, Filter, Project, Aggregate, Sort, Limit, Join,
     SetOperation, RowSample, Repartition, ParquetWrite, CachedSource, Keep, Window, Generate,
-    RangeSource,
+    RangeSource, Expand,
 )
 #: What a task's fragment may hold on the wire.
 TASK_OPERATORS: Final = (
     ParquetScan, CsvScan, JsonScan, LocalSource, Exchange, Filter, Project, Aggregate, Sort,
     Limit, Join, SetOperation, Sample, RowSample, ParquetWrite, CachedSource, Window, Generate,
-    RangeSource,
+    RangeSource, Expand,
 )
 
 
@@ -343,6 +372,8 @@ def output_columns(op: Operator) -> list[str]:
             return [k.name for k in op.keys] + [a.name for a in op.aggregates]
         case Generate():
             return output_columns(op.input) + list(op.names)
+        case Expand():
+            return output_columns(op.input) + [k.name for k in op.keys] + [op.grouping_id]
         case Filter() | Sort() | Limit() | Sample() | RowSample() | Repartition() | Keep():
             return output_columns(op.input)
         case Join(how="semi" | "anti"):
@@ -368,5 +399,5 @@ def disallowed(root: Operator, allowed: tuple[type, ...]) -> list[str]:
 
 
 for _model in (Filter, Project, Aggregate, Sort, Limit, Join, SetOperation, Sample, RowSample,
-               Repartition, ParquetWrite, Keep, Window, Generate):
+               Repartition, ParquetWrite, Keep, Window, Generate, Expand):
     _model.model_rebuild()

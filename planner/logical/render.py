@@ -25,6 +25,7 @@ from sparkwire.planner.logical.expressions import (
     Column,
     Expr,
     Frame,
+    Grouping,
     Lit,
     NamedExpr,
     Over,
@@ -175,6 +176,8 @@ def _render(expr: Expr, naming: bool) -> str:
         if expr.other is not None:
             return f"{expr.fn}({r(expr.arg)}, {r(expr.other)})"
         return f"{expr.fn}({r(expr.arg)})"
+    if isinstance(expr, Grouping):
+        return f"{expr.fn}({', '.join(r(a) for a in expr.args)})"
     if isinstance(expr, WindowCall):
         return _window_call(expr, naming)
     if isinstance(expr, Over):

@@ -12,13 +12,14 @@ from sparkwire.planner.logical.expressions import (
     Cast,
     Column,
     Expr,
+    Grouping,
     Over,
     WindowCall,
 )
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
-    if isinstance(expr, Call):
+    if isinstance(expr, Call | Grouping):
         return expr.args
     if isinstance(expr, AggCall):
         return tuple(e for e in (expr.arg, expr.other) if e is not None)
@@ -55,6 +56,8 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
         return new
     if isinstance(expr, Call):
         return Call(fn=expr.fn, args=tuple(transform(a, replace) for a in expr.args))
+    if isinstance(expr, Grouping):
+        return expr.model_copy(update={"args": tuple(transform(a, replace) for a in expr.args)})
     if isinstance(expr, AggCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
         other = None if expr.other is None else transform(expr.other, replace)
@@ -119,6 +122,11 @@ def transform_grouped(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Exp
         })
 
     return transform(expr, visit)
+
+
+def has_grouping(expr: Expr) -> bool:
+    """A ``grouping()`` or ``grouping_id()`` call, which only grouping sets can answer."""
+    return any(isinstance(node, Grouping) for node in walk(expr))
 
 
 def has_window(expr: Expr) -> bool:

@@ -55,7 +55,7 @@ from sparkwire.planner.logical import collection_types, typenames
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Expr, Lit, Over, WindowCall
+from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Expr, Grouping, Lit, Over, WindowCall
 
 _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
@@ -169,6 +169,8 @@ def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
             return _aggregate(expr, columns)
         case Over():
             return infer(expr.function, columns)
+        case Grouping():  # Spark's types: a tinyint bit, a bigint id
+            return pa.int8() if expr.fn == "grouping" else pa.int64()
         case WindowCall():
             return _window(expr, columns)
         case Call():

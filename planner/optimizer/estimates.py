@@ -28,7 +28,7 @@ from sparkwire.planner.logical.expressions import Column
 from sparkwire.planner.spark.parquet_meta import file_info, one_version
 from sparkwire.planner.logical.ranges import range_rows
 from sparkwire.planner.optimizer.selectivity import Spans, selectivity
-from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Expand, Filter, Generate, Join, Keep,
                                             Limit, Operator, output_columns, ParquetWrite, Project,
                                             Repartition, RowSample, Sample, SetOperation, Sort,
                                             Window)
@@ -110,6 +110,8 @@ def _bytes(op: Operator) -> int:
             return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
         case Generate():
             return estimate_bytes(op.input) * _GENERATED_PER_ROW
+        case Expand():
+            return estimate_bytes(op.input) * len(op.sets)
         case RowSample():
             return int(estimate_bytes(op.input) * op.fraction)
         case CachedSource():
@@ -204,6 +206,8 @@ class _Rows:
                 return min(rows(node.input), node.rows)
             case Generate():
                 return rows(node.input) * _GENERATED_PER_ROW
+            case Expand():
+                return rows(node.input) * len(node.sets)
             case RowSample():
                 return int(rows(node.input) * node.fraction)
             case CachedSource():

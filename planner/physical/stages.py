@@ -3,7 +3,7 @@
 The cutter walks the plan bottom-up. Each subtree yields the *open* stage that computes it
 (fragment, task count, scan splits) while finished producer stages accumulate in dependency
 order, so ids number producers first. An operator either extends the open stage (Filter,
-Project, Generate, the per-task half of Limit and top-k, a partial aggregate) or closes it with a
+Project, Generate, Expand, the per-task half of Limit and top-k, a partial aggregate) or closes it with a
 boundary and opens a consumer stage that reads an ``Exchange``. A join would cut its two
 subtrees the same way and close both (shuffle) or one (broadcast) before opening its stage.
 
@@ -69,7 +69,7 @@ from sparkwire.planner.optimizer.estimates import DEFAULT_BROADCAST_THRESHOLD, e
 from sparkwire.planner.logical.expressions import AggCall, Call, Case, Column, Expr, Lit, NamedExpr, ScalarFunction, SortKey
 from sparkwire.planner.logical.ranges import range_tasks
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Expand, Filter, Generate, Join, Keep,
                                             Limit, Operator, operators, output_columns,
                                             ParquetWrite, Project, Repartition, RowSample, Sample,
                                             SetOperation, Sort, Window, with_children)
@@ -185,7 +185,7 @@ class _Cutter:
                 return self.repartition_to(op)
             case Exchange() | Sample():
                 raise PlanError(f"a logical plan cannot hold {type(op).__name__}; the stage cutter adds it")
-            case Filter() | Project() | Generate():
+            case Filter() | Project() | Generate() | Expand():
                 return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
             case Limit():
                 return self.gather(self.cut(op.input), lambda f: with_children(op, [f]))
@@ -303,8 +303,10 @@ class _Cutter:
 
     def aggregate(self, op: Aggregate) -> OpenStage:
         child = self.materialize(self.cut(op.input))
-        within = groups_within_tasks(child, op) if child.tasks > 1 else None
-        if within:
+        within = groups_within_tasks(child, op) if child.tasks > 1 and not op.local else None
+        if op.local:
+            distributed = False
+        elif within:
             child = replace(child, notes=(*child.notes, f"aggregate: each group in one task ({within})"))
             distributed = False
         else:

@@ -103,6 +103,8 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.CovarSamp: (("this", "expression"), "covar_samp"),
     exp.CovarPop: (("this", "expression"), "covar_pop"),
     exp.Corr: (("this", "expression"), "corr"),
+    exp.Grouping: (("expressions",), "grouping"),
+    exp.GroupingId: (("expressions",), "grouping_id"),
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({

@@ -14,7 +14,8 @@ refused, as Spark refuses it.
 
 A key holding an aggregate never resolves against the outputs: they are per-row values
 over the aggregate's result, and a ``Sort`` of an aggregate call would hand the worker SQL
-that DuckDB rejects (q96 did before this module).
+that DuckDB rejects (q96 did before this module). Nor does one holding ``grouping()``/``grouping_id()``
+(q86): only the aggregate over grouping sets can answer it (``planner.logical.grouping_sets``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sqlglot import exp
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import Relation
-from sparkwire.planner.logical.tree import has_aggregate
+from sparkwire.planner.logical.tree import has_aggregate, has_grouping
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.syntax import has_subquery
 
@@ -46,7 +47,7 @@ def hidden_order_keys(node: exp.Select, relation: Relation) -> list[exp.Ordered]
 def names_output(node: exp.Ordered, relation: Relation) -> bool:
     """Whether the key is an output of ``relation``, or an expression over its outputs."""
     key = expression(node.this)
-    if has_aggregate(key):
+    if has_aggregate(key) or has_grouping(key):
         return False
     try:
         relation.scope.resolve(key)

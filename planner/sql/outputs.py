@@ -2,7 +2,9 @@
 
 Aggregation computes each distinct aggregate call once, under the group keys, then the
 SELECT list is a projection over keys and calls; a key that is a column keeps its name and
-table alias, so ORDER BY ``t.c`` still finds it. Unnamed outputs were named as Spark names
+table alias, so ORDER BY ``t.c`` still finds it. ``ROLLUP``, ``CUBE`` and ``GROUPING SETS``
+(``planner.sql.grouping``) put an ``Expand`` below the aggregate
+(``planner.logical.grouping_sets``). Unnamed outputs were named as Spark names
 them before normalisation (``planner.sql.naming``). A generator in the SELECT list
 (``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``); a
 window function of an aggregating SELECT above the aggregate (``planner.logical.aggregation``).
@@ -19,11 +21,13 @@ from sqlglot import exp
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
 from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, analyze_join, fresh
+from sparkwire.planner.logical.grouping_sets import GroupingSet, expand, over_expanded, refuse_grouping
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
+from sparkwire.planner.sql.grouping import group_by
 from sparkwire.planner.sql.syntax import has_subquery
 from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.logical.windowing import pull_windows
@@ -60,11 +64,12 @@ def project_or_aggregate(
     having = node.args.get("having")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
     if not grouped:
+        refuse_grouping([e for _, e in items])
         return _projected(relation, items)
     if generator is not None:
         raise unsupported(generator, "a generator in an aggregating SELECT")
-    keys = [scope.resolve(expression(g)) for g in (group.expressions if group is not None else [])]
-    return _aggregate(relation, items, keys, having, subquery)
+    keys, sets = group_by(group, lambda g: scope.resolve(expression(g)))
+    return _aggregate(relation, items, keys, having, subquery, sets)
 
 
 def _generator(
@@ -86,16 +91,24 @@ def _generator(
 
 def _aggregate(
     relation: Relation, items: list[tuple[str, ex.Expr]], keys: list[ex.Expr],
-    having: exp.Having | None, subquery: Subquery,
+    having: exp.Having | None, subquery: Subquery, sets: list[GroupingSet] | None = None,
 ) -> Relation:
     """Aggregate by the group keys computing every aggregate call once, filter by HAVING,
     then project the SELECT list over keys and calls (``planner.logical.aggregation``). An
     uncorrelated scalar subquery in HAVING (Q11) is cross-joined to the aggregate as a
-    column first."""
+    column first. With grouping ``sets`` the keys and ``grouping()`` calls are read from
+    the ``Expand`` below the aggregate."""
     scope = relation.scope
     taken = {a.internal.casefold() for a in relation.attrs} | {n.casefold() for n, _ in items}
     group = [_group_key(scope, key, taken) for key in keys]
     condition, values = (None, []) if having is None else _having(having, scope, taken, subquery)
+    if sets is None:
+        refuse_grouping([e for _, e in items] + ([] if condition is None else [condition]))
+    else:
+        expanded = expand(relation, group, sets, taken)
+        relation, group = expanded.relation, list(expanded.keys)
+        items = [(name, over_expanded(e, expanded)) for name, e in items]
+        condition = None if condition is None else over_expanded(condition, expanded)
     aggregation = analyze_aggregate(
         relation, group, items, keys_by="expression", fresh_names=taken, having=condition,
         late={value.attrs[0].internal for value in values},

@@ -17,6 +17,7 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.compile.aggregates import aggregate
 from sparkwire.coordinator.worker.compile.context import Context
 from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.expand import expand
 from sparkwire.coordinator.worker.compile.generate import generate
 from sparkwire.coordinator.worker.compile.joins import join
 from sparkwire.coordinator.worker.compile.projections import filter_rows, project
@@ -32,7 +33,7 @@ from sparkwire.coordinator.worker.compile.scans import (
 from sparkwire.coordinator.worker.compile.set_operations import set_operation
 from sparkwire.coordinator.worker.compile.sorts import limit, sort
 from sparkwire.coordinator.worker.compile.windows import window
-from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Expand, Filter, Generate, Join, Keep,
                                             Limit, Operator, ParquetWrite, Project, Repartition,
                                             RowSample, Sample, SetOperation, Sort, Window)
 from sparkwire.planner.logical.sources import (CachedSource, CsvScan, JsonScan, LocalSource,
@@ -63,6 +64,8 @@ def compile_operator(ctx: Context, op: Operator) -> exp.Select:
             return aggregate(ctx, op)
         case Generate():
             return generate(ctx, op)
+        case Expand():
+            return expand(ctx, op)
         case Sort():
             return sort(ctx, op)
         case Limit():

@@ -24,6 +24,7 @@ from sparkwire.planner.logical.functions import (
     collections,
     conditionals,
     dates,
+    grouping,
     numeric,
     statistics,
     strings,
@@ -32,7 +33,8 @@ from sparkwire.planner.logical.functions import (
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
-_FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows)
+_FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows,
+             grouping)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from sparkwire.planner.logical.plan import Operator
 from sparkwire.planner.optimizer.rules.columns import prune_columns
 from sparkwire.planner.optimizer.rules.disjunctions import derive_side_filters
+from sparkwire.planner.optimizer.rules.expand import aggregate_before_expand
 from sparkwire.planner.optimizer.rules.filters import merge_filters
 from sparkwire.planner.optimizer.rules.joins import left_join_to_anti, outer_to_inner
 from sparkwire.planner.optimizer.rules.limits import merge_limits
@@ -38,6 +39,7 @@ RULES: tuple[Rule, ...] = (
     merge_projects,
     count_before_join,
     statistics_as_sums,
+    aggregate_before_expand,
     merge_limits,
 )
 

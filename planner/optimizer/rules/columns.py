@@ -10,7 +10,8 @@ gets a projection of exactly what the join and its parents read. The plan's own 
 columns never change. Set operations match columns by position and, without ``ALL``,
 compare whole rows, so their inputs keep every column. A window computes only the
 functions something reads (none: it goes), and its input keeps what they, its partition
-and order keys, and the operators above read.
+and order keys, and the operators above read. An ``Expand`` (grouping sets) keeps its keys
+and id, which define the groups, and passes up only the input columns read above it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from typing import assert_never
 
 from sparkwire.planner.logical.expressions import Column, Expr, NamedExpr
-from sparkwire.planner.logical.plan import (Aggregate, Exchange, Filter, Generate, Join, Keep,
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Expand, Filter, Generate, Join, Keep,
                                             Limit, Operator, output_columns, ParquetWrite, Project,
                                             Repartition, RowSample, Sample, SetOperation, Sort,
                                             Window, with_children)
@@ -56,6 +57,10 @@ def _prune(op: Operator, needed: set[str]) -> Operator:
         case Generate():
             reads = (needed - set(op.names)) | _reads([op.expr])
             return with_children(op, [_prune(op.input, reads & set(output_columns(op.input)))])
+        case Expand():
+            # every column it passes is copied once per set: exactly those read above
+            reads = (needed & set(output_columns(op.input))) | _reads(k.expr for k in op.keys)
+            return with_children(op, [_exactly(op.input, reads)])
         case Limit() | Sample() | RowSample():
             return with_children(op, [_prune(op.input, needed)])
         case Repartition():
