@@ -234,7 +234,7 @@ class QueryResult(Closeable):
                         attempt=run.attempt, fragment=_narrow(stage, run.task),
                         inputs=self._scheduler.inputs(run), output=stage.output, keep=stage.keep,
                         ansi=self._plan.ansi, time_zone=self._plan.time_zone,
-                        alone=len(self._plan.stages) == 1 and stage.tasks == 1,
+                        narrow=stage.tasks < self._cluster.cores,
                         report_to=self._cluster.driver_address)
 
     def on_status(self, status: TaskStatus) -> None:

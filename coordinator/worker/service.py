@@ -75,6 +75,16 @@ _log = logging.getLogger(__name__)
 LOCAL_ROUTE = "local"
 
 
+#: What a task's query reads as one table: Arrow data (a stream or in hand), or Parquet
+#: row groups that DuckDB reads itself.
+_Source = pa.Table | pa.RecordBatchReader | RowGroupTable
+
+
+def _in_hand(source: _Source) -> bool:
+    """Whether reading ``source`` waits on no other task: anything but a stream."""
+    return not isinstance(source, pa.RecordBatchReader)
+
+
 @dataclass(eq=False)  # identity: tasks live in sets
 class _Task:
     plan: TaskPlan
@@ -113,9 +123,11 @@ class Worker:
         memory = MemoryPlan.of(settings.worker)
         self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
         self._shared = SharedInputs(self.store)
-        engine = settings.worker.engine
-        self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine,
-                                  alone_threads=engine.threads * settings.worker.task_slots)
+        # Resolved by the cluster where it knows the machine (``ClusterBase``); else here.
+        engine = settings.worker.engine.model_copy(update={"threads": settings.worker.threads()})
+        self._engines = Databases(  # wide: as many threads as the worker runs when busy
+            engine, engine.temp_directory or self._own_dir, memory.engine,
+            wide_threads=engine.threads + settings.worker.task_slots - 1)
         self._whole_inputs = ByteBudget(memory.whole_input)
         self._inputs = ExchangeInputs(self._client, self._shared, self._whole_inputs,
                                       settings.timeouts.partition_wait)
@@ -268,11 +280,19 @@ class Worker:
         rows_out = bytes_out = 0
         data = list(range(plan.output.partitions))
         try:
-            with self._engines.task(alone=plan.alone) as engine:
+            # A narrow task reads its inputs whole first: with them in hand it waits on no
+            # other task, so it may take the wide database (``Databases``).
+            wide = plan.narrow and self._engines.widens
+            inputs = self._inputs_of(task, whole=wide)
+            with self._engines.task(wide=wide and all(_in_hand(s) for _, s in inputs)) as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
-                self._register_inputs(task, engine)
+                for name, source in inputs:
+                    if isinstance(source, RowGroupTable):
+                        engine.register_row_groups(name, source.splits)
+                    else:
+                        engine.register(name, source)
                 setup = time.perf_counter() - started
                 result = engine.run(task.compiled.sql)
                 schema = result.schema
@@ -294,7 +314,7 @@ class Worker:
                         output.write(partition, piece)
                         rows_out += piece.num_rows
                         bytes_out += piece.nbytes
-                seconds = time.perf_counter() - started
+                seconds, threads = time.perf_counter() - started, engine.threads
                 output.finish(data)
         except QueryCancelled:
             return
@@ -309,7 +329,8 @@ class Worker:
             seconds=seconds, setup_seconds=setup, bytes_in=dict(task.reads.bytes)))
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
-             "rows_out": rows_out, "bytes_out": bytes_out, "seconds": seconds}
+             "rows_out": rows_out, "bytes_out": bytes_out, "seconds": seconds,
+             "threads": threads}
         )
 
     def _fail(self, task: _Task, error: SparkwireError) -> None:
@@ -344,33 +365,36 @@ class Worker:
         where = f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}"
         return (QueryError if own else TaskFailed)(f"{where}: {message}")
 
-    def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
-        """Register every table the compiled query reads, under the compiler's names; the
-        inputs of a fragment with joins whole where they are small (``ExchangeInputs.whole``),
+    def _inputs_of(self, task: _Task, whole: bool) -> list[tuple[str, _Source]]:
+        """Every table the compiled query reads, under the compiler's names, to register;
+        exchange inputs whole where they are small (``ExchangeInputs.whole``) when the
+        fragment joins (DuckDB then orders its joins by their rows) or ``whole`` asks,
         others as streams, so a fragment that joins nothing starts on its first batch."""
         plan = task.plan
-        joins = any(isinstance(node, Join) for node in operators(plan.fragment))
+        whole = whole or any(isinstance(node, Join) for node in operators(plan.fragment))
+        inputs: list[tuple[str, _Source]] = []
         for table in task.compiled.tables:
             match table:
                 case ExchangeTable():
                     parts = [p for p in plan.inputs if p.stage == table.stage]
-                    engine.register(table.name, self._inputs.whole(task.reads, parts) if joins
-                                    else self._inputs.stream(task.reads, parts))
+                    inputs.append((table.name, self._inputs.whole(task.reads, parts) if whole
+                                   else self._inputs.stream(task.reads, parts)))
                 case LocalTable():
                     with self._lock:
                         chunks = self._local.get(table.source_id)
                     if chunks is None or plan.task >= len(chunks):
                         raise TaskFailed(f"local source {table.source_id} chunk {plan.task} is not here")
-                    engine.register(table.name, chunks[plan.task])
+                    inputs.append((table.name, chunks[plan.task]))
                 case RowGroupTable():
-                    engine.register_row_groups(table.name, table.splits)
+                    inputs.append((table.name, table))
                 case CachedTable():
                     chunk = table.cache_id, plan.task
                     reader = task.reads.opened(lambda: self.store.open_pinned(*chunk))
-                    engine.register(table.name, pa.RecordBatchReader.from_batches(
-                        reader.schema, task.reads.reading(iter(reader))))
+                    inputs.append((table.name, pa.RecordBatchReader.from_batches(
+                        reader.schema, task.reads.reading(iter(reader)))))
                 case _:
                     assert_never(table)
+        return inputs
 
     def served_at(self, address: str) -> None:
         """This worker is served at ``address``: its tasks read partitions from there in this
