@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import assert_never
+from typing import TypeAlias, assert_never
 
 import pyarrow as pa
 
@@ -77,7 +77,7 @@ LOCAL_ROUTE = "local"
 
 #: What a task's query reads as one table: Arrow data (a stream or in hand), or Parquet
 #: row groups that DuckDB reads itself.
-_Source = pa.Table | pa.RecordBatchReader | RowGroupTable
+_Source: TypeAlias = pa.Table | pa.RecordBatchReader | RowGroupTable
 
 
 def _in_hand(source: _Source) -> bool:
@@ -315,7 +315,9 @@ class Worker:
                         rows_out += piece.num_rows
                         bytes_out += piece.nbytes
                 seconds, threads = time.perf_counter() - started, engine.threads
-                output.finish(data)
+            # Finished once its database is let go: a narrow reader waiting for this output
+            # then finds the worker idle and may run wide (``Databases``).
+            output.finish(data)
         except QueryCancelled:
             return
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the readers
