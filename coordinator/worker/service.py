@@ -56,7 +56,7 @@ from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import (Members, TaskPlan, Tasks, TaskStatus,
                                             decode_message, encode_message)
-from sparkwire.planner.logical.plan import Join, operators
+from sparkwire.planner.logical.plan import Aggregate, Join, SetOperation, Sort, Window, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.memory import InProcessClient
 from sparkwire.transport.errors import (
@@ -74,6 +74,10 @@ _log = logging.getLogger(__name__)
 #: The route of reads of a worker's own partitions (``Worker.served_at``).
 LOCAL_ROUTE = "local"
 
+
+#: Operators that read all their input before their first row out (a set operation's
+#: ``UNION ALL`` aside, which is rare in a narrow stage).
+_BLOCKING = (Aggregate, Join, SetOperation, Sort, Window)
 
 #: What a task's query reads as one table: Arrow data (a stream or in hand), or Parquet
 #: row groups that DuckDB reads itself.
@@ -280,10 +284,13 @@ class Worker:
         rows_out = bytes_out = 0
         data = list(range(plan.output.partitions))
         try:
-            # A narrow task reads its inputs whole first: with them in hand it waits on no
-            # other task, so it may take the wide database (``Databases``).
+            # A narrow task whose query sees all its input before its first row out reads
+            # its inputs whole first: with them in hand it waits on no other task, so it may
+            # take the wide database (``Databases``). One that would stream rows out as they
+            # come streams them in: reading first would only delay its first row.
             wide = plan.narrow and self._engines.widens
-            inputs = self._inputs_of(task, whole=wide)
+            inputs = self._inputs_of(task, whole=wide and any(
+                isinstance(node, _BLOCKING) for node in operators(plan.fragment)))
             with self._engines.task(wide=wide and all(_in_hand(s) for _, s in inputs)) as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
