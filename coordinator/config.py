@@ -73,10 +73,10 @@ class WorkerSettings(_Section):
         query on its calling thread too: ``threads - 1 + task_slots`` in all), at least one.
         Its cores are ``cores`` where set, else ``host_share``: the CPUs of its machine that
         a cluster on that machine gives each of its workers there (``ClusterBase``); a
-        worker that knows neither runs one thread per slot. A task alone on its worker runs
-        on all of them (``worker.engine.Databases``). Measured on 2 cores (CHANGELOG.md,
-        issue 33): more threads than that, workers each sure of every CPU, cost CPU
-        seconds for no wall time."""
+        worker that knows neither runs one thread per slot. A narrow stage's task alone on
+        its worker runs on all of its threads (``worker.engine.Databases``). Measured on 2
+        cores (CHANGELOG.md, issue 33): one worker with a thread more than that cost 6-8%
+        more CPU seconds and no less wall time."""
         if self.engine.threads:
             return self.engine.threads
         return max(1, (self.cores or host_share) - self.task_slots + 1)

@@ -13,9 +13,9 @@ while the first is at work (``Databases``).
 
 Lock-down, applied when the database opens and then frozen with ``lock_configuration``:
 
-- threads from ``EngineSettings`` (resolved by ``WorkerSettings.threads``), the memory limit from the worker's memory plan
-  (``coordinator.worker.memory``); spilling goes to a private temporary directory under
-  ``EngineSettings.temp_directory``, removed on close;
+- threads from ``EngineSettings`` (resolved by ``WorkerSettings.threads``), the memory
+  limit from the worker's memory plan (``coordinator.worker.memory``); spilling goes to a
+  private temporary directory under ``EngineSettings.temp_directory``, removed on close;
 - no extension is installed or loaded, automatically or otherwise (ICU, for time zones, is
   built in); DuckDB's ``TimeZone`` is UTC whatever the machine's (``worker.compile.zones``);
 - Python replacement scans are off, so a query can only read tables registered here;
