@@ -38,10 +38,9 @@ class EngineSettings(_Section):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # One thread per query and more task slots measured best on TPC-H SF1 with two workers
-    # on two cores (6.9 s against 8.5 s for 2 threads x 2 slots, six queries): concurrent
-    # tasks of overlapping stages keep the cores busier than DuckDB's threads within one.
-    threads: int = Field(default=1, ge=1, le=256)
+    #: Threads of the worker's database, which its concurrent tasks share; 0: from the
+    #: worker's cores and slots (``WorkerSettings.threads``). An explicit count overrides.
+    threads: int = Field(default=0, ge=0, le=256)
     #: Parent of the database's private spill directory; None: the worker's own temp dir.
     temp_directory: Path | None = None
     #: Directories tasks may read files under; empty: any (a worker facing the network
@@ -71,6 +70,20 @@ class WorkerSettings(_Section):
     memory: ByteSize = Field(default=ByteSize(2 << 30), ge=128 << 20)
     spill_dir: Path | None = None  # None: a private temp dir per worker, removed on close
     engine: EngineSettings = Field(default_factory=EngineSettings)
+
+    def threads(self, host_share: int = 0) -> int:
+        """The threads of a worker's database: ``engine.threads`` where set; else as many
+        as keep a worker whose slots are all busy at its cores and no more (DuckDB runs a
+        query on its calling thread too: ``threads - 1 + task_slots`` in all), at least one.
+        Its cores are ``cores`` where set, else ``host_share``: the CPUs of its machine that
+        a cluster on that machine gives each of its workers there (``ClusterBase``); a
+        worker that knows neither runs one thread per slot. A narrow stage's task alone on
+        its worker runs on all of its threads (``worker.engine.Databases``). Measured on 2
+        cores (CHANGELOG.md, issue 33): one worker with a thread more than that cost 6-8%
+        more CPU seconds and no less wall time."""
+        if self.engine.threads:
+            return self.engine.threads
+        return max(1, (self.cores or host_share) - self.task_slots + 1)
 
 
 class TimeoutSettings(_Section):

@@ -15,14 +15,16 @@ from sparkwire.planner.logical.staged import Stage, StagedPlan
 
 
 def task_plan(plan: StagedPlan, scheduler: Scheduler, run: Run, query_id: str,
-              report_to: str) -> TaskPlan:
-    """The plan a worker runs for ``run`` of a query of ``plan``."""
+              report_to: str, cores: int) -> TaskPlan:
+    """The plan a worker runs for ``run`` of a query of ``plan`` on a cluster of ``cores``:
+    a task of a stage running fewer tasks than the cores (as released, after adaptivity) is
+    ``narrow``, and may run on its worker's wide database."""
     stage = plan.stages[run.stage]
     return TaskPlan(query_id=query_id, stage=run.stage, task=run.task,
                     attempt=run.attempt, fragment=narrow(stage, run.task),
                     inputs=scheduler.inputs(run), output=stage.output, keep=stage.keep,
                     ansi=plan.ansi, time_zone=plan.time_zone,
-                    alone=len(plan.stages) == 1 and stage.tasks == 1,
+                    narrow=scheduler.plan.stages[run.stage].tasks < cores,
                     report_to=report_to)
 
 

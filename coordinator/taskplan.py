@@ -80,9 +80,10 @@ class TaskPlan(Node):
     ansi: bool = True
     #: The session time zone, from the staged plan: how the fragment reads instants.
     time_zone: TimeZone = DEFAULT_TIME_ZONE
-    #: The query's only task: the worker may give it the threads of every slot while it
-    #: runs (``worker.engine.Databases``).
-    alone: bool = False
+    #: A task of a narrow stage, one with fewer tasks than the cluster has cores (the only
+    #: task of a query, a final sort, a small broadcast): a worker with nothing else running
+    #: may give it the threads of all its slots (``worker.service.Worker._run``).
+    narrow: bool = False
     #: The member (the driver) told how the task ended, in a ``TaskStatus``; None: nobody
     #: listens (a plan delivered by hand).
     report_to: str | None = Field(default=None, min_length=1, max_length=512)

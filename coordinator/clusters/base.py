@@ -68,7 +68,7 @@ class ClusterBase(Closeable):
                              if share_credentials else None)
         if self._credentials is not None:
             settings = self._credentials.settings
-        self.settings = settings
+        self.settings = settings = _with_engine_threads(settings, self.on_this_host)
         try:
             self.transport = transport or create_transport(
                 settings.transport.kind, settings.transport.options, settings.transport.security
@@ -154,6 +154,16 @@ class ClusterBase(Closeable):
     def _remove_credentials(self) -> None:
         if self._credentials is not None:
             self._credentials.close()
+
+
+def _with_engine_threads(settings: Settings, on_this_host: bool) -> Settings:
+    """``settings`` with the DuckDB threads of each worker resolved
+    (``WorkerSettings.threads``): workers on this machine share its CPUs evenly, at least
+    one each, rather than each sizing its threads by all of them."""
+    worker = settings.worker
+    share = max(1, _machine_cpus() // settings.workers) if on_this_host else 0
+    engine = worker.engine.model_copy(update={"threads": worker.threads(share)})
+    return settings.model_copy(update={"worker": worker.model_copy(update={"engine": engine})})
 
 
 def _machine_cpus() -> int:

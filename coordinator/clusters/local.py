@@ -21,8 +21,8 @@ class LocalCluster(ClusterBase):
         self.workers: list[Worker] = []
         self._servers: list[Server] = []
         try:
-            for index in range(settings.workers):
-                self.workers.append(Worker(f"worker-{index}", settings, self.client))
+            for index in range(self.settings.workers):
+                self.workers.append(Worker(f"worker-{index}", self.settings, self.client))
                 self._servers.append(self.transport.serve(self.workers[-1]))
         except BaseException:
             self.close()

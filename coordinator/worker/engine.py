@@ -8,14 +8,14 @@ without touching its neighbours, and nothing a task registers is visible to anot
 One database at work at a time is also what makes the worker's memory bound hold: DuckDB's
 ``memory_limit`` is per database, so the database-per-set-of-directories LRU this replaced
 could use its limit once per open database (two in a plain join: scans and exchange-only
-tasks). A query's only task may run on a second database, but never while the first is
-at work (``Databases``).
+tasks). A task waiting on no other may run on a second database with more threads, but never
+while the first is at work (``Databases``).
 
 Lock-down, applied when the database opens and then frozen with ``lock_configuration``:
 
-- threads from ``EngineSettings``, the memory limit from the worker's memory plan
-  (``coordinator.worker.memory``); spilling goes to a private temporary directory under
-  ``EngineSettings.temp_directory``, removed on close;
+- threads from ``EngineSettings`` (resolved by ``WorkerSettings.threads``), the memory
+  limit from the worker's memory plan (``coordinator.worker.memory``); spilling goes to a
+  private temporary directory under ``EngineSettings.temp_directory``, removed on close;
 - no extension is installed or loaded, automatically or otherwise (ICU, for time zones, is
   built in); DuckDB's ``TimeZone`` is UTC whatever the machine's (``worker.compile.zones``);
 - Python replacement scans are off, so a query can only read tables registered here;
@@ -111,51 +111,64 @@ def _row_ranges(split: FileSplit) -> list[tuple[int, int]]:
 class Databases(Closeable):
     """The worker's DuckDB, opened on first use; ``task`` gives each task a cursor of its own.
 
-    Tasks run side by side on one database, with ``threads`` each. A query's only task
-    (``alone``) would leave the worker's other slots idle, yet DuckDB's thread count is the
-    database's (``SET SESSION threads`` is refused), so such a task runs on a second
-    database that has the threads of every slot: TPC-H Q22, a one-task plan on two cores,
-    took 0.68 of its time, Q11 0.73 (paired, in-process workers). The two never run at
-    once, which keeps the worker's DuckDB memory within one ``memory_limit``: an alone task
-    takes the second database only when no task is running (else it runs on the first like
-    any other), and a task arriving meanwhile waits for it, as it would for a busy slot.
-    That wait ends: a task writes its output to the partition store, which spills rather
-    than blocks, so it never waits for its readers.
+    Tasks run side by side on one database with ``threads``: DuckDB runs a query on the
+    calling thread and the database's ``threads - 1`` others, so a worker whose slots are all
+    busy runs ``threads - 1 + slots`` threads (``WorkerSettings.threads`` sizes it so that
+    this is the worker's cores). A task alone on the worker would use only ``threads`` of
+    them, yet DuckDB's thread count is the database's (``SET SESSION threads`` is refused,
+    and the lock-down freezes ``SET GLOBAL``), so a task may run on a second, *wide*
+    database that has ``wide_threads``, as many as the busy worker runs: TPC-H Q22, a
+    one-task plan on two cores, took 0.68 of its time, Q11 0.73 (paired, in-process
+    workers). The two never run at once, which keeps the worker's DuckDB memory within one
+    ``memory_limit``: a ``wide`` task takes the second database only when no task is
+    running (else it runs on the first like any other), and a task arriving meanwhile waits
+    for it, as it would for a busy slot. That wait must end, so the caller asks for ``wide``
+    only for a task that waits on no other task once started: its inputs already in hand
+    (``service.Worker._run``); a task writes its output to the partition store, which
+    spills rather than blocks, so it never waits for its readers either.
 
     Thread-safe. After ``close`` each database closes when its last cursor does.
     """
 
     def __init__(self, settings: EngineSettings, temp_parent: Path, memory_limit: int,
-                 alone_threads: int = 0) -> None:
+                 wide_threads: int = 0) -> None:
+        if settings.threads < 1:
+            raise ValueError("a database's threads are resolved first (WorkerSettings.threads)")
         self._settings = settings
         self._temp_parent = temp_parent
         self._memory_limit = memory_limit
-        self._alone_threads = alone_threads
+        self._wide_threads = wide_threads
         self._gate = threading.Condition()
         self._shared: _Database | None = None
-        self._alone: _Database | None = None
+        self._wide: _Database | None = None
         self._running = 0  # cursors open on the shared database
-        self._running_alone = False
+        self._running_wide = False
         self._closed = False
 
-    def task(self, alone: bool = False) -> TaskEngine:
-        """A cursor of its own for one task; ``alone``: the only task of its query."""
+    @property
+    def widens(self) -> bool:
+        """Whether a wide task gets more threads than the others."""
+        return self._wide_threads > self._settings.threads
+
+    def task(self, wide: bool = False) -> TaskEngine:
+        """A cursor of its own for one task; ``wide``: the task may have the wide database,
+        since it waits on no other task once it runs."""
         with self._gate:
             while True:
                 if self._closed:
                     raise EngineError("the worker's engine is closed")
-                if (alone and self._alone_threads > self._settings.threads
-                        and not self._running and not self._running_alone):
-                    self._alone = self._alone or self._open(self._alone_threads)
-                    engine = TaskEngine(self._settings, self._alone, self._alone_done)
-                    self._running_alone = True
+                if (wide and self.widens
+                        and not self._running and not self._running_wide):
+                    self._wide = self._wide or self._open(self._wide_threads)
+                    engine = TaskEngine(self._settings, self._wide, self._wide_done)
+                    self._running_wide = True
                     return engine
-                if not self._running_alone:
+                if not self._running_wide:
                     self._shared = self._shared or self._open(self._settings.threads)
                     engine = TaskEngine(self._settings, self._shared, self._shared_done)
                     self._running += 1
                     return engine
-                self._gate.wait()  # notified when the alone task closes, or on close
+                self._gate.wait()  # notified when the wide task closes, or on close
 
     def _open(self, threads: int) -> _Database:
         roots = [str(Path(r).absolute()) for r in self._settings.data_roots] or ["/"]
@@ -165,16 +178,16 @@ class Databases(Closeable):
         with self._gate:
             self._running -= 1
 
-    def _alone_done(self) -> None:
+    def _wide_done(self) -> None:
         with self._gate:
-            self._running_alone = False
+            self._running_wide = False
             self._gate.notify_all()
 
     def close(self) -> None:
         with self._gate:
             self._closed = True
-            databases = [d for d in (self._shared, self._alone) if d is not None]
-            self._shared = self._alone = None
+            databases = [d for d in (self._shared, self._wide) if d is not None]
+            self._shared = self._wide = None
             self._gate.notify_all()
         for database in databases:
             database.release()
@@ -188,6 +201,7 @@ class _Database:
         self._lock = threading.Lock()
         self._cursors = 0
         self._released = False
+        self.threads = threads
         self.temp = tempfile.mkdtemp(prefix="sparkwire-duckdb-", dir=temp_parent)
         try:
             self.conn = duckdb.connect(
@@ -267,6 +281,11 @@ class TaskEngine(Closeable):
         self._interrupted = threading.Event()
         self._closed = False
         self._conn = database.cursor()
+
+    @property
+    def threads(self) -> int:
+        """The threads of the database the task runs on (DuckDB's ``threads`` setting)."""
+        return self._database.threads
 
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:

@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import assert_never
+from typing import TypeAlias, assert_never
 
 import pyarrow as pa
 
@@ -56,7 +56,7 @@ from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
 from sparkwire.coordinator.taskplan import (Members, TaskPlan, Tasks, TaskStatus,
                                             decode_message, encode_message)
-from sparkwire.planner.logical.plan import Join, operators
+from sparkwire.planner.logical.plan import Aggregate, Join, SetOperation, Sort, Window, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.memory import InProcessClient
 from sparkwire.transport.errors import (
@@ -73,6 +73,20 @@ _log = logging.getLogger(__name__)
 
 #: The route of reads of a worker's own partitions (``Worker.served_at``).
 LOCAL_ROUTE = "local"
+
+
+#: Operators that read all their input before their first row out (a set operation's
+#: ``UNION ALL`` aside, which is rare in a narrow stage).
+_BLOCKING = (Aggregate, Join, SetOperation, Sort, Window)
+
+#: What a task's query reads as one table: Arrow data (a stream or in hand), or Parquet
+#: row groups that DuckDB reads itself.
+_Source: TypeAlias = pa.Table | pa.RecordBatchReader | RowGroupTable
+
+
+def _in_hand(source: _Source) -> bool:
+    """Whether reading ``source`` waits on no other task: anything but a stream."""
+    return not isinstance(source, pa.RecordBatchReader)
 
 
 @dataclass(eq=False)  # identity: tasks live in sets
@@ -113,9 +127,11 @@ class Worker:
         memory = MemoryPlan.of(settings.worker)
         self.store = PartitionStore(memory.store, self._own_dir / "partitions", settings.timeouts.idle)
         self._shared = SharedInputs(self.store)
-        engine = settings.worker.engine
-        self._engines = Databases(engine, engine.temp_directory or self._own_dir, memory.engine,
-                                  alone_threads=engine.threads * settings.worker.task_slots)
+        # Resolved by the cluster where it knows the machine (``ClusterBase``); else here.
+        engine = settings.worker.engine.model_copy(update={"threads": settings.worker.threads()})
+        self._engines = Databases(  # wide: as many threads as the worker runs when busy
+            engine, engine.temp_directory or self._own_dir, memory.engine,
+            wide_threads=engine.threads + settings.worker.task_slots - 1)
         self._piece_target = PieceTarget(int(settings.worker.piece_bytes),
                                          engine.batch_rows, memory.gather)
         self._whole_inputs = ByteBudget(memory.whole_input)
@@ -269,11 +285,22 @@ class Worker:
         started = time.perf_counter()
         data = list(range(plan.output.partitions))
         try:
-            with self._engines.task(alone=plan.alone) as engine:
+            # A narrow task whose query sees all its input before its first row out reads
+            # its inputs whole first: with them in hand it waits on no other task, so it may
+            # take the wide database (``Databases``). One that would stream rows out as they
+            # come streams them in: reading first would only delay its first row.
+            wide = plan.narrow and self._engines.widens
+            inputs = self._inputs_of(task, whole=wide and any(
+                isinstance(node, _BLOCKING) for node in operators(plan.fragment)))
+            with self._engines.task(wide=wide and all(_in_hand(s) for _, s in inputs)) as engine:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
-                self._register_inputs(task, engine)
+                for name, source in inputs:
+                    if isinstance(source, RowGroupTable):
+                        engine.register_row_groups(name, source.splits)
+                    else:
+                        engine.register(name, source)
                 setup = time.perf_counter() - started
                 result = engine.run(task.compiled.sql)
                 schema = result.schema
@@ -291,8 +318,10 @@ class Worker:
                     for batch in batches:
                         pieces.write(batch)
                     pieces.flush()
-                seconds = time.perf_counter() - started
-                output.finish(data)
+                seconds, threads = time.perf_counter() - started, engine.threads
+            # Finished once its database is let go: a narrow reader waiting for this output
+            # then finds the worker idle and may run wide (``Databases``).
+            output.finish(data)
         except QueryCancelled:
             return
         except BaseException as exc:  # noqa: BLE001 - every failure must reach the readers
@@ -309,7 +338,8 @@ class Worker:
             partition_bytes=tuple(pieces.partition_bytes) if shuffle else ()))
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
-             "rows_out": pieces.rows, "bytes_out": pieces.bytes, "seconds": seconds}
+             "rows_out": pieces.rows, "bytes_out": pieces.bytes, "seconds": seconds,
+             "threads": threads}
         )
 
     def _fail(self, task: _Task, error: SparkwireError) -> None:
@@ -344,33 +374,36 @@ class Worker:
         where = f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}"
         return (QueryError if own else TaskFailed)(f"{where}: {message}")
 
-    def _register_inputs(self, task: _Task, engine: TaskEngine) -> None:
-        """Register every table the compiled query reads, under the compiler's names; the
-        inputs of a fragment with joins whole where they are small (``ExchangeInputs.whole``),
+    def _inputs_of(self, task: _Task, whole: bool) -> list[tuple[str, _Source]]:
+        """Every table the compiled query reads, under the compiler's names, to register;
+        exchange inputs whole where they are small (``ExchangeInputs.whole``) when the
+        fragment joins (DuckDB then orders its joins by their rows) or ``whole`` asks,
         others as streams, so a fragment that joins nothing starts on its first batch."""
         plan = task.plan
-        joins = any(isinstance(node, Join) for node in operators(plan.fragment))
+        whole = whole or any(isinstance(node, Join) for node in operators(plan.fragment))
+        inputs: list[tuple[str, _Source]] = []
         for table in task.compiled.tables:
             match table:
                 case ExchangeTable():
                     parts = [p for p in plan.inputs if p.stage == table.stage]
-                    engine.register(table.name, self._inputs.whole(task.reads, parts) if joins
-                                    else self._inputs.stream(task.reads, parts))
+                    inputs.append((table.name, self._inputs.whole(task.reads, parts) if whole
+                                   else self._inputs.stream(task.reads, parts)))
                 case LocalTable():
                     with self._lock:
                         chunks = self._local.get(table.source_id)
                     if chunks is None or plan.task >= len(chunks):
                         raise TaskFailed(f"local source {table.source_id} chunk {plan.task} is not here")
-                    engine.register(table.name, chunks[plan.task])
+                    inputs.append((table.name, chunks[plan.task]))
                 case RowGroupTable():
-                    engine.register_row_groups(table.name, table.splits)
+                    inputs.append((table.name, table))
                 case CachedTable():
                     chunk = table.cache_id, plan.task
                     reader = task.reads.opened(lambda: self.store.open_pinned(*chunk))
-                    engine.register(table.name, pa.RecordBatchReader.from_batches(
-                        reader.schema, task.reads.reading(iter(reader))))
+                    inputs.append((table.name, pa.RecordBatchReader.from_batches(
+                        reader.schema, task.reads.reading(iter(reader)))))
                 case _:
                     assert_never(table)
+        return inputs
 
     def served_at(self, address: str) -> None:
         """This worker is served at ``address``: its tasks read partitions from there in this

@@ -42,7 +42,7 @@ def test_early_close_stops_running_tasks_and_frees_partitions():
 
 
 def test_closing_a_one_task_query_frees_its_worker_for_the_next():
-    """A query's only task runs alone on its worker, holding back the worker's other tasks
+    """A query's only task runs wide on its worker, holding back the worker's other tasks
     (``engine.Databases``); closing its result early interrupts it, and the next query's
     tasks run at once."""
     with Session(workers=1, task_bytes=16 << 20, worker={"task_slots": 2}) as session:
@@ -52,16 +52,16 @@ def test_closing_a_one_task_query_frees_its_worker_for_the_next():
         assert len(slow.staged_plan().stages) == 1
         batches = slow.toBatches()
         assert next(batches).num_rows > 0
-        assert worker._engines._running_alone  # it runs alone, as the only task of its query
+        assert worker._engines._running_wide  # it runs wide: the only task of its query, waiting on none
         batches.close()
         started = time.monotonic()
         got = session.range(1000).agg(F.sum("id").alias("s")).collect()
         assert got[0]["s"] == sum(range(1000))
         assert time.monotonic() - started < 5
         deadline = time.monotonic() + 5
-        while worker._engines._running_alone and time.monotonic() < deadline:
+        while worker._engines._running_wide and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert not worker._engines._running_alone and not worker._running
+        assert not worker._engines._running_wide and not worker._running
 
 
 def test_a_query_s_end_cancels_every_worker_at_once_and_waits_for_none_past_the_timeout():

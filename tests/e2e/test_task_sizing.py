@@ -128,20 +128,28 @@ def test_row_group_scans_running_at_once_on_one_worker_read_their_own_rows(tmp_p
             assert tuple(df.collect()[0]) == expected
 
 
-def test_a_querys_only_task_runs_alone_with_the_threads_of_every_slot(tpch: Path) -> None:
-    """The task of a one-task plan runs on its worker's second database, with both slots'
-    threads (``Databases``); a query cut into stages never opens it. Answers are DuckDB's."""
+def test_only_tasks_of_narrow_stages_run_with_the_threads_of_every_slot(tpch: Path) -> None:
+    """The task of a one-task plan runs on its worker's wide database, with both slots'
+    threads (``Databases``); in a query cut into stages only tasks of stages with fewer
+    tasks than the cluster's cores may, the others share one thread's database. Answers
+    are DuckDB's."""
     oracle = duckdb.connect()
     for table in TPCH_TABLES:
         oracle.execute(f"create view {table} as select * from read_parquet('{tpch / table}/*.parquet')")
     with Session(workers=2, task_bytes=2 * MIB, worker={"task_slots": 2}) as session:
         for table in TPCH_TABLES:
             session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
-        alone = lambda: [w._engines._alone is not None for w in session.cluster.workers]  # noqa: E731
         for name, stages_ in (("q09", "cut"), ("q22", "one")):
             df = session.sql(sql_query(name))
-            assert (len(df.staged_plan().stages) == 1) == (stages_ == "one"), name
+            plan = df.staged_plan()
+            assert (len(plan.stages) == 1) == (stages_ == "one"), name
             assert same(df.toArrow(), oracle.sql(sql_query(name)).to_arrow_table()), name
-            if stages_ == "cut":
-                assert alone() == [False, False]
-        assert sorted(alone()) == [False, True]
+            metrics = session.last_metrics
+            assert metrics is not None
+            threads = {(int(done["stage"]), int(done["threads"]))
+                       for worker in session.cluster.workers for done in worker.completed
+                       if done["query_id"] == metrics.query_id}
+            narrow = {i for i, stage in enumerate(plan.stages) if stage.tasks < session.cores}
+            assert {stage for stage, count in threads if count == 2} <= narrow, name
+            assert {count for _, count in threads} <= {1, 2}, name
+        assert threads == {(0, 2)}  # q22's only task

@@ -20,7 +20,7 @@ from sparkwire.coordinator.worker.engine import EngineSettings, TaskEngine
 def settings(tmp_path: Path) -> EngineSettings:
     spill = tmp_path / "spill"
     spill.mkdir()
-    return EngineSettings(temp_directory=spill, batch_rows=1000)
+    return EngineSettings(threads=1, temp_directory=spill, batch_rows=1000)
 
 
 @pytest.fixture

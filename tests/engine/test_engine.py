@@ -165,47 +165,48 @@ def _task_in_thread(databases: Databases) -> tuple[threading.Thread, list[object
     return thread, got
 
 
-def test_a_querys_only_task_gets_every_slots_threads_and_never_runs_beside_others(
+def test_a_wide_task_gets_every_slots_threads_and_never_runs_beside_others(
         settings: EngineSettings) -> None:
-    """A query's only task runs on a second database with the threads of every slot, under
-    the same memory limit; the two databases never work at once, so a task arriving
-    meanwhile waits until it ends, and one arriving while others run gets no more threads."""
+    """A wide task (one waiting on no other) runs on a second database with the threads of
+    every slot, under the same memory limit; the two databases never work at once, so a
+    task arriving meanwhile waits until it ends, and one arriving while others run gets no
+    more threads. ``TaskEngine.threads`` says which it got, as DuckDB does."""
     assert settings.threads == 1
-    with Databases(settings, settings.temp_directory, ENGINE_MEMORY, alone_threads=2) as databases:
-        with databases.task(alone=True) as alone:
-            assert _threads(alone) == 2
-            assert alone.connection.execute(
+    with Databases(settings, settings.temp_directory, ENGINE_MEMORY, wide_threads=2) as databases:
+        with databases.task(wide=True) as wide:
+            assert _threads(wide) == wide.threads == 2
+            assert wide.connection.execute(
                 "SELECT current_setting('memory_limit')").fetchall() == [("800.0 MiB",)]
             waiting, got = _task_in_thread(databases)
             waiting.join(0.3)
-            assert waiting.is_alive() and got == []  # held back while the alone task runs
-            assert pa.Table.from_batches(list(alone.run("SELECT 42 AS x"))).column("x").to_pylist() == [42]
+            assert waiting.is_alive() and got == []  # held back while the wide task runs
+            assert pa.Table.from_batches(list(wide.run("SELECT 42 AS x"))).column("x").to_pylist() == [42]
         waiting.join(10)
         (after,) = got
-        assert isinstance(after, TaskEngine) and _threads(after) == 1
-        with after, databases.task(alone=True) as beside:
-            assert _threads(beside) == 1  # others are running: the alone task takes one slot's
-        with databases.task(alone=True) as again:
+        assert isinstance(after, TaskEngine) and _threads(after) == after.threads == 1
+        with after, databases.task(wide=True) as beside:
+            assert _threads(beside) == 1  # others are running: the wide task takes one slot's
+        with databases.task(wide=True) as again:
             assert _threads(again) == 2  # the second database stays open for the next one
 
 
-def test_closing_ends_the_wait_of_a_task_held_back_by_an_alone_task(settings: EngineSettings) -> None:
-    databases = Databases(settings, settings.temp_directory, ENGINE_MEMORY, alone_threads=2)
-    alone = databases.task(alone=True)
+def test_closing_ends_the_wait_of_a_task_held_back_by_a_wide_task(settings: EngineSettings) -> None:
+    databases = Databases(settings, settings.temp_directory, ENGINE_MEMORY, wide_threads=2)
+    wide = databases.task(wide=True)
     waiting, got = _task_in_thread(databases)
     waiting.join(0.2)
     assert waiting.is_alive()
     databases.close()
     waiting.join(10)
     assert not waiting.is_alive() and isinstance(got[0], EngineError) and "closed" in str(got[0])
-    alone.close()
+    wide.close()
     assert list(settings.temp_directory.iterdir()) == []
 
 
-def test_a_worker_with_one_slot_runs_an_alone_task_like_any_other(settings: EngineSettings) -> None:
-    with Databases(settings, settings.temp_directory, ENGINE_MEMORY, alone_threads=1) as databases:
-        with databases.task(alone=True) as alone, databases.task() as other:
-            assert _threads(alone) == _threads(other) == 1  # one database, nothing held back
+def test_a_worker_with_one_slot_runs_a_wide_task_like_any_other(settings: EngineSettings) -> None:
+    with Databases(settings, settings.temp_directory, ENGINE_MEMORY, wide_threads=1) as databases:
+        with databases.task(wide=True) as wide, databases.task() as other:
+            assert _threads(wide) == _threads(other) == 1  # one database, nothing held back
         assert len(list(settings.temp_directory.iterdir())) == 1
 
 
@@ -394,7 +395,9 @@ def test_batches_are_bounded_by_batch_rows(settings: EngineSettings) -> None:
 
 def test_settings_validation() -> None:
     with pytest.raises(ValidationError):
-        EngineSettings(threads=0)
+        EngineSettings(threads=-1)
+    with pytest.raises(ValueError, match="resolved"):  # 0, from the worker's cores, is resolved first
+        Databases(EngineSettings(), Path("."), ENGINE_MEMORY)
 
 
 def test_compiled_fragment_names_the_tables_it_reads() -> None:
