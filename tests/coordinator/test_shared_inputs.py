@@ -282,6 +282,9 @@ def test_a_worker_lost_while_its_peers_share_a_broadcast_costs_only_a_rerun(
         metrics = session.last_metrics
         assert killer.kills == 1
         assert rows_close(got, _oracle(root))
-        assert metrics.attempts >= 2 and metrics.bytes_in[SHARED_ROUTE] > 0
+        # Whether a finished run of the killed query read a copy depends on where the kill
+        # lands (a worker's first reader fetches, its second reads the copy; a run cut
+        # short reports nothing): 1 run in 5 had none under load. The next query shares.
+        assert metrics.attempts >= 2
         assert rows_close(session.sql(QUERY).toArrow(), _oracle(root))  # and the session goes on
         assert session.last_metrics.bytes_in[SHARED_ROUTE] > 0
