@@ -158,8 +158,7 @@ class QueryResult(Closeable):
         cores = self._cluster.cores
         for run in runs:
             by_worker.setdefault(run.address, []).append(encode_message(task_plan(
-                self._plan, self._scheduler, run, self.query_id, self._cluster.driver_address,
-                cores)))
+                self._scheduler, run, self.query_id, self._cluster.driver_address, cores)))
         self._coordinator.deliver_each({
             address: [(encode_tasks(batch), f"{len(batch)} task(s)")
                       for batch in delivery.messages(plans)]

@@ -11,20 +11,21 @@ from sparkwire.coordinator.taskplan import TaskPlan
 from sparkwire.planner.logical.plan import Operator, operators, transform_up
 from sparkwire.planner.logical.sources import FILE_SCANS, RangeSource
 from sparkwire.planner.logical.ranges import task_slice
-from sparkwire.planner.logical.staged import Stage, StagedPlan
+from sparkwire.planner.logical.staged import Stage
 
 
-def task_plan(plan: StagedPlan, scheduler: Scheduler, run: Run, query_id: str,
-              report_to: str, cores: int) -> TaskPlan:
-    """The plan a worker runs for ``run`` of a query of ``plan`` on a cluster of ``cores``:
-    a task of a stage running fewer tasks than the cores (as released, after adaptivity) is
-    ``narrow``, and may run on its worker's wide database."""
+def task_plan(scheduler: Scheduler, run: Run, query_id: str, report_to: str,
+              cores: int) -> TaskPlan:
+    """The plan a worker runs for ``run`` of the query ``scheduler`` places, on a cluster of
+    ``cores``: a task of a stage running fewer tasks than the cores (as released, after
+    adaptivity: ``Scheduler.plan``) is ``narrow``, and may run on its worker's wide database."""
+    plan = scheduler.plan
     stage = plan.stages[run.stage]
     return TaskPlan(query_id=query_id, stage=run.stage, task=run.task,
                     attempt=run.attempt, fragment=narrow(stage, run.task),
                     inputs=scheduler.inputs(run), output=stage.output, keep=stage.keep,
                     ansi=plan.ansi, time_zone=plan.time_zone,
-                    narrow=scheduler.plan.stages[run.stage].tasks < cores,
+                    narrow=stage.tasks < cores,
                     report_to=report_to)
 
 
