@@ -8,83 +8,43 @@ SELECT list, DISTINCT, ORDER BY and LIMIT, and builds each step
 with ``planner.logical.analyzer``, so a SQL query and the equivalent DataFrame program give the
 same plan.
 
-Subqueries in WHERE (and in an inner join's ON) are decorrelated here, as joins:
-
-- ``EXISTS (q)`` / ``NOT EXISTS (q)`` become a semi / anti join of the outer relation with
-  ``q``'s FROM and local conditions, on ``q``'s correlated conditions (equalities become
-  keys, anything else the residual: Q21's ``l2.l_suppkey <> l1.l_suppkey``);
-- ``x IN (q)`` a semi join on ``x = q's column``; ``NOT x IN (q)`` a null-aware anti join
-  (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
-- a scalar subquery in a comparison: uncorrelated, a cross join with its one row (which
-  the cutter broadcasts); correlated by equalities, ``q`` grouped by its correlated columns
-  and inner-joined on them (a comparison with a missing group is never true, so no row is
-  lost by the inner join).
-
-sqlglot's own ``unnest_subqueries`` is not used: its output for correlated non-equality
-conditions (arrays of keys filtered by lambdas, Q21) has no distributed plan, and its
-``LEFT JOIN ... IS NULL`` form would need rewriting back into the anti join built here
-directly.
+Subqueries in WHERE (and in an inner join's ON) are decorrelated as joins by
+``planner.sql.subqueries``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical.analyzer import (
-    Attribute,
-    Relation,
-    analyze_join,
-    analyze_set_operation,
-    fresh,
-)
+from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, analyze_set_operation
+from sparkwire.planner.logical.plan import Aggregate, JoinType, Project, SetKind
 from sparkwire.planner.logical.predicates import conjunction
-from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project, SetKind
+from sparkwire.planner.sql.context import Catalog, Context
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.generators import lateral
-from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_filter, plain_inner, tables_of
+from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_inner, tables_of
 from sparkwire.planner.sql.ordering import hidden_order_keys
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
+from sparkwire.planner.sql.subqueries import subquery_filters
 from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
-from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
-from sparkwire.planner.logical import types
-
-Catalog = Mapping[str, Relation]
-
-
-@dataclass(frozen=True)
-class _Context:
-    catalog: Catalog
-    ctes: Mapping[str, Relation]
-
-    def table(self, node: exp.Table) -> Relation:
-        name = node.name.casefold()
-        if node.args.get("db") is not None:
-            raise unsupported(node, "a table with a schema or catalog name")
-        found = self.ctes.get(name) or self.catalog.get(name)
-        if found is None:
-            known = ", ".join(sorted({*self.ctes, *self.catalog})) or "(none)"
-            raise SqlError.at(node, f"unknown table {node.name!r}; known tables: {known}")
-        return found
 
 
 def translate(node: exp.Expr, catalog: Catalog) -> Relation:
-    return _query(node, _Context(catalog, {}))
+    return _query(node, Context(catalog, {}, _query, _source))
 
 
-def _query(node: exp.Expr, ctx: _Context) -> Relation:
+def _query(node: exp.Expr, ctx: Context) -> Relation:
     with_ = node.args.get("with_") or node.args.get("with")
     if with_ is not None:
         ctes = dict(ctx.ctes)
         for cte in with_.expressions:
-            relation = _query(cte.this, _Context(ctx.catalog, ctes))
+            relation = _query(cte.this, ctx.with_ctes(ctes))
             ctes[cte.alias.casefold()] = _renamed_columns(relation, cte.args.get("alias"))
-        ctx = _Context(ctx.catalog, ctes)
+        ctx = ctx.with_ctes(ctes)
     match node:
         case exp.Select():
             return _select(node, ctx)
@@ -100,7 +60,7 @@ _SET_KINDS: dict[type[exp.Expr], SetKind] = {
 }
 
 
-def _set_operation(node: exp.SetOperation, ctx: _Context) -> Relation:
+def _set_operation(node: exp.SetOperation, ctx: Context) -> Relation:
     left, right = _query(node.left, ctx), _query(node.right, ctx)
     kind = _SET_KINDS[type(node)]
     plan, attrs = analyze_set_operation(
@@ -110,7 +70,7 @@ def _set_operation(node: exp.SetOperation, ctx: _Context) -> Relation:
 
 
 # -- SELECT ------------------------------------------------------------------------------
-def _select(node: exp.Select, ctx: _Context) -> Relation:
+def _select(node: exp.Select, ctx: Context) -> Relation:
     relation, correlated = _source(node, ctx)
     if correlated:
         raise unsupported(correlated[0], "a reference to a column of no table in scope")
@@ -138,7 +98,7 @@ def _windows_only_in_select_list(node: exp.Select) -> None:
             raise unsupported(window, f"a window function in {name.upper()}")
 
 
-def _from_item(node: exp.Expr, ctx: _Context) -> Relation:
+def _from_item(node: exp.Expr, ctx: Context) -> Relation:
     alias = node.alias_or_name if isinstance(node, exp.Table) else node.alias
     match node:
         case exp.Table():
@@ -181,7 +141,7 @@ def _renamed(relation: Relation, names: Sequence[str]) -> Relation:
 _SIDES: dict[str, JoinType] = {"LEFT": "left", "RIGHT": "right", "FULL": "full"}
 
 
-def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list[exp.Expr]]:
+def _join(left: Relation, node: exp.Join, ctx: Context) -> tuple[Relation, list[exp.Expr]]:
     """The join, and the ON conditions holding subqueries, which an inner join may apply
     after it as WHERE conditions."""
     right = _from_item(node.this, ctx)
@@ -204,177 +164,7 @@ def _join(left: Relation, node: exp.Join, ctx: _Context) -> tuple[Relation, list
     return Relation(plan, attrs), moved
 
 
-# -- WHERE and its subqueries --------------------------------------------------------------
-def _where(relation: Relation, conditions: Sequence[exp.Expr], ctx: _Context) -> Relation:
-    relation = plain_filter(relation, [c for c in conditions if not has_subquery(c)])
-    for condition in conditions:
-        if has_subquery(condition):
-            relation = _subquery_condition(relation, condition, ctx)
-    return relation
-
-
-def _subquery_condition(relation: Relation, node: exp.Expr, ctx: _Context) -> Relation:
-    negated = isinstance(node, exp.Not)
-    inner = node.this.unnest() if negated else node
-    if isinstance(inner, exp.Exists):
-        return _exists(relation, inner.this, "anti" if negated else "semi", ctx)
-    if isinstance(inner, exp.In) and inner.args.get("query") is not None:
-        return _in_subquery(relation, inner, negated, ctx)
-    if negated:
-        raise unsupported(node, "NOT of a condition with a subquery")
-    return _scalar_comparison(relation, node, ctx)
-
-
-def _exists(relation: Relation, query: exp.Expr, how: JoinType, ctx: _Context) -> Relation:
-    select = _plain_select(query)
-    inner, correlated = _correlated_source(select, relation, ctx)
-    local, _ = _sourcetables_of(select, ctx)
-    inner, correlated = _isolated(inner, correlated, local)
-    condition = conjunction([expression(c) for c in correlated])
-    if condition is None:
-        # Uncorrelated: every outer row is kept (semi) or dropped (anti) alike, decided by
-        # whether the subquery has a row; a keyless semi/anti join says exactly that.
-        condition = ex.Lit(value=True)
-    plan, attrs = analyze_join(relation.plan, relation.attrs, inner.plan, inner.attrs, how, condition)
-    return Relation(plan, attrs)
-
-
-def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: _Context) -> Relation:
-    """``x IN (q)``: an uncorrelated ``q`` is translated whole (GROUP BY, HAVING ...) and
-    joined on its one column; a correlated one by its FROM and conditions."""
-    query = node.args["query"]
-    select = _plain_select(query.this if isinstance(query, exp.Subquery) else query)
-    if len(select.expressions) != 1:
-        raise SqlError.at(node, "IN (subquery) needs a subquery of one column")
-    local, correlated = _sourcetables_of(select, ctx)
-    if correlated:
-        inner, correlated = _correlated_source(select, relation, ctx)
-        if select.args.get("group") is not None or select.args.get("having") is not None:
-            raise unsupported(node, "a correlated IN subquery with GROUP BY or HAVING")
-        inner, value = _with_value(inner, select.expressions[0])
-    else:
-        inner = _query(select, ctx)
-        value = inner.attrs[0]
-    inner, correlated = _isolated(inner, correlated, local)
-    tagged = next(a for a in inner.attrs if a.internal == value.internal)
-    key_eq = ex.Call(fn="eq", args=(expression(node.this), ex.Column(name=f"{tagged.qualifier}.{tagged.name}")))
-    parts = [key_eq, *(expression(c) for c in correlated)]
-    if negated and len(parts) > 1:
-        raise unsupported(node, "NOT IN with a correlated subquery")
-    plan, attrs = analyze_join(relation.plan, relation.attrs, inner.plan, inner.attrs,
-                               "anti" if negated else "semi", conjunction(parts))
-    if negated:
-        plan = plan.model_copy(update={"null_aware": True})
-    return Relation(plan, attrs)
-
-
-_isolation = iter(range(1, 1 << 62))
-
-
-def _isolated(
-    inner: Relation, correlated: list[exp.Expr], local: set[str]
-) -> tuple[Relation, list[exp.Expr]]:
-    """``inner`` under a table alias of its own, its columns named by their (unique)
-    internal names, and the correlated conditions rewritten to name them so: an alias
-    the subquery shares with the outer query (Q17's ``lineitem``) cannot make a
-    condition ambiguous."""
-    tag = f"_sq{next(_isolation)}"
-    scope = inner.scope
-    renamed = []
-    for condition in correlated:
-        copy = condition.copy()
-        for column in list(copy.find_all(exp.Column)):
-            if column.table not in local:
-                continue  # the outer query's: SQL resolves the subquery's own aliases first
-            attr = scope.lookup(f"{column.table}.{column.name}")
-            column.replace(exp.column(attr.internal, table=tag))
-        renamed.append(copy)
-    attrs = tuple(replace(a, name=a.internal, qualifier=tag) for a in inner.attrs)
-    return Relation(inner.plan, attrs), renamed
-
-
-def _sourcetables_of(select: exp.Select, ctx: _Context) -> tuple[set[str], list[exp.Expr]]:
-    """The aliases a SELECT's FROM defines and its conditions naming other tables."""
-    source = select.args.get("from_") or select.args.get("from")
-    if source is None:
-        raise unsupported(select, "a subquery without FROM")
-    aliases = {alias_of(source.this), *(alias_of(j.this) for j in select.args.get("joins") or [])}
-    conditions = [
-        *(p for j in select.args.get("joins") or [] if j.args.get("on") is not None
-          for p in conjuncts(j.args["on"])),
-        *(conjuncts(select.args["where"].this) if select.args.get("where") is not None else []),
-    ]
-    return aliases, [c for c in conditions if not tables_of(c) <= aliases]
-
-
-def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: _Context) -> Relation:
-    """A condition holding scalar subqueries: each one joined in as a column, then the
-    condition is a plain filter over it."""
-    replaced = node.copy()
-    for sub in list(replaced.find_all(exp.Subquery)):
-        select = _plain_select(sub.this)
-        if len(select.expressions) != 1:
-            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-        inner, correlated = _correlated_source(select, relation, ctx)
-        keys: list[tuple[ex.Expr, ex.Expr]] = []
-        for condition in correlated:
-            pair = _correlation_key(condition, inner, relation)
-            if pair is None:
-                raise unsupported(condition, "a correlated scalar subquery condition other than equality")
-            keys.append(pair)
-        if select.args.get("group") is not None or select.args.get("having") is not None:
-            raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
-        tag = f"_sq{next(_isolation)}"
-        value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0], tag)
-        on = conjunction([
-            ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
-            for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
-        ])
-        plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs,
-                                   "inner" if keys else "cross", on)
-        relation = Relation(plan, attrs)
-        # an inner or cross join lists the right side's columns last: the value is the last
-        sub.replace(exp.column(relation.attrs[-1].internal))
-    predicate = _resolve_internal(relation, expression(replaced))
-    return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
-
-
-def _grouped_value(
-    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expr, tag: str
-) -> Relation:
-    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row), its
-    columns named after ``tag`` (unique in the query) and qualified by it."""
-    scope = inner.scope
-    value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
-    if not has_aggregate(value):
-        raise unsupported(item, "a scalar subquery that is not an aggregate")
-    if has_window(value):
-        raise unsupported(item, "a window function in a scalar subquery")
-    key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
-    name = f"{tag}_value"
-    aggregate = Aggregate(input=inner.plan, keys=key_items,
-                          aggregates=(ex.NamedExpr(name=name, expr=value),))
-    key_types = {k.name: scope.type_of(k.expr) for k in key_items}
-    attrs = (
-        *(Attribute(k.name, k.name, key_types[k.name], tag) for k in key_items),
-        Attribute(name, name, types.infer(value, {**scope.types, **key_types}), tag),
-    )
-    return Relation(aggregate, attrs)
-
-
-def _correlated_source(
-    select: exp.Select, outer: Relation, ctx: _Context
-) -> tuple[Relation, list[exp.Expr]]:
-    """A subquery's FROM with its local conditions applied, and its correlated conditions
-    (naming a table of the outer query), left for the join that decorrelates it."""
-    inner, correlated = _source(select, ctx)
-    for condition in correlated:
-        if has_subquery(condition):
-            raise unsupported(condition, "a correlated condition holding another subquery")
-    return inner, correlated
-
-
-def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expr]]:
+def _source(select: exp.Select, ctx: Context) -> tuple[Relation, list[exp.Expr]]:
     """FROM, its joins and WHERE as one relation, and the conditions naming tables not in
     this FROM (correlated, for an enclosing query to join on).
 
@@ -410,10 +200,10 @@ def _source(select: exp.Select, ctx: _Context) -> tuple[Relation, list[exp.Expr]
     conditions = [c for c in conditions if tables_of(c) <= local]
     if ordered and len(items) > 1:
         relation, conditions = ordered_joins(items, conditions)
-    relation = _where(relation, conditions, ctx)
+    relation = subquery_filters(relation, conditions, ctx)
     for node in laterals:
         relation = lateral(relation, node)
-    return _where(relation, after, ctx), correlated
+    return subquery_filters(relation, after, ctx), correlated
 
 
 def _laterals(select: exp.Select) -> tuple[list[exp.Join], list[exp.Lateral]]:
@@ -428,58 +218,3 @@ def _laterals(select: exp.Select) -> tuple[list[exp.Join], list[exp.Lateral]]:
         if join.args.get("on") is not None or not plain_inner(join):
             raise unsupported(join, "a LATERAL join other than a cross join")
     return tables, [*(j.this for j in lateral_joins), *(select.args.get("laterals") or [])]
-
-
-def _correlation_key(
-    condition: exp.Expr, inner: Relation, outer: Relation
-) -> tuple[ex.Expr, ex.Expr] | None:
-    """``(inner side resolved, outer side as written)`` of a correlated equality; the
-    outer side is resolved again, with the subquery's value, by the join."""
-    if not isinstance(condition, exp.EQ):
-        return None
-    a, b = expression(condition.this), expression(condition.expression)
-    for first, second in ((a, b), (b, a)):
-        try:
-            resolved = inner.scope.resolve(first)
-            outer.scope.resolve(second)
-        except AnalysisError:
-            continue
-        return resolved, second
-    return None
-
-
-def _with_value(inner: Relation, item: exp.Expr) -> tuple[Relation, Attribute]:
-    """The relation with an IN subquery's value as a column (appended unless it is one)."""
-    value = inner.scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
-    ref = inner.scope.attribute_of(value)
-    if ref is not None:
-        return inner, ref
-    name = fresh("_in", {a.internal.casefold() for a in inner.attrs})
-    attr = Attribute(name, name, inner.scope.type_of(value))
-    items = (*(ex.NamedExpr(name=a.internal, expr=a.column) for a in inner.attrs),
-             ex.NamedExpr(name=name, expr=value))
-    return Relation(Project(input=inner.plan, columns=items), (*inner.attrs, attr)), attr
-
-
-def _resolve_internal(relation: Relation, expr: ex.Expr) -> ex.Expr:
-    """Resolve user references; names already internal (planner-made) pass as they are."""
-    internals = {a.internal for a in relation.attrs}
-
-    def replace_ref(node: ex.Expr) -> ex.Expr | None:
-        if isinstance(node, ex.Column):
-            if node.name in internals:
-                return node
-            return relation.scope.resolve(node)
-        return None
-
-    return transform(expr, replace_ref)
-
-
-def _plain_select(node: exp.Expr) -> exp.Select:
-    if isinstance(node, exp.Subquery):
-        node = node.this
-    if not isinstance(node, exp.Select):
-        raise unsupported(node, "a set operation inside a subquery predicate")
-    return node
-
-
