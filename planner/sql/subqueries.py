@@ -36,6 +36,7 @@ from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.joins import alias_of, plain_filter, tables_of
 from sparkwire.planner.sql.syntax import conjuncts, has_subquery
 
+
 def subquery_filters(relation: Relation, conditions: Sequence[exp.Expr], ctx: Context) -> Relation:
     """``relation`` filtered by WHERE conditions: the plain ones first, as one filter, then
     each one holding a subquery, as the join that decorrelates it."""
