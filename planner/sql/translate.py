@@ -33,7 +33,7 @@ from sparkwire.planner.sql.ordering import hidden_order_keys
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
 from sparkwire.planner.sql.scalars import uncorrelated_value
 from sparkwire.planner.sql.subqueries import subquery_filters
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, in_nested_query, inline_windows
 
 
 def translate(node: exp.Expr, catalog: Catalog) -> Relation:
@@ -97,7 +97,8 @@ def _windows_only_in_select_list(node: exp.Select) -> None:
     clauses = [(part, node.args.get(part)) for part in ("where", "group", "having", "order")]
     clauses += [("JOIN ... ON", j.args.get("on")) for j in node.args.get("joins") or []]
     for name, clause in clauses:
-        window = clause.find(exp.Window) if clause is not None else None
+        windows = clause.find_all(exp.Window) if clause is not None else iter(())
+        window = next((w for w in windows if not in_nested_query(w, clause)), None)  # a subquery's own
         if window is not None:
             raise unsupported(window, f"a window function in {name.upper()}")
 
