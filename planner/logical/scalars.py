@@ -9,7 +9,7 @@ value is planned in distributed form instead, as one more input of the query:
 - a subquery that aggregates without GROUP BY or HAVING (TPC-DS q09's ``SELECT avg(x)
   ...``) has exactly one row: its plan is the value, as it is;
 - any other (``SELECT DISTINCT d_month_seq ... WHERE d_year = 2001``, a plain column, a
-  GROUP BY, a LIMIT) is aggregated to its row count and any one value, per correlation key:
+  GROUP BY, a LIMIT) is aggregated to its row count and its value, per correlation key:
   a global aggregate has one row whatever its input (no row: a count of 0 and a NULL
   value), partial counts per task merged in one, so only that merge sees the whole count.
   The value is ``CASE WHEN count > 1 THEN raise_error(SCALAR_SUBQUERY_TOO_MANY_ROWS) ELSE
@@ -77,16 +77,21 @@ def scalar_value(inner: Relation, keys: Sequence[ex.Expr], value: ex.Expr, tag: 
 
 
 def _checked(plan: Operator, keys: tuple[ex.NamedExpr, ...], value: ex.Expr, name: str) -> Operator:
-    """Per key, the row count and any value, then the value where the count is at most
-    one and Spark's error where it is more."""
-    count, any_value = f"{name}_rows", f"{name}_any"
+    """Per key, the row count and the value, then the value where the count is at most
+    one and Spark's error where it is more.
+
+    Of at most one row, ``max`` is the value (NULL for a NULL value or no row). Not
+    ``any_value``: its two phases merge with ``first()``, which may read the NULL partial
+    result of a task that had no row (a global aggregate gives one row per task, empty or
+    not) before the task that had the value."""
+    count, one = f"{name}_rows", f"{name}_one"
     aggregate = Aggregate(input=plan, keys=keys, aggregates=(
         ex.NamedExpr(name=count, expr=ex.AggCall(fn="count")),
-        ex.NamedExpr(name=any_value, expr=ex.AggCall(fn="any_value", arg=value)),
+        ex.NamedExpr(name=one, expr=ex.AggCall(fn="max", arg=value)),
     ))
     too_many = ex.Call(fn="gt", args=(ex.Column(name=count), ex.Lit(value=1)))
     checked = ex.Case(branches=((too_many, failure(TOO_MANY_ROWS, ex.Lit(value=TOO_MANY_ROWS_MESSAGE))),),
-                      otherwise=ex.Column(name=any_value))
+                      otherwise=ex.Column(name=one))
     columns = (*(ex.NamedExpr(name=k.name, expr=ex.Column(name=k.name)) for k in keys),
                ex.NamedExpr(name=name, expr=checked))
     return Project(input=aggregate, columns=columns)
