@@ -46,7 +46,7 @@ def lifted(nodes: Sequence[exp.Expr], value: Value) -> tuple[list[exp.Expr], lis
     """Copies of ``nodes`` with each scalar subquery (not one nested in another) replaced by
     the column of its value, and the values, in order."""
     values: list[Relation] = []
-    copies = []
+    copies: list[exp.Expr] = []
     for node in nodes:
         if isinstance(node, exp.Subquery):  # a SELECT item that is one, its alias aside
             relation = value(node)

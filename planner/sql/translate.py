@@ -97,8 +97,10 @@ def _windows_only_in_select_list(node: exp.Select) -> None:
     clauses = [(part, node.args.get(part)) for part in ("where", "group", "having", "order")]
     clauses += [("JOIN ... ON", j.args.get("on")) for j in node.args.get("joins") or []]
     for name, clause in clauses:
-        windows = clause.find_all(exp.Window) if clause is not None else iter(())
-        window = next((w for w in windows if not in_nested_query(w, clause)), None)  # a subquery's own
+        if clause is None:
+            continue
+        # a window inside a subquery is the subquery's own
+        window = next((w for w in clause.find_all(exp.Window) if not in_nested_query(w, clause)), None)
         if window is not None:
             raise unsupported(window, f"a window function in {name.upper()}")
 
