@@ -5,10 +5,12 @@
   keys, anything else the residual: Q21's ``l2.l_suppkey <> l1.l_suppkey``);
 - ``x IN (q)`` a semi join on ``x = q's column``; ``NOT x IN (q)`` a null-aware anti join
   (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
-- a scalar subquery in a comparison: uncorrelated, a cross join with its one row (which
-  the cutter broadcasts); correlated by equalities, ``q`` grouped by its correlated columns
-  and inner-joined on them (a comparison with a missing group is never true, so no row is
-  lost by the inner join).
+- a scalar subquery in a condition: uncorrelated, any query, a cross join with its one
+  row (which the cutter broadcasts; ``planner.sql.scalars``, with Spark's check that it
+  returned at most one row); correlated by equalities, ``q`` grouped by its correlated
+  columns and inner-joined on them (a comparison with a missing group is never true, so no
+  row is lost by the inner join), a value that is no aggregate checked per group
+  (``planner.logical.scalars``).
 
 sqlglot's own ``unnest_subqueries`` is not used: its output for correlated non-equality
 conditions (arrays of keys filtered by lambdas, Q21) has no distributed plan, and its
@@ -25,16 +27,17 @@ from sqlglot import exp
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical import types
 from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, fresh
-from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project
-from sparkwire.planner.logical.predicates import conjunction
-from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
+from sparkwire.planner.logical.plan import Filter, JoinType, Project
+from sparkwire.planner.logical.predicates import conjunction, nonempty_conjunction
+from sparkwire.planner.logical.scalars import scalar_value
+from sparkwire.planner.logical.tree import has_window, transform
 from sparkwire.planner.sql.context import Context
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.joins import alias_of, plain_filter, tables_of
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery
+from sparkwire.planner.sql.scalars import subquery_tag, uncorrelated_value
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, in_nested_query
 
 
 def subquery_filters(relation: Relation, conditions: Sequence[exp.Expr], ctx: Context) -> Relation:
@@ -102,9 +105,6 @@ def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: Context) 
     return Relation(plan, attrs)
 
 
-_isolation = iter(range(1, 1 << 62))
-
-
 def _isolated(
     inner: Relation, correlated: list[exp.Expr], local: set[str]
 ) -> tuple[Relation, list[exp.Expr]]:
@@ -112,7 +112,7 @@ def _isolated(
     internal names, and the correlated conditions rewritten to name them so: an alias
     the subquery shares with the outer query (Q17's ``lineitem``) cannot make a
     condition ambiguous."""
-    tag = f"_sq{next(_isolation)}"
+    tag = subquery_tag()
     scope = inner.scope
     renamed = []
     for condition in correlated:
@@ -143,29 +143,18 @@ def _sourcetables_of(select: exp.Select, ctx: Context) -> tuple[set[str], list[e
 
 def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: Context) -> Relation:
     """A condition holding scalar subqueries: each one joined in as a column, then the
-    condition is a plain filter over it."""
+    condition is a plain filter over it. An uncorrelated one is any query, one row with
+    Spark's row check (``planner.sql.scalars``); a correlated one is grouped by its
+    correlated columns and inner-joined on them (a comparison with a missing group is
+    never true, so no row is lost by the inner join)."""
     replaced = node.copy()
-    for sub in list(replaced.find_all(exp.Subquery)):
-        select = _plain_select(sub.this)
-        if len(select.expressions) != 1:
-            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-        inner, correlated = _correlated_source(select, relation, ctx)
-        keys: list[tuple[ex.Expr, ex.Expr]] = []
-        for condition in correlated:
-            pair = _correlation_key(condition, inner, relation)
-            if pair is None:
-                raise unsupported(condition, "a correlated scalar subquery condition other than equality")
-            keys.append(pair)
-        if select.args.get("group") is not None or select.args.get("having") is not None:
-            raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
-        tag = f"_sq{next(_isolation)}"
-        value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0], tag)
-        on = conjunction([
-            ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
-            for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
-        ])
-        plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs,
-                                   "inner" if keys else "cross", on)
+    for sub in [s for s in replaced.find_all(exp.Subquery) if not in_nested_query(s, replaced)]:
+        if _correlated(sub, ctx):
+            value, on = _correlated_value(sub, relation, ctx)
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, "inner", on)
+        else:
+            value = uncorrelated_value(sub, ctx)
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, "cross", None)
         relation = Relation(plan, attrs)
         # an inner or cross join lists the right side's columns last: the value is the last
         sub.replace(exp.column(relation.attrs[-1].internal))
@@ -173,27 +162,41 @@ def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: Context) -> Rela
     return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
 
 
-def _grouped_value(
-    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expr, tag: str
-) -> Relation:
-    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row), its
-    columns named after ``tag`` (unique in the query) and qualified by it."""
-    scope = inner.scope
-    value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
-    if not has_aggregate(value):
-        raise unsupported(item, "a scalar subquery that is not an aggregate")
+def _correlated(sub: exp.Subquery, ctx: Context) -> bool:
+    """Whether a SELECT's conditions name a table outside its FROM (a set operation, or
+    a SELECT whose only outer references are elsewhere, is translated as uncorrelated,
+    which refuses such a reference)."""
+    select = sub.this
+    return isinstance(select, exp.Select) and bool(_sourcetables_of(select, ctx)[1])
+
+
+def _correlated_value(sub: exp.Subquery, relation: Relation, ctx: Context) -> tuple[Relation, ex.Expr]:
+    """A correlated scalar subquery's value per correlation key, and the condition joining
+    it to ``relation`` (its correlated equalities)."""
+    select = _plain_select(sub.this)
+    if len(select.expressions) != 1:
+        raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+    for clause in ("group", "having", "distinct", "order", "limit"):
+        if select.args.get(clause) is not None:
+            raise unsupported(sub, f"{clause.upper()} in a correlated scalar subquery")
+    inner, correlated = _correlated_source(select, relation, ctx)
+    keys: list[tuple[ex.Expr, ex.Expr]] = []
+    for condition in correlated:
+        pair = _correlation_key(condition, inner, relation)
+        if pair is None:
+            raise unsupported(condition, "a correlated scalar subquery condition other than equality")
+        keys.append(pair)
+    item = select.expressions[0]
+    value = inner.scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     if has_window(value):
         raise unsupported(item, "a window function in a scalar subquery")
-    key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
-    name = f"{tag}_value"
-    aggregate = Aggregate(input=inner.plan, keys=key_items,
-                          aggregates=(ex.NamedExpr(name=name, expr=value),))
-    key_types = {k.name: scope.type_of(k.expr) for k in key_items}
-    attrs = (
-        *(Attribute(k.name, k.name, key_types[k.name], tag) for k in key_items),
-        Attribute(name, name, types.infer(value, {**scope.types, **key_types}), tag),
-    )
-    return Relation(aggregate, attrs)
+    tag = subquery_tag()
+    value_rel = scalar_value(inner, [k for k, _ in keys], value, tag)
+    on = nonempty_conjunction([
+        ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
+        for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
+    ])
+    return value_rel, on
 
 
 def _correlated_source(
