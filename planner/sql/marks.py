@@ -24,8 +24,6 @@ duplicating outer rows: refused, naming it.
 
 from __future__ import annotations
 
-from itertools import count
-
 import pyarrow as pa
 from sqlglot import exp
 
@@ -39,7 +37,6 @@ from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.syntax import in_nested_query
 
-_tags = count(1)
 _BIGINT = pa.int64()
 
 
@@ -59,10 +56,10 @@ def marked(relation: Relation, condition: exp.Expr, ctx: Context) -> tuple[Relat
     replaced = condition.copy()
     for node in predicate_subqueries(replaced):
         exact = not _null_as_false(node, replaced)
-        if isinstance(node, exp.Exists):
-            relation, mark = _exists_mark(relation, plain_select(node.this), ctx)
-        else:
+        if isinstance(node, exp.In):
             relation, mark = _in_mark(relation, node, exact, ctx)
+        else:
+            relation, mark = _exists_mark(relation, plain_select(node.this), ctx)
         node.replace(exp.paren(mark))
     return relation, replaced
 
@@ -70,16 +67,17 @@ def marked(relation: Relation, condition: exp.Expr, ctx: Context) -> tuple[Relat
 def _null_as_false(node: exp.Expr, top: exp.Expr) -> bool:
     """Whether ``node`` reaches ``top`` through AND, OR and parentheses only: then no row
     passes the filter with ``node`` NULL that would not pass with it FALSE."""
-    while node is not top:
-        node = node.parent
-        if not isinstance(node, exp.And | exp.Or | exp.Paren):
+    parent = node.parent
+    while parent is not None and node is not top:
+        if not isinstance(parent, exp.And | exp.Or | exp.Paren):
             return False
+        node, parent = parent, parent.parent
     return True
 
 
 def _exists_mark(relation: Relation, select: exp.Select, ctx: Context) -> tuple[Relation, exp.Expr]:
     inner, keys = _keyed_source(select, relation, ctx)
-    tag = f"_mk{next(_tags)}"
+    tag = _tag(relation)
     if not keys:
         relation = _counts_joined(relation, inner, keys, None, tag)
         return relation, exp.GT(this=exp.column(f"{tag}_rows"), expression=exp.Literal.number(0))
@@ -101,7 +99,7 @@ def _in_mark(relation: Relation, node: exp.In, exact: bool, ctx: Context) -> tup
     else:  # uncorrelated: the whole query (GROUP BY, HAVING, ...), its one column the value
         inner = ctx.query(select, ctx)
         value = inner.attrs[0].column
-    tag = f"_mk{next(_tags)}"
+    tag = _tag(relation)
     probe = expression(node.this)
     relation = _distinct_joined(relation, inner, [*keys, (value, probe)], tag)
     matched = _not_null(f"{tag}_key{len(keys)}")
@@ -116,6 +114,16 @@ def _in_mark(relation: Relation, node: exp.In, exact: bool, ctx: Context) -> tup
         exp.If(this=none, true=exp.false()),
         exp.If(this=unknown, true=exp.null()),
     ], default=exp.false())
+
+
+def _tag(relation: Relation) -> str:
+    """The prefix of a mark's columns: the first ``_mkN`` no column of ``relation`` has
+    (counted per query, so a plan reads the same whatever was planned before it)."""
+    taken = [a.internal.casefold() for a in relation.attrs]
+    n = 1
+    while any(t.startswith(f"_mk{n}_") for t in taken):
+        n += 1
+    return f"_mk{n}"
 
 
 def _keyed_source(

@@ -1,7 +1,9 @@
 """Subqueries in SQL, decorrelated into joins, give DuckDB's answers: EXISTS / NOT EXISTS
 with residual conditions, IN / NOT IN with NULLs on either side, several scalar subqueries
 in one condition, scalar subqueries in HAVING, an alias shared by the subquery and the
-outer query."""
+outer query; EXISTS and IN under OR, NOT and CASE (mark joins), NULL-sensitive; a
+correlated count over a missing group (0, not a lost row); a correlation written inside
+each branch of an OR."""
 
 from __future__ import annotations
 
@@ -32,6 +34,29 @@ QUERIES = {
     "shared_alias": "select * from t where x < (select max(t.w) from u as t where t.k = 2)",
     "exists_uncorrelated_empty": "select * from t where exists (select * from u where w > 100)",
     "not_exists_uncorrelated": "select * from t where not exists (select * from u where w > 100)",
+    # mark joins: EXISTS / IN under OR, NOT and CASE (planner.sql.marks)
+    "exists_or_exists": (
+        "select * from t where exists (select * from u where u.k = t.k and u.w > 5) "
+        "or exists (select * from v where v.k = t.k)"
+    ),
+    "in_or_condition": "select * from t where x > 8 or k in (select k from u where w < 3)",
+    "not_in_under_or_with_nulls": "select * from t where not (k in (select k from u where w < 9)) or x > 4",
+    "in_is_null": "select * from t where (k in (select k from u)) is null or (x in (select w from u)) is null",
+    "correlated_in_under_not": "select * from t where not (x in (select w from u where u.k = t.k) or k = 5)",
+    "correlated_not_in": "select * from t where x not in (select w - 2 from u where u.k = t.k)",
+    "exists_in_case": (
+        "select * from t where case when exists (select * from u where u.k = t.k) then x > 2 else x < 2 end"
+    ),
+    "uncorrelated_exists_under_or": "select * from t where exists (select * from u where w > 100) or x < 2",
+    "grouped_in_under_or": "select * from t where x < 2 or k in (select k from u group by k having count(*) > 1)",
+    # a correlated scalar subquery whose group is missing reads its value over no rows
+    "count_of_a_missing_group": "select * from t where (select count(*) from u where u.k = t.k) = 0",
+    "count_plus_one_under_or": "select * from t where (select count(w) + 1 from u where u.k = t.k) = 1 or x > 8",
+    "sum_under_or_keeps_missing_groups": "select * from t where (select sum(w) from u where u.k = t.k) > 5 or x < 2",
+    "correlation_inside_or_branches": (
+        "select * from t where (select count(*) from u where (u.k = t.k and u.w > 2) "
+        "or (u.k = t.k and u.w < 2)) > 0"
+    ),
 }
 
 
