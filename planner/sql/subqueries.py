@@ -7,8 +7,16 @@
   (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
 - a scalar subquery in a comparison: uncorrelated, a cross join with its one row (which
   the cutter broadcasts); correlated by equalities, ``q`` grouped by its correlated columns
-  and inner-joined on them (a comparison with a missing group is never true, so no row is
-  lost by the inner join).
+  and joined on them: an inner join where the subquery is compared at the top of the
+  condition and its value over no rows is NULL (a missing group then fails the comparison
+  anyway), else a left join, a missing group reading the value over no rows
+  (``aggregation.over_no_rows``: a ``count`` is 0, not NULL);
+- ``EXISTS`` and ``IN (q)`` anywhere else in a condition (under OR, NOT, CASE) and a
+  correlated ``NOT IN``: mark joins (``planner.sql.marks``), the condition then a filter
+  over the marks.
+
+What every kind shares (the subquery's source, correlated conditions factored across OR
+branches, their keys) is ``planner.sql.correlation``.
 
 sqlglot's own ``unnest_subqueries`` is not used: its output for correlated non-equality
 conditions (arrays of keys filtered by lambdas, Q21) has no distributed plan, and its
