@@ -80,8 +80,9 @@ def analyze_aggregate(
 ) -> Aggregation:
     """Aggregate ``relation`` by ``keys`` into ``outputs`` (see the module docstring for
     ``keys_by`` and ``fresh_names``). ``having`` is a condition rewritten like the outputs,
-    its calls computed with theirs; ``late`` names columns it may use that are joined in
-    after aggregating (SQL's scalar subqueries in HAVING)."""
+    its calls computed with theirs; ``late`` names columns the outputs and ``having`` may use
+    that are joined in after aggregating (SQL's uncorrelated scalar subqueries,
+    ``planner.sql.scalars``)."""
     input_scope = relation.scope
     key_scope = Scope([k.attr for k in keys])
     column_types = {**input_scope.types, **key_scope.types}
@@ -96,7 +97,7 @@ def analyze_aggregate(
             over = _by_expression(expr, what, keys, joined)
         return over if fresh_names is None else _split_calls(over, calls, fresh_names)
 
-    rewritten = tuple((name, rewrite(expr, repr(name))) for name, expr in outputs)
+    rewritten = tuple((name, rewrite(expr, repr(name), late)) for name, expr in outputs)
     condition = None if having is None else rewrite(having, "HAVING", late)
     results: tuple[tuple[str, Expr], ...]
     if fresh_names is None:  # the Aggregate computes each output, under its name

@@ -5,11 +5,13 @@
   keys, anything else the residual: Q21's ``l2.l_suppkey <> l1.l_suppkey``);
 - ``x IN (q)`` a semi join on ``x = q's column``; ``NOT x IN (q)`` a null-aware anti join
   (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
-- a scalar subquery in a comparison: uncorrelated, a cross join with its one row (which
-  the cutter broadcasts); correlated by equalities, ``q`` grouped by its correlated columns
-  and joined on them: an inner join where the subquery is compared at the top of the
-  condition and its value over no rows is NULL (a missing group then fails the comparison
-  anyway), else a left join, a missing group reading the value over no rows
+- a scalar subquery in a condition: uncorrelated, any query, a cross join with its one
+  row (which the cutter broadcasts; ``planner.sql.scalars``, with Spark's check that it
+  returned at most one row); correlated by equalities, ``q`` grouped by its correlated
+  columns and joined on them, a value that is no aggregate checked per group
+  (``planner.logical.scalars``): an inner join where the subquery is compared at the top
+  of the condition and its value over no rows is NULL (a missing group then fails the
+  comparison anyway), else a left join, a missing group reading the value over no rows
   (``aggregation.over_no_rows``: a ``count`` is 0, not NULL);
 - ``EXISTS`` and ``IN (q)`` anywhere else in a condition (under OR, NOT, CASE) and a
   correlated ``NOT IN``: mark joins (``planner.sql.marks``), the condition then a filter
@@ -32,11 +34,11 @@ from dataclasses import replace
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical import types
 from sparkwire.planner.logical.aggregation import over_no_rows
 from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, fresh
-from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project
-from sparkwire.planner.logical.predicates import conjunction
+from sparkwire.planner.logical.plan import Filter, JoinType, Project
+from sparkwire.planner.logical.predicates import conjunction, nonempty_conjunction
+from sparkwire.planner.logical.scalars import scalar_value
 from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.sql.context import Context
 from sparkwire.planner.sql.correlation import correlated_source, correlation_key, plain_select
@@ -44,7 +46,8 @@ from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
 from sparkwire.planner.sql.marks import marked, predicate_subqueries
 from sparkwire.planner.sql.joins import alias_of, plain_filter, tables_of
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery
+from sparkwire.planner.sql.scalars import subquery_tag, uncorrelated_value
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, in_nested_query
 
 
 def subquery_filters(relation: Relation, conditions: Sequence[exp.Expr], ctx: Context) -> Relation:
@@ -112,9 +115,6 @@ def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: Context) 
     return Relation(plan, attrs)
 
 
-_isolation = iter(range(1, 1 << 62))
-
-
 def _isolated(
     inner: Relation, correlated: list[exp.Expr], local: set[str]
 ) -> tuple[Relation, list[exp.Expr]]:
@@ -122,7 +122,7 @@ def _isolated(
     internal names, and the correlated conditions rewritten to name them so: an alias
     the subquery shares with the outer query (Q17's ``lineitem``) cannot make a
     condition ambiguous."""
-    tag = f"_sq{next(_isolation)}"
+    tag = subquery_tag()
     scope = inner.scope
     renamed = []
     for condition in correlated:
@@ -153,40 +153,27 @@ def _sourcetables_of(select: exp.Select, ctx: Context) -> tuple[set[str], list[e
 
 def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: Context) -> Relation:
     """A condition holding scalar subqueries: each one joined in as a column, then the
-    condition is a plain filter over it."""
+    condition is a plain filter over it. An uncorrelated one is any query, one row with
+    Spark's row check (``planner.sql.scalars``); a correlated one is grouped by its
+    correlated columns and joined on them (see the module's docstring for which join)."""
     replaced = node.copy()
     defaults: dict[str, ex.Expr] = {}
-    for sub in list(replaced.find_all(exp.Subquery)):
-        select = plain_select(sub.this)
-        if len(select.expressions) != 1:
-            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-        inner, correlated = correlated_source(select, relation, ctx)
-        keys: list[tuple[ex.Expr, ex.Expr]] = []
-        for condition in correlated:
-            pair = correlation_key(condition, inner, relation)
-            if pair is None:
-                raise unsupported(condition, "a correlated scalar subquery condition other than equality")
-            keys.append(pair)
-        if select.args.get("group") is not None or select.args.get("having") is not None:
-            raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
-        tag = f"_sq{next(_isolation)}"
-        value_rel, empty = _grouped_value(inner, [k for k, _ in keys], select.expressions[0], tag)
-        on = conjunction([
-            ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
-            for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
-        ])
-        how: JoinType = "cross"
-        if keys:
-            how = "inner" if empty is None and _null_dropped(sub, replaced) else "left"
-        plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs, how, on)
+    for sub in [s for s in replaced.find_all(exp.Subquery) if not in_nested_query(s, replaced)]:
+        if _correlated(sub, ctx):
+            value, on, empty = _correlated_value(sub, relation, ctx)
+            how: JoinType = "inner" if empty is None and _null_dropped(sub, replaced) else "left"
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, how, on)
+        else:
+            value, empty = uncorrelated_value(sub, ctx), None
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, "cross", None)
         relation = Relation(plan, attrs)
         # a join lists the right side's columns last: the value is the last
-        value = relation.attrs[-1].internal
-        if keys and empty is not None:  # a missing group reads the value over no rows
-            matched = relation.attrs[-len(value_rel.attrs)].column  # a key: NULL only there
-            defaults[value] = ex.Case(branches=((ex.Call(fn="is_null", args=(matched,)), empty),),
-                                      otherwise=ex.Column(name=value))
-        sub.replace(exp.column(value))
+        column = relation.attrs[-1].internal
+        if empty is not None:  # a missing group reads the value over no rows
+            matched = relation.attrs[-len(value.attrs)].column  # a key: NULL only there
+            defaults[column] = ex.Case(branches=((ex.Call(fn="is_null", args=(matched,)), empty),),
+                                       otherwise=ex.Column(name=column))
+        sub.replace(exp.column(column))
     predicate = _resolve_internal(relation, expression(replaced))
     predicate = transform(predicate, lambda n: defaults.get(n.name) if isinstance(n, ex.Column) else None)
     return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
@@ -203,28 +190,45 @@ def _null_dropped(sub: exp.Subquery, condition: exp.Expr) -> bool:
     return sub.parent is condition and isinstance(condition, _COMPARISONS)
 
 
-def _grouped_value(
-    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expr, tag: str
-) -> tuple[Relation, ex.Expr | None]:
-    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row), its
-    columns named after ``tag`` (unique in the query) and qualified by it; and what
-    ``item`` gives over no rows, None where that is NULL (``over_no_rows``)."""
-    scope = inner.scope
-    value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
-    if not has_aggregate(value):
-        raise unsupported(item, "a scalar subquery that is not an aggregate")
+def _correlated(sub: exp.Subquery, ctx: Context) -> bool:
+    """Whether a SELECT's conditions name a table outside its FROM (a set operation, or
+    a SELECT whose only outer references are elsewhere, is translated as uncorrelated,
+    which refuses such a reference)."""
+    select = sub.this
+    return isinstance(select, exp.Select) and bool(_sourcetables_of(select, ctx)[1])
+
+
+def _correlated_value(
+    sub: exp.Subquery, relation: Relation, ctx: Context
+) -> tuple[Relation, ex.Expr, ex.Expr | None]:
+    """A correlated scalar subquery's value per correlation key, the condition joining it
+    to ``relation`` (its correlated equalities), and what an outer row with no group reads:
+    None for NULL (a value that is no aggregate: no row), else the aggregate over no rows
+    (``over_no_rows``: a count is 0)."""
+    select = plain_select(sub.this)
+    if len(select.expressions) != 1:
+        raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+    for clause in ("group", "having", "distinct", "order", "limit"):
+        if select.args.get(clause) is not None:
+            raise unsupported(sub, f"{clause.upper()} in a correlated scalar subquery")
+    inner, correlated = correlated_source(select, relation, ctx)
+    keys: list[tuple[ex.Expr, ex.Expr]] = []
+    for condition in correlated:
+        pair = correlation_key(condition, inner, relation)
+        if pair is None:
+            raise unsupported(condition, "a correlated scalar subquery condition other than equality")
+        keys.append(pair)
+    item = select.expressions[0]
+    value = inner.scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     if has_window(value):
         raise unsupported(item, "a window function in a scalar subquery")
-    key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
-    name = f"{tag}_value"
-    aggregate = Aggregate(input=inner.plan, keys=key_items,
-                          aggregates=(ex.NamedExpr(name=name, expr=value),))
-    key_types = {k.name: scope.type_of(k.expr) for k in key_items}
-    attrs = (
-        *(Attribute(k.name, k.name, key_types[k.name], tag) for k in key_items),
-        Attribute(name, name, types.infer(value, {**scope.types, **key_types}), tag),
-    )
-    return Relation(aggregate, attrs), over_no_rows(value)
+    tag = subquery_tag()
+    value_rel = scalar_value(inner, [k for k, _ in keys], value, tag)
+    on = nonempty_conjunction([
+        ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
+        for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
+    ])
+    return value_rel, on, over_no_rows(value) if has_aggregate(value) else None
 
 
 def _with_value(inner: Relation, item: exp.Expr) -> tuple[Relation, Attribute]:
