@@ -107,7 +107,8 @@ def _in_mark(relation: Relation, node: exp.In, exact: bool, ctx: Context) -> tup
         return relation, matched
     relation = _counts_joined(relation, inner, keys, value, tag)
     rows, values = exp.column(f"{tag}_rows"), exp.column(f"{tag}_values")
-    none = exp.or_(exp.Is(this=rows.copy(), expression=exp.Null()), exp.EQ(this=rows.copy(), expression=exp.Literal.number(0)))
+    none = exp.or_(exp.Is(this=rows.copy(), expression=exp.Null()),
+                   exp.EQ(this=rows.copy(), expression=exp.Literal.number(0)))
     unknown = exp.or_(exp.Is(this=node.this.copy(), expression=exp.Null()), exp.GT(this=rows, expression=values))
     return relation, exp.Case(ifs=[
         exp.If(this=matched, true=exp.true()),

@@ -70,7 +70,9 @@ QUERIES = {
         "select * from t where case when exists (select * from u where u.k = t.k) then x > 2 else x < 2 end"
     ),
     "uncorrelated_exists_under_or": "select * from t where exists (select * from u where w > 100) or x < 2",
-    "grouped_in_under_or": "select * from t where x < 2 or k in (select k from u group by k having count(*) > 1)",
+    "grouped_in_under_or": (
+        "select * from t where x < 2 or k in (select k from u group by k having count(*) > 1)"
+    ),
     # a correlated scalar subquery whose group is missing reads its value over no rows
     "count_of_a_missing_group": "select * from t where (select count(*) from u where u.k = t.k) = 0",
     "count_plus_one_under_or": "select * from t where (select count(w) + 1 from u where u.k = t.k) = 1 or x > 8",
