@@ -3,7 +3,9 @@ with residual conditions, IN / NOT IN with NULLs on either side, several scalar 
 in one condition, scalar subqueries in HAVING, an alias shared by the subquery and the
 outer query; scalar subqueries of one plain row (DISTINCT, a GROUP BY with LIMIT, no row at
 all), in the SELECT list, CASE, ORDER BY and over an aggregate; and a scalar subquery of
-more than one row failing with Spark's error."""
+more than one row failing with Spark's error; EXISTS and IN under OR, NOT and CASE (mark
+joins), NULL-sensitive; a correlated count over a missing group (0, not a lost row); a
+correlation written inside each branch of an OR."""
 
 from __future__ import annotations
 
@@ -54,6 +56,31 @@ QUERIES = {
     ),
     "scalar_over_aggregate": "select k, sum(x) + (select max(w) from v) s from t group by k",
     "scalar_in_order_by": "select k, x from t order by coalesce(x, 0) * (select -1 from v where k = 2) limit 3",
+    # mark joins: EXISTS / IN under OR, NOT and CASE (planner.sql.marks)
+    "exists_or_exists": (
+        "select * from t where exists (select * from u where u.k = t.k and u.w > 5) "
+        "or exists (select * from v where v.k = t.k)"
+    ),
+    "in_or_condition": "select * from t where x > 8 or k in (select k from u where w < 3)",
+    "not_in_under_or_with_nulls": "select * from t where not (k in (select k from u where w < 9)) or x > 4",
+    "in_is_null": "select * from t where (k in (select k from u)) is null or (x in (select w from u)) is null",
+    "correlated_in_under_not": "select * from t where not (x in (select w from u where u.k = t.k) or k = 5)",
+    "correlated_not_in": "select * from t where x not in (select w - 2 from u where u.k = t.k)",
+    "exists_in_case": (
+        "select * from t where case when exists (select * from u where u.k = t.k) then x > 2 else x < 2 end"
+    ),
+    "uncorrelated_exists_under_or": "select * from t where exists (select * from u where w > 100) or x < 2",
+    "grouped_in_under_or": (
+        "select * from t where x < 2 or k in (select k from u group by k having count(*) > 1)"
+    ),
+    # a correlated scalar subquery whose group is missing reads its value over no rows
+    "count_of_a_missing_group": "select * from t where (select count(*) from u where u.k = t.k) = 0",
+    "count_plus_one_under_or": "select * from t where (select count(w) + 1 from u where u.k = t.k) = 1 or x > 8",
+    "sum_under_or_keeps_missing_groups": "select * from t where (select sum(w) from u where u.k = t.k) > 5 or x < 2",
+    "correlation_inside_or_branches": (
+        "select * from t where (select count(*) from u where (u.k = t.k and u.w > 2) "
+        "or (u.k = t.k and u.w < 2)) > 0"
+    ),
 }
 
 
