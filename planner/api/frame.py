@@ -30,6 +30,7 @@ import pyarrow as pa
 from sparkwire.planner.api.caching import with_caches
 from sparkwire.planner.api.executor import Executor
 from sparkwire.planner.api.functions import Column
+from sparkwire.planner.api.quoting import name_parts
 from sparkwire.planner.api.spark_schema import spark_schema
 from sparkwire.planner.api.types import StructType
 from sparkwire.planner.errors import AnalysisError
@@ -127,6 +128,10 @@ class Frame:
         return Relation(self._plan, self._attrs)
 
     def __getitem__(self, name: str) -> Column:
+        """This frame's column ``name``, also in backticks as PySpark reads it
+        (``df["`a.b`"]``, ``planner.api.quoting``)."""
+        if "`" in name:
+            name = ".".join(name_parts(name))
         self._scope.lookup(name, self._id)
         return Column(Ref(name=name, plan_id=self._id))
 
