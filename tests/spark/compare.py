@@ -75,7 +75,7 @@ def assert_same(
             result = ours.toArrow()
         finally:
             session.conf.set(ZONE_KEY, before)
-        assert result.schema == ours.schema, "the result has the types the schema promised"
+        assert result.schema == ours.arrow_schema, "the result has the types the schema promised"
         assert _timestamp_types(result.schema) == want_times, "Arrow timestamp types as PySpark's"
         got_rows = [normalize(_maps_as_dicts(row, result.schema), want_types)
                     for row in result.to_pylist()]
