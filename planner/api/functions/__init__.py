@@ -2,6 +2,7 @@
 
 PySpark has them in one module; here each group has its own, all re-exported: ``basics``
 (the common aggregates, ``when``, ``coalesce``, ``expr`` ...), ``strings``, ``dates``,
+``texts`` (the later string functions), ``nulls`` (``nvl`` ..., ``try_`` arithmetic),
 ``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
 ``statistics`` (``stddev``, ``corr`` ...), ``grouping`` and ``windows``, with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
 reads PySpark's arguments (``core``: a ``str`` where a column is expected is a column name,
@@ -28,9 +29,11 @@ from sparkwire.planner.api.functions.basics import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
 from sparkwire.planner.api.functions.nested import *  # noqa: F403
+from sparkwire.planner.api.functions.nulls import *  # noqa: F403
 from sparkwire.planner.api.functions.numeric import *  # noqa: F403
 from sparkwire.planner.api.functions.statistics import *  # noqa: F403
 from sparkwire.planner.api.functions.strings import *  # noqa: F403
+from sparkwire.planner.api.functions.texts import *  # noqa: F403
 from sparkwire.planner.api.functions.windows import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS
 from sparkwire.planner.api.unsupported import missing_attribute

@@ -26,16 +26,18 @@ from sparkwire.planner.logical.functions import (
     conditionals,
     dates,
     grouping,
+    nulls,
     numeric,
     statistics,
     strings,
+    texts,
     windows,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
-_FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows,
-             grouping, assertions)
+_FAMILIES = (strings, texts, nulls, dates, numeric, conditionals, collections, aggregates,
+             statistics, windows, grouping, assertions)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
