@@ -21,6 +21,7 @@ from typing import Self
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.combining import FrameCombining
 from sparkwire.planner.api.frame import check_names
+from sparkwire.planner.api.frame_extras import FrameExtras
 from sparkwire.planner.api.frame_methods import FrameMethods
 from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
@@ -34,7 +35,7 @@ from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
-class DataFrame(FrameMethods, FrameCombining):
+class DataFrame(FrameMethods, FrameCombining, FrameExtras):
     __slots__ = ()
 
     def __repr__(self) -> str:

@@ -10,6 +10,7 @@ against a real class rather than a ``self: DataFrame`` annotation the class cann
     FrameActions          toArrow, collect, count, show                (api.actions)
     FrameCombining        joins, set operations, distinct              (api.combining)
     FrameMethods          na, describe, sample, repartition, cache, write  (api.frame_methods)
+    FrameExtras           toDF, withColumns(Renamed), checkpoint, hint     (api.frame_extras)
     DataFrame             groupBy and agg, explain, temporary views    (api.dataframe)
 
 A layer makes a new frame through the instance, ``self._derive(plan, attributes)`` (the same
@@ -68,12 +69,13 @@ Widen = Callable[[Sequence[Column]], "Frame"]
 class Frame:
     """A logical plan with its attributes and executor; immutable, as every layer relies on."""
 
-    __slots__ = ("_plan", "_attrs", "_executor", "_id", "_widen")
+    __slots__ = ("_plan", "_attrs", "_executor", "_id", "_widen", "_broadcast")
     _plan: Operator
     _attrs: tuple[Attribute, ...]
     _executor: Executor
     _id: int
     _widen: Widen | None
+    _broadcast: bool  # hinted to be broadcast in its next join (``planner.api.frame_extras``)
 
     def __init__(
         self, plan: Operator, attributes: Sequence[Attribute], executor: Executor,
@@ -85,6 +87,7 @@ class Frame:
         object.__setattr__(self, "_executor", executor)
         object.__setattr__(self, "_id", plan_id)
         object.__setattr__(self, "_widen", widen)
+        object.__setattr__(self, "_broadcast", False)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("DataFrame is immutable; its methods return new DataFrames")
