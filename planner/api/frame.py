@@ -47,7 +47,7 @@ from sparkwire.planner.logical.analyzer import (
     with_result_types,
 )
 from sparkwire.planner.logical.expressions import Column as ColumnRef
-from sparkwire.planner.logical.expressions import Expr, NamedExpr, Ref
+from sparkwire.planner.logical.expressions import Expr, Lit, NamedExpr, Ref
 from sparkwire.planner.logical.grouping_sets import refuse_grouping
 from sparkwire.planner.logical.identifiers import check_identifier
 from sparkwire.planner.logical.plan import Operator, Project
@@ -59,6 +59,11 @@ from sparkwire.planner.logical.types import spark_type_name
 from sparkwire.planner.logical.windowing import pull_windows
 from sparkwire.planner.pipeline import plan_on
 
+
+#: The one column the plan of a frame of no columns (``df.drop`` of every column) carries:
+#: DuckDB has no relation of no columns, and the rows must still be there to count. The
+#: frame's attributes leave it out, so no name reaches it, and results drop it.
+ROWS_ONLY = NamedExpr(name="_rows", expr=Lit(value=True))
 
 #: A frame made by a projection or an aggregation computed again with more columns after
 #: its own, given as named Columns over what it was computed from: how ``orderBy`` sorts
@@ -142,8 +147,8 @@ class Frame:
         """The plan optimized and cut into stages for this frame's executor, cached
         subtrees replaced by their caches (``planner.api.caching``)."""
         plan = with_caches(self._plan, self._executor)
-        return plan_on(self._executor, with_result_types(plan, self._attrs),
-                       [a.internal for a in self._attrs])
+        columns = [a.internal for a in self._attrs] or [ROWS_ONLY.name]
+        return plan_on(self._executor, with_result_types(plan, self._attrs), columns)
 
     # -- for the layers above ---------------------------------------------------------------
     @property
@@ -157,7 +162,10 @@ class Frame:
 
     def _user_schema(self, schema: pa.Schema) -> pa.Schema:
         """The result schema under the user's names: the plan's columns carry internal
-        names, which differ where a join renamed a column apart."""
+        names, which differ where a join renamed a column apart. A frame of no columns has
+        none, whatever its plan carries (``ROWS_ONLY``)."""
+        if not self._attrs:
+            return pa.schema([])
         if schema.names != [a.internal for a in self._attrs]:
             return schema
         return pa.schema([
@@ -171,6 +179,8 @@ class Frame:
         names the schema promises (DuckDB names a list's element ``l``, Spark ``element``)."""
         if batch.schema.names == schema.names and batch.schema.types == schema.types:
             return batch
+        if not schema.names:
+            return batch.select([])  # no columns, the rows kept
         if batch.schema.types == schema.types:
             return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
         return batch.rename_columns(schema.names).cast(schema)
