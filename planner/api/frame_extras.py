@@ -45,12 +45,15 @@ class FrameExtras(FrameActions):
         return self._named_as(list(cols))
 
     def withColumnsRenamed(self, colsMap: Mapping[str, str]) -> Self:  # noqa: N802, N803
-        """Each column named as a key (in any case) renamed to its value, all at once (so
-        ``{"a": "b", "b": "a"}`` swaps); keys that are not columns are ignored, as in PySpark."""
+        """Each column named as a key (in any case) renamed to its value, one rename after
+        the other as Spark applies them (``{"a": "b", "b": "a"}`` names both ``a``); keys
+        that are not columns are ignored, as in PySpark."""
         if not isinstance(colsMap, Mapping):
             raise AnalysisError(f"withColumnsRenamed takes a dict, got {type(colsMap).__name__}")
-        renames = {old.casefold(): new for old, new in colsMap.items()}
-        return self._named_as([renames.get(a.name.casefold(), a.name) for a in self._attrs])
+        names = [a.name for a in self._attrs]
+        for old, new in colsMap.items():
+            names = [new if n.casefold() == old.casefold() else n for n in names]
+        return self._named_as(names)
 
     def withColumns(self, *colsMap: Mapping[str, Column]) -> Self:  # noqa: N802, N803
         """``withColumn`` of each item in order: a name of a column replaces it in place,

@@ -15,13 +15,16 @@ ambiguous reference (``df.a > df2.a``) stays an ambiguity error, as Spark's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Call, Expr, Ref
 
-if TYPE_CHECKING:
-    from sparkwire.planner.logical.analyzer import Scope
+
+class Scope(Protocol):
+    """One side's names (``planner.logical.analyzer.Scope``, which imports this module)."""
+
+    def resolve(self, expr: Expr) -> Expr: ...
 
 _EQUALITIES = ("eq", "eq_null_safe")
 
