@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -40,6 +40,7 @@ from sparkwire.planner.logical.expressions import Call, Cast, Column, Expr, Lit,
 from sparkwire.planner.logical.plan import Join, JoinType, Operator, Project, SetKind, SetOperation
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.predicates import conjunction, conjuncts, factor_common
+from sparkwire.planner.logical.self_joins import self_join_equality
 from sparkwire.planner.logical.tree import column_names, has_window, transform
 from sparkwire.planner.logical.typed import spark_typed
 from sparkwire.planner.logical.typed_calls import typed_calls
@@ -143,10 +144,13 @@ class Scope:
                 return qualified
         return [a for a in self.attributes if a.name.casefold() == name.casefold()]
 
-    def resolve(self, expr: Expr) -> Expr:
-        """``expr`` with every user reference replaced by the plan column it means."""
+    def resolve(self, expr: Expr, first: Callable[[Expr], Expr | None] | None = None) -> Expr:
+        """``expr`` with every user reference replaced by the plan column it means; where
+        ``first`` gives a node, that node (already resolved) instead."""
 
         def replace_ref(node: Expr) -> Expr | None:
+            if first is not None and (done := first(node)) is not None:
+                return done
             if isinstance(node, Column):
                 path = self.field_path(node.name)
                 return self.lookup(node.name).column if path is None else path
@@ -333,7 +337,9 @@ def analyze_join(
     if condition is not None and has_window(condition):
         raise AnalysisError(f"a window function in a join condition ({sql(condition)}) is not "
                             "supported by sparkwire; compute it with withColumn first")
-    resolved = None if condition is None else scope.resolve(condition)
+    sides = Scope(left_attrs), Scope(right_attrs)
+    resolved = None if condition is None else scope.resolve(
+        condition, lambda node: self_join_equality(node, *sides))
     if using:
         keys = scope.typed(conjunction([Call(fn="eq", args=(left_attrs[i].column, right_attrs[j].column))
                                         for i, j in using]))  # type: ignore[arg-type]

@@ -33,6 +33,7 @@ from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.generators import check_laterals
 from sparkwire.planner.sql.naming import name_outputs
+from sparkwire.planner.sql.parameters import Args, bind
 from sparkwire.planner.logical.types import spark_type_name
 
 
@@ -60,9 +61,11 @@ NORMALISE = tuple(_read_once(rule) for rule in RULES
 MAX_SQL_CHARS = 1_000_000
 
 
-def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expr, tuple[str | None, ...]]:
-    """The optimised sqlglot tree of one query over tables with the given schemas, and the
-    spelling of each output alias the query wrote (``output_spellings``)."""
+def normalise(text: str, schema: Mapping[str, pa.Schema],
+              args: Args = None) -> tuple[exp.Expr, tuple[str | None, ...]]:
+    """The optimised sqlglot tree of one query over tables with the given schemas, its
+    parameter markers bound to ``args`` (``planner.sql.parameters``), and the spelling of
+    each output alias the query wrote (``output_spellings``)."""
     if len(text) > MAX_SQL_CHARS:
         raise SqlError(f"SQL text of {len(text)} characters exceeds {MAX_SQL_CHARS}")
     try:
@@ -76,6 +79,7 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expr, tup
     statement = statements[0]
     if not isinstance(statement, exp.Query):
         raise SqlError(f"only queries are supported, not {statement.key.upper()}")
+    statement = bind(statement, args)
     _check_tables(statement, schema)
     check_laterals(statement)
     name_outputs(statement, schema)

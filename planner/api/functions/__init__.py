@@ -28,6 +28,7 @@ from sparkwire.planner.api.functions.core import flatten_arguments  # noqa: F401
 from sparkwire.planner.api.functions.basics import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
+from sparkwire.planner.api.functions.hints import *  # noqa: F403
 from sparkwire.planner.api.functions.nested import *  # noqa: F403
 from sparkwire.planner.api.functions.nulls import *  # noqa: F403
 from sparkwire.planner.api.functions.numeric import *  # noqa: F403
