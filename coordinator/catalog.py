@@ -81,7 +81,9 @@ class Catalog:
 
     def __init__(self, session: _Session) -> None:
         self._session = session
-        self._tables: dict[str, str] = {}  # a table's name (folded) -> its Parquet path
+        #: a table's name (folded) -> its Parquet path and DataFrame (a view that took
+        #: its name since is no table)
+        self._tables: dict[str, tuple[str, DataFrame]] = {}
 
     # -- databases ---------------------------------------------------------------------
     def currentCatalog(self) -> str:  # noqa: N802 - PySpark's name
@@ -109,7 +111,7 @@ class Catalog:
         """The tables of ``default``, then the temporary views, each by name (Spark's order)."""
         if dbName is not None:
             self._database(dbName)
-        names = sorted(self._session.views, key=lambda n: (n not in self._tables, n))
+        names = sorted(self._session.views, key=lambda n: (not self._is_table(n), n))
         return [self.getTable(n) for n in names if _matches(n, pattern)]
 
     def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802, N803
@@ -117,7 +119,7 @@ class Catalog:
 
     def getTable(self, tableName: str) -> Table:  # noqa: N802, N803 - PySpark's names
         name = self._found(tableName)
-        if name in self._tables:
+        if self._is_table(name):
             return Table(name, CATALOG, [DATABASE], None, "EXTERNAL", False)
         return Table(name, None, [], None, "TEMPORARY", True)
 
@@ -143,7 +145,7 @@ class Catalog:
                                 parameters={"relationName": f"{quote(CATALOG)}.{quote(DATABASE)}.{quote(name)}"})
         df = self._session.read.parquet(path)
         self._session.register_view(name, df)
-        self._tables[name] = path
+        self._tables[name] = (path, df)
         return df
 
     def createExternalTable(self, tableName: str, path: str | None = None,  # noqa: N802, N803
@@ -154,7 +156,7 @@ class Catalog:
     def dropTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
         """Whether a temporary view of that name was dropped (a table is not one)."""
         name = viewName.casefold()
-        return name not in self._tables and self._session.drop_view(name)
+        return not self._is_table(name) and self._session.drop_view(name)
 
     def dropGlobalTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
         return False
@@ -162,9 +164,10 @@ class Catalog:
     def refreshTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
         """Reads the table's files again from the next query on (new files included)."""
         name = self._found(tableName)
-        if name in self._tables:
-            self._session.drop_view(name)
-            self._session.register_view(name, self._session.read.parquet(self._tables[name]))
+        if self._is_table(name):
+            df = self._session.read.parquet(self._tables[name][0])
+            self._session.register_view(name, df)
+            self._tables[name] = (self._tables[name][0], df)
 
     # -- caching -----------------------------------------------------------------------
     def cacheTable(self, tableName: str, storageLevel: object = None) -> None:  # noqa: N802, N803
@@ -194,6 +197,9 @@ class Catalog:
         if name not in self._session.views:
             raise not_found(table)
         return name
+
+    def _is_table(self, name: str) -> bool:
+        return name in self._tables and self._session.views.get(name) is self._tables[name][1]
 
     def _frame(self, table: str) -> DataFrame:
         view = self._session.views[self._found(table)]

@@ -116,14 +116,15 @@ class RuntimeConfig:
             return
         checked = _checked(key, value, honoured.check)
         self._owner.settings = self._owner.settings.model_copy(update={honoured.setting: checked})
+        self._kept[key] = _text(value)  # Spark gives back a value as it was set
 
     def get(self, key: str, default: Any = _MISSING) -> Any:
         """The value as Spark's ``conf.get`` gives it, a string (``"true"``, ``"UTC"``);
         ``default`` for a key never set, if given; else Spark's ``SQL_CONF_NOT_FOUND``."""
-        if (honoured := HONOURED.get(key)) is not None:
-            return honoured.show(getattr(self._owner.settings, honoured.setting))
         if key in self._kept:
             return self._kept[key]
+        if (honoured := HONOURED.get(key)) is not None:
+            return honoured.show(getattr(self._owner.settings, honoured.setting))
         if default is not _MISSING:
             return default
         if key in SPARK_DEFAULTS:

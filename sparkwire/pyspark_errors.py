@@ -27,14 +27,11 @@ found without importing PySpark.
 from __future__ import annotations
 
 import functools
-import glob
 import importlib.util
-import json
 import os
 import re
 import sys
 import warnings
-import zipfile
 from typing import Any, ClassVar
 
 __all__ = ["SparkCondition", "parameters_from", "sql_state"]
@@ -160,21 +157,31 @@ def _leading(args: tuple[Any, ...]) -> str | None:
     return None
 
 
-@functools.cache
+#: (sparkwire class, PySpark class name) -> the class with both as bases, made once (two
+#: threads racing make two equivalent classes; one is kept).
+_COMBINED: dict[tuple[type[SparkCondition], str], type[SparkCondition]] = {}
+
+
 def _combined(cls: type[SparkCondition], name: str) -> type[SparkCondition]:
     """``cls`` with PySpark's class ``name`` as a second base, named as ``cls``."""
-    errors = sys.modules["pyspark.errors"]
-    spark_class = getattr(errors, name)
-    combined = type(cls.__name__, (cls, spark_class), {
-        "__module__": cls.__module__, "__qualname__": cls.__qualname__, "_origin": cls,
-    })
-    return combined
+    found = _COMBINED.get((cls, name))
+    if found is None:
+        spark_class = getattr(sys.modules["pyspark.errors"], name)
+        made = type(cls.__name__, (cls, spark_class), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__, "_origin": cls,
+        })
+        found = _COMBINED.setdefault((cls, name), made)
+    return found
 
 
 @functools.cache
 def _conditions() -> dict[str, Any]:
     """Spark's condition tables as PySpark ships them: the JVM's (in its jar) and PySpark's
     own; empty without PySpark."""
+    import glob  # here: only a program that asks for a SQLSTATE or parameters pays for them
+    import json
+    import zipfile
+
     spec = importlib.util.find_spec("pyspark")
     if spec is None or not spec.submodule_search_locations:
         return {}
