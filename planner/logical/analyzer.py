@@ -90,7 +90,7 @@ class Scope:
         if len(candidates) == 1:
             return candidates[0]
         if not candidates:
-            raise AnalysisError(unknown_column(name, self.names))
+            raise unresolved_column(name, self.names)
         raise AnalysisError(
             f"column {name!r} is ambiguous: {len(candidates)} columns have that name; take it "
             f"from its DataFrame (df[{name!r}]) or alias the DataFrames and qualify it "
@@ -292,11 +292,23 @@ def check_unique(names: Iterable[str]) -> None:
         seen[key] = name
 
 
-def unknown_column(name: str, columns: Sequence[str]) -> str:
+def unresolved_column(name: str, columns: Sequence[str]) -> AnalysisError:
+    """Spark's ``UNRESOLVED_COLUMN.WITH_SUGGESTION``: its proposal is the five columns most
+    like ``name``, most alike first."""
     folded = {c.casefold(): c for c in columns}
     close = difflib.get_close_matches(name.casefold(), list(folded), n=1)
     hint = f" Did you mean {folded[close[0]]!r}?" if close else ""
-    return f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}"
+    alike = difflib.get_close_matches(name.casefold(), list(folded), n=5, cutoff=0)
+    return AnalysisError(
+        f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}",
+        condition="UNRESOLVED_COLUMN.WITH_SUGGESTION" if columns else "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+        parameters={"objectName": quote(name), "proposal": ", ".join(quote(folded[c]) for c in alike)},
+    )
+
+
+def quote(name: str) -> str:
+    """A name as Spark's messages show it: in backticks, a backtick doubled."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 _JOIN_NAMES: dict[str, JoinType] = {
