@@ -66,10 +66,15 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 def counting(meta: dict[str, Any], results: dict[str, Any]) -> tuple[str, str]:
     """What a summary's totals stand on, in words: ``"3 runs"``, and ``"2 of 22 queries:
-    q01, q05"`` (the queries named only when some are left out)."""
+    q01, q05"`` or ``"91 of 99 queries (all but q06, q09, ...)"`` (the shorter list, named
+    only when some are left out)."""
     counted, cells = results["counted"], results["queries"]
     runs = f"{meta['runs']} run{'s' if meta['runs'] != 1 else ''}"
-    which = f": {', '.join(counted)}" if 0 < len(counted) < len(cells) else ""
+    left_out = [q for q in cells if q not in counted]
+    which = ""
+    if counted and left_out:
+        which = (f": {', '.join(counted)}" if len(counted) <= len(left_out)
+                 else f" (all but {', '.join(left_out)})")
     return runs, f"{len(counted)} of {len(cells)} queries{which}"
 
 
