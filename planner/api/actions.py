@@ -14,7 +14,8 @@ import pyarrow as pa
 
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.frame import Frame
-from sparkwire.planner.api.rows import Row, format_table, python_value
+from sparkwire.planner.api.rows import Row, python_value
+from sparkwire.planner.api.show import show_string
 from sparkwire.planner.api.transformations import FrameTransformations
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.spark.timezones import as_wall_clocks
@@ -84,10 +85,10 @@ class FrameActions(FrameTransformations):
         counted = self._aggregate((), [F.count("*").alias("count")]).toArrow()
         return int(counted.column(0)[0].as_py())
 
-    def show(self, n: int = 20, truncate: bool | int = True) -> None:
-        """The first ``n`` rows as PySpark prints them."""
+    def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
+        """The first ``n`` rows as PySpark prints them (``planner.api.show``)."""
         local = as_wall_clocks(self.limit(n + 1).toArrow(), self._executor.time_zone)
-        print(format_table(local, n, truncate))
+        print(show_string(local, n, truncate, vertical))
 
 
 def _stream(df: Frame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:

@@ -26,6 +26,7 @@ from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.errors import AnalysisError, plain_message
 from sparkwire.planner.api.pyspark_names import COLUMN
+from sparkwire.planner.api.quoting import name_parts
 from sparkwire.planner.api.unsupported import missing_attribute
 
 _literal = literal  # the name ``planner.api.na`` imports
@@ -287,8 +288,23 @@ class SortOrder:
 
 
 def col(name: str) -> Column:
+    """The column ``name``; a name in backticks (``"`a.b`"``, ``"`s`.f"``) is read as
+    PySpark reads it (``planner.api.quoting``): its parts a column and the struct fields
+    below it."""
+    if "`" not in name:
+        return Column(_named_column(name))
+    parts = name_parts(name)
+    if not any("." in p for p in parts):
+        return Column(_named_column(".".join(parts)))
+    expr: ex.Expr = _named_column(parts[0])
+    for field in parts[1:]:
+        expr = ex.Call(fn="get_field", args=(expr, ex.Lit(value=field)))
+    return Column(expr)
+
+
+def _named_column(name: str) -> ex.Column:
     try:
-        return Column(ex.Column(name=name))
+        return ex.Column(name=name)
     except ValueError as exc:
         raise AnalysisError(f"invalid column name: {plain_message(exc)}") from None
 

@@ -30,6 +30,9 @@ import pyarrow as pa
 from sparkwire.planner.api.caching import with_caches
 from sparkwire.planner.api.executor import Executor
 from sparkwire.planner.api.functions import Column
+from sparkwire.planner.api.quoting import name_parts
+from sparkwire.planner.api.spark_schema import spark_schema
+from sparkwire.planner.api.types import StructType
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import types
 from sparkwire.planner.logical.analyzer import (
@@ -47,6 +50,7 @@ from sparkwire.planner.logical.expressions import Expr, NamedExpr, Ref
 from sparkwire.planner.logical.grouping_sets import refuse_grouping
 from sparkwire.planner.logical.identifiers import check_identifier
 from sparkwire.planner.logical.plan import Operator, Project
+from sparkwire.planner.logical.nullability import column_nulls
 from sparkwire.planner.logical.render import sql
 from sparkwire.planner.logical.staged import StagedPlan
 from sparkwire.planner.logical.tree import has_aggregate, has_window
@@ -95,8 +99,18 @@ class Frame:
         return [a.name for a in self._attrs]
 
     @property
-    def schema(self) -> pa.Schema:
-        """Names and Arrow types, known before anything runs (``planner.logical.types``)."""
+    def schema(self) -> StructType:
+        """PySpark's ``StructType``: names, Spark types and the nullability Spark reports,
+        known before anything runs (``planner.api.spark_schema``)."""
+        return spark_schema(self._attrs, column_nulls(self._plan))
+
+    @property
+    def arrow_schema(self) -> pa.Schema:
+        """Names and Arrow types, as ``toArrow()`` and ``toBatches()`` give them
+        (``planner.logical.types``); named as ``schemas.arrow_schema`` names the Arrow
+        schema of a ``StructType``, and a property of the frame rather than of its
+        ``StructType`` because the frame knows the exact Arrow types (an instant's zone,
+        an array's element name) that a ``StructType`` does not carry."""
         return pa.schema([pa.field(a.name, a.type) for a in self._attrs])
 
     @property
@@ -104,10 +118,9 @@ class Frame:
         """``(name, Spark SQL type name)`` pairs, as PySpark gives them."""
         return [(a.name, spark_type_name(a.type)) for a in self._attrs]
 
-    def printSchema(self) -> None:  # noqa: N802 - PySpark's name
-        print("root")
-        for a in self._attrs:
-            print(f" |-- {a.name}: {spark_type_name(a.type)} (nullable = true)")
+    def printSchema(self, level: int | None = None) -> None:  # noqa: N802 - PySpark's name
+        """The schema as a tree, ``level`` levels deep (all by default), as PySpark prints it."""
+        print(self.schema.treeString(level))
 
     @property
     def relation(self) -> Relation:
@@ -115,6 +128,10 @@ class Frame:
         return Relation(self._plan, self._attrs)
 
     def __getitem__(self, name: str) -> Column:
+        """This frame's column ``name``, also in backticks as PySpark reads it
+        (``df["`a.b`"]``, ``planner.api.quoting``)."""
+        if "`" in name:
+            name = ".".join(name_parts(name))
         self._scope.lookup(name, self._id)
         return Column(Ref(name=name, plan_id=self._id))
 

@@ -1,4 +1,4 @@
-"""Rows for ``collect()``/``take()``/``first()``, and the table ``show()`` prints."""
+"""Rows for ``collect()``/``take()``/``first()`` (``show()``'s text is ``planner.api.show``)."""
 
 from __future__ import annotations
 
@@ -62,43 +62,3 @@ def python_value(value: Any, t: pa.DataType) -> Any:
         # PySpark's TimestampType.fromInternal: datetime.fromtimestamp, the process's zone
         return value.astimezone().replace(tzinfo=None)
     return value
-
-
-def _shown(value: Any, t: pa.DataType) -> str:
-    """A cell as ``show()`` prints it: arrays ``[1, NULL]``, structs ``{1, a}``, maps
-    ``{a -> 1}``, as Spark does."""
-    if value is None:
-        return "NULL"
-    if pa.types.is_struct(t):
-        return "{" + ", ".join(_shown(value[f.name], f.type) for f in t) + "}"
-    if pa.types.is_map(t):
-        return "{" + ", ".join(f"{_shown(k, t.key_type)} -> {_shown(v, t.item_type)}"
-                               for k, v in value) + "}"
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return "[" + ", ".join(_shown(v, t.value_type) for v in value) + "]"
-    return str(value)
-
-
-def format_table(table: pa.Table, n: int, truncate: bool | int) -> str:
-    """PySpark's ``show()`` layout: a ``+---+`` grid, ``NULL`` for nulls, cells cut to 20
-    characters (or ``truncate``) and right-aligned, and a note when rows were left out."""
-    width = 20 if truncate is True else int(truncate)
-    shown = table.slice(0, n)
-    rows = list(zip(*(c.to_pylist() for c in shown.columns), strict=True))
-    names = table.column_names
-    kinds = [f.type for f in table.schema]
-
-    def cell(value: Any, t: pa.DataType) -> str:
-        text = _shown(value, t)
-        if width > 0 and len(text) > width:
-            text = text[: width - 3] + "..." if width > 3 else text[:width]
-        return text
-
-    cells = [[cell(value, t) for value, t in zip(row, kinds, strict=True)] for row in rows]
-    sizes = [max([3, len(name), *(len(row[i]) for row in cells)]) for i, name in enumerate(names)]
-    rule = "+" + "+".join("-" * s for s in sizes) + "+"
-    line = lambda values: "|" + "|".join(v.rjust(s) for v, s in zip(values, sizes, strict=True)) + "|"  # noqa: E731
-    out = [rule, line(names), rule, *(line(r) for r in cells), rule]
-    if table.num_rows > n:
-        out.append(f"only showing top {n} row{'s' if n != 1 else ''}")
-    return "\n".join(out)

@@ -82,7 +82,7 @@ class _Parser:
             self.take("<")
             element = self.data_type(depth + 1)
             self.take(">")
-            return pa.list_(element)
+            return pa.list_(pa.field("element", element))
         if word == "map":
             self.take("<")
             key = self.data_type(depth + 1)
@@ -148,7 +148,9 @@ def arrow_type(data_type: Any) -> pa.DataType:
 
 
 def arrow_schema(schema: Any) -> pa.Schema:
-    """A DDL string (``"a int, b string"``, or ``"struct<a:int>"``) or a ``StructType``."""
+    """A DDL string (``"a int, b string"``, or ``"struct<a:int>"``) or a ``StructType``; a
+    field of a ``StructType`` keeps its ``nullable`` flag (nested flags are not kept:
+    Arrow's nested fields stay nullable, as ``planner.logical.types`` makes them)."""
     if isinstance(schema, str):
         if schema.strip().lower().startswith("struct<"):
             t = arrow_type(schema)
@@ -162,7 +164,7 @@ def arrow_schema(schema: Any) -> pa.Schema:
         raise AnalysisError(
             f"a schema is a DDL string, a StructType or a list of names, got {type(schema).__name__}"
         )
-    return pa.schema([pa.field(f.name, arrow_type(f.dataType)) for f in fields])
+    return pa.schema([pa.field(f.name, arrow_type(f.dataType), getattr(f, "nullable", True)) for f in fields])
 
 
 def _simple_string(data_type: Any) -> str:
@@ -233,7 +235,7 @@ def rows_table(rows: Sequence[Any], schema: Any) -> pa.Table:
             arrays.append(pa.array(values, type=given))
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
             raise AnalysisError(f"column {field.name!r} does not fit {field.type}: {exc}") from None
-    return pa.Table.from_arrays(arrays, names=target.names)
+    return pa.Table.from_arrays(arrays, schema=target)
 
 
 def _naive(values: list[Any]) -> bool:

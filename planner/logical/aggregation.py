@@ -39,7 +39,7 @@ from typing import Literal
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import types
 from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, check_unique, fresh
-from sparkwire.planner.logical.expressions import AggCall, Column, Expr, NamedExpr, Ref
+from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Column, Expr, Lit, NamedExpr, Ref
 from sparkwire.planner.logical.plan import Aggregate
 from sparkwire.planner.logical.render import sql
 from sparkwire.planner.logical.tree import children, has_aggregate, transform, transform_grouped
@@ -80,8 +80,9 @@ def analyze_aggregate(
 ) -> Aggregation:
     """Aggregate ``relation`` by ``keys`` into ``outputs`` (see the module docstring for
     ``keys_by`` and ``fresh_names``). ``having`` is a condition rewritten like the outputs,
-    its calls computed with theirs; ``late`` names columns it may use that are joined in
-    after aggregating (SQL's scalar subqueries in HAVING)."""
+    its calls computed with theirs; ``late`` names columns the outputs and ``having`` may use
+    that are joined in after aggregating (SQL's uncorrelated scalar subqueries,
+    ``planner.sql.scalars``)."""
     input_scope = relation.scope
     key_scope = Scope([k.attr for k in keys])
     column_types = {**input_scope.types, **key_scope.types}
@@ -96,7 +97,7 @@ def analyze_aggregate(
             over = _by_expression(expr, what, keys, joined)
         return over if fresh_names is None else _split_calls(over, calls, fresh_names)
 
-    rewritten = tuple((name, rewrite(expr, repr(name))) for name, expr in outputs)
+    rewritten = tuple((name, rewrite(expr, repr(name), late)) for name, expr in outputs)
     condition = None if having is None else rewrite(having, "HAVING", late)
     results: tuple[tuple[str, Expr], ...]
     if fresh_names is None:  # the Aggregate computes each output, under its name
@@ -188,3 +189,42 @@ def _split_calls(expr: Expr, calls: dict[AggCall, str], taken: set[str]) -> Expr
 
 def _neither(node: Column | Ref, what: str, hint: str = "") -> AnalysisError:
     return AnalysisError(f"column {node.name!r} in {what} is neither grouped nor aggregated{hint}")
+
+
+#: Aggregates that count: 0 over no rows.
+_COUNTING = frozenset({"count", "count_distinct", "count_if", "approx_count_distinct"})
+#: Aggregates that collect: an empty array over no rows.
+_COLLECTING = frozenset({"collect_list", "collect_set", "merge_lists", "merge_sets"})
+
+
+#: Functions that are NULL where any argument is: arithmetic.
+_STRICT = frozenset({"add", "sub", "mul", "div", "decimal_div", "decimal_avg", "mod", "neg", "exact_integer"})
+
+
+def over_no_rows(value: Expr) -> Expr | None:
+    """What the aggregate expression ``value`` gives over no rows, as an expression of no
+    column; None where that is NULL for certain (no count in it, only arithmetic above its
+    aggregates: TPC-H Q20's ``0.5 * sum(l_quantity)``). A correlated scalar subquery joins
+    its groups to the outer rows, and an outer row whose group is missing must read this,
+    not NULL: ``(SELECT count(*) ...) = 0`` holds there (the "COUNT bug" of
+    decorrelation); ``count(*) + 1`` reads 1."""
+
+    def empty(node: Expr) -> Expr | None:
+        if not isinstance(node, AggCall):
+            return None
+        if node.fn in _COLLECTING:
+            raise AnalysisError(f"{node.fn} in a correlated scalar subquery is not supported by sparkwire")
+        return Lit(value=0, type="int64") if node.fn in _COUNTING else Lit(value=None)
+
+    default = transform(value, empty)
+    return None if _null(default) else default
+
+
+def _null(expr: Expr) -> bool:
+    """Whether ``expr`` (of no column) is NULL for certain."""
+    if isinstance(expr, Lit):
+        return expr.value is None
+    if isinstance(expr, Cast):
+        return _null(expr.expr)
+    return isinstance(expr, Call) and expr.fn in _STRICT and any(_null(a) for a in expr.args)
+

@@ -163,6 +163,10 @@ ScalarFunction = Literal[
     "create_map",
     "map_keys",
     "map_values",
+    # failing the query on purpose (planner.logical.functions.assertions): (error class, message)
+    # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
+    "raise_error",
+    "assert_true",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

@@ -10,6 +10,7 @@ integer type an arithmetic call is computed in is a literal type name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -88,6 +89,18 @@ def _struct_type(value: object) -> object:
     return value
 
 
+#: Spark's error classes: ``USER_RAISED_EXCEPTION``, ``SCALAR_SUBQUERY_TOO_MANY_ROWS`` ...
+_ERROR_CLASS = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _error_class(value: str) -> str:
+    """An error class leads the worker's message in brackets (``[CLASS] text``), where the
+    coordinator reads it back (``transport.errors.QueryError``): only Spark's form passes."""
+    if not _ERROR_CLASS.fullmatch(value):
+        raise AnalysisError(f"expected an error class such as USER_RAISED_EXCEPTION, got {value!r}")
+    return value
+
+
 _REGEX = _text(regex.check_java_regex)
 _DATETIME = _text(datetime_patterns.check_datetime_pattern)
 _ZONE = _text(_time_zone)
@@ -95,6 +108,7 @@ _ZONE = _text(_time_zone)
 CHECKS: dict[str, dict[int, Check]] = {
     **{fn: {position: _integer_type} for fn, position in TYPED_ARITHMETIC.items()},
     "exact_integer": {1: _integer_type},
+    "raise_error": {0: _text(_error_class)},
     "decimal_avg": {2: _integer},
     "sort_array": {2: _struct_type},
     "array_sort": {1: _struct_type},

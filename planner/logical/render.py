@@ -155,6 +155,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
         if expr.fn == "named_struct":
             args = _struct_fields(expr, args)
+        if expr.fn == "raise_error":  # Spark's RaiseError shows its class and parameters
+            return f"raise_error({args[0]}, map(errorMessage, {args[1]}))"
         if expr.fn == "array_sort":
             return f"array_sort({args[0]}, {_ARRAY_SORT_COMPARATOR})"
         return f"{_FUNCTION_NAMES.get(expr.fn, expr.fn)}({', '.join(args)})"

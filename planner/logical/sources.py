@@ -70,6 +70,8 @@ class LocalSource(Node):
     # The table's Arrow size and rows, for the planner's estimates.
     bytes: int = Field(default=0, ge=0)
     rows: int = Field(default=0, ge=0)
+    #: The columns the table declares not null, for ``df.schema`` (``planner.logical.nullability``).
+    not_null: tuple[Identifier, ...] = ()
 
 
 class TextScan(Node):

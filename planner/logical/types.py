@@ -82,6 +82,8 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
     **dict.fromkeys(("current_timestamp", "to_timestamp", "to_timestamp_ltz", "date_trunc",
                      "from_utc_timestamp", "to_utc_timestamp"), INSTANT),
     "to_timestamp_ntz": WALL_CLOCK,
+    # Spark's void: a call that returns only by failing the query, or NULL
+    **dict.fromkeys(("raise_error", "assert_true"), pa.null()),
     "unix_timestamp": pa.int64(),
     **dict.fromkeys(("from_unixtime", "current_timezone"), pa.string()),
     **dict.fromkeys(
@@ -429,6 +431,8 @@ def _kind(t: pa.DataType) -> str:
 
 def spark_type_name(t: pa.DataType) -> str:
     """The name Spark SQL gives the type (``df.dtypes``, ``printSchema``)."""
+    if pa.types.is_null(t):
+        return "void"
     name = to_name(t)
     if name is None:
         return str(t)

@@ -14,6 +14,12 @@ Two-phase splitting maps each call to a partial call and a merge of the partials
     first/last -> partial first/last,        merge first/last (NULLs skipped in both
                                              with ignorenulls; which row is first is
                                              unspecified, as in Spark)
+    ... without keys                      -> partial first/last of struct(x), merge
+                                             skipping NULLs, result its field: a task
+                                             with no rows still gives a partial row, and
+                                             its NULL must not be taken for a value
+                                             (Spark's valueSet flag); a struct holding
+                                             NULL is a row that had one
     count_if(c) -> partial count_if(c),      merge sum,  result cast back to int64
     collect_list(x) -> partial collect_list, merge merge_lists (the lists concatenated)
     collect_set(x)  -> partial collect_set,  merge merge_sets (concatenated, distinct)
@@ -33,7 +39,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sparkwire.planner.logical.expressions import AggCall, AggregateFunction, Call, Cast, Column, Expr, NamedExpr
+from sparkwire.planner.logical.expressions import (
+    AggCall,
+    AggregateFunction,
+    Call,
+    Cast,
+    Column,
+    Expr,
+    Lit,
+    NamedExpr,
+)
 from sparkwire.planner.logical.plan import Aggregate, Operator, Project
 from sparkwire.planner.logical.render import output_name
 from sparkwire.planner.logical.tree import column_names, fresh_name, transform, walk
@@ -44,6 +59,11 @@ _MERGE: dict[str, AggregateFunction] = {
     "first": "first", "last": "last",
     "count_if": "sum", "collect_list": "merge_lists", "collect_set": "merge_sets",
 }
+
+
+#: Calls that pick one row's value, and the field name their global partial boxes it under.
+_PICKS = frozenset({"first", "last", "any_value"})
+_BOX = Lit(value="v")
 
 
 @dataclass(frozen=True)
@@ -131,6 +151,11 @@ def split(lowered: Lowered) -> tuple[Items, Items, Items]:
             finals[item.name] = Call(fn="div", args=(total, rows))
         elif call.fn in ("count", "count_if"):
             finals[item.name] = Cast(expr=partial_column(call), to="int64")
+        elif call.fn in _PICKS and not call.ignore_nulls and not lowered.keys and call.arg is not None:
+            boxed = Call(fn="named_struct", args=(_BOX, call.arg))
+            pick: AggregateFunction = "last" if call.fn == "last" else "first"
+            picked = partial_column(AggCall(fn=pick, arg=boxed, ignore_nulls=True))
+            finals[item.name] = Call(fn="get_field", args=(picked, _BOX))
         else:
             finals[item.name] = partial_column(call)
 

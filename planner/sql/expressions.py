@@ -357,14 +357,16 @@ def _integer(node: exp.Expr | str | None, where: exp.Expr) -> int:
     return value.value
 
 
-def sort_key(node: exp.Ordered) -> ex.SortKey:
-    """An ``ORDER BY`` item, NULLs first ascending and last descending unless it says."""
+def sort_key(node: exp.Ordered, computed: ex.Expr | None = None) -> ex.SortKey:
+    """An ``ORDER BY`` item, NULLs first ascending and last descending unless it says; by
+    the ``computed`` column where the key was computed as a hidden item
+    (``planner.sql.ordering``)."""
     descending = bool(node.args.get("desc"))
     nulls_first = node.args.get("nulls_first")
     if nulls_first is None:
         nulls_first = not descending  # Spark: NULLS FIRST ascending, NULLS LAST descending
-    return ex.SortKey(expr=expression(node.this), ascending=not descending,
-                      nulls_first=bool(nulls_first))
+    return ex.SortKey(expr=expression(node.this) if computed is None else computed,
+                      ascending=not descending, nulls_first=bool(nulls_first))
 
 
 def unsupported(node: exp.Expr, what: str) -> SqlError:

@@ -109,7 +109,7 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values", "std",
+    "map_values", "std", "raise_error", "assert_true",
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -29,6 +29,7 @@ from sparkwire.planner.logical.render import output_name
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.generators import UNNAMED, is_generator
 from sparkwire.planner.sql.joins import alias_of
+from sparkwire.planner.sql.syntax import in_nested_query
 from sparkwire.planner.logical.tree import transform
 
 
@@ -63,7 +64,7 @@ def _sources(select: exp.Select, schema: Mapping[str, pa.Schema]) -> tuple[set[s
 
 def _name(item: exp.Expr, aliases: set[str], scope: Scope) -> str:
     try:
-        expr = expression(item)
+        expr = expression(_subqueries_named(item))
         try:
             expr = scope.spelled(expr)
         except AnalysisError:
@@ -78,3 +79,19 @@ def _name(item: exp.Expr, aliases: set[str], scope: Scope) -> str:
         return output_name(transform(expr, unqualified))
     except (AnalysisError, ValueError):
         return item.sql(dialect="spark", normalize_functions="lower")
+
+
+#: How Spark names an uncorrelated scalar subquery in an output's name.
+_SCALAR_SUBQUERY = "scalarsubquery()"
+
+
+def _subqueries_named(item: exp.Expr) -> exp.Expr:
+    """A copy of ``item`` with each scalar subquery written as Spark names it
+    (``(sum(v) + scalarsubquery())``); an item that is one is copied whole."""
+    if isinstance(item, exp.Subquery):
+        return exp.column(_SCALAR_SUBQUERY, quoted=True)
+    copy = item.copy()
+    for sub in [s for s in copy.find_all(exp.Subquery) if not in_nested_query(s, copy)]:
+        if not (isinstance(sub.parent, exp.In) and sub.parent.args.get("query") is sub):
+            sub.replace(exp.column(_SCALAR_SUBQUERY, quoted=True))
+    return copy

@@ -37,15 +37,16 @@ def hidden_order_keys(node: exp.Select, relation: Relation) -> list[exp.Ordered]
         return []
     hidden = [o for o in order.expressions if not names_output(o, relation)]
     for key in hidden:
-        if has_subquery(key):
-            raise unsupported(key, "a subquery in ORDER BY")
         if node.args.get("distinct") is not None:
             raise unsupported(key, "ORDER BY an expression not in the SELECT list of a SELECT DISTINCT")
     return hidden
 
 
 def names_output(node: exp.Ordered, relation: Relation) -> bool:
-    """Whether the key is an output of ``relation``, or an expression over its outputs."""
+    """Whether the key is an output of ``relation``, or an expression over its outputs (a
+    scalar subquery is computed as a hidden key, ``planner.sql.scalars``)."""
+    if has_subquery(node):
+        return False
     key = expression(node.this)
     if has_aggregate(key) or has_grouping(key):
         return False

@@ -9,67 +9,82 @@ them before normalisation (``planner.sql.naming``). A generator in the SELECT li
 (``explode(arr) AS x``) is planned below the projection (``planner.sql.generators``); a
 window function of an aggregating SELECT above the aggregate (``planner.logical.aggregation``).
 ORDER BY keys that are no outputs are computed as hidden items (``planner.sql.ordering``).
+Scalar subqueries in the SELECT list, HAVING and hidden ORDER BY keys are joined in as
+one-row columns (``planner.sql.scalars``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
-from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, analyze_join, fresh
+from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, fresh
 from sparkwire.planner.logical.grouping_sets import GroupingSet, expand, over_expanded, refuse_grouping
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
-from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
 from sparkwire.planner.sql.grouping import group_by
+from sparkwire.planner.sql.scalars import Value, joined, lifted
 from sparkwire.planner.sql.syntax import has_subquery
-from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
+from sparkwire.planner.logical.tree import column_names, has_aggregate, has_window, walk
 from sparkwire.planner.logical.windowing import pull_windows
-
-#: Translates a (scalar) subquery into its relation, in the enclosing query's scope.
-Subquery = Callable[[exp.Expr], Relation]
 
 
 def project_or_aggregate(
-    node: exp.Select, relation: Relation, subquery: Subquery, hidden: Sequence[exp.Ordered] = (),
+    node: exp.Select, relation: Relation, value: Value, hidden: Sequence[exp.Ordered] = (),
 ) -> Relation:
     """The SELECT list, grouped and aggregated when GROUP BY, HAVING or an aggregate
-    asks for it; ``subquery`` translates a scalar subquery in HAVING. The ``hidden`` ORDER
-    BY keys (``planner.sql.ordering``) are computed as more items, after the SELECT list."""
+    asks for it; ``value`` translates an uncorrelated scalar subquery of the SELECT list,
+    HAVING or a hidden key (``planner.sql.scalars``), joined in before projecting or after
+    aggregating. The ``hidden`` ORDER BY keys (``planner.sql.ordering``) are computed as
+    more items, after the SELECT list."""
     columns = relation.attrs  # what * means, without generated columns
     generator, relation, added = _generator(node, relation)
-    scope = relation.scope
+    written = [item for item in node.expressions if item is not generator and not _is_star(item)]
+    having = node.args.get("having")
+    clauses = [*written, *(key.this for key in hidden), *([having.this] if having is not None else [])]
+    lifted_clauses, values = lifted(clauses, value)
+    by_id = {id(original): copy for original, copy in zip(clauses, lifted_clauses, strict=True)}
+    scope = Scope([*relation.attrs, *(v.attrs[-1] for v in values)])
     items: list[tuple[str, ex.Expr]] = []
     for item in node.expressions:
-        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+        if _is_star(item):
             items.extend((a.name, a.column) for a in columns)
             continue
         if item is generator:
             items.extend((a.name, a.column) for a in added)
             continue
-        if has_subquery(item):
+        if has_subquery(by_id[id(item)]):
             raise unsupported(item, "a subquery in the SELECT list")
         name = item.alias_or_name
-        value = item.unalias() if isinstance(item, exp.Alias) else item
-        items.append((name, scope.resolve(expression(value))))
+        written_value = by_id[id(item)]
+        written_value = written_value.unalias() if isinstance(written_value, exp.Alias) else written_value
+        items.append((name, scope.resolve(expression(written_value))))
     taken = {name.casefold() for name, _ in items}
-    items.extend((fresh("_sort", taken), scope.resolve(expression(key.this))) for key in hidden)
+    items.extend((fresh("_sort", taken), scope.resolve(expression(by_id[id(key.this)]))) for key in hidden)
+    condition = None
+    if having is not None:
+        if has_subquery(by_id[id(having.this)]):
+            raise unsupported(having, "this subquery in HAVING")
+        condition = scope.resolve(expression(by_id[id(having.this)]))
     group = node.args.get("group")
-    having = node.args.get("having")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
     if not grouped:
         refuse_grouping([e for _, e in items])
-        return _projected(relation, items)
+        return _projected(joined(relation, values), items)
     if generator is not None:
         raise unsupported(generator, "a generator in an aggregating SELECT")
     keys, sets = group_by(group, lambda g: scope.resolve(expression(g)))
-    return _aggregate(relation, items, keys, having, subquery, sets)
+    return _aggregate(relation, items, keys, condition, values, sets)
+
+
+def _is_star(item: exp.Expr) -> bool:
+    return isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star))
 
 
 def _generator(
@@ -91,17 +106,18 @@ def _generator(
 
 def _aggregate(
     relation: Relation, items: list[tuple[str, ex.Expr]], keys: list[ex.Expr],
-    having: exp.Having | None, subquery: Subquery, sets: list[GroupingSet] | None = None,
+    condition: ex.Expr | None, values: Sequence[Relation], sets: list[GroupingSet] | None = None,
 ) -> Relation:
     """Aggregate by the group keys computing every aggregate call once, filter by HAVING,
-    then project the SELECT list over keys and calls (``planner.logical.aggregation``). An
-    uncorrelated scalar subquery in HAVING (Q11) is cross-joined to the aggregate as a
-    column first. With grouping ``sets`` the keys and ``grouping()`` calls are read from
-    the ``Expand`` below the aggregate."""
+    then project the SELECT list over keys and calls (``planner.logical.aggregation``). The
+    one-row ``values`` of scalar subqueries (Q11's in HAVING) are cross-joined to the
+    aggregate's output, where the outputs and HAVING read them. With grouping ``sets`` the
+    keys and ``grouping()`` calls are read from the ``Expand`` below the aggregate."""
     scope = relation.scope
+    late = {v.attrs[-1].internal for v in values}
+    _refuse_late_in_aggregates([e for _, e in items] + ([] if condition is None else [condition]), late)
     taken = {a.internal.casefold() for a in relation.attrs} | {n.casefold() for n, _ in items}
     group = [_group_key(scope, key, taken) for key in keys]
-    condition, values = (None, []) if having is None else _having(having, scope, taken, subquery)
     if sets is None:
         refuse_grouping([e for _, e in items] + ([] if condition is None else [condition]))
     else:
@@ -110,16 +126,21 @@ def _aggregate(
         items = [(name, over_expanded(e, expanded)) for name, e in items]
         condition = None if condition is None else over_expanded(condition, expanded)
     aggregation = analyze_aggregate(
-        relation, group, items, keys_by="expression", fresh_names=taken, having=condition,
-        late={value.attrs[0].internal for value in values},
+        relation, group, items, keys_by="expression", fresh_names=taken, having=condition, late=late,
     )
-    mid = aggregation.relation
-    for value in values:
-        plan, attrs = analyze_join(mid.plan, mid.attrs, value.plan, value.attrs, "cross", None)
-        mid = Relation(plan, attrs)
+    mid = joined(aggregation.relation, values)
     if aggregation.having is not None:
         mid = Relation(Filter(input=mid.plan, predicate=aggregation.having), mid.attrs)
     return _projected(mid, aggregation.outputs)
+
+
+def _refuse_late_in_aggregates(exprs: Sequence[ex.Expr], late: set[str]) -> None:
+    """A scalar subquery's value is joined in after the aggregate: one inside an aggregate
+    call (``sum(x * (SELECT ...))``) is refused."""
+    for expr in exprs:
+        for call in (n for n in walk(expr) if isinstance(n, ex.AggCall)):
+            if late & set(column_names(call)):
+                raise AnalysisError("a scalar subquery inside an aggregate function is not supported by sparkwire")
 
 
 def _group_key(scope: Scope, key: ex.Expr, taken: set[str]) -> GroupKey:
@@ -130,33 +151,6 @@ def _group_key(scope: Scope, key: ex.Expr, taken: set[str]) -> GroupKey:
     if source is None:
         return GroupKey(key, Attribute(internal, internal, scope.type_of(key)))
     return GroupKey(key, Attribute(source.name, internal, scope.type_of(key), source.qualifier))
-
-
-def _having(
-    having: exp.Having, scope: Scope, taken: set[str], subquery: Subquery,
-) -> tuple[ex.Expr, list[Relation]]:
-    """HAVING's condition resolved against the input, and the relation of each scalar
-    subquery in it, which the condition names by its one column."""
-    condition = having.this.copy()
-    placeholders: dict[str, ex.Expr] = {}
-    values: list[Relation] = []
-    for sub in list(condition.find_all(exp.Subquery)):
-        value = subquery(sub.this)
-        if len(value.attrs) != 1:
-            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-        placeholder = fresh("_having", taken)
-        placeholders[placeholder] = value.attrs[0].column
-        values.append(value)
-        sub.replace(exp.column(placeholder))
-    if has_subquery(condition):
-        raise unsupported(having, "this subquery in HAVING")
-
-    def resolve(node: ex.Expr) -> ex.Expr | None:
-        if isinstance(node, ex.Column):
-            return placeholders.get(node.name) or scope.resolve(node)
-        return None
-
-    return transform(expression(condition), resolve), values
 
 
 def _projected(relation: Relation, items: Sequence[tuple[str, ex.Expr]]) -> Relation:
@@ -189,8 +183,7 @@ def order_limit(node: exp.Expr, relation: Relation, hidden: Sequence[exp.Ordered
     outputs = relation.attrs[:len(relation.attrs) - len(hidden)]
     computed = {id(key): attr for key, attr in zip(hidden, relation.attrs[len(outputs):], strict=True)}
     if order is not None:
-        keys = [_sort_key(o, relation) if id(o) not in computed
-                else sort_key(o).model_copy(update={"expr": computed[id(o)].column})
+        keys = [_sort_key(o, relation) if id(o) not in computed else sort_key(o, computed[id(o)].column)
                 for o in order.expressions]
         relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
     limit = node.args.get("limit")

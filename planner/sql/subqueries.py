@@ -5,10 +5,20 @@
   keys, anything else the residual: Q21's ``l2.l_suppkey <> l1.l_suppkey``);
 - ``x IN (q)`` a semi join on ``x = q's column``; ``NOT x IN (q)`` a null-aware anti join
   (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
-- a scalar subquery in a comparison: uncorrelated, a cross join with its one row (which
-  the cutter broadcasts); correlated by equalities, ``q`` grouped by its correlated columns
-  and inner-joined on them (a comparison with a missing group is never true, so no row is
-  lost by the inner join).
+- a scalar subquery in a condition: uncorrelated, any query, a cross join with its one
+  row (which the cutter broadcasts; ``planner.sql.scalars``, with Spark's check that it
+  returned at most one row); correlated by equalities, ``q`` grouped by its correlated
+  columns and joined on them, a value that is no aggregate checked per group
+  (``planner.logical.scalars``): an inner join where the subquery is compared at the top
+  of the condition and its value over no rows is NULL (a missing group then fails the
+  comparison anyway), else a left join, a missing group reading the value over no rows
+  (``aggregation.over_no_rows``: a ``count`` is 0, not NULL);
+- ``EXISTS`` and ``IN (q)`` anywhere else in a condition (under OR, NOT, CASE) and a
+  correlated ``NOT IN``: mark joins (``planner.sql.marks``), the condition then a filter
+  over the marks.
+
+What every kind shares (the subquery's source, correlated conditions factored across OR
+branches, their keys) is ``planner.sql.correlation``.
 
 sqlglot's own ``unnest_subqueries`` is not used: its output for correlated non-equality
 conditions (arrays of keys filtered by lambdas, Q21) has no distributed plan, and its
@@ -23,18 +33,21 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical import types
+from sparkwire.planner.logical.aggregation import over_no_rows
 from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, fresh
-from sparkwire.planner.logical.plan import Aggregate, Filter, JoinType, Project
-from sparkwire.planner.logical.predicates import conjunction
+from sparkwire.planner.logical.plan import Filter, JoinType, Project
+from sparkwire.planner.logical.predicates import conjunction, nonempty_conjunction
+from sparkwire.planner.logical.scalars import scalar_value
 from sparkwire.planner.logical.tree import has_aggregate, has_window, transform
 from sparkwire.planner.sql.context import Context
+from sparkwire.planner.sql.correlation import correlated_source, correlation_key, plain_select
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
+from sparkwire.planner.sql.marks import marked, predicate_subqueries
 from sparkwire.planner.sql.joins import alias_of, plain_filter, tables_of
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery
+from sparkwire.planner.sql.scalars import subquery_tag, uncorrelated_value
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, in_nested_query
 
 
 def subquery_filters(relation: Relation, conditions: Sequence[exp.Expr], ctx: Context) -> Relation:
@@ -54,14 +67,14 @@ def _subquery_condition(relation: Relation, node: exp.Expr, ctx: Context) -> Rel
         return _exists(relation, inner.this, "anti" if negated else "semi", ctx)
     if isinstance(inner, exp.In) and inner.args.get("query") is not None:
         return _in_subquery(relation, inner, negated, ctx)
-    if negated:
-        raise unsupported(node, "NOT of a condition with a subquery")
+    if predicate_subqueries(node):  # under OR, NOT, CASE...: mark joins
+        relation, node = marked(relation, node, ctx)
     return _scalar_comparison(relation, node, ctx)
 
 
 def _exists(relation: Relation, query: exp.Expr, how: JoinType, ctx: Context) -> Relation:
-    select = _plain_select(query)
-    inner, correlated = _correlated_source(select, relation, ctx)
+    select = plain_select(query)
+    inner, correlated = correlated_source(select, relation, ctx)
     local, _ = _sourcetables_of(select, ctx)
     inner, correlated = _isolated(inner, correlated, local)
     condition = conjunction([expression(c) for c in correlated])
@@ -77,12 +90,12 @@ def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: Context) 
     """``x IN (q)``: an uncorrelated ``q`` is translated whole (GROUP BY, HAVING ...) and
     joined on its one column; a correlated one by its FROM and conditions."""
     query = node.args["query"]
-    select = _plain_select(query.this if isinstance(query, exp.Subquery) else query)
+    select = plain_select(query.this if isinstance(query, exp.Subquery) else query)
     if len(select.expressions) != 1:
         raise SqlError.at(node, "IN (subquery) needs a subquery of one column")
     local, correlated = _sourcetables_of(select, ctx)
     if correlated:
-        inner, correlated = _correlated_source(select, relation, ctx)
+        inner, correlated = correlated_source(select, relation, ctx)
         if select.args.get("group") is not None or select.args.get("having") is not None:
             raise unsupported(node, "a correlated IN subquery with GROUP BY or HAVING")
         inner, value = _with_value(inner, select.expressions[0])
@@ -93,16 +106,13 @@ def _in_subquery(relation: Relation, node: exp.In, negated: bool, ctx: Context) 
     tagged = next(a for a in inner.attrs if a.internal == value.internal)
     key_eq = ex.Call(fn="eq", args=(expression(node.this), ex.Column(name=f"{tagged.qualifier}.{tagged.name}")))
     parts = [key_eq, *(expression(c) for c in correlated)]
-    if negated and len(parts) > 1:
-        raise unsupported(node, "NOT IN with a correlated subquery")
+    if negated and len(parts) > 1:  # a null-aware anti join has one key: a mark instead
+        return _scalar_comparison(*marked(relation, exp.Not(this=node.copy()), ctx), ctx)
     plan, attrs = analyze_join(relation.plan, relation.attrs, inner.plan, inner.attrs,
                                "anti" if negated else "semi", conjunction(parts))
     if negated:
         plan = plan.model_copy(update={"null_aware": True})
     return Relation(plan, attrs)
-
-
-_isolation = iter(range(1, 1 << 62))
 
 
 def _isolated(
@@ -112,7 +122,7 @@ def _isolated(
     internal names, and the correlated conditions rewritten to name them so: an alias
     the subquery shares with the outer query (Q17's ``lineitem``) cannot make a
     condition ambiguous."""
-    tag = f"_sq{next(_isolation)}"
+    tag = subquery_tag()
     scope = inner.scope
     renamed = []
     for condition in correlated:
@@ -143,87 +153,82 @@ def _sourcetables_of(select: exp.Select, ctx: Context) -> tuple[set[str], list[e
 
 def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: Context) -> Relation:
     """A condition holding scalar subqueries: each one joined in as a column, then the
-    condition is a plain filter over it."""
+    condition is a plain filter over it. An uncorrelated one is any query, one row with
+    Spark's row check (``planner.sql.scalars``); a correlated one is grouped by its
+    correlated columns and joined on them (see the module's docstring for which join)."""
     replaced = node.copy()
-    for sub in list(replaced.find_all(exp.Subquery)):
-        select = _plain_select(sub.this)
-        if len(select.expressions) != 1:
-            raise SqlError.at(sub, "a scalar subquery needs exactly one column")
-        inner, correlated = _correlated_source(select, relation, ctx)
-        keys: list[tuple[ex.Expr, ex.Expr]] = []
-        for condition in correlated:
-            pair = _correlation_key(condition, inner, relation)
-            if pair is None:
-                raise unsupported(condition, "a correlated scalar subquery condition other than equality")
-            keys.append(pair)
-        if select.args.get("group") is not None or select.args.get("having") is not None:
-            raise unsupported(sub, "GROUP BY or HAVING in a scalar subquery")
-        tag = f"_sq{next(_isolation)}"
-        value_rel = _grouped_value(inner, [k for k, _ in keys], select.expressions[0], tag)
-        on = conjunction([
-            ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
-            for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
-        ])
-        plan, attrs = analyze_join(relation.plan, relation.attrs, value_rel.plan, value_rel.attrs,
-                                   "inner" if keys else "cross", on)
+    defaults: dict[str, ex.Expr] = {}
+    for sub in [s for s in replaced.find_all(exp.Subquery) if not in_nested_query(s, replaced)]:
+        if _correlated(sub, ctx):
+            value, on, empty = _correlated_value(sub, relation, ctx)
+            how: JoinType = "inner" if empty is None and _null_dropped(sub, replaced) else "left"
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, how, on)
+        else:
+            value, empty = uncorrelated_value(sub, ctx), None
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, "cross", None)
         relation = Relation(plan, attrs)
-        # an inner or cross join lists the right side's columns last: the value is the last
-        sub.replace(exp.column(relation.attrs[-1].internal))
+        # a join lists the right side's columns last: the value is the last
+        column = relation.attrs[-1].internal
+        if empty is not None:  # a missing group reads the value over no rows
+            matched = relation.attrs[-len(value.attrs)].column  # a key: NULL only there
+            defaults[column] = ex.Case(branches=((ex.Call(fn="is_null", args=(matched,)), empty),),
+                                       otherwise=ex.Column(name=column))
+        sub.replace(exp.column(column))
     predicate = _resolve_internal(relation, expression(replaced))
+    predicate = transform(predicate, lambda n: defaults.get(n.name) if isinstance(n, ex.Column) else None)
     return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
 
 
-def _grouped_value(
-    inner: Relation, keys: Sequence[ex.Expr], item: exp.Expr, tag: str
-) -> Relation:
-    """``SELECT keys..., item FROM inner GROUP BY keys`` (no keys: one global row), its
-    columns named after ``tag`` (unique in the query) and qualified by it."""
-    scope = inner.scope
-    value = scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
-    if not has_aggregate(value):
-        raise unsupported(item, "a scalar subquery that is not an aggregate")
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _null_dropped(sub: exp.Subquery, condition: exp.Expr) -> bool:
+    """Whether ``condition`` cannot hold where the subquery's value is NULL, so an inner
+    join may drop the outer rows whose group is missing: the subquery compared at the top
+    of the condition. Under OR, NOT or a function the row may still pass, and the join
+    must keep it (a left join)."""
+    return sub.parent is condition and isinstance(condition, _COMPARISONS)
+
+
+def _correlated(sub: exp.Subquery, ctx: Context) -> bool:
+    """Whether a SELECT's conditions name a table outside its FROM (a set operation, or
+    a SELECT whose only outer references are elsewhere, is translated as uncorrelated,
+    which refuses such a reference)."""
+    select = sub.this
+    return isinstance(select, exp.Select) and bool(_sourcetables_of(select, ctx)[1])
+
+
+def _correlated_value(
+    sub: exp.Subquery, relation: Relation, ctx: Context
+) -> tuple[Relation, ex.Expr, ex.Expr | None]:
+    """A correlated scalar subquery's value per correlation key, the condition joining it
+    to ``relation`` (its correlated equalities), and what an outer row with no group reads:
+    None for NULL (a value that is no aggregate: no row), else the aggregate over no rows
+    (``over_no_rows``: a count is 0)."""
+    select = plain_select(sub.this)
+    if len(select.expressions) != 1:
+        raise SqlError.at(sub, "a scalar subquery needs exactly one column")
+    for clause in ("group", "having", "distinct", "order", "limit"):
+        if select.args.get(clause) is not None:
+            raise unsupported(sub, f"{clause.upper()} in a correlated scalar subquery")
+    inner, correlated = correlated_source(select, relation, ctx)
+    keys: list[tuple[ex.Expr, ex.Expr]] = []
+    for condition in correlated:
+        pair = correlation_key(condition, inner, relation)
+        if pair is None:
+            raise unsupported(condition, "a correlated scalar subquery condition other than equality")
+        keys.append(pair)
+    item = select.expressions[0]
+    value = inner.scope.resolve(expression(item.unalias() if isinstance(item, exp.Alias) else item))
     if has_window(value):
         raise unsupported(item, "a window function in a scalar subquery")
-    key_items = tuple(ex.NamedExpr(name=f"{tag}_key{i}", expr=k) for i, k in enumerate(keys))
-    name = f"{tag}_value"
-    aggregate = Aggregate(input=inner.plan, keys=key_items,
-                          aggregates=(ex.NamedExpr(name=name, expr=value),))
-    key_types = {k.name: scope.type_of(k.expr) for k in key_items}
-    attrs = (
-        *(Attribute(k.name, k.name, key_types[k.name], tag) for k in key_items),
-        Attribute(name, name, types.infer(value, {**scope.types, **key_types}), tag),
-    )
-    return Relation(aggregate, attrs)
-
-
-def _correlated_source(
-    select: exp.Select, outer: Relation, ctx: Context
-) -> tuple[Relation, list[exp.Expr]]:
-    """A subquery's FROM with its local conditions applied, and its correlated conditions
-    (naming a table of the outer query), left for the join that decorrelates it."""
-    inner, correlated = ctx.source(select, ctx)
-    for condition in correlated:
-        if has_subquery(condition):
-            raise unsupported(condition, "a correlated condition holding another subquery")
-    return inner, correlated
-
-
-def _correlation_key(
-    condition: exp.Expr, inner: Relation, outer: Relation
-) -> tuple[ex.Expr, ex.Expr] | None:
-    """``(inner side resolved, outer side as written)`` of a correlated equality; the
-    outer side is resolved again, with the subquery's value, by the join."""
-    if not isinstance(condition, exp.EQ):
-        return None
-    a, b = expression(condition.this), expression(condition.expression)
-    for first, second in ((a, b), (b, a)):
-        try:
-            resolved = inner.scope.resolve(first)
-            outer.scope.resolve(second)
-        except AnalysisError:
-            continue
-        return resolved, second
-    return None
+    tag = subquery_tag()
+    value_rel = scalar_value(inner, [k for k, _ in keys], value, tag)
+    on = nonempty_conjunction([
+        ex.Call(fn="eq", args=(outer, ex.Column(name=f"{tag}.{key_attr.name}")))
+        for (_, outer), key_attr in zip(keys, value_rel.attrs[:-1], strict=True)
+    ])
+    return value_rel, on, over_no_rows(value) if has_aggregate(value) else None
 
 
 def _with_value(inner: Relation, item: exp.Expr) -> tuple[Relation, Attribute]:
@@ -251,13 +256,3 @@ def _resolve_internal(relation: Relation, expr: ex.Expr) -> ex.Expr:
         return None
 
     return transform(expr, replace_ref)
-
-
-def _plain_select(node: exp.Expr) -> exp.Select:
-    if isinstance(node, exp.Subquery):
-        node = node.this
-    if not isinstance(node, exp.Select):
-        raise unsupported(node, "a set operation inside a subquery predicate")
-    return node
-
-

@@ -9,12 +9,14 @@ with ``planner.logical.analyzer``, so a SQL query and the equivalent DataFrame p
 same plan.
 
 Subqueries in WHERE (and in an inner join's ON) are decorrelated as joins by
-``planner.sql.subqueries``.
+``planner.sql.subqueries``; uncorrelated scalar subqueries elsewhere (the SELECT list,
+HAVING, ORDER BY) are joined in as one-row columns (``planner.sql.scalars``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from sqlglot import exp
 
@@ -29,8 +31,9 @@ from sparkwire.planner.sql.generators import lateral
 from sparkwire.planner.sql.joins import alias_of, ordered_joins, plain_inner, tables_of
 from sparkwire.planner.sql.ordering import hidden_order_keys
 from sparkwire.planner.sql.outputs import order_limit, project_or_aggregate
+from sparkwire.planner.sql.scalars import uncorrelated_value
 from sparkwire.planner.sql.subqueries import subquery_filters
-from sparkwire.planner.sql.syntax import conjuncts, has_subquery, inline_windows
+from sparkwire.planner.sql.syntax import conjuncts, has_subquery, in_nested_query, inline_windows
 
 
 def translate(node: exp.Expr, catalog: Catalog) -> Relation:
@@ -77,10 +80,11 @@ def _select(node: exp.Select, ctx: Context) -> Relation:
     _windows_only_in_select_list(node)
     inline_windows(node)
     source = relation
-    relation = project_or_aggregate(node, source, lambda sub: _query(sub, ctx))
+    value = partial(uncorrelated_value, ctx=ctx)
+    relation = project_or_aggregate(node, source, value)
     hidden = hidden_order_keys(node, relation)
     if hidden:  # SELECT again, computing the keys too: rare, and planning is cheap
-        relation = project_or_aggregate(node, source, lambda sub: _query(sub, ctx), hidden)
+        relation = project_or_aggregate(node, source, value, hidden)
     if node.args.get("distinct") is not None:
         keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
         relation = Relation(Aggregate(input=relation.plan, keys=keys, aggregates=()), relation.attrs)
@@ -93,7 +97,10 @@ def _windows_only_in_select_list(node: exp.Select) -> None:
     clauses = [(part, node.args.get(part)) for part in ("where", "group", "having", "order")]
     clauses += [("JOIN ... ON", j.args.get("on")) for j in node.args.get("joins") or []]
     for name, clause in clauses:
-        window = clause.find(exp.Window) if clause is not None else None
+        if clause is None:
+            continue
+        # a window inside a subquery is the subquery's own
+        window = next((w for w in clause.find_all(exp.Window) if not in_nested_query(w, clause)), None)
         if window is not None:
             raise unsupported(window, f"a window function in {name.upper()}")
 

@@ -85,6 +85,13 @@ def test_a_failing_query_raises_at_once_and_leaves_nothing_behind(
                     session.cluster.client(address).read(PartitionKey(query_id, 1, 1, 0), 5.0)
         for worker in [*getattr(session.cluster, "workers", []), session.cluster.driver]:
             assert not worker._running and worker.store.partitions_held() == 0
+        # an error the planner put in the plan (Spark's check of a scalar subquery's rows)
+        # arrives alike, its class read back
+        df.createOrReplaceTempView("d")
+        with pytest.raises(QueryError) as caught:
+            session.sql("SELECT a, (SELECT b FROM d WHERE a = 1) FROM d").toArrow()
+        assert caught.value.getCondition() == "SCALAR_SUBQUERY_TOO_MANY_ROWS"
+        assert "More than one row returned by a subquery used as an expression." in str(caught.value)
 
 
 def test_a_failing_task_stops_the_query_s_other_tasks(started_queries: list[str]) -> None:

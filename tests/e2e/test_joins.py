@@ -73,7 +73,7 @@ def assert_same(
 ) -> None:
     assert got.column_names == columns
     if check_schema:  # what the DataFrame promised before running is what it returned
-        assert got.schema == df.schema, (got.schema, df.schema)
+        assert got.schema == df.arrow_schema, (got.schema, df.arrow_schema)
     assert canonical(got) == canonical(expected)
 
 
@@ -277,7 +277,7 @@ def test_full_using_join_decimal_key_schema(sessions):
     b = session.createDataFrame(
         pa.table({"k": pa.array([decimal.Decimal("2.50"), None], pa.decimal128(12, 2))}))
     df = a.join(b, "k", "full")
-    assert df.toArrow().schema == df.schema
+    assert df.toArrow().schema == df.arrow_schema
 
 
 # -- which strategy is used ---------------------------------------------------------------
@@ -419,7 +419,7 @@ def test_set_operation(sessions, left, data, op, cluster, x_type):
     expected = oracle(left, right, f"select x, s from a {SET_OPERATIONS[op]} select x, s from b")
     assert_same(df, df.toArrow(), expected, ["x", "s"])
     # int64 with float64 widens to float64, as in Spark
-    assert df.schema.field("x").type == (pa.float64() if left["x"].type != right["x"].type
+    assert df.arrow_schema.field("x").type == (pa.float64() if left["x"].type != right["x"].type
                                          else left["x"].type)
 
 

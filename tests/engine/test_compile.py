@@ -285,6 +285,8 @@ CALLS = [
     (call("add", col("i"), lit(3), lit("int32")), "i + 3"),
     (call("neg", col("id"), lit("int64")), "-id"),
     (call("exact_integer", call("mul", col("id"), lit(2)), lit("int64")), "CAST(id * 2 AS BIGINT)"),
+    # NULL where it holds (where it does not: test_raise_error_fails_with_its_class)
+    (call("assert_true", call("is_not_null", col("id")), lit("m")), "NULL"),
 ]
 
 
@@ -308,8 +310,9 @@ def test_all_call_functions_covered() -> None:
 
     from sparkwire.planner.logical.collection_types import COLLECTION_FUNCTIONS
 
-    # arrays, maps and structs: tests/engine/test_collections.py and tests/spark/test_arrays.py
-    assert {e.fn for e, _ in CALLS} == set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
+    # arrays, maps and structs: tests/engine/test_collections.py and tests/spark/test_arrays.py;
+    # raise_error fails every row: test_raise_error_fails_with_its_class
+    assert {e.fn for e, _ in CALLS} == set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS - {"raise_error"}
 
 
 def test_division_is_double_like_pyspark(engine: TaskEngine, table: pa.Table) -> None:
@@ -440,6 +443,24 @@ def test_engine_error_from_duckdb(engine: TaskEngine, table: pa.Table) -> None:
     # a cast the planner made itself (no source type) is DuckDB's own, failing on bad text
     fragment = Project(input=exchange(table), columns=(named("m", Cast(expr=col("s"), to="int32")),))
     with pytest.raises(EngineError, match="DuckDB failed the task's query: Conversion Error"):
+        run_fragment(engine, fragment, {0: table})
+
+
+@pytest.mark.parametrize(("expr", "message"), [
+    (call("raise_error", lit("USER_RAISED_EXCEPTION"), col("g")), r"^\[USER_RAISED_EXCEPTION\] ([abc]+|null)$"),
+    (call("assert_true", call("lt", col("id"), lit(1)), lit("'(id < 1)' is not true!")),
+     r"^\[USER_RAISED_EXCEPTION\] '\(id < 1\)' is not true!$"),
+    (Case(branches=((call("ge", col("id"), lit(0)),
+                     call("raise_error", lit("SCALAR_SUBQUERY_TOO_MANY_ROWS"), lit(None))),)),
+     r"^\[SCALAR_SUBQUERY_TOO_MANY_ROWS\] null$"),
+])
+def test_raise_error_fails_with_its_class(engine: TaskEngine, table: pa.Table, expr: Call, message: str) -> None:
+    """DuckDB's error() carries Spark's class and message, read back as they are
+    (``compile.errors.spark_error``); a NULL message reads ``null``, as Spark's."""
+    from sparkwire.coordinator.worker.engine import EngineError
+
+    fragment = Project(input=exchange(table), columns=(named("m", expr),))
+    with pytest.raises(EngineError, match=message):
         run_fragment(engine, fragment, {0: table})
 
 

@@ -42,7 +42,7 @@ def test_schema_is_known_before_running(t) -> None:
     )
     # Spark types the literal 2 beside a decimal as decimal(1,0): the product is
     # decimal(12+1+1, 2) (checked against PySpark in tests/spark/test_result_types.py).
-    assert df.schema == pa.schema([
+    assert df.arrow_schema == pa.schema([
         ("p2", pa.decimal128(14, 2)), ("id", pa.int64()), ("half", pa.float64()), ("n", pa.int32()),
     ])
     agg = t.groupBy("Name").agg(F.sum("id"), F.count("*"), F.avg("price"), F.sum("price"))
@@ -60,7 +60,7 @@ def test_join_tells_same_named_columns_apart_by_their_dataframe(t, u) -> None:
     picked = joined.select(u["id"], t.Name)
     assert picked.columns == ["id", "Name"]
     assert picked.plan.columns[0].expr == Column(name="id#2")
-    assert picked.schema.field(0).type == pa.int32()
+    assert picked.arrow_schema.field(0).type == pa.int32()
     assert joined.drop(u.id).columns == ["id", "Name", "price", "qty"]
 
 
@@ -89,4 +89,4 @@ def test_join_and_set_operation_errors(t, u) -> None:
         t.union(u)
     with pytest.raises(AnalysisError, match="no common type"):
         t.select("Name").union(u.select("qty"))
-    assert t.select("id").union(u.select("id")).schema.field(0).type == pa.int64()
+    assert t.select("id").union(u.select("id")).arrow_schema.field(0).type == pa.int64()

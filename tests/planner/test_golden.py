@@ -2,7 +2,7 @@
 
 Each ``golden/*.txt`` holds the query (a Python expression over the DataFrames ``t`` and
 ``u``, small tables the session holds, ``fact`` and ``dim``, a fixed layout of Parquet
-files (``layout``), ``F`` and ``Window``) under ``# query``, optional ``# broadcast_threshold``
+files (``layout``), ``F``, ``Window`` and ``sql``, SQL text over those tables) under ``# query``, optional ``# broadcast_threshold``
 and ``# task_bytes`` lines, and the expected ``explain(extended=True)`` text under
 ``# explain``. A change to the planner that changes a plan shows up here as a readable diff.
 ``SPARKWIRE_UPDATE_GOLDEN=1`` rewrites the files from the current planner (review the diff
@@ -30,7 +30,7 @@ from sparkwire.coordinator import Session
 from sparkwire.coordinator.clusters import base as clusters_base
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.executor import Executor
-from sparkwire.planner.api.sources import DataFrameReader, create_dataframe
+from sparkwire.planner.api.sources import DataFrameReader, create_dataframe, sql_dataframe
 from sparkwire.planner.api.window import Window
 from sparkwire.planner.api import functions as F
 from tests.planner.conftest import FakeExecutor
@@ -78,8 +78,9 @@ def parse(text: str) -> dict[str, str]:
 def explain(case: dict[str, str], executor: Executor, layout: dict[str, Path],
             **frames: DataFrame) -> str:
     reader = DataFrameReader(executor)
-    names = {"F": F, "Window": Window, **frames,
-             **{name: reader.parquet(str(path)) for name, path in layout.items()}}
+    views = {**frames, **{name: reader.parquet(str(path)) for name, path in layout.items()}}
+    names = {"F": F, "Window": Window, **views,
+             "sql": lambda text: sql_dataframe(executor, text, views)}
     df = eval(case["query"], names)  # the test's own file, not input
     return df.explain_string(extended=True)
 

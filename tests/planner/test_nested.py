@@ -148,14 +148,15 @@ def test_generator_misuse_is_refused(df) -> None:
 
 
 def test_show_and_collect_give_nested_values_as_pyspark_does() -> None:
-    from sparkwire.planner.api.rows import Row, format_table, python_value
+    from sparkwire.planner.api.rows import Row, python_value
+    from sparkwire.planner.api.show import show_string
 
     t = pa.table({
         "st": pa.array([{"i": 1, "s": "a"}, None], pa.struct([("i", pa.int32()), ("s", pa.string())])),
         "m": pa.array([[("a", None)], []], pa.map_(pa.string(), pa.int64())),
         "arr": pa.array([[1, None], None], pa.list_(pa.int32())),
     })
-    lines = format_table(t, 5, True).splitlines()
+    lines = show_string(t, 5, True, False).splitlines()
     assert lines[3] == "|{1, a}|{a -> NULL}|[1, NULL]|"
     assert lines[4] == "|  NULL|         {}|     NULL|"
     first = python_value(t["st"][0].as_py(), t.schema.field("st").type)

@@ -44,8 +44,23 @@ def test_subqueries_become_semi_anti_and_null_aware_joins(sql) -> None:
     assert hows(scalar) == [("inner", False)]
 
 
+def test_subqueries_under_or_become_left_joins_to_distinct_keys(sql) -> None:
+    hows = lambda df: sorted(j.how for j in joins(df))  # noqa: E731
+    exists = sql("select * from t where exists (select 1 from u where u.k = t.k) or x > 1")
+    assert hows(exists) == ["left"]
+    # IN where NULL is told from FALSE (IS NULL) adds the counts of the subquery's rows
+    # and values; under OR alone it does not need them
+    assert hows(sql("select * from t where k in (select w from u) or x > 1")) == ["left"]
+    assert hows(sql("select * from t where (k in (select w from u)) is null or x > 1")) == ["cross", "left"]
+    # a correlated scalar count keeps the outer rows whose group is missing (they count 0)
+    assert hows(sql("select * from t where (select count(*) from u where u.k = t.k) = 0")) == ["left"]
+    assert hows(sql("select * from t where (select max(w) from u where u.k = t.k) = 0")) == ["inner"]
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("select * from nowhere", "unknown table 'nowhere'"),
+    ("select * from t where exists (select 1 from u where u.w > t.x) or k = 1",
+     "a correlated condition other than an equality in a subquery under OR, NOT or CASE"),
     ("select k from t where", "cannot parse SQL at line 1"),
     ("select nope from t", "nope"),
     ("select k from t; select k from u", "one SQL statement"),

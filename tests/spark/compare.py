@@ -75,7 +75,7 @@ def assert_same(
             result = ours.toArrow()
         finally:
             session.conf.set(ZONE_KEY, before)
-        assert result.schema == ours.schema, "the result has the types the schema promised"
+        assert result.schema == ours.arrow_schema, "the result has the types the schema promised"
         assert _timestamp_types(result.schema) == want_times, "Arrow timestamp types as PySpark's"
         got_rows = [normalize(_maps_as_dicts(row, result.schema), want_types)
                     for row in result.to_pylist()]
@@ -171,12 +171,14 @@ def _close(got: Any, want: Any, rel: float) -> bool:
     return type(got) is type(want) and got == want
 
 
-def sql_program(text: str) -> Program:
-    """A program running ``text`` over its one frame as the temporary view ``t``, in
-    either engine."""
+def sql_program(text: str, views: tuple[str, ...] = ("t",)) -> Program:
+    """A program running ``text`` over its frames as the temporary ``views`` (one frame:
+    ``t``), in either engine."""
 
-    def program(api: Api, df: Any) -> Any:
-        df.createOrReplaceTempView("t")
+    def program(api: Api, *frames: Any) -> Any:
+        for name, df in zip(views, frames, strict=True):
+            df.createOrReplaceTempView(name)
+        df = frames[0]
         run = df.sparkSession.sql if hasattr(df, "sparkSession") else df._executor.sql
         return run(text)
 

@@ -159,3 +159,24 @@ def test_decimal_avg_is_exact(spark, sessions) -> None:
     assert_same(lambda api, df: df.agg(api.F.avg("d"), api.F.mean("e")), [WIDE], spark, sessions)
     query = "SELECT g, AVG(d) AS a, AVG(e) + 1 AS b FROM agg_wide GROUP BY g"
     assert_same_sql(query, {"agg_wide": WIDE}, spark, sessions)
+
+
+@pytest.mark.slow
+def test_picks_over_the_whole_input_skip_tasks_without_rows(spark, sessions) -> None:
+    """A global ``first``/``last``/``any_value`` whose only row is in one task: every
+    other task's partial row, made from no rows, holds a NULL that is not a value."""
+
+    def program(api, df):
+        F = api.F
+
+        def picks(suffix: str):
+            return [F.first("b").alias("f" + suffix), F.last("b").alias("l" + suffix),
+                    F.any_value("b").alias("a" + suffix), F.first("i", ignorenulls=True).alias("fi" + suffix)]
+
+        only_last = df.where(F.col("b") == (89 * 7919) % 1000 - 500).agg(*picks("1"))
+        only_first = df.where(F.col("b") == -500).agg(*picks("2"))
+        null_one = df.where(F.col("i").isNull() & (F.col("b") == (3 * 7919) % 1000 - 500)).agg(
+            F.first("i").alias("f3"), F.last("i").alias("l3"))
+        return only_last.crossJoin(only_first).crossJoin(null_one)
+
+    assert_same(program, [DATA], spark, sessions)

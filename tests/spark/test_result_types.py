@@ -46,7 +46,7 @@ def test_types_and_values_match_pyspark(spark) -> None:
 
         ours = program(session.createDataFrame(DATA), F)
         result = ours.toArrow()
-        promised = ours.schema
+        promised = ours.arrow_schema
     assert ours.dtypes == [(f.name, f.dataType.simpleString()) for f in expected.schema.fields]
     assert result.schema == promised
     theirs = {r["k"]: r.asDict() for r in expected.collect()}

@@ -14,6 +14,7 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.compile.arguments import Builder, arity
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import cast, paren
+from sparkwire.planner.logical.functions.assertions import USER_RAISED
 
 __all__ = ["CALLS"]
 
@@ -109,6 +110,27 @@ def _coalesce(args: list[exp.Expr]) -> exp.Expr:
     return exp.Coalesce(this=args[0], expressions=args[1:])
 
 
+def _raise_error(args: list[exp.Expr]) -> exp.Expr:
+    """``error('[' || class || '] ' || message)``: the class is a checked literal
+    (``planner.logical.literal_args``); a NULL message reads ``null``, as Spark prints it."""
+    arity("raise_error", args, 2)
+    error_class, message = args
+    text = exp.DPipe(
+        this=exp.DPipe(this=exp.DPipe(this=exp.Literal.string("["), expression=error_class, safe=False),
+                       expression=exp.Literal.string("] "), safe=False),
+        expression=exp.Coalesce(this=cast(message, "VARCHAR"), expressions=[exp.Literal.string("null")]),
+        safe=False)
+    return exp.Anonymous(this="error", expressions=[text])
+
+
+def _assert_true(args: list[exp.Expr]) -> exp.Expr:
+    """NULL where the condition holds, Spark's ``USER_RAISED_EXCEPTION`` elsewhere (false
+    or NULL)."""
+    arity("assert_true", args, 2)
+    failure = _raise_error([exp.Literal.string(USER_RAISED), args[1]])
+    return exp.Case(ifs=[exp.If(this=paren(args[0]), true=exp.Null())], default=failure)
+
+
 def _func(cls: type[exp.Func]) -> Builder:
     def build(args: list[exp.Expr]) -> exp.Expr:
         arity(cls.__name__.lower(), args, 1)
@@ -149,4 +171,6 @@ CALLS: dict[str, Builder] = {
     "year": _func(exp.Year),
     "month": _func(exp.Month),
     "day": _func(exp.Day),
+    "raise_error": _raise_error,
+    "assert_true": _assert_true,
 }

@@ -1,6 +1,6 @@
 """The functions of ``pyspark.sql.functions`` a program reaches for first, re-exported by
 ``planner.api.functions``: the common aggregates, ``when``, ``coalesce``, a few string and
-date functions, sort orders and ``expr``. ``count("*")`` and ``count(lit(1))`` both mean
+date functions, sort orders, ``expr``, ``raise_error`` and ``assert_true``. ``count("*")`` and ``count(lit(1))`` both mean
 ``count(*)``, named ``count(1)``, as ``functions.scala`` turns ``count(*)`` into
 ``count(1)`` before the registry sees it.
 """
@@ -8,14 +8,15 @@ date functions, sort orders and ``expr``. ``count("*")`` and ``count(lit(1))`` b
 from __future__ import annotations
 
 from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.sql.column import sql_expression
 from sparkwire.planner.api.column import Column, ColumnOrName, SortOrder, Value, _value, col, to_column
 from sparkwire.planner.api.functions.core import call, exprs, number_or_column
 
 __all__ = [
-    "abs", "add_months", "asc", "avg", "coalesce", "column", "concat", "count", "countDistinct",
+    "abs", "add_months", "asc", "assert_true", "avg", "coalesce", "column", "concat", "count", "countDistinct",
     "count_distinct", "date_add", "date_sub", "dayofmonth", "desc", "expr", "length", "lower",
-    "ltrim", "max", "mean", "min", "month", "rtrim", "substring", "sum", "trim", "upper", "when",
+    "ltrim", "max", "mean", "min", "month", "raise_error", "rtrim", "substring", "sum", "trim", "upper", "when",
     "year",
 ]
 
@@ -142,3 +143,19 @@ def asc(c: ColumnOrName) -> SortOrder:
 
 def desc(c: ColumnOrName) -> SortOrder:
     return to_column(c).desc()
+
+
+def raise_error(errMsg: ColumnOrName) -> Column:  # noqa: N803 - PySpark's name
+    """Fails the query with ``[USER_RAISED_EXCEPTION] errMsg`` (a string is the message,
+    as PySpark reads it, not a column name)."""
+    return call("raise_error", _message(errMsg))
+
+
+def assert_true(col: ColumnOrName, errMsg: ColumnOrName | None = None) -> Column:  # noqa: N803
+    """NULL where ``col`` is true; fails the query where it is false or NULL."""
+    message = () if errMsg is None else (_message(errMsg),)
+    return call("assert_true", to_column(col).expr, *message)
+
+
+def _message(value: ColumnOrName) -> ex.Expr:
+    return value.expr if isinstance(value, Column) else literal(value)

@@ -7,6 +7,7 @@ DataFrame API and the SQL front end both build every call through it.
     strings, dates, numeric, conditionals, collections     scalar functions, by family
     aggregates, statistics, windows                         aggregate and window functions
     grouping      ``grouping``/``grouping_id``, answered by grouping sets
+    assertions    ``raise_error``, ``assert_true``: the query failing on purpose
     generators    ``explode`` and its family (planned by ``planner.logical.generate``)
     casts         the type names a cast may name
 

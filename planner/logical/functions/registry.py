@@ -21,6 +21,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.logical.functions import (
     aggregates,
+    assertions,
     collections,
     conditionals,
     dates,
@@ -34,7 +35,7 @@ from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows,
-             grouping)
+             grouping, assertions)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
