@@ -8,7 +8,7 @@
 Each system runs at each worker count against DuckDB given as many threads (issue 33: on 16
 cores sparkwire got slower with more workers while DuckDB got 2.5x faster). One driver per
 (system, workers), all up for the whole run, so every execution is interleaved with every
-other as in ``benchmarks.tpch`` (whose harness this is: ``interleave``, its drivers, quiet
+other as in ``benchmarks.tpch`` (whose harness this is: ``benchmarks.interleave``, its drivers, quiet
 waits and answers checked against DuckDB's). Drift of the machine then hits every worker
 count alike, which matters most on 2 cores, where the signal is the CPU curve: wall time
 cannot fall below what 2 cores allow, but CPU seconds that grow with workers are overhead.
@@ -40,8 +40,9 @@ from typing import Any
 from benchmarks.common import write_report
 from benchmarks.queries import QUERY_NAMES
 from benchmarks.scaling_report import REFERENCE, judge, label, markdown, plot, summarize
-from benchmarks.tpch import CPU_NOTE, RSS_NOTE, Contender, guarded, interleave, names, versions
+from benchmarks.interleave import CPU_NOTE, RSS_NOTE, Contender, guarded, interleave, names, versions
 from benchmarks.tpch_systems import SPARKWIRE_TRANSPORTS
+from benchmarks.workloads import TPCH
 
 #: What may be swept: DuckDB (always, the reference) and sparkwire over each transport.
 SWEEPABLE = (REFERENCE, *(f"sparkwire-{t}" for t in SPARKWIRE_TRANSPORTS))
@@ -68,7 +69,8 @@ class Sweep:
 
 def bench(sweep: Sweep) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run ``sweep``: (meta, results) ready for JSON, the targets judged."""
-    done = interleave(sweep.scale, sweep.queries, sweep.contenders(), sweep.runs, sweep.timeout)
+    done = interleave(TPCH, sweep.scale, sweep.queries, sweep.contenders(), sweep.runs,
+                      sweep.timeout)
     meta = {"scale": sweep.scale, "workers": list(sweep.workers), "runs": sweep.runs,
             "timeout_s": sweep.timeout, "systems": list(sweep.systems),
             "queries": list(sweep.queries), "cpus": os.cpu_count(), "data": str(done.data),

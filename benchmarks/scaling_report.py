@@ -2,7 +2,7 @@
 system and worker count, ratios against DuckDB with as many threads, the targets of issue 33
 as pass/fail lines, the markdown summary and the speedup plot.
 
-Works only on the JSON-ready cells ``benchmarks.tpch.interleave`` records, keyed by
+Works only on the JSON-ready cells ``benchmarks.interleave.interleave`` records, keyed by
 ``system@workers``, so a result file can be summed up and drawn again without rerunning
 (``python -m benchmarks.scaling --replot``). As in ``benchmarks.tpch_report``, a total is
 over the queries that every system got right at every worker count, so each curve sums the

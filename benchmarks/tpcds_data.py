@@ -27,10 +27,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 
 from benchmarks.queries.tpcds import QUERY_DIR, TPCDS_QUERY_NAMES, duckdb_text, spark_text, tpcds_query
+from benchmarks.tpch_systems import DuckDb
 from sparkwire.coordinator.tpch import cache_dir
 from sparkwire.transport.errors import ConfigError
 
@@ -92,14 +92,14 @@ def ensure_tpcds(scale: float, root: Path | None = None, generator_root: Path | 
 
 
 def duckdb_answers(data: Path, names: tuple[str, ...] = TPCDS_QUERY_NAMES) -> dict[str, pa.Table]:
-    """DuckDB's result of each query over views on the same Parquet files: the oracle. NULLs
-    sort as Spark sorts them (first ascending, last descending), so a ``LIMIT`` keeps the
-    rows Spark keeps."""
-    con = duckdb.connect()
-    con.execute("SET default_null_order = 'nulls_first_on_asc_last_on_desc'")
-    for table in TPCDS_TABLES:
-        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{data / table}/*.parquet')")
-    return {name: con.sql(duckdb_text(tpcds_query(name))).to_arrow_table() for name in names}
+    """DuckDB's result of each query over views on the same Parquet files: the oracle, as
+    the benchmarks' (``tpch_systems.DuckDb``: NULLs sort as Spark sorts them, so a ``LIMIT``
+    keeps the rows Spark keeps)."""
+    oracle = DuckDb(os.cpu_count() or 1, data, list(TPCDS_TABLES))
+    try:
+        return {name: oracle.run(duckdb_text(tpcds_query(name))) for name in names}
+    finally:
+        oracle.con.close()
 
 
 def write_queries(out: Path = QUERY_DIR) -> None:

@@ -146,14 +146,15 @@ class Driver:
 
     # -- queries --------------------------------------------------------------------------
 
-    def run(self, query: str, out: Path, timeout: float) -> dict[str, Any]:
-        """One timed execution of ``query``, its result written to ``out``; raises
-        ``QueryTimeout`` or the driver's error (a dead driver is cleaned up first)."""
+    def run(self, query: str, sql: str, out: Path, timeout: float) -> dict[str, Any]:
+        """One timed execution of ``sql`` (the text of ``query`` for this system), its result
+        written to ``out``; raises ``QueryTimeout`` or the driver's error (a dead driver is
+        cleaned up first)."""
         if self._proc is None and not self.ready():
             raise RuntimeError(f"{self.label} driver not running: {self.start_error}")
         assert self._proc is not None
         try:
-            self._proc.send({"query": query, "out": str(out)})
+            self._proc.send({"query": query, "sql": sql, "out": str(out)})
             return self._proc.recv(timeout)
         except TimeoutError:
             self.kill()

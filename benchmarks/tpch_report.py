@@ -1,7 +1,7 @@
-"""How a TPC-H benchmark run is summed up and shown: totals and ratios, the markdown table,
-the per-query and scaling plots.
+"""How a TPC-H or TPC-DS benchmark run is summed up and shown: totals and ratios, the
+markdown table, the per-query and scaling plots.
 
-Works only on the JSON-ready dictionaries ``benchmarks.tpch`` records (per query, per
+Works only on the JSON-ready dictionaries ``benchmarks.interleave`` records (per query, per
 system: ``median``, ``ok``, ``peak_rss_mib`` ...), so what is shown is what is written. A
 total is a sum of medians over the queries that every compared system answered correctly in
 every run: a system is never credited for a query it failed.
@@ -66,17 +66,22 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 def counting(meta: dict[str, Any], results: dict[str, Any]) -> tuple[str, str]:
     """What a summary's totals stand on, in words: ``"3 runs"``, and ``"2 of 22 queries:
-    q01, q05"`` (the queries named only when some are left out)."""
+    q01, q05"`` or ``"91 of 99 queries (all but q06, q09, ...)"`` (the shorter list, named
+    only when some are left out)."""
     counted, cells = results["counted"], results["queries"]
     runs = f"{meta['runs']} run{'s' if meta['runs'] != 1 else ''}"
-    which = f": {', '.join(counted)}" if 0 < len(counted) < len(cells) else ""
+    left_out = [q for q in cells if q not in counted]
+    which = ""
+    if counted and left_out:
+        which = (f": {', '.join(counted)}" if len(counted) <= len(left_out)
+                 else f" (all but {', '.join(left_out)})")
     return runs, f"{len(counted)} of {len(cells)} queries{which}"
 
 
 def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
     """The totals table, then one line per failure and wrong answer."""
     runs, which = counting(meta, results)
-    lines = [f"TPC-H SF{meta['scale']:g}, {meta['workers']} workers / threads per system, median "
+    lines = [f"{benchmark(meta)} SF{meta['scale']:g}, {meta['workers']} workers / threads per system, median "
              f"of {runs} after a warm-up, {os.cpu_count()} CPUs. Totals over the {which} every "
              "system answered correctly every time.", "",
              "| system | total s | × DuckDB | Spark SQL ÷ system | CPU s | peak RSS MiB |",
@@ -91,17 +96,34 @@ def markdown(meta: dict[str, Any], results: dict[str, Any]) -> str:
     return "\n".join(lines + footer(meta, results["queries"]))
 
 
+def benchmark(meta: dict[str, Any]) -> str:
+    """What was run: ``TPC-H`` (results written before the name was recorded) or ``TPC-DS``."""
+    return str(meta.get("benchmark", "TPC-H"))
+
+
 def footer(meta: dict[str, Any], cells: Cells) -> list[str]:
-    """How quiet the run could keep the machine, then one line per failure and wrong answer."""
+    """How quiet the run could keep the machine, the queries a system does not plan yet (once
+    each), then one line per failure and wrong answer."""
     lines = []
     if (quiet := meta.get("quiet")) is not None:
         lines += ["", f"Each execution started once the machine was quiet (under "
                   f"{quiet['quiet_below_cores']:g} cores busy for {quiet['window_s']} s): "
                   f"{quiet['waited_s']} s of waiting in all, {quiet['hit_limit']} of "
                   f"{quiet['waits']} waits gave up after {quiet['limit_s']} s."]
+    unsupported: dict[str, dict[str, str]] = {}  # query -> system -> its first message
+    for q, by_system in cells.items():
+        for s, cell in by_system.items():
+            for e in cell["errors"]:
+                if e["kind"] == "unsupported":
+                    unsupported.setdefault(q, {}).setdefault(s, e["message"].splitlines()[0][:240])
+    if unsupported:
+        lines += ["", f"Not supported yet ({len(unsupported)} quer{'y' if len(unsupported) == 1 else 'ies'}, "
+                  "refused before running; not in the totals):"]
+        lines += [f"- {q} {', '.join(by_system)}: {next(iter(by_system.values()))}"
+                  for q, by_system in unsupported.items()]
     problems = [f"- {q} {s}, run {e['run']}: {e['kind']}: {e['message'].splitlines()[0][:160]}"
                 for q, by_system in cells.items() for s, cell in by_system.items()
-                for e in cell["errors"]]
+                for e in cell["errors"] if e["kind"] != "unsupported"]
     if problems:
         lines += ["", "Failures:", *problems]
     return lines
@@ -125,7 +147,8 @@ def plot(meta: dict[str, Any], results: dict[str, Any], path: Path) -> None:
     cells, systems = results["queries"], list(results["systems"])
     colors = system_colors(systems)
     queries = list(cells)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(max(10, 1.0 * len(queries) + 5), 5),
+    many = len(queries) > 30  # TPC-DS: 99 queries in a readable width, names turned
+    fig, (left, right) = plt.subplots(1, 2, figsize=(min(max(10, 1.0 * len(queries) + 5), 32), 5),
                                       gridspec_kw={"width_ratios": [max(3, len(queries) // 3), 1]})
     width = 0.8 / len(systems)
     failed: list[tuple[float, str]] = []
@@ -139,7 +162,8 @@ def plot(meta: dict[str, Any], results: dict[str, Any], path: Path) -> None:
     bottom = left.get_ylim()[0]
     for x, system in failed:
         left.scatter([x], [bottom * 1.15], marker="x", color=colors[system], zorder=3)
-    left.set_xticks(range(len(queries)), queries)
+    left.set_xticks(range(len(queries)), queries, **({"rotation": 90, "fontsize": 6} if many else {}))
+    left.set_xlim(-0.6, len(queries) - 0.4)
     left.set_ylabel("seconds (median, log scale)")
     left.set_title("Per query (× : failed, timed out or wrong)")
     left.legend(fontsize=7, ncol=2)
@@ -151,7 +175,7 @@ def plot(meta: dict[str, Any], results: dict[str, Any], path: Path) -> None:
     right.set_xticks(range(len(systems)), systems, rotation=45, ha="right", fontsize=8)
     right.set_ylabel("seconds")
     right.set_title(f"Total over {len(results['counted'])} queries")
-    fig.suptitle(f"TPC-H SF{meta['scale']:g}: sparkwire vs Spark SQL and DuckDB "
+    fig.suptitle(f"{benchmark(meta)} SF{meta['scale']:g}: sparkwire vs Spark SQL and DuckDB "
                  f"({meta['workers']} workers, {os.cpu_count()} CPUs, median of {meta['runs']})")
     fig.tight_layout()
     fig.savefig(path, bbox_inches="tight")

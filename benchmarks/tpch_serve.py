@@ -1,9 +1,10 @@
-"""The driver process of one system in the TPC-H benchmark: open it once, then time queries.
+"""The driver process of one system in an interleaved benchmark (TPC-H, TPC-DS): open it
+once, then time queries.
 
 ``python -m benchmarks.tpch_serve SYSTEM --data DIR --tables T,... --workers W`` (started by
-``benchmarks.tpch``, one per system, so systems never share a heap, a JVM or an allocator).
+``benchmarks.interleave``, one per system, so systems never share a heap, a JVM or an allocator).
 It says ``{"ready": ...}`` once the tables are registered, then answers each request
-``{"query": "q05", "out": PATH}`` with one line: the seconds of the timed call, the result
+``{"query": "q05", "sql": TEXT, "out": PATH}`` with one line: the seconds of the timed call, the result
 written to ``PATH`` as an Arrow IPC file for the parent to check, sparkwire's metrics, the
 peak RSS of every process of the system during the query, and the CPU seconds of all of
 them during the call (``cpu_s``) and since the previous answer (``cpu_between_s``: what
@@ -30,7 +31,6 @@ from typing import IO, Any
 import pyarrow as pa
 
 from benchmarks.children import as_child
-from benchmarks.queries import sql_query
 from benchmarks.tpch_procs import cpu_seconds, peak_rss_mib, reset_peaks
 from benchmarks.tpch_systems import System, open_system
 
@@ -57,7 +57,7 @@ def _describe(exc: Exception) -> str:
 def _answer(system: System, request: dict[str, Any], since: float) -> dict[str, Any]:
     """Run one query (timed), write its result, measure the tree's memory and CPU during it;
     ``since`` is the tree's CPU seconds at the end of the previous answer."""
-    sql = sql_query(request["query"])
+    sql = request["sql"]
     exact = reset_peaks(os.getpid())
     cpu = cpu_seconds(os.getpid())
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The systems ``benchmarks.tpch`` compares, each opened over the same TPC-H Parquet folders
+"""The systems ``benchmarks.interleave`` compares, each opened over the same Parquet folders
 and answering one query as an Arrow table. Used inside the driver process of one system
 (``benchmarks.tpch_serve``), so the heavy imports (PySpark, sparkwire) happen only there.
 
@@ -81,12 +81,15 @@ class SparkSql:
 
 
 class DuckDb:
-    """One DuckDB connection with ``workers`` threads, one view per table."""
+    """One DuckDB connection with ``workers`` threads, one view per table. NULLs sort as
+    Spark sorts them (first ascending, last descending), so where a ``LIMIT`` cuts a sorted
+    result (TPC-DS) it keeps the rows Spark keeps: DuckDB is the oracle, and a contender."""
 
     def __init__(self, workers: int, data: Path, tables: list[str]) -> None:
         import duckdb
 
-        self.con = duckdb.connect(config={"threads": workers})
+        self.con = duckdb.connect(config={"threads": workers,
+                                          "default_null_order": "nulls_first_on_asc_last_on_desc"})
         for table in tables:
             self.con.execute(f"create view {table} as select * from "
                              f"read_parquet('{data / table}/*.parquet')")

@@ -3,6 +3,9 @@
 Checked at the end of the session (this fixture is set up first, so it is torn down last):
 no sparkwire worker or test-service process, no listening socket held by this process, no
 ``/dev/shm/sparkwire-*`` segment, no worker spill directory of this process's.
+
+Also the one fixture that modules in several folders share: TPC-DS data and its oracle
+(``tpcds``), too costly to make once per module.
 """
 
 from __future__ import annotations
@@ -12,14 +15,18 @@ import re
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 
 from sparkwire.coordinator.worker.spill import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
+
+if TYPE_CHECKING:
+    from tests.e2e.tpcds import Tpcds
 
 # The suite's data is tiny, and most tests are about distribution: by default every query
 # fans out over the workers, as ``task_bytes=0`` asks. Tests of sizing by bytes and of the
@@ -125,3 +132,21 @@ def nothing_left_behind() -> Iterator[None]:
     while (left := _leftovers()) and any(left.values()) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not any(left.values()), f"left behind after the test suite: {left}"
+
+
+@pytest.fixture(scope="session")
+def tpcds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[float], Tpcds]:
+    """TPC-DS at a scale factor with DuckDB's answers (``tests/e2e/tpcds.py``), made on first
+    use and shared by every test of the run: in-process, ZeroMQ and Spark-hosted tests read
+    the same scales, and generating one costs more than most tests."""
+    from tests.e2e.tpcds import generate
+
+    root = tmp_path_factory.mktemp("tpcds")
+    made: dict[float, Tpcds] = {}
+
+    def at(scale: float) -> Tpcds:
+        if scale not in made:
+            made[scale] = generate(scale, root)
+        return made[scale]
+
+    return at

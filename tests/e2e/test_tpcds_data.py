@@ -4,22 +4,25 @@ prints (in Spark's dialect), and DuckDB, the oracle, answers all 99 on that data
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.queries.tpcds import TPCDS_QUERY_NAMES, duckdb_text, spark_text, tpcds_query
-from benchmarks.tpcds_data import TPCDS_TABLES, duckdb_answers, ensure_tpcds, write_queries
+from benchmarks.tpcds_data import TPCDS_TABLES, ensure_tpcds, write_queries
+from tests.e2e.tpcds import Tpcds
 
 
 @pytest.fixture(scope="module")
-def tpcds(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_tpcds(0.01, root=tmp_path_factory.mktemp("tpcds"))
+def sf001(tpcds: Callable[[float], Tpcds]) -> Tpcds:
+    return tpcds(0.01)  # shared with the query tests (tests/conftest.py)
 
 
 @pytest.mark.slow
-def test_every_table_is_written_once_and_found_again(tpcds: Path) -> None:
+def test_every_table_is_written_once_and_found_again(sf001: Tpcds) -> None:
+    tpcds = sf001.data
     rows = {t: pq.read_table(tpcds / t).num_rows for t in TPCDS_TABLES}
     assert rows["store_sales"] > 20_000 and rows["date_dim"] == 73_049
     assert all(n > 0 for n in rows.values())
@@ -45,8 +48,7 @@ def test_dialect_conversion_round_trips() -> None:
 
 
 @pytest.mark.slow
-def test_duckdb_answers_every_query(tpcds: Path) -> None:
-    answers = duckdb_answers(tpcds)
-    assert list(answers) == list(TPCDS_QUERY_NAMES)
+def test_duckdb_answers_every_query(sf001: Tpcds) -> None:
+    assert list(sf001.answers) == list(TPCDS_QUERY_NAMES)
     # At SF 0.01, 27 of the 99 have no rows (their filters select nothing so small).
-    assert sum(1 for t in answers.values() if t.num_rows > 0) >= 72
+    assert len(sf001.empty) <= 27

@@ -1,40 +1,44 @@
-"""The 99 TPC-DS queries through ``session.sql`` on two in-process workers at SF 0.01,
-against DuckDB's answers on the same files (``benchmarks.tpcds_probe`` classifies them).
+"""The 99 TPC-DS queries through ``session.sql``, against DuckDB's answers on the same files
+(``tests/e2e/tpcds.py``), on one and four in-process workers and two ZeroMQ workers; a
+handful on Spark-hosted workers (tests/spark/test_tpcds_spark.py).
 
 Every query gives DuckDB's rows, except those in ``NOT_YET``: they must still stop before
 running with a "not supported" error naming the construct (issue 34 lists what is missing),
-and one that starts to pass must leave the list, so it only shrinks."""
+and one that starts to pass must leave the list, so it only shrinks. Every configuration,
+here and on Spark, reads this one list.
+
+Four workers, the most distributed, run at SF 0.1; the others at SF 0.01, where all 99 cost
+about a third (one worker, 2 loaded cores: 17 s at SF 0.01, 57 s at SF 0.1). Measured here, load
+4-6: 4 workers at SF 0.1 64 s with its data and answers (~20 s), 1 worker 26 s, 2 ZeroMQ
+workers 20 s. An empty answer checks little beyond running: at SF 0.01, 27 queries have one;
+at SF 0.1, 18 (q04 q08 q24 q25 q29 q37 q41 q44 q54 q58 q64 q65 q73 q82 q83 q85 q91 q93,
+empty at SF 0.05 too). SF 0.05 is not used:
+there q78's ``round(43 * 1.00 / 40, 2)`` is 1.08 in Spark and sparkwire (decimal, half up)
+and 1.07 in DuckDB (decimal division gives a double, 1.07499...), the oracle's difference,
+not ours."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-import pyarrow as pa
 import pytest
 
 from benchmarks.queries.tpcds import TPCDS_QUERY_NAMES
-from benchmarks.tpcds_data import TPCDS_TABLES, duckdb_answers, ensure_tpcds
-from benchmarks.tpcds_probe import classify
 from sparkwire.coordinator import Session
+from tests.e2e.tpcds import Tpcds, misjudged
 
 #: Queries whose SQL sparkwire does not plan yet: none now; a query sparkwire stops planning
 #: would have to be named here with its construct.
 NOT_YET: frozenset[str] = frozenset()
 
-
-@pytest.fixture(scope="module")
-def tpcds(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return ensure_tpcds(0.01, root=tmp_path_factory.mktemp("tpcds"))
+#: (transport, workers, scale factor): one session each, all 99 queries on it.
+CLUSTERS = [("memory", 1, 0.01), ("memory", 4, 0.1), ("zmq", 2, 0.01)]
 
 
 @pytest.mark.slow
-def test_tpcds_queries_match_duckdb_or_say_what_is_missing(tpcds: Path) -> None:
-    expected: dict[str, pa.Table] = duckdb_answers(tpcds)
-    with Session(workers=2) as session:
-        for table in TPCDS_TABLES:
-            session.read.parquet(str(tpcds / table)).createOrReplaceTempView(table)
-        outcomes = {name: classify(session, name, expected[name]) for name in TPCDS_QUERY_NAMES}
-    wrong = {n: o.detail for n, o in outcomes.items() if (o.kind == "correct") == (n in NOT_YET)}
-    assert wrong == {}
-    stopped = {n: o.kind for n, o in outcomes.items() if n in NOT_YET and o.kind != "unsupported"}
-    assert stopped == {}
+@pytest.mark.parametrize(("transport", "workers", "scale"), CLUSTERS,
+                         ids=[f"{t}-{w}-sf{s:g}" for t, w, s in CLUSTERS])
+def test_tpcds_queries_match_duckdb_or_say_what_is_missing(
+        tpcds: Callable[[float], Tpcds], transport: str, workers: int, scale: float) -> None:
+    with Session(workers=workers, transport=transport) as session:
+        assert misjudged(session, tpcds(scale), TPCDS_QUERY_NAMES, NOT_YET) == {}
