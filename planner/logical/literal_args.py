@@ -68,7 +68,11 @@ def _boolean(value: object) -> object:
 #: does (``planner.logical.typed``, ``worker.compile.integers``).
 INTEGER_TYPES = ("int8", "int16", "int32", "int64")
 #: The integer arithmetic calls, by the position of that type (after the operands).
-TYPED_ARITHMETIC = {"add": 2, "sub": 2, "mul": 2, "neg": 1}
+TYPED_ARITHMETIC = {
+    "add": 2, "sub": 2, "mul": 2, "neg": 1, "negative": 1,
+    # Java's shifts wrap at the integer's width (planner.logical.functions.bits)
+    "shiftleft": 2, "shiftright": 2, "shiftrightunsigned": 2,
+}
 
 
 def _integer_type(value: object) -> object:
@@ -132,6 +136,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "months_between": {2: _boolean},
     "round": {1: _integer},
     "bround": {1: _integer},
+    "sha2": {1: _integer},
     "round_double": {1: _integer},
     "bround_double": {1: _integer},
 }

@@ -48,6 +48,10 @@ _FUNCTION_NAMES = {
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
     "create_map": "map", "named_struct": "struct",
+    **{fn: fn.upper() for fn in (  # planner.logical.functions.elementary
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+        "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "pi", "e", "cbrt",
+        "expm1")},
 }
 # How Spark 4 spells the comparator ``array_sort`` has when none is given (NULLs last).
 _ARRAY_SORT_COMPARATOR = (
@@ -133,6 +137,10 @@ def _render(expr: Expr, naming: bool) -> str:
             return "(" + f" {_INFIX[expr.fn]} ".join(args) + ")"
         if expr.fn == "neg":
             return f"(- {args[0]})"
+        if expr.fn == "positive":
+            return f"(+ {args[0]})"
+        if expr.fn == "bitwise_not":
+            return f"~{args[0]}"
         if expr.fn == "not":
             return f"(NOT {args[0]})"
         if expr.fn == "is_null":

@@ -22,9 +22,12 @@ from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.logical.functions import (
     aggregates,
     assertions,
+    bits,
     collections,
     conditionals,
     dates,
+    elementary,
+    encodings,
     grouping,
     numeric,
     statistics,
@@ -35,7 +38,7 @@ from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows,
-             grouping, assertions)
+             grouping, assertions, elementary, bits, encodings)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
