@@ -14,7 +14,7 @@ import pytest
 from sparkwire import AnalysisError
 from sparkwire.transport.errors import QueryError
 from sparkwire import functions as F
-from tests.spark.compare import assert_same
+from tests.spark.compare import assert_same, sql_program
 
 INF = math.inf
 NUMBERS = pa.table({
@@ -100,6 +100,17 @@ def encodings_program(api, df):
 @pytest.mark.slow
 def test_digests_and_encodings_match_pyspark(spark, sessions) -> None:
     assert_same(encodings_program, [TEXTS], spark, sessions)
+
+
+@pytest.mark.slow
+def test_the_families_in_sql_match_pyspark(spark, sessions) -> None:
+    """The same functions through ``session.sql``, one of each kind of call sqlglot parses."""
+    assert_same(sql_program(
+        "SELECT atan(x), atan2(x, y), hypot(x, y), pi(), e(), expm1(x), positive(i), negative(x), "
+        "factorial(i), width_bucket(x, 0, 10, 5), cot(x), bit_count(l), bit_get(i, 3), "
+        "shiftleft(i, 3), shiftrightunsigned(l, 2), ~t, bin(l) FROM t"), [NUMBERS], spark, sessions)
+    assert_same(sql_program("SELECT md5(s), sha1(b), sha2(s, 0), base64(s), unbase64(base64(b)), "
+                            "hex(l), unhex(s) FROM t"), [TEXTS], spark, sessions)
 
 
 def test_a_bit_position_outside_the_width_fails_as_in_spark(sessions) -> None:
