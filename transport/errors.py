@@ -14,6 +14,12 @@
     ├── QueryCancelled         the query was cancelled while this call waited
     └── Timeout                a bounded wait ran out
 
+Every class takes ``sparkwire.pyspark_errors.SparkCondition`` as a base: Spark's error
+condition, parameters and SQLSTATE with PySpark's getters, and, once ``pyspark.errors`` is
+loaded, PySpark's class for the condition as a second base (``QueryError`` for
+``[DIVIDE_BY_ZERO] ...`` is then also a ``pyspark.errors.ArithmeticException``; one with
+no condition stays ours alone).
+
 It lives in the lowest layer so every transport can rebuild a worker's error on the reader's
 side from a wire code and a message (``error_from_code``) without importing the coordinator.
 The planner's build-time errors (``planner.errors.PlanError``) root separately because the
@@ -22,13 +28,10 @@ planner may not import this package; they never cross a socket.
 
 from __future__ import annotations
 
-import re
-
-# Spark's error classes lead its messages in brackets: ``[CAST_INVALID_INPUT] The value ...``.
-_ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\] ")
+from sparkwire.pyspark_errors import SparkCondition
 
 
-class SparkwireError(Exception):
+class SparkwireError(SparkCondition):
     """Root of every runtime error sparkwire raises on purpose."""
 
     code = "error"
@@ -77,20 +80,18 @@ class QueryError(TaskFailed):
     for news of a lost worker and no retry; a plain ``TaskFailed`` (a task that could not read
     its inputs) may be a lost worker's doing and is recovered from when it is.
 
-    ``error_class`` is Spark's error class when the worker's message carries one
-    (``[DIVIDE_BY_ZERO] Division by zero...``), else None.
+    ``getCondition()`` is Spark's error condition when the worker's message carries one
+    (``[DIVIDE_BY_ZERO] Division by zero...``), else None; PySpark's class follows from it
+    (``pyspark_errors``), ``SparkRuntimeException`` where no other does.
     """
 
     code = "query_error"
+    pyspark_class = "SparkRuntimeException"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        found = _ERROR_CLASS.search(message)
-        self.error_class: str | None = found[1] if found else None
-
-    def getCondition(self) -> str | None:  # noqa: N802 - PySpark's name
-        """Spark's error class, as PySpark's ``PySparkException.getCondition()`` gives it."""
-        return self.error_class
+    @classmethod
+    def pyspark_name(cls, condition: str | None) -> str | None:
+        # DuckDB's own failure, with no condition: Spark has no such error to be caught as
+        return super().pyspark_name(condition) if condition else None
 
 
 class QueryCancelled(SparkwireError):

@@ -59,8 +59,8 @@ class FrameActions(FrameTransformations):
         is a naive ``datetime`` in this Python process's zone, as PySpark gives it."""
         table = self.toArrow()
         columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
-        return [Row(zip(table.column_names, values, strict=True))
-                for values in zip(*columns, strict=True)]
+        rows = zip(*columns, strict=True) if columns else [()] * table.num_rows  # no columns
+        return [Row(zip(table.column_names, values, strict=True)) for values in rows]
 
     def take(self, n: int) -> list[Row]:
         return self.limit(n).collect()

@@ -321,7 +321,9 @@ def to_column(value: ColumnOrName) -> Column:
         return value
     if isinstance(value, str):
         return col(value)
-    raise AnalysisError(f"expected a Column or a column name, got {type(value).__name__}")
+    raise AnalysisError(
+        f"expected a Column or a column name, got {type(value).__name__}", condition="NOT_EXPECTED_TYPE",
+        parameters={"expected_type": "Column or str", "arg_name": "col", "arg_type": type(value).__name__})
 
 
 def _value(value: Value) -> ex.Expr:

@@ -14,7 +14,7 @@ from sparkwire.planner.api.transformations import FrameTransformations
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import analyze_join, analyze_set_operation, join_type
 from sparkwire.planner.logical.expressions import AggCall, Call, Expr, NamedExpr
-from sparkwire.planner.logical.plan import Aggregate, JoinType, SetKind
+from sparkwire.planner.logical.plan import Aggregate, Join, JoinType, SetKind
 
 
 
@@ -47,7 +47,13 @@ class FrameCombining(FrameTransformations):
             raise AnalysisError(f"a {kind} join needs a join condition")
         plan, attrs = analyze_join(self._plan, self._attrs, other._plan, other._attrs, kind,
                                    condition)
-        return self._derive(plan, attrs)
+        return self._derive(self._hinted(plan, other), attrs)
+
+    def _hinted(self, join: Join, other: Self) -> Join:
+        """``join`` with the side a broadcast hint names (``planner.api.frame_extras``);
+        both hinted, the right one, as Spark's join selection prefers it."""
+        side = "right" if other._broadcast else "left" if self._broadcast else None
+        return join if side is None else join.model_copy(update={"broadcast": side})
 
     def crossJoin(self, other: Self) -> Self:  # noqa: N802 - PySpark's name
         return self.join(other, how="cross")
@@ -61,7 +67,7 @@ class FrameCombining(FrameTransformations):
                  for lk, rk in zip(left_keys, right_keys, strict=True)]
         plan, attrs = analyze_join(self._plan, self._attrs, other._plan, other._attrs, kind,
                                    None, using)
-        joined = self._derive(plan, attrs)
+        joined = self._derive(self._hinted(plan, other), attrs)
         if kind in ("semi", "anti"):
             return joined
         left_attrs = joined._attrs[: len(self._attrs)]

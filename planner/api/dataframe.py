@@ -15,16 +15,18 @@ and queries the distinct values to pivot on), then ``explain`` and temporary vie
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Self
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Self
 
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.combining import FrameCombining
 from sparkwire.planner.api.frame import check_names
+from sparkwire.planner.api.frame_extras import FrameExtras
 from sparkwire.planner.api.frame_methods import FrameMethods
 from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
 from sparkwire.planner.api.pyspark_names import DATAFRAME
+from sparkwire.planner.api.stat import DataFrameStatFunctions
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import check_unique
@@ -34,7 +36,7 @@ from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
-class DataFrame(FrameMethods, FrameCombining):
+class DataFrame(FrameMethods, FrameCombining, FrameExtras):
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -90,6 +92,31 @@ class DataFrame(FrameMethods, FrameCombining):
     def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> Self:
         """A global aggregate: one row; also ``agg({"column": "function"})``."""
         return GroupedData(self, ()).agg(*exprs)
+
+    # -- statistics (``planner.api.stat``) --------------------------------------------------
+    @property
+    def stat(self) -> DataFrameStatFunctions[Self]:
+        return DataFrameStatFunctions(self)
+
+    def approxQuantile(self, col: str | Sequence[str], probabilities: Sequence[float],  # noqa: N802
+                       relativeError: float) -> list[float] | list[list[float]]:  # noqa: N803
+        return self.stat.approxQuantile(col, probabilities, relativeError)
+
+    def corr(self, col1: str, col2: str, method: str | None = None) -> float | None:
+        return self.stat.corr(col1, col2, method)
+
+    def cov(self, col1: str, col2: str) -> float | None:
+        return self.stat.cov(col1, col2)
+
+    def crosstab(self, col1: str, col2: str) -> Self:
+        return self.stat.crosstab(col1, col2)
+
+    def freqItems(self, cols: Sequence[str], support: float | None = None) -> Self:  # noqa: N802
+        return self.stat.freqItems(cols, support)
+
+    def sampleBy(self, col: str | Column, fractions: Mapping[Any, float],  # noqa: N802
+                 seed: int | None = None) -> Self:
+        return self.stat.sampleBy(col, fractions, seed)
 
     def explain_string(self, extended: bool = False, analyze: bool = False) -> str:
         """The staged plan (with each join's strategy and why, and estimated rows);

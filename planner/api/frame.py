@@ -10,6 +10,7 @@ against a real class rather than a ``self: DataFrame`` annotation the class cann
     FrameActions          toArrow, collect, count, show                (api.actions)
     FrameCombining        joins, set operations, distinct              (api.combining)
     FrameMethods          na, describe, sample, repartition, cache, write  (api.frame_methods)
+    FrameExtras           toDF, withColumns(Renamed), checkpoint, hint     (api.frame_extras)
     DataFrame             groupBy and agg, explain, temporary views    (api.dataframe)
 
 A layer makes a new frame through the instance, ``self._derive(plan, attributes)`` (the same
@@ -46,7 +47,7 @@ from sparkwire.planner.logical.analyzer import (
     with_result_types,
 )
 from sparkwire.planner.logical.expressions import Column as ColumnRef
-from sparkwire.planner.logical.expressions import Expr, NamedExpr, Ref
+from sparkwire.planner.logical.expressions import Expr, Lit, NamedExpr, Ref
 from sparkwire.planner.logical.grouping_sets import refuse_grouping
 from sparkwire.planner.logical.identifiers import check_identifier
 from sparkwire.planner.logical.plan import Operator, Project
@@ -59,6 +60,11 @@ from sparkwire.planner.logical.windowing import pull_windows
 from sparkwire.planner.pipeline import plan_on
 
 
+#: The one column the plan of a frame of no columns (``df.drop`` of every column) carries:
+#: DuckDB has no relation of no columns, and the rows must still be there to count. The
+#: frame's attributes leave it out, so no name reaches it, and results drop it.
+ROWS_ONLY = NamedExpr(name="_rows", expr=Lit(value=True))
+
 #: A frame made by a projection or an aggregation computed again with more columns after
 #: its own, given as named Columns over what it was computed from: how ``orderBy`` sorts
 #: on what the frame does not select (``planner.api.ordering``).
@@ -68,12 +74,13 @@ Widen = Callable[[Sequence[Column]], "Frame"]
 class Frame:
     """A logical plan with its attributes and executor; immutable, as every layer relies on."""
 
-    __slots__ = ("_plan", "_attrs", "_executor", "_id", "_widen")
+    __slots__ = ("_plan", "_attrs", "_executor", "_id", "_widen", "_broadcast")
     _plan: Operator
     _attrs: tuple[Attribute, ...]
     _executor: Executor
     _id: int
     _widen: Widen | None
+    _broadcast: bool  # hinted to be broadcast in its next join (``planner.api.frame_extras``)
 
     def __init__(
         self, plan: Operator, attributes: Sequence[Attribute], executor: Executor,
@@ -85,6 +92,7 @@ class Frame:
         object.__setattr__(self, "_executor", executor)
         object.__setattr__(self, "_id", plan_id)
         object.__setattr__(self, "_widen", widen)
+        object.__setattr__(self, "_broadcast", False)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("DataFrame is immutable; its methods return new DataFrames")
@@ -139,8 +147,8 @@ class Frame:
         """The plan optimized and cut into stages for this frame's executor, cached
         subtrees replaced by their caches (``planner.api.caching``)."""
         plan = with_caches(self._plan, self._executor)
-        return plan_on(self._executor, with_result_types(plan, self._attrs),
-                       [a.internal for a in self._attrs])
+        columns = [a.internal for a in self._attrs] or [ROWS_ONLY.name]
+        return plan_on(self._executor, with_result_types(plan, self._attrs), columns)
 
     # -- for the layers above ---------------------------------------------------------------
     @property
@@ -154,7 +162,10 @@ class Frame:
 
     def _user_schema(self, schema: pa.Schema) -> pa.Schema:
         """The result schema under the user's names: the plan's columns carry internal
-        names, which differ where a join renamed a column apart."""
+        names, which differ where a join renamed a column apart. A frame of no columns has
+        none, whatever its plan carries (``ROWS_ONLY``)."""
+        if not self._attrs:
+            return pa.schema([])
         if schema.names != [a.internal for a in self._attrs]:
             return schema
         return pa.schema([
@@ -168,6 +179,8 @@ class Frame:
         names the schema promises (DuckDB names a list's element ``l``, Spark ``element``)."""
         if batch.schema.names == schema.names and batch.schema.types == schema.types:
             return batch
+        if not schema.names:
+            return batch.select([])  # no columns, the rows kept
         if batch.schema.types == schema.types:
             return pa.RecordBatch.from_arrays(batch.columns, schema=schema)
         return batch.rename_columns(schema.names).cast(schema)

@@ -59,7 +59,7 @@ from sparkwire.planner.spark import hive
 from sparkwire.planner.api.frame import Frame
 from sparkwire.planner.api.relations import scan_relation
 from sparkwire.planner.logical.analyzer import Relation, with_result_types
-from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.errors import AnalysisError, path_not_found
 from sparkwire.planner.spark.json_schema import infer_records
 from sparkwire.planner.spark.timezones import INSTANT
 from sparkwire.planner.pipeline import plan_on
@@ -83,7 +83,7 @@ def text_files(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     for path in map(str, paths):
         matches = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
         if not matches or not all(os.path.exists(m) for m in matches):
-            raise AnalysisError(f"path does not exist: {path}")
+            raise path_not_found(path)
         for match in matches:
             found.extend(_files_under(match))
     if not found:

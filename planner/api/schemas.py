@@ -175,7 +175,8 @@ def _simple_string(data_type: Any) -> str:
 
 
 def infer_type(value: Any) -> pa.DataType | None:
-    """PySpark's type for one Python value; None for None."""
+    """PySpark's type for one Python value; None for None. A ``Row`` is a struct of its
+    fields (a field that is None a NULL-typed one, as PySpark infers it from one row)."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -194,7 +195,10 @@ def infer_type(value: Any) -> pa.DataType | None:
         return pa.timestamp("us")
     if isinstance(value, dt.date):
         return pa.date32()
-    if isinstance(value, list | tuple) and not hasattr(value, "__fields__"):
+    if isinstance(value, tuple) and hasattr(value, "__fields__"):  # a Row, ours or PySpark's
+        return pa.struct([pa.field(name, infer_type(v) or pa.null())
+                          for name, v in zip(value.__fields__, value, strict=True)])
+    if isinstance(value, list | tuple):
         element = next((t for v in value if (t := infer_type(v)) is not None), None)
         return pa.list_(element if element is not None else pa.null())
     if isinstance(value, Mapping):

@@ -36,12 +36,13 @@ def show_string(table: pa.Table, n: int, truncate: bool | int, vertical: bool) -
     a newline (``print`` adds the blank line PySpark shows after it), the note on rows
     left out does not."""
     width = 20 if truncate is True else int(truncate)
-    shown = table.slice(0, n)
+    shown = table.slice(0, min(n, table.num_rows))  # Arrow's slice of no columns keeps n rows
     kinds = [f.type for f in table.schema]
     # the grid's names are cut as its cells are; the vertical form shows them whole
     names = [_cut(name.translate(_ESCAPES), 0 if vertical else width) for name in table.column_names]
     rows = [[_cut(shown_value(v, t).translate(_ESCAPES), width) for v, t in zip(row, kinds, strict=True)]
-            for row in zip(*(c.to_pylist() for c in shown.columns), strict=True)]
+            for row in (zip(*(c.to_pylist() for c in shown.columns), strict=True)
+                        if shown.num_columns else [()] * shown.num_rows)]  # rows of no columns
     text = _vertical(names, rows) if vertical else _grid(names, rows, right=width > 0)
     if vertical and not rows:
         return text + "(0 rows)"

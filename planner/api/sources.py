@@ -23,6 +23,7 @@ from sparkwire.planner.logical.ranges import range_source
 from sparkwire.planner.api.relations import local_relation, schema_attributes
 from sparkwire.planner.api.schemas import arrow_schema, rows_table
 from sparkwire.planner.sql import sql_relation
+from sparkwire.planner.sql.parameters import Args
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,9 +116,11 @@ def create_dataframe(
     return _frame(local_relation(executor, table), executor)
 
 
-def sql_dataframe(executor: Executor, text: str, views: Mapping[str, View]) -> DataFrame:
-    """``session.sql``: the query's plan, built by the SQL front end over the views."""
-    relation = sql_relation(text, {name: view.relation for name, view in views.items()})
+def sql_dataframe(executor: Executor, text: str, views: Mapping[str, View],
+                  args: Args = None) -> DataFrame:
+    """``session.sql``: the query's plan, built by the SQL front end over the views, its
+    parameter markers bound to ``args`` (``planner.sql.parameters``)."""
+    relation = sql_relation(text, {name: view.relation for name, view in views.items()}, args)
     return _frame(relation, executor)
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any, Self
 
 from sparkwire.planner.api import functions as F
-from sparkwire.planner.api.frame import Frame, check_names, window_not_supported
+from sparkwire.planner.api.frame import ROWS_ONLY, Frame, check_names, window_not_supported
 from sparkwire.planner.api.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.api.grouped import GroupKeys
@@ -146,7 +146,8 @@ class FrameTransformations(Frame):
 
     def drop(self, *cols: ColumnOrName) -> Self:
         """Names that are not columns are ignored, as in PySpark; a Column drops exactly
-        that column (``joined.drop(right.id)``)."""
+        that column (``joined.drop(right.id)``). Dropping every column leaves the rows
+        with no columns, as in Spark (``count()`` counts them)."""
         gone: set[str] = set()
         for c in cols:
             if isinstance(c, str):
@@ -157,8 +158,8 @@ class FrameTransformations(Frame):
                     raise AnalysisError("drop takes column names or column references")
                 gone.add(ref.internal)
         kept = [a for a in self._attrs if a.internal not in gone]
-        if not kept:
-            raise AnalysisError("drop would remove every column")
+        if not kept:  # Spark's frame of no columns, which still has its rows
+            return self._derive(Project(input=self._plan, columns=(ROWS_ONLY,)), [])
         return self._project([(a.name, a.column) for a in kept])
 
     def orderBy(  # noqa: N802 - PySpark's name

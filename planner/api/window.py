@@ -6,7 +6,9 @@
 window function into a window expression (``expressions.Over``), which the analyzer
 (``planner.logical.windowing``) checks and moves into a ``Window`` operator. Frame bounds follow
 PySpark: ``Window.unboundedPreceding``/``unboundedFollowing`` are Java's smallest and
-largest long, and any bound beyond ``sys.maxsize`` counts as unbounded; ``currentRow`` is 0,
+largest long, and any bound beyond ``sys.maxsize`` counts as unbounded, ``float("-inf")`` and
+``float("inf")`` too; a bound Java's int cannot hold is refused, as Spark refuses it
+(``INVALID_BOUNDARY``); ``currentRow`` is 0,
 negative numbers are rows (or order-key distance, for ``rangeBetween``) before the
 current row.
 """
@@ -57,10 +59,10 @@ class WindowSpec:
         )
         return WindowSpec(self._partition_by, keys, self._frame)
 
-    def rowsBetween(self, start: int, end: int) -> WindowSpec:  # noqa: N802
+    def rowsBetween(self, start: float, end: float) -> WindowSpec:  # noqa: N802
         return WindowSpec(self._partition_by, self._order_by, _frame("rows", start, end))
 
-    def rangeBetween(self, start: int, end: int) -> WindowSpec:  # noqa: N802
+    def rangeBetween(self, start: float, end: float) -> WindowSpec:  # noqa: N802
         return WindowSpec(self._partition_by, self._order_by, _frame("range", start, end))
 
     def over(self, column: Column) -> Column:
@@ -96,18 +98,26 @@ class Window:
         return WindowSpec().orderBy(*cols)
 
     @staticmethod
-    def rowsBetween(start: int, end: int) -> WindowSpec:  # noqa: N802
+    def rowsBetween(start: float, end: float) -> WindowSpec:  # noqa: N802
         return WindowSpec().rowsBetween(start, end)
 
     @staticmethod
-    def rangeBetween(start: int, end: int) -> WindowSpec:  # noqa: N802
+    def rangeBetween(start: float, end: float) -> WindowSpec:  # noqa: N802
         return WindowSpec().rangeBetween(start, end)
 
 
-def _frame(unit: Literal["rows", "range"], start: int, end: int) -> ex.Frame:
-    for bound in (start, end):
-        if isinstance(bound, bool) or not isinstance(bound, int):
-            raise AnalysisError(f"{unit}Between takes int bounds, got {bound!r}")
+def _bound(unit: str, bound: float) -> int:
+    """An int bound; ``float("-inf")`` and ``float("inf")`` are the unbounded ones, as
+    PySpark compares a bound with its thresholds before handing it to Java as a long."""
+    if isinstance(bound, float) and bound in (float("-inf"), float("inf")):
+        return _JAVA_MIN_LONG if bound < 0 else _JAVA_MAX_LONG
+    if isinstance(bound, bool) or not isinstance(bound, int):
+        raise AnalysisError(f"{unit}Between takes int bounds, got {bound!r}")
+    return bound
+
+
+def _frame(unit: Literal["rows", "range"], start: float, end: float) -> ex.Frame:
+    start, end = _bound(unit, start), _bound(unit, end)
     low = None if start <= _PRECEDING_THRESHOLD else start
     high = None if end >= _FOLLOWING_THRESHOLD else end
     if start >= _FOLLOWING_THRESHOLD or end <= _PRECEDING_THRESHOLD:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -40,6 +40,7 @@ from sparkwire.planner.logical.expressions import Call, Cast, Column, Expr, Lit,
 from sparkwire.planner.logical.plan import Join, JoinType, Operator, Project, SetKind, SetOperation
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.predicates import conjunction, conjuncts, factor_common
+from sparkwire.planner.logical.self_joins import self_join_equality
 from sparkwire.planner.logical.tree import column_names, has_window, transform
 from sparkwire.planner.logical.typed import spark_typed
 from sparkwire.planner.logical.typed_calls import typed_calls
@@ -89,7 +90,7 @@ class Scope:
         if len(candidates) == 1:
             return candidates[0]
         if not candidates:
-            raise AnalysisError(unknown_column(name, self.names))
+            raise unresolved_column(name, self.names)
         raise AnalysisError(
             f"column {name!r} is ambiguous: {len(candidates)} columns have that name; take it "
             f"from its DataFrame (df[{name!r}]) or alias the DataFrames and qualify it "
@@ -143,10 +144,13 @@ class Scope:
                 return qualified
         return [a for a in self.attributes if a.name.casefold() == name.casefold()]
 
-    def resolve(self, expr: Expr) -> Expr:
-        """``expr`` with every user reference replaced by the plan column it means."""
+    def resolve(self, expr: Expr, first: Callable[[Expr], Expr | None] | None = None) -> Expr:
+        """``expr`` with every user reference replaced by the plan column it means; where
+        ``first`` gives a node, that node (already resolved) instead."""
 
         def replace_ref(node: Expr) -> Expr | None:
+            if first is not None and (done := first(node)) is not None:
+                return done
             if isinstance(node, Column):
                 path = self.field_path(node.name)
                 return self.lookup(node.name).column if path is None else path
@@ -288,11 +292,23 @@ def check_unique(names: Iterable[str]) -> None:
         seen[key] = name
 
 
-def unknown_column(name: str, columns: Sequence[str]) -> str:
+def unresolved_column(name: str, columns: Sequence[str]) -> AnalysisError:
+    """Spark's ``UNRESOLVED_COLUMN.WITH_SUGGESTION``: its proposal is the five columns most
+    like ``name``, most alike first."""
     folded = {c.casefold(): c for c in columns}
     close = difflib.get_close_matches(name.casefold(), list(folded), n=1)
     hint = f" Did you mean {folded[close[0]]!r}?" if close else ""
-    return f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}"
+    alike = difflib.get_close_matches(name.casefold(), list(folded), n=5, cutoff=0)
+    return AnalysisError(
+        f"cannot resolve column {name!r}.{hint} Available columns: {', '.join(columns)}",
+        condition="UNRESOLVED_COLUMN.WITH_SUGGESTION" if columns else "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+        parameters={"objectName": quote(name), "proposal": ", ".join(quote(folded[c]) for c in alike)},
+    )
+
+
+def quote(name: str) -> str:
+    """A name as Spark's messages show it: in backticks, a backtick doubled."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 _JOIN_NAMES: dict[str, JoinType] = {
@@ -333,7 +349,9 @@ def analyze_join(
     if condition is not None and has_window(condition):
         raise AnalysisError(f"a window function in a join condition ({sql(condition)}) is not "
                             "supported by sparkwire; compute it with withColumn first")
-    resolved = None if condition is None else scope.resolve(condition)
+    sides = Scope(left_attrs), Scope(right_attrs)
+    resolved = None if condition is None else scope.resolve(
+        condition, lambda node: self_join_equality(node, *sides))
     if using:
         keys = scope.typed(conjunction([Call(fn="eq", args=(left_attrs[i].column, right_attrs[j].column))
                                         for i, j in using]))  # type: ignore[arg-type]

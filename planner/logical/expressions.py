@@ -99,6 +99,15 @@ ScalarFunction = Literal[
     "endswith",
     "contains",
     "eq_null_safe",
+    # more strings (planner.logical.functions.texts, worker.compile.calls_texts)
+    "left", "right", "repeat", "reverse", "ascii", "chr", "char", "octet_length", "bit_length",
+    "char_length", "character_length", "btrim", "translate", "overlay", "split_part",
+    "substring_index", "levenshtein", "printf", "ilike", "regexp_like", "regexp", "regexp_count",
+    "regexp_extract_all", "regexp_substr", "regexp_instr", "elt", "find_in_set", "lcase", "ucase",
+    "replace", "position", "encode", "decode", "uuid",
+    # NULL functions and try_ arithmetic (planner.logical.functions.nulls, worker.compile.calls_nulls)
+    "nvl", "nvl2", "nullif", "ifnull", "nullifzero", "zeroifnull", "equal_null",
+    "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod",
     # dates and times (planner.logical.functions.dates)
     "current_date",
     "current_timestamp",

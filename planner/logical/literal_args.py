@@ -70,9 +70,26 @@ INTEGER_TYPES = ("int8", "int16", "int32", "int64")
 #: The integer arithmetic calls, by the position of that type (after the operands).
 TYPED_ARITHMETIC = {
     "add": 2, "sub": 2, "mul": 2, "neg": 1, "negative": 1,
+    "try_add": 2, "try_subtract": 2, "try_multiply": 2,
     # Java's shifts wrap at the integer's width (planner.logical.functions.bits)
     "shiftleft": 2, "shiftright": 2, "shiftrightunsigned": 2,
 }
+
+
+def _zero(value: object) -> object:
+    if value != 0 or isinstance(value, bool):
+        raise AnalysisError(f"a group other than 0 ({value!r}) is not supported by sparkwire")
+    return value
+
+
+#: The character sets ``encode``/``decode`` take: DuckDB's strings are UTF-8 and only UTF-8.
+_CHARSETS = frozenset({"utf-8", "utf8"})
+
+
+def _charset(value: object) -> object:
+    if not isinstance(value, str) or value.lower() not in _CHARSETS:
+        raise AnalysisError(f"the character set {value!r} is not supported by sparkwire (UTF-8 is)")
+    return value
 
 
 def _integer_type(value: object) -> object:
@@ -120,7 +137,15 @@ CHECKS: dict[str, dict[int, Check]] = {
     "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
     "regexp_extract": {1: _REGEX, 2: _integer},
     "locate": {2: _integer},
+    "position": {2: _integer},
+    **{fn: {1: _REGEX} for fn in ("regexp_like", "regexp", "regexp_count", "regexp_substr")},
+    "regexp_extract_all": {1: _REGEX, 2: _integer},
+    "regexp_instr": {1: _REGEX, 2: _zero},
+    "levenshtein": {2: _integer},
+    "encode": {1: _charset},
+    "decode": {1: _charset},
     "format_string": {0: _text(format_string.check_format)},
+    "printf": {0: _text(format_string.check_format)},
     "date_format": {1: _DATETIME},
     "to_date": {1: _DATETIME},
     "to_timestamp": {1: _DATETIME},

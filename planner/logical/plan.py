@@ -265,7 +265,10 @@ class Join(Node):
     columns alone for ``semi`` and ``anti``. Column names are unique across both sides
     (the analyzer renames), so expressions name columns without qualifiers. ``null_aware``
     (an anti join with one key) has ``NOT IN`` semantics: a NULL among the right keys keeps
-    no row, and a NULL left key is kept only when ``right`` is empty.
+    no row, and a NULL left key is kept only when ``right`` is empty. ``broadcast`` names
+    a side the user hinted to broadcast (``df.hint("broadcast")``, ``F.broadcast(df)``),
+    broadcast whatever its estimated size where the join type allows
+    (``planner.physical.join_strategy``).
     """
 
     INPUTS: ClassVar[tuple[str, ...]] = ("left", "right")
@@ -277,6 +280,7 @@ class Join(Node):
     right_keys: tuple[Expr, ...] = ()
     condition: Expr | None = None
     null_aware: bool = False
+    broadcast: Literal["left", "right"] | None = None
 
     @model_validator(mode="after")
     def _keys_pair_up(self) -> Join:

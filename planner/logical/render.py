@@ -47,6 +47,7 @@ _FUNCTION_NAMES = {
     "floor_double": "FLOOR", "ceil_double": "CEIL",
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
+    "regexp_like": "REGEXP_LIKE", "regexp": "REGEXP",
     "create_map": "map", "named_struct": "struct",
     **{fn: fn.upper() for fn in (  # planner.logical.functions.elementary
         "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",

@@ -19,13 +19,17 @@ def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
     right side of inner, left, semi, anti and cross joins and the left side of inner,
     right and cross joins. A null-aware anti join always broadcasts its right side (a NULL
     anywhere in it decides every row); a join without keys broadcasts whichever side it
-    may, and a full join without keys gathers both sides into one task. Otherwise the
+    may, and a full join without keys gathers both sides into one task. A side hinted to be
+    broadcast (``Join.broadcast``) is, where it may be, as Spark honours the hint. Otherwise the
     smaller side under ``threshold`` (estimated bytes) is broadcast, or both are shuffled;
     a threshold of 0 never broadcasts by size.
     """
     left_ok, right_ok = duplicable(op.how)
     if op.null_aware:
         return "broadcast_right", "broadcast right (NOT IN: a NULL anywhere on the right decides every row)"
+    hinted = _hinted(op, left_ok, right_ok)
+    if hinted is not None:
+        return hinted, f"{hinted.replace('_', ' ')} (a broadcast hint)"
     if not op.left_keys:
         if right_ok:
             return "broadcast_right", "broadcast right (no equality keys to hash on)"
@@ -43,6 +47,16 @@ def join_strategy(op: Join, threshold: int) -> tuple[JoinStrategy, str]:
     if not (left_ok or right_ok):
         return "shuffle", f"shuffle both sides (a {op.how} join emits both sides' unmatched rows)"
     return "shuffle", f"shuffle both sides ({sizes})"
+
+
+def _hinted(op: Join, left_ok: bool, right_ok: bool) -> JoinStrategy | None:
+    """The strategy a broadcast hint asks for, when the join type allows it (Spark
+    ignores a hint it cannot follow, with a warning)."""
+    if op.broadcast == "right" and right_ok:
+        return "broadcast_right"
+    if op.broadcast == "left" and left_ok:
+        return "broadcast_left"
+    return None
 
 
 def duplicable(how: JoinType) -> tuple[bool, bool]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.errors import AnalysisError, path_not_found
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -79,7 +79,7 @@ def list_parquet_files(path: str | os.PathLike[str]) -> list[str]:
         if not files:
             raise AnalysisError(f"no .parquet files under directory {text!r}")
         return files
-    raise AnalysisError(f"path does not exist: {text!r}")
+    raise path_not_found(text)
 
 
 _SEEN: ContextVar[dict[str, ParquetFileInfo] | None] = ContextVar("sparkwire_footers", default=None)

@@ -107,7 +107,10 @@ def as_instants(table: pa.Table, zone: str) -> pa.Table:
 
 def as_wall_clocks(table: pa.Table, zone: str) -> pa.Table:
     """``table`` with its top-level instants as naive wall clocks in ``zone``: how PySpark's
-    ``toPandas()`` and ``show()`` give a ``timestamp`` (nested ones stay instants)."""
+    ``toPandas()`` and ``show()`` give a ``timestamp`` (nested ones stay instants). A table
+    without instants is returned as it is (rebuilt, one of no columns would lose its rows)."""
+    if not any(pa.types.is_timestamp(c.type) and c.type.tz is not None for c in table.columns):
+        return table
     columns = [pc.local_timestamp(c.cast(pa.timestamp("us", tz=zone)))
                if pa.types.is_timestamp(c.type) and c.type.tz is not None else c
                for c in table.columns]

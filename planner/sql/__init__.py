@@ -13,13 +13,15 @@ from sparkwire.planner.logical.analyzer import Relation
 from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.normalize import normalise
+from sparkwire.planner.sql.parameters import Args
 from sparkwire.planner.sql.translate import respelled, translate
 
 __all__ = ["SqlError", "sql_relation"]
 
 
-def sql_relation(text: str, tables: Mapping[str, Relation]) -> Relation:
-    """The relation ``text`` computes over ``tables`` (names matched ignoring case)."""
+def sql_relation(text: str, tables: Mapping[str, Relation], args: Args = None) -> Relation:
+    """The relation ``text`` computes over ``tables`` (names matched ignoring case), its
+    parameter markers bound to ``args``."""
     import pyarrow as pa
 
     catalog = {name.casefold(): relation for name, relation in tables.items()}
@@ -27,6 +29,6 @@ def sql_relation(text: str, tables: Mapping[str, Relation]) -> Relation:
         name: pa.schema([pa.field(a.name, a.type) for a in relation.attrs])
         for name, relation in catalog.items()
     }
-    tree, spellings = normalise(text, schema)
+    tree, spellings = normalise(text, schema, args)
     with planning():  # the join order asks for the same estimates again and again
         return respelled(translate(tree, catalog), spellings)

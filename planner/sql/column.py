@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions.base import alias
-from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.errors import SqlError, syntax_error
 from sparkwire.planner.sql.expressions import expression
 from sparkwire.planner.sql.normalize import DIALECT
 
@@ -28,7 +28,7 @@ def sql_expression(text: str) -> tuple[ex.Expr, str | None]:
         statements = sqlglot.parse(f"SELECT {text}", read=DIALECT)
     except ParseError as exc:
         first = exc.errors[0] if exc.errors else {}
-        raise SqlError(f"cannot parse SQL expression {text!r}: {first.get('description', exc)}") from None
+        raise syntax_error(f"cannot parse SQL expression {text!r}: {first.get('description', exc)}", first) from None
     select = statements[0] if len(statements) == 1 else None
     if not isinstance(select, exp.Select) or len(select.expressions) != 1 or any(
         select.args.get(key) for key in select.arg_types if key != "expressions"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sparkwire.planner.logical.analyzer import Relation
-from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.errors import SqlError, unknown_table
 from sparkwire.planner.sql.expressions import unsupported
 
 Catalog = Mapping[str, Relation]
@@ -32,7 +32,7 @@ class Context:
         found = self.ctes.get(name) or self.catalog.get(name)
         if found is None:
             known = ", ".join(sorted({*self.ctes, *self.catalog})) or "(none)"
-            raise SqlError.at(node, f"unknown table {node.name!r}; known tables: {known}")
+            raise unknown_table(node, known)
         return found
 
     def with_ctes(self, ctes: Mapping[str, Relation]) -> Context:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from sqlglot import exp
 
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.analyzer import quote
 
 _SNIPPET = 80
 
@@ -13,8 +17,25 @@ class SqlError(AnalysisError):
     """Unsupported or wrong SQL; the message names the construct and its place."""
 
     @classmethod
-    def at(cls, node: exp.Expr, message: str) -> SqlError:
-        return cls(f"{message}: {where(node)}")
+    def at(cls, node: exp.Expr, message: str, condition: str | None = None,
+           parameters: dict[str, str] | None = None) -> SqlError:
+        return cls(f"{message}: {where(node)}", condition=condition, parameters=parameters)
+
+
+def syntax_error(message: str, error: Mapping[str, Any]) -> SqlError:
+    """Spark's ``PARSE_SYNTAX_ERROR`` for sqlglot's first parse error; the token it names is
+    sqlglot's, which may differ from the one Spark's parser stops at."""
+    token = error.get("highlight")
+    return SqlError(message, condition="PARSE_SYNTAX_ERROR",
+                    parameters={"error": f"'{token}'" if token else "end of input", "hint": ""})
+
+
+def unknown_table(node: exp.Table, known: str) -> SqlError:
+    """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a table that is no view (nor CTE)."""
+    return SqlError.at(node, f"unknown table {node.name!r}; known tables: {known}",
+                       condition="TABLE_OR_VIEW_NOT_FOUND",
+                       parameters={"relationName": quote(node.name),
+                                   "searchPath": "[`system`.`session`, `spark_catalog`.`default`]"})
 
 
 def where(node: exp.Expr) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Mapping
 
 import pyarrow as pa
@@ -30,9 +31,11 @@ from sqlglot.optimizer.pushdown_predicates import pushdown_predicates
 from sqlglot.optimizer.optimizer import RULES
 from sqlglot.optimizer.unnest_subqueries import unnest_subqueries
 
-from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.logical.analyzer import unresolved_column
+from sparkwire.planner.sql.errors import SqlError, syntax_error, unknown_table
 from sparkwire.planner.sql.generators import check_laterals
 from sparkwire.planner.sql.naming import name_outputs
+from sparkwire.planner.sql.parameters import Args, bind
 from sparkwire.planner.logical.types import spark_type_name
 
 
@@ -58,11 +61,15 @@ def _read_once(rule: Callable[..., exp.Expr]) -> Callable[..., exp.Expr]:
 NORMALISE = tuple(_read_once(rule) for rule in RULES
                   if rule not in (unnest_subqueries, optimize_joins, pushdown_predicates))
 MAX_SQL_CHARS = 1_000_000
+#: sqlglot's message for a name no table in scope has.
+_UNRESOLVED = re.compile(r"Column '(.+)' could not be resolved")
 
 
-def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expr, tuple[str | None, ...]]:
-    """The optimised sqlglot tree of one query over tables with the given schemas, and the
-    spelling of each output alias the query wrote (``output_spellings``)."""
+def normalise(text: str, schema: Mapping[str, pa.Schema],
+              args: Args = None) -> tuple[exp.Expr, tuple[str | None, ...]]:
+    """The optimised sqlglot tree of one query over tables with the given schemas, its
+    parameter markers bound to ``args`` (``planner.sql.parameters``), and the spelling of
+    each output alias the query wrote (``output_spellings``)."""
     if len(text) > MAX_SQL_CHARS:
         raise SqlError(f"SQL text of {len(text)} characters exceeds {MAX_SQL_CHARS}")
     try:
@@ -70,12 +77,13 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expr, tup
     except ParseError as exc:
         first = exc.errors[0] if exc.errors else {}
         where = f" at line {first.get('line')}, column {first.get('col')}" if first else ""
-        raise SqlError(f"cannot parse SQL{where}: {first.get('description', exc)}") from None
+        raise syntax_error(f"cannot parse SQL{where}: {first.get('description', exc)}", first) from None
     if len(statements) != 1:
         raise SqlError(f"expected one SQL statement, got {len(statements)}")
     statement = statements[0]
     if not isinstance(statement, exp.Query):
         raise SqlError(f"only queries are supported, not {statement.key.upper()}")
+    statement = bind(statement, args)
     _check_tables(statement, schema)
     check_laterals(statement)
     name_outputs(statement, schema)
@@ -87,6 +95,12 @@ def normalise(text: str, schema: Mapping[str, pa.Schema]) -> tuple[exp.Expr, tup
     try:
         return optimize(statement, schema=_schema(tables), dialect=DIALECT, rules=NORMALISE, copy=False), spellings
     except OptimizeError as exc:
+        if found := _UNRESOLVED.match(str(exc)):
+            columns = [c for name, fields in tables for c, _ in fields
+                       if any(t.name.casefold() == name for t in statement.find_all(exp.Table))]
+            error = unresolved_column(found[1], columns)
+            raise SqlError(f"cannot analyse SQL: {exc}", condition=error.condition,
+                           parameters=error.getMessageParameters()) from None
         raise SqlError(f"cannot analyse SQL: {exc}") from None
 
 
@@ -116,4 +130,4 @@ def _check_tables(statement: exp.Expr, schema: Mapping[str, pa.Schema]) -> None:
         name = table.name.casefold()
         if name not in schema and name not in ctes:
             known = ", ".join(sorted(schema)) or "(none; use df.createOrReplaceTempView)"
-            raise SqlError.at(table, f"unknown table {table.name!r}; known tables: {known}")
+            raise unknown_table(table, known)

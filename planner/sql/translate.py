@@ -24,6 +24,7 @@ from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, analyze_set_operation
 from sparkwire.planner.logical.plan import Aggregate, JoinType, Project, SetKind
 from sparkwire.planner.logical.predicates import conjunction
+from sparkwire.planner.logical.ranges import range_source
 from sparkwire.planner.sql.context import Catalog, Context
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
@@ -176,12 +177,12 @@ def _source(select: exp.Select, ctx: Context) -> tuple[Relation, list[exp.Expr]]
     this FROM (correlated, for an enclosing query to join on).
 
     Inner and comma joins are ordered by ``planner.sql.joins``; outer, semi and anti
-    joins keep the written order.
+    joins keep the written order. Without FROM, one row (``_one_row``).
     """
     source = select.args.get("from_") or select.args.get("from")
-    if source is None:
-        raise unsupported(select, "SELECT without FROM")
     joins, laterals = _laterals(select)
+    if source is None:
+        return _one_row(select, ctx, joins, laterals), []
     items = {alias_of(source.this): _from_item(source.this, ctx)}
     conditions: list[exp.Expr] = []
     ordered = all(plain_inner(j) for j in joins)
@@ -211,6 +212,18 @@ def _source(select: exp.Select, ctx: Context) -> tuple[Relation, list[exp.Expr]]
     for node in laterals:
         relation = lateral(relation, node)
     return subquery_filters(relation, after, ctx), correlated
+
+
+def _one_row(select: exp.Select, ctx: Context, joins: list[exp.Join],
+             laterals: list[exp.Lateral]) -> Relation:
+    """``SELECT 1 AS x``, ``SELECT current_date()``: Spark's one row of no columns
+    (``OneRowRelation``), here a range of one row whose column no name reaches; WHERE may
+    filter it."""
+    if joins or laterals:
+        raise unsupported(select, "a join or LATERAL without FROM")
+    where = select.args.get("where")
+    one = Relation(range_source(0, 1, 1, 1), ())
+    return subquery_filters(one, conjuncts(where.this) if where is not None else [], ctx)
 
 
 def _laterals(select: exp.Select) -> tuple[list[exp.Join], list[exp.Lateral]]:

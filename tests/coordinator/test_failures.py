@@ -11,7 +11,7 @@ import pytest
 
 from sparkwire.coordinator import Session
 from sparkwire.planner.api import functions as F
-from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, kill_mid_stream
+from tests.e2e.conftest import KILL_SETTINGS, kill_mid_stream, kill_table
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.registry import available_transports, transport_class
 
@@ -32,7 +32,7 @@ def test_a_failing_task_names_worker_stage_and_task(sparkwire_session):
 @pytest.mark.slow
 @pytest.mark.parametrize("transport", CROSSING)
 def test_killed_worker_process_fails_the_query_within_the_timeout(transport):
-    table = pa.table({"a": pa.array(range(KILL_ROWS), pa.int64())})
+    table = kill_table()
     with Session(workers=2, transport=transport, **KILL_SETTINGS) as session:
         victim = session.cluster.announcements[1]
         df = session.createDataFrame(table).withColumn("b", F.col("a") * 2).filter(F.col("b") >= 0)

@@ -54,6 +54,10 @@ def test_the_facade_imports_each_name_when_it_is_used() -> None:
         "assert set(sparkwire.__all__) <= set(dir(sparkwire))\n"
         "try:\n    sparkwire.nothing\nexcept AttributeError:\n    pass\n"
         "else:\n    raise AssertionError('an unknown name resolved')\n"
+        # an error, its condition and SQLSTATE, without PySpark's classes or its import
+        "from sparkwire.planner.errors import AnalysisError\n"
+        "e = AnalysisError('x', condition='UNRESOLVED_COLUMN.WITH_SUGGESTION')\n"
+        "assert type(e) is AnalysisError and e.getSqlState() in ('42703', None)\n"
     )
     assert "sparkwire.planner.api.dataframe" in modules
 

@@ -10,6 +10,7 @@ import threading
 import time
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -59,6 +60,12 @@ KILL_ROWS = 12_000_000
 KILL_SETTINGS = {"local_chunk_rows": KILL_ROWS // 2, "worker": {"engine": {"batch_rows": 4096}}}
 
 
+def kill_table() -> pa.Table:
+    """``a``: 0 .. KILL_ROWS-1 (built from NumPy: ``pa.array(range(...))`` of 12M Python ints
+    takes seconds)."""
+    return pa.table({"a": np.arange(KILL_ROWS, dtype=np.int64)})
+
+
 def kill_mid_stream(df: object, pid: int, within: float = 60.0) -> str:
     """Kill ``pid`` a second after the first batch of ``df`` arrived, while it is streamed
     slowly; the error message the caller got.
@@ -75,7 +82,7 @@ def kill_mid_stream(df: object, pid: int, within: float = 60.0) -> str:
             for _ in df.toBatches():  # type: ignore[attr-defined]
                 if killer.ident is None:  # the first batch: the clock starts
                     killer.start()
-                time.sleep(0.01)  # a slow consumer, so the kill lands mid-query
+                time.sleep(0.002)  # a slow consumer (32 MB/s at most), so the kill lands mid-query
     finally:
         killer.cancel()
     assert time.monotonic() - started < within

@@ -25,7 +25,7 @@ def df(executor):
     (lambda df: F.col("a").withField, "withField", "Column"),
     (lambda df: df.a.bitwiseAND, "bitwiseAND", "Column"),
     (lambda df: df.groupBy("a").applyInPandas, "applyInPandas", "GroupedData"),
-    (lambda df: F.levenshtein, "levenshtein", "functions"),
+    (lambda df: F.sentences, "sentences", "functions"),
 ])
 def test_pyspark_names_we_lack_are_not_supported(df, get, name: str, owner: str) -> None:
     why = refused.reason(owner, name)
@@ -41,7 +41,7 @@ def test_other_names_are_plain_attribute_errors(df) -> None:
     assert isinstance(F.col("a").nope, F.Column)  # any other name is a struct field, as in PySpark
     with pytest.raises(AttributeError, match="functions has no attribute 'nope'"):
         F.nope
-    assert not hasattr(df, "rdd") and getattr(F, "levenshtein", None) is None
+    assert not hasattr(df, "rdd") and getattr(F, "sentences", None) is None
     assert df.rdd_like.output_name == "rdd_like"  # columns still resolve as attributes
 
 
@@ -70,5 +70,5 @@ def test_plain_message_keeps_field_and_reason() -> None:
 def test_sql_names_what_sparkwire_lacks(executor, df) -> None:
     from sparkwire.planner.api.sources import sql_dataframe
 
-    with pytest.raises(AnalysisError, match="(?i)levenshtein is not supported by sparkwire"):
-        sql_dataframe(executor, "SELECT levenshtein(rdd_like, rdd_like) FROM t", {"t": df})
+    with pytest.raises(AnalysisError, match="(?i)sentences is not supported by sparkwire"):
+        sql_dataframe(executor, "SELECT sentences(rdd_like, rdd_like) FROM t", {"t": df})

@@ -55,8 +55,8 @@ def test_python_and_sql_are_checked_alike(python, text: str | None, message: str
 def test_the_registry_names_its_functions_and_counts_their_arguments() -> None:
     assert registry.call("dayofmonth", Column(name="d")) == registry.call("day", Column(name="d"))
     assert registry.lookup("LPAD").name == "lpad"
-    with pytest.raises(AnalysisError, match="the function levenshtein is not supported by sparkwire"):
-        registry.lookup("levenshtein")
+    with pytest.raises(AnalysisError, match="the function sentences is not supported by sparkwire"):
+        registry.lookup("sentences")
     with pytest.raises(AnalysisError, match=r"lpad takes 3 argument\(s\), got 1"):
         registry.call("lpad", Column(name="s"))
     with pytest.raises(AnalysisError, match=r"bround takes 1 to 2 argument\(s\), got 3"):
@@ -73,8 +73,8 @@ def test_a_name_claimed_twice_is_refused() -> None:
         registry._joined([plain("lower"), plain("lower")])
     with pytest.raises(ValueError, match="explode is registered twice"):
         registry._joined([Function.of("explode", lambda collection: collection)])
-    with pytest.raises(ValueError, match="levenshtein is not a function the plan allows"):
-        plain("levenshtein", 2)
+    with pytest.raises(ValueError, match="sentences is not a function the plan allows"):
+        plain("sentences", 2)
 
 
 def test_generators_are_built_by_the_registry_and_named_by_alias() -> None:

@@ -15,7 +15,7 @@ from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.tpch import ensure_tpch, q1, q6
 from sparkwire.planner.api import functions as F
-from tests.e2e.conftest import KILL_ROWS, KILL_SETTINGS, canonical, kill_mid_stream
+from tests.e2e.conftest import KILL_SETTINGS, canonical, kill_mid_stream, kill_table
 from tests.conftest import listening_ports
 from tests.coordinator.test_retry import KillOnFirstTask, oracle, retry_data, run_with_a_kill
 from sparkwire.transport.errors import ConfigError, Timeout
@@ -77,7 +77,7 @@ def test_same_results_on_spark_hosted_workers(spark, lineitem, expected, transpo
 
 
 def test_worker_killed_mid_query_names_it_and_cluster_closes(spark):
-    table = pa.table({"a": pa.array(range(KILL_ROWS), pa.int64())})
+    table = kill_table()
     with Session(cluster="spark", spark=spark, workers=2, transport="flight",
                  **KILL_SETTINGS) as session:
         victim = session.cluster.announcements[1]
@@ -129,7 +129,7 @@ def test_busy_slots_time_out_with_the_cause(spark):
     with SparkCluster(spark, settings):
         started = time.monotonic()
         with pytest.raises(Timeout, match=r"only 0 of 1 .*task slots busy"):
-            SparkCluster(spark, load_settings(workers=1, transport="flight"), start_timeout=8)
+            SparkCluster(spark, load_settings(workers=1, transport="flight"), start_timeout=3)
         assert time.monotonic() - started < 30
 
 

@@ -2,6 +2,7 @@
 
 PySpark has them in one module; here each group has its own, all re-exported: ``basics``
 (the common aggregates, ``when``, ``coalesce``, ``expr`` ...), ``strings``, ``dates``,
+``texts`` (the later string functions), ``nulls`` (``nvl`` ..., ``try_`` arithmetic),
 ``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
 ``statistics`` (``stddev``, ``corr`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
@@ -32,10 +33,13 @@ from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.elementary import *  # noqa: F403
 from sparkwire.planner.api.functions.encodings import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
+from sparkwire.planner.api.functions.hints import *  # noqa: F403
 from sparkwire.planner.api.functions.nested import *  # noqa: F403
+from sparkwire.planner.api.functions.nulls import *  # noqa: F403
 from sparkwire.planner.api.functions.numeric import *  # noqa: F403
 from sparkwire.planner.api.functions.statistics import *  # noqa: F403
 from sparkwire.planner.api.functions.strings import *  # noqa: F403
+from sparkwire.planner.api.functions.texts import *  # noqa: F403
 from sparkwire.planner.api.functions.windows import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS
 from sparkwire.planner.api.unsupported import missing_attribute

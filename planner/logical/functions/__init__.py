@@ -4,7 +4,8 @@ DataFrame API and the SQL front end both build every call through it.
 
     base          the contract: a ``Function`` entry, checked calls, option arguments
     registry      the table of every family's entries: ``lookup``, ``call``, ``generator``
-    strings, dates, numeric, conditionals, collections     scalar functions, by family
+    strings, texts, nulls, dates, numeric, conditionals, collections
+                  scalar functions, by family (``nulls``: ``nvl`` ..., ``try_`` arithmetic)
     elementary, bits, encodings     trigonometry and the like, bitwise, digests and encodings
     aggregates, statistics, windows                         aggregate and window functions
     grouping      ``grouping``/``grouping_id``, answered by grouping sets

@@ -29,16 +29,18 @@ from sparkwire.planner.logical.functions import (
     elementary,
     encodings,
     grouping,
+    nulls,
     numeric,
     statistics,
     strings,
+    texts,
     windows,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
-_FAMILIES = (strings, dates, numeric, conditionals, collections, aggregates, statistics, windows,
-             grouping, assertions, elementary, bits, encodings)
+_FAMILIES = (strings, texts, nulls, dates, numeric, conditionals, collections, aggregates,
+             statistics, windows, grouping, assertions, elementary, bits, encodings)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

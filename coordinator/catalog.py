@@ -1,0 +1,227 @@
+"""``session.catalog``: PySpark's ``Catalog`` over the session's named DataFrames.
+
+sparkwire has one database, ``default`` in the catalog ``spark_catalog``, as a Spark
+session without a metastore has. It holds two kinds of name, which ``session.sql`` and
+``session.table`` read alike:
+
+- temporary views (``df.createOrReplaceTempView``): ``tableType`` ``TEMPORARY``, no
+  namespace, as Spark lists them;
+- tables over Parquet paths (``catalog.createTable(name, path=...)``): ``EXTERNAL`` in
+  ``default``, read where they lie, for the session's life (there is no metastore to keep
+  them in); a managed table (no path) is refused.
+
+Caching a name caches its DataFrame (``planner.api.caching``). Answers come as PySpark's
+``Table``, ``Column`` and ``Database`` named tuples have them, field for field. Global
+temporary views do not exist in sparkwire: ``dropGlobalTempView`` finds none, as Spark
+answers for a name it does not have.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Protocol
+
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.sources import DataFrameReader
+from sparkwire.planner.api.unsupported import not_supported
+from sparkwire.planner.api.executor import View
+from sparkwire.planner.errors import AnalysisError, PlanError
+from sparkwire.planner.logical.analyzer import quote
+
+CATALOG = "spark_catalog"
+DATABASE = "default"
+#: Where Spark looks for an unqualified name, as its ``TABLE_OR_VIEW_NOT_FOUND`` says.
+_SEARCH_PATH = f"[`system`.`builtin`, `system`.`session`, `{CATALOG}`.`{DATABASE}`]"
+
+
+class Table(NamedTuple):
+    name: str
+    catalog: str | None
+    namespace: list[str] | None
+    description: str | None
+    tableType: str
+    isTemporary: bool
+
+
+class Column(NamedTuple):
+    name: str
+    description: str | None
+    dataType: str
+    nullable: bool
+    isPartition: bool
+    isBucket: bool
+    isCluster: bool
+
+
+class Database(NamedTuple):
+    name: str
+    catalog: str | None
+    description: str | None
+    locationUri: str
+
+
+class _Session(Protocol):
+    read: DataFrameReader
+
+    @property
+    def views(self) -> Mapping[str, View]: ...
+
+    def register_view(self, name: str, view: View) -> None: ...
+
+    def drop_view(self, name: str) -> bool: ...
+
+    def is_cached(self, df: DataFrame) -> bool: ...
+
+    def clear_caches(self) -> None: ...
+
+
+class Catalog:
+    """The session's names, through PySpark's ``Catalog`` methods."""
+
+    def __init__(self, session: _Session) -> None:
+        self._session = session
+        #: a table's name (folded) -> its Parquet path and DataFrame (a view that took
+        #: its name since is no table)
+        self._tables: dict[str, tuple[str, DataFrame]] = {}
+
+    # -- databases ---------------------------------------------------------------------
+    def currentCatalog(self) -> str:  # noqa: N802 - PySpark's name
+        return CATALOG
+
+    def currentDatabase(self) -> str:  # noqa: N802 - PySpark's name
+        return DATABASE
+
+    def setCurrentDatabase(self, dbName: str) -> None:  # noqa: N802, N803 - PySpark's names
+        self._database(dbName)
+
+    def databaseExists(self, dbName: str) -> bool:  # noqa: N802, N803 - PySpark's names
+        return dbName.casefold() == DATABASE
+
+    def getDatabase(self, dbName: str) -> Database:  # noqa: N802, N803 - PySpark's names
+        self._database(dbName)
+        return Database(DATABASE, CATALOG, "default database", "")
+
+    def listDatabases(self, pattern: str | None = None) -> list[Database]:  # noqa: N802 - PySpark's name
+        return [self.getDatabase(DATABASE)] if _matches(DATABASE, pattern) else []
+
+    # -- tables and views --------------------------------------------------------------
+    def listTables(self, dbName: str | None = None,  # noqa: N802, N803 - PySpark's names
+                   pattern: str | None = None) -> list[Table]:
+        """The tables of ``default``, then the temporary views, each by name (Spark's order)."""
+        if dbName is not None:
+            self._database(dbName)
+        names = sorted(self._session.views, key=lambda n: (not self._is_table(n), n))
+        return [self.getTable(n) for n in names if _matches(n, pattern)]
+
+    def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802, N803
+        return self._name(tableName, dbName) in self._session.views
+
+    def getTable(self, tableName: str) -> Table:  # noqa: N802, N803 - PySpark's names
+        name = self._found(tableName)
+        if self._is_table(name):
+            return Table(name, CATALOG, [DATABASE], None, "EXTERNAL", False)
+        return Table(name, None, [], None, "TEMPORARY", True)
+
+    def listColumns(self, tableName: str, dbName: str | None = None) -> list[Column]:  # noqa: N802, N803
+        df = self._frame(self._name(tableName, dbName))
+        return [Column(f.name, None, f.dataType.simpleString(), f.nullable, False, False, False)
+                for f in df.schema.fields]
+
+    def createTable(self, tableName: str, path: str | None = None,  # noqa: N802, N803
+                    source: str | None = None, schema: Any = None, description: str | None = None,
+                    **options: str) -> DataFrame:
+        """An ``EXTERNAL`` table over the Parquet files at ``path`` (a file, directory or
+        glob, with Hive partitions, as ``read.parquet`` reads them), returned as its
+        DataFrame. Spark's ``TABLE_OR_VIEW_ALREADY_EXISTS`` for a name taken."""
+        if path is None:
+            raise AnalysisError(not_supported("createTable without a path (a managed table)", "Catalog"))
+        if (source or "parquet").casefold() != "parquet" or schema is not None or options:
+            raise AnalysisError(not_supported("createTable of anything but Parquet files", "Catalog"))
+        name = self._name(tableName, None)
+        if name in self._session.views:
+            raise AnalysisError(f"table or view {tableName!r} already exists",
+                                condition="TABLE_OR_VIEW_ALREADY_EXISTS",
+                                parameters={"relationName": f"{quote(CATALOG)}.{quote(DATABASE)}.{quote(name)}"})
+        df = self._session.read.parquet(path)
+        self._session.register_view(name, df)
+        self._tables[name] = (path, df)
+        return df
+
+    def createExternalTable(self, tableName: str, path: str | None = None,  # noqa: N802, N803
+                            source: str | None = None, schema: Any = None, **options: str) -> DataFrame:
+        """``createTable``'s name before Spark 4."""
+        return self.createTable(tableName, path, source, schema, **options)
+
+    def dropTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
+        """Whether a temporary view of that name was dropped (a table is not one)."""
+        name = viewName.casefold()
+        return not self._is_table(name) and self._session.drop_view(name)
+
+    def dropGlobalTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
+        return False
+
+    def refreshTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
+        """Reads the table's files again from the next query on (new files included)."""
+        name = self._found(tableName)
+        if self._is_table(name):
+            df = self._session.read.parquet(self._tables[name][0])
+            self._session.register_view(name, df)
+            self._tables[name] = (self._tables[name][0], df)
+
+    # -- caching -----------------------------------------------------------------------
+    def cacheTable(self, tableName: str, storageLevel: object = None) -> None:  # noqa: N802, N803
+        self._frame(tableName).cache()
+
+    def uncacheTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
+        self._frame(tableName).unpersist()
+
+    def isCached(self, tableName: str) -> bool:  # noqa: N802, N803 - PySpark's names
+        return self._session.is_cached(self._frame(tableName))
+
+    def clearCache(self) -> None:  # noqa: N802 - PySpark's name
+        self._session.clear_caches()
+
+    # -- names -------------------------------------------------------------------------
+    def _name(self, table: str, database: str | None) -> str:
+        """A name in ``default``, with or without its database (``default.t``)."""
+        head, _, tail = table.rpartition(".")
+        if head:
+            database = head.split(".")[-1]
+        if database is not None:
+            self._database(database)
+        return (tail or table).strip("`").casefold()
+
+    def _found(self, table: str) -> str:
+        name = self._name(table, None)
+        if name not in self._session.views:
+            raise not_found(table)
+        return name
+
+    def _is_table(self, name: str) -> bool:
+        return name in self._tables and self._session.views.get(name) is self._tables[name][1]
+
+    def _frame(self, table: str) -> DataFrame:
+        view = self._session.views[self._found(table)]
+        if not isinstance(view, DataFrame):
+            raise PlanError(f"the view {table!r} is no DataFrame")
+        return view
+
+    def _database(self, name: str) -> None:
+        if name.casefold() != DATABASE:
+            raise AnalysisError(f"sparkwire has one database, {DATABASE!r}, not {name!r}",
+                                condition="SCHEMA_NOT_FOUND",
+                                parameters={"schemaName": f"{quote(CATALOG)}.{quote(name)}"})
+
+
+def not_found(table: str) -> AnalysisError:
+    """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a name the session does not have."""
+    return AnalysisError(f"unknown table or view {table!r}", condition="TABLE_OR_VIEW_NOT_FOUND",
+                         parameters={"relationName": quote(table), "searchPath": _SEARCH_PATH})
+
+
+def _matches(name: str, pattern: str | None) -> bool:
+    """Spark's ``LIKE``-style listing pattern: ``*`` any text, ``|`` alternatives."""
+    if pattern is None:
+        return True
+    return any(fnmatch.fnmatchcase(name, p.strip().casefold()) for p in pattern.split("|"))

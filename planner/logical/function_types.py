@@ -1,0 +1,77 @@
+"""Types of the later string functions, the NULL functions and ``try_`` arithmetic, as Spark
+SQL types them (``planner.logical.types`` asks here for these, as it asks
+``collection_types`` for collections).
+
+Rules (Spark's):
+
+- ``ascii``, the lengths, ``levenshtein``, ``find_in_set``, ``position``, ``regexp_count``
+  and ``regexp_instr`` are ``int32``; ``ilike``, ``regexp_like``/``regexp`` and
+  ``equal_null`` ``bool``; ``encode`` is ``binary``; ``regexp_extract_all`` is
+  ``array<string>``; the other string functions give strings;
+- ``nvl``/``ifnull``/``nvl2`` and ``zeroifnull`` take the common type of their values
+  (``zeroifnull`` with an ``int``), ``nullif``/``nullifzero`` their first argument's;
+- ``try_add``/``try_subtract``/``try_multiply``/``try_mod`` are typed as ``+ - * %``,
+  ``try_divide`` as ``/``; ``try_divide`` of a decimal is refused.
+
+A string function of a collection (``reverse`` of an array) is refused naming the type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pyarrow as pa
+
+from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical.expressions import Call
+
+_INT32 = frozenset({
+    "ascii", "octet_length", "bit_length", "char_length", "character_length", "levenshtein",
+    "find_in_set", "position", "regexp_count", "regexp_instr",
+})
+_BOOL = frozenset({"ilike", "regexp_like", "regexp", "equal_null"})
+_STRING = frozenset({
+    "left", "right", "repeat", "reverse", "chr", "char", "btrim", "translate", "overlay",
+    "split_part", "substring_index", "printf", "regexp_substr", "elt", "lcase", "ucase",
+    "replace", "decode", "uuid",
+})
+#: ``try_`` arithmetic, by the operator it is typed as.
+TRY_ARITHMETIC = {"try_add": "add", "try_subtract": "sub", "try_multiply": "mul",
+                  "try_divide": "div", "try_mod": "mod"}
+FUNCTIONS = frozenset({*_INT32, *_BOOL, *_STRING, *TRY_ARITHMETIC, "encode",
+                       "regexp_extract_all", "nvl", "ifnull", "nvl2", "nullif", "nullifzero",
+                       "zeroifnull"})
+
+Common = Callable[[list[pa.DataType]], pa.DataType]
+Arithmetic = Callable[[str, pa.DataType, pa.DataType], pa.DataType]
+
+
+def call_type(expr: Call, args: list[pa.DataType], common_all: Common,
+              arithmetic: Arithmetic) -> pa.DataType:
+    """The type of ``expr``, one of ``FUNCTIONS``, over arguments of types ``args``."""
+    fn = expr.fn
+    if fn in TRY_ARITHMETIC:
+        if fn == "try_divide" and any(pa.types.is_decimal(a) for a in args):
+            raise AnalysisError("try_divide of a decimal is not supported by sparkwire; "
+                                "cast it to double, or divide with / and ANSI off")
+        return arithmetic(TRY_ARITHMETIC[fn], args[0], args[1])
+    if fn in ("nvl", "ifnull"):
+        return common_all(args)
+    if fn == "nvl2":
+        return common_all(args[1:])
+    if fn in ("nullif", "nullifzero"):
+        return args[0]
+    if fn == "zeroifnull":
+        return common_all([args[0], pa.int32()])
+    for arg in args:
+        if pa.types.is_list(arg) or pa.types.is_map(arg) or pa.types.is_struct(arg):
+            raise AnalysisError(f"{fn} takes strings, got {arg}")
+    if fn in _INT32:
+        return pa.int32()
+    if fn in _BOOL:
+        return pa.bool_()
+    if fn == "encode":
+        return pa.binary()
+    if fn == "regexp_extract_all":
+        return pa.list_(pa.field("element", pa.string()))
+    return pa.string()
