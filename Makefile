@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test explore bench typecheck clean
+.PHONY: demo test explore bench coverage typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ explore: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# How much of PySpark's API works, is refused (with the reason) or is missing: a report, not a
+# benchmark (nothing is timed), and it needs PySpark (the dev extra has it) to list the names.
+coverage: $(STAMP)
+	$(BIN)/sparkwire coverage
 
 # transport/, coordinator/ and planner/ become sparkwire.* only through setuptools'
 # package-dir mapping, which mypy cannot follow: it checks a throwaway tree of symlinks shaped

@@ -5,6 +5,7 @@
            built-in TPC-H query
   explain  print a query's stages
   worker   serve one worker (used by clusters)
+  coverage count PySpark's public names that work, are refused, or are missing (needs PySpark)
 
 Settings come from --config (or SPARKWIRE_CONFIG), SPARKWIRE_* env vars and the flags below.
 """
@@ -34,11 +35,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from sparkwire.coordinator import coverage
 from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.clusters.serve import add_worker_arguments, serve_until_stopped
 from sparkwire.coordinator.session import Session
 from sparkwire.coordinator.tpch import QUERIES, TPCH_TABLES, ensure_tpch
+from sparkwire.planner.api import refused
 from sparkwire.planner.errors import PlanError
 from sparkwire.transport.errors import SparkwireError
 
@@ -79,6 +82,11 @@ def _parser() -> argparse.ArgumentParser:
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
     add_worker_arguments(worker)
+    covered = commands.add_parser(
+        "coverage", help="count PySpark's public names that work, are refused, or are missing")
+    covered.add_argument("--missing", action="store_true", help="list the missing names")
+    covered.add_argument("--markdown", action="store_true",
+                         help="print README's table of what is refused and why")
     return parser
 
 
@@ -88,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "worker":
         settings = load_settings(args.config, transport=args.transport)
         return serve_until_stopped(settings, args.worker_id, args.listen, args.host)
+    if args.command == "coverage":
+        print(refused.markdown() if args.markdown else coverage.render(
+            coverage.report(), list_missing=args.missing))
+        return 0
     spark = None
     try:
         kind = _query_kind(args.query) if args.command != "demo" else "builtin"

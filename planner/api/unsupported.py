@@ -4,7 +4,8 @@ A PySpark user who reaches for ``df.rdd`` or ``F.levenshtein`` should learn that
 lacks it, not that the name looks like a typo: an attribute lookup that fails on a
 ``DataFrame``, ``Column``, ``GroupedData``, ``Session`` or the ``functions`` module says
 "`<name>` is not supported by sparkwire" when PySpark has that name
-(``planner.api.pyspark_names``), and the usual ``AttributeError`` otherwise. Both are
+(``planner.api.pyspark_names``), with the reason where sparkwire refuses it on purpose
+(``planner.api.refused``), and the usual ``AttributeError`` otherwise. Both are
 ``AttributeError``, so ``hasattr`` and ``getattr(obj, name, default)`` keep working.
 """
 
@@ -12,10 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from sparkwire.planner.api.refused import reason
+
 
 def not_supported(name: str, where: str) -> str:
-    """The message for a PySpark feature sparkwire lacks: ``where`` names its owner."""
-    return f"`{name}` is not supported by sparkwire (PySpark's {where}.{name})"
+    """The message for a PySpark feature sparkwire lacks: ``where`` names its owner; a
+    name refused on purpose says why."""
+    message = f"`{name}` is not supported by sparkwire (PySpark's {where}.{name})"
+    why = reason(where, name)
+    return message if why is None else f"{message}: {why}"
 
 
 def missing_attribute(

@@ -156,6 +156,15 @@ ScalarFunction = Literal[
     "greatest",
     "least",
     "pmod",
+    # trigonometry and the other elementary functions (planner.logical.functions.elementary)
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+    "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "cbrt", "expm1",
+    "rint", "sign", "pi", "e", "factorial", "negative", "positive", "width_bucket",
+    # bitwise functions (planner.logical.functions.bits); the shifts typed as integer arithmetic
+    "shiftleft", "shiftright", "shiftrightunsigned", "bitwise_not", "bit_count", "bit_get",
+    "getbit",
+    # digests and encodings (planner.logical.functions.encodings)
+    "md5", "sha1", "sha", "sha2", "base64", "unbase64", "hex", "unhex", "bin",
     # arrays, maps and structs (planner.logical.collection_types, worker.compile.calls_collections)
     "split",
     "array",
@@ -184,6 +193,7 @@ AggregateFunction = Literal[
     "stddev", "stddev_samp", "stddev_pop", "std", "variance", "var_samp", "var_pop",
     "skewness", "kurtosis", "covar_samp", "covar_pop", "corr",
     "percentile_approx",
+    "bit_and", "bit_or", "bit_xor",
     # the merge halves of collect_list / collect_set (planner.physical.aggregates)
     "merge_lists", "merge_sets",
 ]

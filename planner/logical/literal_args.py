@@ -68,8 +68,12 @@ def _boolean(value: object) -> object:
 #: does (``planner.logical.typed``, ``worker.compile.integers``).
 INTEGER_TYPES = ("int8", "int16", "int32", "int64")
 #: The integer arithmetic calls, by the position of that type (after the operands).
-TYPED_ARITHMETIC = {"add": 2, "sub": 2, "mul": 2, "neg": 1,
-                    "try_add": 2, "try_subtract": 2, "try_multiply": 2}
+TYPED_ARITHMETIC = {
+    "add": 2, "sub": 2, "mul": 2, "neg": 1, "negative": 1,
+    "try_add": 2, "try_subtract": 2, "try_multiply": 2,
+    # Java's shifts wrap at the integer's width (planner.logical.functions.bits)
+    "shiftleft": 2, "shiftright": 2, "shiftrightunsigned": 2,
+}
 
 
 def _zero(value: object) -> object:
@@ -157,6 +161,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "months_between": {2: _boolean},
     "round": {1: _integer},
     "bround": {1: _integer},
+    "sha2": {1: _integer},
     "round_double": {1: _integer},
     "bround_double": {1: _integer},
 }

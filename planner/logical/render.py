@@ -49,6 +49,10 @@ _FUNCTION_NAMES = {
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
     "regexp_like": "REGEXP_LIKE", "regexp": "REGEXP",
     "create_map": "map", "named_struct": "struct",
+    **{fn: fn.upper() for fn in (  # planner.logical.functions.elementary
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+        "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "pi", "e", "cbrt",
+        "expm1")},
 }
 # How Spark 4 spells the comparator ``array_sort`` has when none is given (NULLs last).
 _ARRAY_SORT_COMPARATOR = (
@@ -134,6 +138,10 @@ def _render(expr: Expr, naming: bool) -> str:
             return "(" + f" {_INFIX[expr.fn]} ".join(args) + ")"
         if expr.fn == "neg":
             return f"(- {args[0]})"
+        if expr.fn == "positive":
+            return f"(+ {args[0]})"
+        if expr.fn == "bitwise_not":
+            return f"~{args[0]}"
         if expr.fn == "not":
             return f"(NOT {args[0]})"
         if expr.fn == "is_null":

@@ -29,7 +29,12 @@ Rules (Spark's, where they are simple; each one written down):
 - ``floor``/``ceil`` are ``int64``, of ``decimal(p,s)`` ``decimal(p-s+1,0)``; ``round``/
   ``bround`` keep integer and float types and turn ``decimal(p,s)`` to scale ``d`` into
   ``decimal(p-s+1+min(s,d),min(s,d))`` (``decimal(max(p-s+1,1-d),0)`` for ``d < 0``);
-  ``pmod`` types as ``%``;
+  ``pmod`` types as ``%``; trigonometry and the other elementary functions
+  (``planner.logical.functions.elementary``) ``float64`` (``factorial``/``width_bucket``
+  ``int64``), the shifts ``int32`` (``int64`` of an ``int64``), ``bit_count`` ``int32``,
+  ``bit_get`` ``int8``, ``bitwise_not``/``negative``/``positive`` and ``bit_and``/``bit_or``/
+  ``bit_xor`` their argument's type, digests and ``hex``/``base64``/``bin`` strings,
+  ``unhex``/``unbase64`` binary;
 - ``format_string`` needs one argument per directive and refuses ``%s`` of a float, a
   date or a timestamp (Spark prints Java's text of its internal value) and ``%d`` of a
   non-integer (``planner.spark.format_string``).
@@ -65,7 +70,7 @@ _BOOL_RESULT = frozenset(
 )
 _INT32_RESULT = frozenset(
     {"length", "year", "month", "day", "instr", "locate", "datediff", "hour", "minute", "second",
-     "dayofweek", "dayofyear", "weekofyear", "quarter"}
+     "dayofweek", "dayofyear", "weekofyear", "quarter", "bit_count"}
 )
 _FIXED_RESULT: dict[str, pa.DataType] = {
     **dict.fromkeys(
@@ -90,7 +95,20 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
         ("months_between", "sqrt", "pow", "log", "ln", "log10", "log2", "log1p", "exp", "signum"),
         pa.float64(),
     ),
+    # planner.logical.functions.elementary, bits and encodings
+    **dict.fromkeys(
+        ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+         "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "cbrt", "expm1",
+         "rint", "sign", "pi", "e"),
+        pa.float64(),
+    ),
+    **dict.fromkeys(("factorial", "width_bucket"), pa.int64()),
+    **dict.fromkeys(("bit_get", "getbit"), pa.int8()),
+    **dict.fromkeys(("md5", "sha1", "sha", "sha2", "base64", "hex", "bin"), pa.string()),
+    **dict.fromkeys(("unbase64", "unhex"), pa.binary()),
 }
+#: Java's shifts: of a bigint a bigint, of a narrower integer an int.
+_SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})
 _NAMED = {
     "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
     "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
@@ -252,6 +270,12 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return _rounded(_plain(args[0]), scale.value)
     if expr.fn in ("floor_double", "ceil_double"):
         return pa.int64()
+    if expr.fn in _SHIFTS:
+        value, count = _plain(args[0]), _plain(args[1])
+        if value not in _INT_RANK or count not in _INT_RANK:
+            raise AnalysisError(f"{expr.fn} takes an integer and an int count, got "
+                                f"{spark_type_name(value)} and {spark_type_name(count)}")
+        return pa.int64() if value == pa.int64() else pa.int32()
     if expr.fn in ("floor", "ceil", "ceiling"):
         arg = _plain(args[0])
         return _bounded(arg.precision - arg.scale + 1, 0) if pa.types.is_decimal(arg) else pa.int64()
@@ -330,6 +354,10 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
     if collected is not None:
         return collected
     if expr.fn in ("min", "max", "any_value", "quantile", "first", "last"):
+        return arg
+    if expr.fn in ("bit_and", "bit_or", "bit_xor"):
+        if arg not in _INT_RANK:
+            raise AnalysisError(f"{expr.fn} takes an integer column, got {spark_type_name(arg)}")
         return arg
     if expr.fn in ("sum", "sum_distinct"):
         if pa.types.is_decimal(arg):

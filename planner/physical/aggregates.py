@@ -58,6 +58,7 @@ _MERGE: dict[str, AggregateFunction] = {
     "sum": "sum", "count": "sum", "min": "min", "max": "max", "any_value": "any_value",
     "first": "first", "last": "last",
     "count_if": "sum", "collect_list": "merge_lists", "collect_set": "merge_sets",
+    "bit_and": "bit_and", "bit_or": "bit_or", "bit_xor": "bit_xor",
 }
 
 

@@ -23,6 +23,7 @@ from sqlglot.time import format_time
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.sql.collections import Translate, collection
+from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
 
 _SPARK = Dialect.get_or_raise("spark")
 
@@ -105,11 +106,12 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.Corr: (("this", "expression"), "corr"),
     exp.Grouping: (("expressions",), "grouping"),
     exp.GroupingId: (("expressions",), "grouping_id"),
+    **MATH_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values", "std", "raise_error", "assert_true",
+    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -3,10 +3,13 @@ sparkwire" (not a typo), and pydantic's validation text never reaches the user."
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pytest
 
 from sparkwire.planner.api import functions as F
+from sparkwire.planner.api import refused
 from sparkwire.planner.errors import AnalysisError, plain_message
 from sparkwire.planner.api.sources import create_dataframe
 
@@ -25,8 +28,10 @@ def df(executor):
     (lambda df: F.sentences, "sentences", "functions"),
 ])
 def test_pyspark_names_we_lack_are_not_supported(df, get, name: str, owner: str) -> None:
+    why = refused.reason(owner, name)
     with pytest.raises(AttributeError, match=f"^`{name}` is not supported by sparkwire "
-                                             rf"\(PySpark's {owner}\.{name}\)$"):
+                                             rf"\(PySpark's {owner}\.{name}\)"
+                                             + ("$" if why is None else f": {re.escape(why)}$")):
         get(df)
 
 

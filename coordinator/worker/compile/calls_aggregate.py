@@ -58,6 +58,8 @@ AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "variance": _named_aggregate("var_samp"),
     "var_samp": _named_aggregate("var_samp"),
     "var_pop": _named_aggregate("var_pop"),
+    # Spark's bit aggregates are DuckDB's, of the same type (planner.logical.functions.bits)
+    **{fn: _named_aggregate(fn) for fn in ("bit_and", "bit_or", "bit_xor")},
 }
 
 

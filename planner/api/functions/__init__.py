@@ -4,7 +4,9 @@ PySpark has them in one module; here each group has its own, all re-exported: ``
 (the common aggregates, ``when``, ``coalesce``, ``expr`` ...), ``strings``, ``dates``,
 ``texts`` (the later string functions), ``nulls`` (``nvl`` ..., ``try_`` arithmetic),
 ``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
-``statistics`` (``stddev``, ``corr`` ...), ``grouping`` and ``windows``, with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
+``statistics`` (``stddev``, ``corr`` ...), ``grouping``, ``windows``, ``elementary``
+(trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
+by ``unary``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
 reads PySpark's arguments (``core``: a ``str`` where a column is expected is a column name,
 a Python value where a value is expected a literal) and has the function registry
 (``planner.logical.functions``) build the call, as the SQL front end does. The group modules
@@ -26,7 +28,10 @@ from sparkwire.planner.api.column import (  # noqa: F401 - re-exported as F.*, a
 )
 from sparkwire.planner.api.functions.core import flatten_arguments  # noqa: F401 - used as F.*
 from sparkwire.planner.api.functions.basics import *  # noqa: F403
+from sparkwire.planner.api.functions.bits import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
+from sparkwire.planner.api.functions.elementary import *  # noqa: F403
+from sparkwire.planner.api.functions.encodings import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
 from sparkwire.planner.api.functions.hints import *  # noqa: F403
 from sparkwire.planner.api.functions.nested import *  # noqa: F403

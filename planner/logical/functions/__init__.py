@@ -6,6 +6,7 @@ DataFrame API and the SQL front end both build every call through it.
     registry      the table of every family's entries: ``lookup``, ``call``, ``generator``
     strings, texts, nulls, dates, numeric, conditionals, collections
                   scalar functions, by family (``nulls``: ``nvl`` ..., ``try_`` arithmetic)
+    elementary, bits, encodings     trigonometry and the like, bitwise, digests and encodings
     aggregates, statistics, windows                         aggregate and window functions
     grouping      ``grouping``/``grouping_id``, answered by grouping sets
     assertions    ``raise_error``, ``assert_true``: the query failing on purpose

@@ -22,9 +22,12 @@ from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.logical.functions import (
     aggregates,
     assertions,
+    bits,
     collections,
     conditionals,
     dates,
+    elementary,
+    encodings,
     grouping,
     nulls,
     numeric,
@@ -37,7 +40,7 @@ from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, texts, nulls, dates, numeric, conditionals, collections, aggregates,
-             statistics, windows, grouping, assertions)
+             statistics, windows, grouping, assertions, elementary, bits, encodings)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

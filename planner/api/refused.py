@@ -1,0 +1,137 @@
+"""The parts of PySpark's API sparkwire refuses on purpose, each with its reason: one table,
+read by three readers so they cannot drift apart:
+
+- ``planner.api.unsupported``: ``F.udf`` raises "`udf` is not supported by sparkwire
+  (PySpark's functions.udf): <reason>";
+- ``coordinator.coverage``: counts these names as *refused*, apart from the ones that work
+  and the ones simply missing (not written yet);
+- README's "Not supported" table, which ``coverage --markdown`` prints and a test holds
+  README to.
+
+A name belongs here only when there is a reason it will not come soon (no JVM, no RDD,
+a binary format only Spark reads, results DuckDB cannot reproduce exactly); a name merely
+not written yet stays out, so the coverage report shows it as missing work. Owners are the
+names ``planner.api.pyspark_names`` lists PySpark's public names under.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One reason, and the names it refuses, by owner (``functions``, ``DataFrame`` ...)."""
+
+    reason: str
+    names: Mapping[str, frozenset[str]]
+    #: what README shows instead of the names, where they are many (``hll_*`` ...)
+    summary: str | None = None
+
+
+def _prefixed(*prefixes: str, among: frozenset[str]) -> frozenset[str]:
+    return frozenset(n for n in among if n.startswith(prefixes))
+
+
+def _table() -> tuple[Refusal, ...]:
+    from sparkwire.planner.api.pyspark_names import FUNCTIONS
+
+    sketches = _prefixed("hll_", "kll_", "theta_", "tuple_", "bitmap_", among=FUNCTIONS)
+    variant = _prefixed("variant_", "try_variant_", among=FUNCTIONS) | {
+        "parse_json", "try_parse_json", "is_variant_null", "is_valid_variant",
+        "schema_of_variant", "schema_of_variant_agg", "to_variant_object",
+    }
+    return (
+        Refusal(
+            "user code (Python UDFs and UDTFs, pandas and Arrow functions) would run inside "
+            "the workers, whose plans are data checked against an allow-list, never code",
+            {
+                "functions": frozenset({"udf", "udtf", "pandas_udf", "arrow_udf", "arrow_udtf",
+                                        "call_udf", "unwrap_udt"}),
+                "DataFrame": frozenset({"mapInPandas", "mapInArrow", "foreach", "foreachPartition"}),
+                "GroupedData": frozenset({"apply", "applyInPandas", "applyInArrow",
+                                          "applyInPandasWithState", "cogroup",
+                                          "transformWithState", "transformWithStateInPandas"}),
+                "SparkSession": frozenset({"udf", "udtf", "dataSource"}),
+            },
+        ),
+        Refusal(
+            "there is no JVM: no RDDs, SparkContext, Java reflection or Spark Connect client",
+            {
+                "functions": frozenset({"java_method", "reflect", "try_reflect"}),
+                "DataFrame": frozenset({"rdd", "pandas_api"}),
+                "SparkSession": frozenset({"sparkContext", "client", "addArtifact",
+                                           "addArtifacts", "copyFromLocalToFs"}),
+            },
+        ),
+        Refusal(
+            "structured streaming: sparkwire runs batch queries",
+            {
+                "functions": frozenset({"session_window"}),
+                "DataFrame": frozenset({"writeStream", "withWatermark",
+                                        "dropDuplicatesWithinWatermark"}),
+                "SparkSession": frozenset({"readStream", "streams"}),
+            },
+        ),
+        Refusal(
+            "sketches are Apache DataSketches' binary formats, which only Spark reads; a "
+            "sketch written here could not be merged with Spark's",
+            {"functions": sketches | {"count_min_sketch"}},
+            "functions: `hll_*`, `kll_*`, `theta_*`, `tuple_*`, `bitmap_*`, `count_min_sketch`",
+        ),
+        Refusal("the variant type is not supported yet (DuckDB's JSON differs from it)",
+                {"functions": frozenset(variant)},
+                "functions: `parse_json`, `try_parse_json`, `variant_*`, `try_variant_*`, "
+                "`is_variant_null`, `is_valid_variant`, `schema_of_variant`, "
+                "`schema_of_variant_agg`, `to_variant_object`"),
+        Refusal("XML and XPath are not supported (DuckDB has no XML reader)",
+                {"functions": _prefixed("xpath", among=FUNCTIONS)
+                 | {"from_xml", "to_xml", "schema_of_xml"}},
+                "functions: `from_xml`, `to_xml`, `schema_of_xml`, `xpath*`"),
+        Refusal("geospatial types are not supported yet",
+                {"functions": _prefixed("st_", among=FUNCTIONS)}, "functions: `st_*`"),
+        Refusal(
+            "Spark's Murmur3 and xxHash64 over its own row layout, and CRC-32: DuckDB has none "
+            "of them, and a hash that differs from Spark's silently breaks whatever joins or "
+            "buckets by it",
+            {"functions": frozenset({"hash", "xxhash64", "crc32"})},
+        ),
+    )
+
+
+#: Every refusal, in README's order.
+REFUSALS: tuple[Refusal, ...] = _table()
+
+
+def _by_name() -> Mapping[str, Mapping[str, str]]:
+    table: dict[str, dict[str, str]] = {}
+    for refusal in REFUSALS:
+        for owner, names in refusal.names.items():
+            for name in names:
+                if name in table.setdefault(owner, {}):
+                    raise ValueError(f"{owner}.{name} is refused twice")
+                table[owner][name] = refusal.reason
+    return MappingProxyType({owner: MappingProxyType(names) for owner, names in table.items()})
+
+
+#: owner -> name -> the reason it is refused.
+REFUSED: Mapping[str, Mapping[str, str]] = _by_name()
+
+
+def reason(owner: str, name: str) -> str | None:
+    """Why ``owner.name`` is refused, or None when it is not (it works, or is missing)."""
+    return REFUSED.get(owner, {}).get(name)
+
+
+def markdown() -> str:
+    """README's "Not supported" table: a row per reason, its names by owner."""
+    lines = ["| reason | names |", "| --- | --- |"]
+    for refusal in REFUSALS:
+        names = refusal.summary or "; ".join(
+            f"{owner}: " + ", ".join(f"`{n}`" for n in sorted(refusal.names[owner], key=str.lower))
+            for owner in refusal.names
+        )
+        lines.append(f"| {refusal.reason} | {names} |")
+    return "\n".join(lines)
