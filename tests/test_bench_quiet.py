@@ -30,7 +30,6 @@ def _machine(monkeypatch: pytest.MonkeyPatch, cpus: int, busy_cores: float) -> N
     monkeypatch.setattr(quiet.os, "cpu_count", lambda: cpus)
     monkeypatch.setattr(quiet, "_ticks", lambda: next(readings))
     monkeypatch.setattr(quiet, "WINDOW_S", 0.001)
-    monkeypatch.setattr(quiet, "LIMIT_S", 0.05)
 
 
 @pytest.mark.parametrize(("cpus", "busy", "settles"),
@@ -38,7 +37,7 @@ def _machine(monkeypatch: pytest.MonkeyPatch, cpus: int, busy_cores: float) -> N
 def test_waits_until_the_machine_is_quiet_for_its_size(monkeypatch: pytest.MonkeyPatch, cpus: int,
                                                        busy: float, settles: bool) -> None:
     _machine(monkeypatch, cpus, busy)
-    waiting = Quiet()
+    waiting = Quiet(limit_s=0.05)  # the limit is per wait since --quiet-limit
     waiting.wait()
     assert (waiting.waits, waiting.unsettled) == (1, 0 if settles else 1)
     assert waiting.to_json()["quiet_below_cores"] == quiet_below(cpus)
