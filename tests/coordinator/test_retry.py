@@ -144,17 +144,19 @@ def final_worker(session: Session, df: DataFrame) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("query", ["q03", "q09", "q21"])
+@pytest.mark.parametrize("query", ["q03", "q21"])
 def test_joins_survive_a_worker_lost_at_any_stage(tpch: Path, query: str) -> None:
-    """Multi-stage joins with the final task's worker killed after the 1st, 3rd and 6th
-    finished task, and killed twice (the replacement too): DuckDB's answer every time, and
-    only part of the query runs again."""
+    """Multi-stage joins (q03: broadcast and coalesce; q21: semi and anti joins) with the
+    final task's worker killed after the 1st and 6th finished task, and killed twice (the
+    replacement too): DuckDB's answer every time, and only part of the query runs again.
+    (q09 and a kill after the 3rd task ran here too, passing; left out for the suite's
+    time, 45 of 1,100 s.)"""
     from benchmarks.queries import sql_query
     from sparkwire.coordinator.tpch import TPCH_TABLES
     from tests.e2e.tpch import expected_answers, same
 
     want = expected_answers(tpch)[query]
-    for at in ((1,), (3,), (6,), (1, 8)):
+    for at in ((1,), (6,), (1, 8)):
         with Session(workers=2, transport="zmq") as session:
             for table in TPCH_TABLES:
                 session.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
