@@ -1,4 +1,5 @@
-"""Types of the later string functions, the NULL functions and ``try_`` arithmetic, as Spark
+"""Types of the later string functions, the NULL functions, ``try_`` arithmetic and the math,
+bit and encoding functions (``MATH_RESULT``), as Spark
 SQL types them (``planner.logical.types`` asks here for these, as it asks
 ``collection_types`` for collections).
 
@@ -41,6 +42,20 @@ TRY_ARITHMETIC = {"try_add": "add", "try_subtract": "sub", "try_multiply": "mul"
 FUNCTIONS = frozenset({*_INT32, *_BOOL, *_STRING, *TRY_ARITHMETIC, "encode",
                        "regexp_extract_all", "nvl", "ifnull", "nvl2", "nullif", "nullifzero",
                        "zeroifnull"})
+
+#: The fixed result types of ``planner.logical.functions.elementary``, bits and encodings.
+MATH_RESULT: dict[str, pa.DataType] = {
+    **dict.fromkeys(
+        ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+         "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "cbrt", "expm1",
+         "rint", "sign", "pi", "e"),
+        pa.float64(),
+    ),
+    **dict.fromkeys(("factorial", "width_bucket"), pa.int64()),
+    **dict.fromkeys(("bit_get", "getbit"), pa.int8()),
+    **dict.fromkeys(("md5", "sha1", "sha", "sha2", "base64", "hex", "bin"), pa.string()),
+    **dict.fromkeys(("unbase64", "unhex"), pa.binary()),
+}
 
 Common = Callable[[list[pa.DataType]], pa.DataType]
 Arithmetic = Callable[[str, pa.DataType, pa.DataType], pa.DataType]

@@ -95,17 +95,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
         ("months_between", "sqrt", "pow", "log", "ln", "log10", "log2", "log1p", "exp", "signum"),
         pa.float64(),
     ),
-    # planner.logical.functions.elementary, bits and encodings
-    **dict.fromkeys(
-        ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "cbrt", "expm1",
-         "rint", "sign", "pi", "e"),
-        pa.float64(),
-    ),
-    **dict.fromkeys(("factorial", "width_bucket"), pa.int64()),
-    **dict.fromkeys(("bit_get", "getbit"), pa.int8()),
-    **dict.fromkeys(("md5", "sha1", "sha", "sha2", "base64", "hex", "bin"), pa.string()),
-    **dict.fromkeys(("unbase64", "unhex"), pa.binary()),
+    **function_types.MATH_RESULT,
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.
 _SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})
