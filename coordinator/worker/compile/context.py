@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.expressions import Expressions
-from sparkwire.coordinator.worker.compile.nodes import ident
+from sparkwire.coordinator.worker.compile.nodes import ident, star_from
 from sparkwire.coordinator.worker.compile.sources import Leaves
 from sparkwire.planner.logical.plan import Operator
 
@@ -30,11 +30,16 @@ class Context(Expressions):
     """Owns the derived-table alias counter; its ``leaves`` collect the tables and files the
     query reads."""
 
-    def __init__(self, ansi: bool, time_zone: str, compile_operator: OperatorCompiler) -> None:
+    def __init__(self, ansi: bool, time_zone: str, compile_operator: OperatorCompiler,
+                 shared: frozenset[Operator] = frozenset()) -> None:
         super().__init__(ansi, time_zone)
         self._aliases = 0
         self._compile_operator = compile_operator
         self.leaves = Leaves(time_zone)
+        self._shared = shared
+        self._cte_names: dict[Operator, str] = {}
+        #: The compiled shared subtrees (``shared``), each after those it reads.
+        self.ctes: list[tuple[str, exp.Select]] = []
 
     def derived(self, query: exp.Query) -> exp.Subquery:
         alias = f"_t{self._aliases}"
@@ -45,8 +50,25 @@ class Context(Expressions):
         return self._compile_operator(self, op)
 
     def input(self, op: Operator) -> exp.Subquery:
-        """``op`` compiled as a derived table: what an operator reads from."""
-        return self.derived(self.operator(op))
+        """``op`` compiled as a derived table: what an operator reads from; a shared subtree
+        compiles once, as a CTE (``shared``), and each reference reads it."""
+        if op not in self._shared:
+            return self.derived(self.operator(op))
+        name = self._cte_names.get(op)
+        if name is None:
+            query = self.operator(op)
+            name = self._cte_names[op] = f"_c{len(self.ctes)}"
+            self.ctes.append((name, query))
+        return self.derived(star_from(exp.to_table(name)))
+
+    def with_ctes(self, query: exp.Select) -> exp.Select:
+        """``query`` with the shared subtrees it reads as ``MATERIALIZED`` CTEs."""
+        if self.ctes:
+            query.set("with_", exp.With(expressions=[
+                exp.CTE(this=cte, alias=exp.TableAlias(this=ident(name)), materialized=True)
+                for name, cte in self.ctes
+            ]))
+        return query
 
 
 def unique_names(names: Iterable[str], where: str) -> None:

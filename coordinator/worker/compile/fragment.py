@@ -21,6 +21,7 @@ from sparkwire.coordinator.worker.compile.context import Context
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import DIALECT
 from sparkwire.coordinator.worker.compile.operators import compile_operator
+from sparkwire.coordinator.worker.compile.shared import shared_subtrees
 from sparkwire.coordinator.worker.compile.sources import TableInput
 from sparkwire.planner.logical.plan import Operator, ParquetWrite
 from sparkwire.planner.logical.staged import Boundary
@@ -51,11 +52,12 @@ def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
 
     Pure (plans are frozen, the result immutable), so the tasks of one stage that read the
     same inputs compile once: TPC-H Q1's final stage has four tasks and 28 KB of SQL."""
-    ctx = Context(ansi, time_zone, compile_operator)
     write = fragment if isinstance(fragment, ParquetWrite) else None
     if write is not None and output.kind != "result":
         raise CompileError("a Parquet write is the final stage, read by the coordinator")
-    query = partitioned(ctx, ctx.operator(fragment if write is None else write.input), output)
+    root = fragment if write is None else write.input
+    ctx = Context(ansi, time_zone, compile_operator, shared_subtrees(root))
+    query = ctx.with_ctes(partitioned(ctx, ctx.operator(root), output))
     return CompiledFragment(
         sql=query.sql(dialect=DIALECT, identify=True, copy=False),
         tables=tuple(ctx.leaves.tables.values()),
