@@ -148,6 +148,14 @@ def equi_join_rows(left: Operator, right: Operator, pairs: Sequence[tuple[str, s
     return _Rows(exchanges).equi_join(left, right, pairs)
 
 
+def proven_unique(op: Operator, columns: Sequence[str]) -> bool:
+    """Whether the footers show ``columns`` unique in the table ``op`` reads them from (as
+    many integer values in their spans as rows); a string key's distinct values are
+    unknown, so a join on it may multiply rows where its estimate says it cannot (TPC-DS
+    q24's ``s_zip = ca_zip``)."""
+    return _Rows(None).keyed_share(op, columns, proven=True) is not None
+
+
 def distinct_values(op: Operator, column: str, exchanges: Mapping[int, int] | None = None) -> int:
     """How many distinct values ``column`` of ``op`` holds: at most ``op``'s rows, and for
     an integer column of a scan at most its ``max - min + 1`` (from the footers), followed
@@ -256,9 +264,11 @@ class _Rows:
             divisor *= max(self.distinct(left, a), self.distinct(right, b), 1)
         return left_rows * right_rows // min(divisor, max(left_rows, right_rows, 1))
 
-    def keyed_share(self, side: Operator, keys: Sequence[str]) -> float | None:
+    def keyed_share(self, side: Operator, keys: Sequence[str], proven: bool = False) -> float | None:
         """When ``keys`` are unique in the table they come from (as many distinct values
-        as rows: a primary key), the share of that table's rows ``side`` keeps; else None."""
+        as rows: a primary key), the share of that table's rows ``side`` keeps; else None.
+        ``proven``: only where the footers show it (integer spans), not where the count of
+        distinct values is unknown and so taken as the rows."""
         sources = [_source(side, key) for key in keys]
         found = [s for s in sources if s is not None]
         if found and len(found) == len(sources) and all(s[0] is found[0][0] for s in found):
@@ -268,7 +278,10 @@ class _Rows:
         base_rows = self.rows(base)
         keyed = 1
         for name in names:
-            keyed *= max(self.distinct(base, name), 1)
+            span = self.span(base, name)
+            if span is None and proven:
+                return None
+            keyed *= max(min(span, base_rows) if span is not None else base_rows, 1)
         if keyed >= base_rows > 0:
             return self.rows(side) / base_rows
         return None
@@ -286,16 +299,21 @@ class _Rows:
     def distinct(self, op: Operator, column: str) -> int:
         """At most ``op``'s rows; for an integer column of a scan, at most its span."""
         rows = self.rows(op)
+        span = self.span(op, column)
+        return rows if span is None else max(1, min(rows, span))
+
+    @staticmethod
+    def span(op: Operator, column: str) -> int | None:
+        """``max - min + 1`` of an integer column of a scan, from the footers; else None."""
         source = _source(op, column)
         if source is None or not isinstance(scan := source[0], ParquetScan):
-            return rows
+            return None
         name = source[1]
         ranges = [file_info(s.path).int_ranges.get(name) for s in scan.splits]
         known = [r for r in ranges if r is not None]
         if not ranges or len(known) < len(ranges):
-            return rows
-        span = max(r[1] for r in known) - min(r[0] for r in known) + 1
-        return max(1, min(rows, span))
+            return None
+        return max(r[1] for r in known) - min(r[0] for r in known) + 1
 
 
 def _read(scan: ParquetScan) -> list[tuple[str, tuple[int, ...] | None]]:

@@ -30,7 +30,8 @@ from sqlglot import exp
 
 from sparkwire.planner.logical.analyzer import Relation, analyze_join
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.optimizer.estimates import equi_join_rows, estimate_bytes, estimate_rows
+from sparkwire.planner.optimizer.estimates import (equi_join_rows, estimate_bytes, estimate_rows,
+                                                  proven_unique)
 from sparkwire.planner.logical.plan import Filter
 from sparkwire.planner.logical.predicates import conjunction, nonempty_conjunction
 from sparkwire.planner.sql.expressions import expression
@@ -70,8 +71,8 @@ def ordered_joins(
         remaining = [a for a in filtered if a not in present]
         connected = [a for a in remaining if _connected(frozenset({a}), present, pending, tables)]
         groups = {a: _Group.reduced(a, filtered, present, pending, tables) for a in connected or remaining}
-        rows = {a: _join_rows(relation, present, group.relation, group.tables,
-                              [c for c in pending if tables(c) <= present | group.tables])
+        rows = {a: _join_order(relation, present, group.relation, group.tables,
+                               [c for c in pending if tables(c) <= present | group.tables])
                 for a, group in groups.items()}
         pick = groups[min(rows, key=lambda a: (rows[a], size[a], remaining.index(a)))]
         used = {id(c) for c in pick.conditions}
@@ -135,10 +136,30 @@ class _Group:
                         (*group.conditions, *joint))
 
 
+def _join_order(left: Relation, left_tables: frozenset[str], right: Relation,
+                right_tables: frozenset[str], conditions: list[exp.Expr]) -> tuple[int, bool]:
+    """What orders the candidates to join next: the estimated rows (``_join_rows``), then,
+    among equal estimates, first those whose keys the footers show unique on the added side:
+    an estimate that rests on a key of unknown distinct values (a zip code, taken as unique)
+    may hide a join that multiplies rows (TPC-DS q24 joined ``customer_address`` on
+    ``s_zip = ca_zip`` before ``customer``: 40M rows where 0.6M, 4.9 s where DuckDB 0.1 s)."""
+    pairs = _key_pairs(left, left_tables, right, right_tables, conditions)
+    proven = bool(pairs) and proven_unique(right.plan, [b for _, b in pairs])
+    return equi_join_rows(left.plan, right.plan, pairs), not proven
+
+
 def _join_rows(left: Relation, left_tables: frozenset[str], right: Relation,
                right_tables: frozenset[str], conditions: list[exp.Expr]) -> int:
     """Estimated rows of ``left`` (FROM items ``left_tables``) joined to ``right`` on the
     equalities among ``conditions`` of a column of each (``planner.optimizer.estimates.equi_join_rows``)."""
+    return equi_join_rows(left.plan, right.plan,
+                          _key_pairs(left, left_tables, right, right_tables, conditions))
+
+
+def _key_pairs(left: Relation, left_tables: frozenset[str], right: Relation,
+               right_tables: frozenset[str], conditions: list[exp.Expr]) -> list[tuple[str, str]]:
+    """The (left, right) internal column names of the equalities among ``conditions`` of a
+    column of each side."""
     pairs = []
     for condition in conditions:
         if not (isinstance(condition, exp.EQ) and isinstance(condition.this, exp.Column)
@@ -154,7 +175,7 @@ def _join_rows(left: Relation, left_tables: frozenset[str], right: Relation,
                           right.scope.lookup(f"{theirs.table}.{theirs.name}").internal))
         except AnalysisError:
             continue  # ambiguous or computed: no estimate from this condition
-    return equi_join_rows(left.plan, right.plan, pairs)
+    return pairs
 
 
 def plain_inner(join: exp.Join) -> bool:

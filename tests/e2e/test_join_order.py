@@ -97,3 +97,35 @@ def test_empty_tables_join_with_an_answer(tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
         oracle.execute(f"CREATE VIEW {name} AS SELECT * FROM '{tmp_path / name}.parquet'")
     assert result.num_rows == len(oracle.execute(query).fetchall()) == 0
+
+
+def test_a_string_key_of_unknown_distinct_values_joins_after_proven_keys(tmp_path: Path) -> None:
+    """TPC-DS q24's shape: ``addr`` connects to ``store`` by a zip code (many addresses per
+    zip) and to ``cust`` by its key. Estimated alike (a string's distinct values are unknown,
+    so taken as unique), the join whose key the footers prove unique goes first, and the
+    address joins last on both keys, never fact x store x every address of a zip."""
+    tables = {
+        "fact": pa.table({"f_id": list(range(100_000)), "f_store": [k % 10 for k in range(100_000)],
+                          "f_cust": [k * 7 % 1000 for k in range(100_000)]}),
+        "store": pa.table({"s_sk": list(range(10)), "s_zip": [f"z{k % 5}" for k in range(10)]}),
+        "cust": pa.table({"c_sk": list(range(1000)), "c_addr": [k * 3 % 1000 for k in range(1000)],
+                          "c_name": [f"customer number {k:06d}" for k in range(1000)]}),
+        "addr": pa.table({"a_sk": list(range(1000)), "a_zip": [f"z{k % 5}" for k in range(1000)]}),
+    }
+    for name, table in tables.items():
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    query = ("SELECT c_name, count(*) AS n FROM fact, store, cust, addr WHERE f_store = s_sk "
+             "AND f_cust = c_sk AND c_addr = a_sk AND s_zip = a_zip GROUP BY c_name")
+    with Session(workers=2) as session:
+        for name in tables:
+            session.read.parquet(str(tmp_path / f"{name}.parquet")).createOrReplaceTempView(name)
+        frame = session.sql(query)
+        joins = [n for s in frame.staged_plan().stages for n in operators(s.fragment) if isinstance(n, Join)]
+        result = frame.toArrow()
+    top = {sql(k) for k in (*joins[0].left_keys, *joins[0].right_keys)}
+    assert top == {"c_addr", "a_sk", "s_zip", "a_zip"}, [j.left_keys for j in joins]
+    oracle = duckdb.connect()
+    for name in tables:
+        oracle.execute(f"CREATE VIEW {name} AS SELECT * FROM '{tmp_path / name}.parquet'")
+    assert sorted(result.to_pylist(), key=lambda r: r["c_name"]) == sorted(
+        ({"c_name": c, "n": n} for c, n in oracle.execute(query).fetchall()), key=lambda r: r["c_name"])
