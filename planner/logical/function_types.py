@@ -36,6 +36,9 @@ _STRING = frozenset({
     "split_part", "substring_index", "printf", "regexp_substr", "elt", "lcase", "ucase",
     "replace", "decode", "uuid",
 })
+#: Functions whose value differs between calls on the same row: a condition holding one may
+#: not move where it would run a different number of times (``rules.pushdown``).
+NONDETERMINISTIC = frozenset({"uuid"})
 #: ``try_`` arithmetic, by the operator it is typed as.
 TRY_ARITHMETIC = {"try_add": "add", "try_subtract": "sub", "try_multiply": "mul",
                   "try_divide": "div", "try_mod": "mod"}

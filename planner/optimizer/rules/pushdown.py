@@ -8,12 +8,17 @@ when the join does not keep that side's unmatched rows (the right of a left join
 ``o_comment NOT LIKE ...`` in TPC-H Q13's ``ON`` drops orders before they are shuffled).
 A filter moves below a window only where it reads nothing but partition keys that are plain
 columns (Spark's rule): it then drops whole partitions, which changes no other row's window
-values; any other condition would remove rows a window function counts or ranks."""
+values; any other condition would remove rows a window function counts or ranks. Below an
+aggregate, likewise, a deterministic condition on plain grouping keys: TPC-DS q39 reads one
+year's inventory aggregate twice, for January and for February, and each month's rows are
+now chosen before the join and the aggregate, not after."""
 
 from __future__ import annotations
 
-from sparkwire.planner.logical.expressions import Column, Expr
+from sparkwire.planner.logical.expressions import Call, Column, Expr
+from sparkwire.planner.logical.function_types import NONDETERMINISTIC
 from sparkwire.planner.logical.plan import (
+    Aggregate,
     Filter,
     Join,
     Operator,
@@ -24,7 +29,7 @@ from sparkwire.planner.logical.plan import (
     with_children,
 )
 from sparkwire.planner.logical.predicates import conjunction, conjuncts, nonempty_conjunction
-from sparkwire.planner.logical.tree import column_names
+from sparkwire.planner.logical.tree import column_names, transform, walk
 
 #: The joins a filter above may move into the left (right) input of: those that do not pad
 #: that side with NULLs. A part of a join's own condition moves into its left input by
@@ -69,22 +74,37 @@ def _sink(op: Filter) -> Operator:
             return op
         join = with_children(below, [_filtered(below.left, to_left), _filtered(below.right, to_right)])
         return _filtered(join, kept)
-    if isinstance(below, Project | Window):
+    if isinstance(below, Project | Window | Aggregate):
         passing = _passing(below)
-        moved = [p for p in parts if _reads(p) and _reads(p) <= passing]
+        moved = [p for p in parts if _reads(p) and _reads(p) <= passing.keys()
+                 and (not isinstance(below, Aggregate) or _deterministic(p))]
         if not moved:
             return op
         kept = [p for p in parts if p not in moved]
-        return _filtered(with_children(below, [_filtered(below.input, moved)]), kept)
+        renamed = [_renamed(p, passing) for p in moved]
+        return _filtered(with_children(below, [_filtered(below.input, renamed)]), kept)
     return op
 
 
-def _passing(op: Project | Window) -> set[str]:
-    """The columns a condition may read to move below ``op``: those a projection passes
-    through by name, a window's partition keys."""
+def _passing(op: Project | Window | Aggregate) -> dict[str, str]:
+    """The columns a condition may read to move below ``op``, each with its name below:
+    a projection's plain columns (renamed or not), a window's partition keys, an
+    aggregate's plain grouping keys (a condition on them keeps or drops whole groups:
+    Spark's rule, for deterministic conditions)."""
     if isinstance(op, Window):
-        return {k.name for k in op.partition_by if isinstance(k, Column)}
-    return {c.name for c in op.columns if c.expr == Column(name=c.name)}
+        return {k.name: k.name for k in op.partition_by if isinstance(k, Column)}
+    named = op.columns if isinstance(op, Project) else op.keys
+    return {c.name: c.expr.name for c in named if isinstance(c.expr, Column)}
+
+
+def _renamed(predicate: Expr, names: dict[str, str]) -> Expr:
+    return transform(predicate, lambda e: Column(name=names[e.name]) if isinstance(e, Column) else None)
+
+
+def _deterministic(predicate: Expr) -> bool:
+    """Whether ``predicate`` gives one answer for one row; moved below an aggregate it runs
+    once per input row, not once per group."""
+    return not any(isinstance(n, Call) and n.fn in NONDETERMINISTIC for n in walk(predicate))
 
 
 def _reads(predicate: Expr) -> set[str]:
