@@ -53,6 +53,44 @@ def test_the_widest_scale(engine: TaskEngine) -> None:
     assert got == [_exact("1", "3", 37), _exact("-2", "3", 37)]
 
 
+NARROW = [("1.00", "3"), ("2.00", "3"), ("-2.00", "3"), ("1.00", "-8"), ("-1.00", "-8"),
+          ("0.00", "7"), ("-0.01", "2"), ("0.05", "-2"), ("99999999.99", "1"), ("-99999999.99", "99999"),
+          ("2.50", "5"), ("-7.50", "3"), ("12.34", "0"), (None, "3"), ("5.00", None)]
+
+
+@pytest.mark.parametrize(("types", "scale"), [
+    (("decimal(10,2)", "decimal(5,0)"), 6),   # both fit 18 digits: the BIGINT path
+    (("decimal(10,2)", "decimal(5,0)"), 0),
+    (("decimal(10,8)", "decimal(5,0)"), 6),   # a scale below the dividend's: the divisor moves up
+])
+def test_narrow_quotients_round_half_up_and_divide_by_zero_as_spark(
+        engine: TaskEngine, types: tuple[str, str], scale: int) -> None:
+    """Operands of at most 18 digits divide as BIGINTs; the answer is the same exact,
+    HALF_UP quotient, NULL for a NULL operand or (ANSI off) a zero divisor."""
+    a_type, b_type = (pa.decimal128(*map(int, t[8:-1].split(","))) for t in types)
+    pairs = [(a, b) for a, b in NARROW if a is None or len(Decimal(a).as_tuple().digits) <= a_type.precision - a_type.scale + 2]
+    table = pa.table({
+        "a": pa.array([None if a is None else Decimal(a).quantize(Decimal(1).scaleb(-a_type.scale)) for a, _ in pairs], a_type),
+        "b": pa.array([None if b is None else Decimal(b) for _, b in pairs], b_type),
+    })
+    quotient = Call(fn="decimal_div", args=(
+        Cast(expr=Column(name="a"), to=types[0]), Cast(expr=Column(name="b"), to=types[1]), Lit(value=scale)))
+    fragment = Project(input=exchange(table), columns=(NamedExpr(name="q", expr=quotient),))
+    got = run_fragment(engine, fragment, {0: table}, ansi=False).column("q").to_pylist()
+    want = [None if a is None or b is None or Decimal(b) == 0 else _exact(a, b, scale) for a, b in pairs]
+    assert got == want
+
+
+def test_a_literal_divisor_needs_no_zero_check(engine: TaskEngine) -> None:
+    table = pa.table({"a": pa.array([Decimal("2.50"), Decimal("-2.50"), None], pa.decimal128(10, 2))})
+    quotient = Call(fn="decimal_div", args=(
+        Cast(expr=Column(name="a"), to="decimal(10,2)"), Cast(expr=Lit(value=2), to="decimal(1,0)"),
+        Lit(value=1)))
+    fragment = Project(input=exchange(table), columns=(NamedExpr(name="q", expr=quotient),))
+    got = run_fragment(engine, fragment, {0: table}).column("q").to_pylist()
+    assert got == [_exact("2.50", "2", 1), _exact("-2.50", "2", 1), None]
+
+
 def _average(total: str, rows: int, scale: int) -> Decimal:
     with decimal.localcontext() as ctx:
         ctx.prec = 100

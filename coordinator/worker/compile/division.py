@@ -58,21 +58,53 @@ def decimal_divide(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
     """``decimal_div(a, b, scale)``: Spark's exact decimal quotient, rounded HALF_UP to
     ``scale`` digits (DuckDB divides decimals as doubles, 16 digits). ``a`` and ``b`` are
     casts to their decimal types (the planner's), so their scales are known: the quotient of
-    their unscaled 128-bit integers, scaled, is rounded and written back as a decimal."""
+    their unscaled integers, scaled, is rounded and written back as a decimal.
+
+    Where both unscaled operands have at most 18 digits (TPC-DS's ``sum(x) / 2``,
+    ``decimal(10,2)`` shifted 4 digits), they are BIGINTs and the rounding is one division,
+    ``(2|n| + |d|) div 2|d|`` with the quotient's sign: 2.7M rows took 0.63 s in 128-bit
+    integers, 0.05 s so. Wider operands divide as HUGEINTs, rounding by the remainder, as
+    twice a 38-digit one would overflow. A divisor that is a nonzero literal needs no
+    check for zero."""
     arity("decimal_div", list(args), 3)
     a, b, scale_literal = args
-    scales = [_decimal_scale(arg) for arg in (a, b)]
+    (a_digits, a_scale), (b_digits, b_scale) = _decimal_type(a), _decimal_type(b)
     if not isinstance(scale_literal, exp.Literal) or scale_literal.is_string:
         raise CompileError("decimal_div takes the result scale as an integer literal")
     scale = int(scale_literal.this)
-    shift = scale - scales[0] + scales[1]  # digits the dividend gains so the quotient has `scale`
-    numerator = _unscaled(a, max(shift, 0))
-    denominator = _zero_guard(a, _unscaled(b, max(-shift, 0)), ansi, "DIVIDE_BY_ZERO",
-                              "Division by zero", "try_divide")
+    shift = scale - a_scale + b_scale  # digits the dividend gains so the quotient has `scale`
+    narrow = a_digits + max(shift, 0) <= 18 and b_digits + max(-shift, 0) <= 18
+    integer = "BIGINT" if narrow else "HUGEINT"
+    numerator = _unscaled(a, max(shift, 0), integer)
+    denominator = _unscaled(b, max(-shift, 0), integer)
+    if not _nonzero_literal(b):
+        denominator = _zero_guard(a, denominator, ansi, "DIVIDE_BY_ZERO", "Division by zero",
+                                  "try_divide")
+    if narrow:
+        doubled = exp.Mul(this=exp.Literal.number(2), expression=exp.Abs(this=denominator))
+        magnitude = exp.IntDiv(
+            this=exp.Paren(this=exp.Add(this=exp.Mul(this=exp.Literal.number(2),
+                                                     expression=exp.Abs(this=numerator)),
+                                        expression=exp.Abs(this=denominator.copy()))),
+            expression=exp.Paren(this=doubled))
+        signs = exp.Mul(this=exp.Anonymous(this="sign", expressions=[numerator.copy()]),
+                        expression=exp.Anonymous(this="sign", expressions=[denominator.copy()]))
+        return decimal_text(exp.Mul(this=magnitude, expression=signs), scale)
     quotient = exp.IntDiv(this=numerator, expression=exp.Paren(this=denominator))
     rest = exp.Mod(this=numerator, expression=exp.Paren(this=denominator))
     return decimal_text(exp.Add(this=quotient, expression=_half_up(numerator, rest, denominator)),
                         scale)
+
+
+def _nonzero_literal(value: exp.Expr) -> bool:
+    """Whether ``value`` (a cast to a decimal type) casts a number literal other than 0."""
+    inner = value.this if isinstance(value, exp.Cast) else None
+    if not isinstance(inner, exp.Literal) or inner.is_string:
+        return False
+    try:
+        return decimal.Decimal(inner.this) != 0
+    except decimal.InvalidOperation:
+        return False
 
 
 def _half_up(numerator: exp.Expr, rest: exp.Expr,
@@ -171,21 +203,22 @@ def _decimal_type(arg: exp.Expr) -> tuple[int, int]:
     return int(to.expressions[0].this.this), int(to.expressions[1].this.this)
 
 
-def _unscaled(value: exp.Expr, extra: int) -> exp.Expr:
-    """The decimal ``value`` times ``10^(its scale + extra)`` as a HUGEINT, exactly. Where
-    ``precision + scale`` is at most 38, DuckDB's decimal product by ``10^scale`` holds it
-    (and costs a multiplication); past that it would overflow (10^20 as a DECIMAL(38,18)
-    times 10^18), so the digits are read from the decimal's text, which has every digit of
-    its scale (and costs formatting a string per row: TPC-H Q17's 200K averages)."""
+def _unscaled(value: exp.Expr, extra: int, integer: str = "HUGEINT") -> exp.Expr:
+    """The decimal ``value`` times ``10^(its scale + extra)`` as an ``integer`` (HUGEINT, or
+    BIGINT where the caller knows it fits), exactly. Where ``precision + scale`` is at most
+    38, DuckDB's decimal product by ``10^scale`` holds it (and costs a multiplication); past
+    that it would overflow (10^20 as a DECIMAL(38,18) times 10^18), so the digits are read
+    from the decimal's text, which has every digit of its scale (and costs formatting a
+    string per row: TPC-H Q17's 200K averages)."""
     precision, scale = _decimal_type(value)
     if precision + scale <= 38:
         power = exp.Cast(this=exp.Literal.number(10 ** scale), to=duckdb_type(f"decimal({scale + 1},0)"))
-        unscaled = cast(exp.Mul(this=paren(value), expression=power), "HUGEINT")
+        unscaled = cast(exp.Mul(this=paren(value), expression=power), integer)
     else:
-        unscaled = cast(call("replace", cast(value, "VARCHAR"), ".", ""), "HUGEINT")
+        unscaled = cast(call("replace", cast(value, "VARCHAR"), ".", ""), integer)
     if not extra:
         return unscaled
-    return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), "HUGEINT"))
+    return exp.Mul(this=unscaled, expression=cast(exp.Literal.number(10 ** extra), integer))
 
 
 def remainder(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
