@@ -73,6 +73,11 @@ class Scope:
     def __init__(self, attributes: Sequence[Attribute]) -> None:
         self.attributes = tuple(attributes)
         self.types = {a.internal: a.type for a in self.attributes}
+        #: The attributes by folded name, in order: a lookup scanned them all (a TPC-DS
+        #: join's scope holds over a hundred), 5 % of planning.
+        self._by_name: dict[str, list[Attribute]] = {}
+        for a in self.attributes:
+            self._by_name.setdefault(a.name.casefold(), []).append(a)
 
     @property
     def names(self) -> list[str]:
@@ -136,13 +141,12 @@ class Scope:
         if "." in name:
             qualifier, rest = name.split(".", 1)
             qualified = [
-                a for a in self.attributes
+                a for a in self._by_name.get(rest.casefold(), ())
                 if a.qualifier is not None and a.qualifier.casefold() == qualifier.casefold()
-                and a.name.casefold() == rest.casefold()
             ]
             if qualified:
                 return qualified
-        return [a for a in self.attributes if a.name.casefold() == name.casefold()]
+        return list(self._by_name.get(name.casefold(), ()))
 
     def resolve(self, expr: Expr, first: Callable[[Expr], Expr | None] | None = None) -> Expr:
         """``expr`` with every user reference replaced by the plan column it means; where

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from sparkwire.planner.logical.identifiers import MAX_IDENTIFIER_LENGTH
 from sparkwire.planner.logical.expressions import (
@@ -50,36 +50,58 @@ def walk(
 
 
 def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
-    """Rebuild ``expr`` top-down; where ``replace`` returns a node it is used as is."""
+    """Rebuild ``expr`` top-down; where ``replace`` returns a node it is used as is. A node
+    whose children all come back as they were is kept, not built again: most of a tree is
+    untouched by a rewrite, and validating its copies was a tenth of planning."""
     new = replace(expr)
     if new is not None:
         return new
     if isinstance(expr, Call):
-        return Call(fn=expr.fn, args=tuple(transform(a, replace) for a in expr.args))
+        args = tuple(transform(a, replace) for a in expr.args)
+        return expr if _same(args, expr.args) else Call(fn=expr.fn, args=args)
     if isinstance(expr, Grouping):
-        return expr.model_copy(update={"args": tuple(transform(a, replace) for a in expr.args)})
+        args = tuple(transform(a, replace) for a in expr.args)
+        return expr if _same(args, expr.args) else expr.model_copy(update={"args": args})
     if isinstance(expr, AggCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
         other = None if expr.other is None else transform(expr.other, replace)
+        if arg is expr.arg and other is expr.other:
+            return expr
         return expr.model_copy(update={"arg": arg, "other": other})
     if isinstance(expr, Case):
         branches = tuple((transform(c, replace), transform(v, replace)) for c, v in expr.branches)
         otherwise = None if expr.otherwise is None else transform(expr.otherwise, replace)
+        if otherwise is expr.otherwise and all(
+                _same(new, old) for new, old in zip(branches, expr.branches, strict=True)):
+            return expr
         return Case(branches=branches, otherwise=otherwise)
     if isinstance(expr, Cast):
-        return expr.model_copy(update={"expr": transform(expr.expr, replace)})
+        inner = transform(expr.expr, replace)
+        return expr if inner is expr.expr else expr.model_copy(update={"expr": inner})
     if isinstance(expr, WindowCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
         default = None if expr.default is None else transform(expr.default, replace)
+        if arg is expr.arg and default is expr.default:
+            return expr
         return expr.model_copy(update={"arg": arg, "default": default})
     if isinstance(expr, Over):
+        function = transform(expr.function, replace)
+        partition_by = tuple(transform(e, replace) for e in expr.partition_by)
+        order_exprs = tuple(transform(k.expr, replace) for k in expr.order_by)
+        if function is expr.function and _same(partition_by, expr.partition_by) and _same(
+                order_exprs, tuple(k.expr for k in expr.order_by)):
+            return expr
         return expr.model_copy(update={
-            "function": transform(expr.function, replace),
-            "partition_by": tuple(transform(e, replace) for e in expr.partition_by),
-            "order_by": tuple(k.model_copy(update={"expr": transform(k.expr, replace)})
-                              for k in expr.order_by),
+            "function": function,
+            "partition_by": partition_by,
+            "order_by": tuple(k.model_copy(update={"expr": e})
+                              for k, e in zip(expr.order_by, order_exprs, strict=True)),
         })
     return expr
+
+
+def _same(new: Sequence[object], old: Sequence[object]) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True))
 
 
 def column_names(expr: Expr, *, into_aggregates: bool = True) -> list[str]:
