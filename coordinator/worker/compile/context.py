@@ -31,14 +31,16 @@ class Context(Expressions):
     query reads."""
 
     def __init__(self, ansi: bool, time_zone: str, compile_operator: OperatorCompiler,
-                 shared: frozenset[Operator] = frozenset()) -> None:
+                 shared: dict[int, int] | None = None) -> None:
         super().__init__(ansi, time_zone)
         self._aliases = 0
         self._compile_operator = compile_operator
         self.leaves = Leaves(time_zone)
-        self._shared = shared
-        self._cte_names: dict[Operator, str] = {}
-        #: The compiled shared subtrees (``shared``), each after those it reads.
+        #: The nodes (by ``id``) of subtrees to compile once, each its class of equal ones
+        #: (``shared``), and each class's CTE once compiled.
+        self._shared = shared or {}
+        self._cte_names: dict[int, str] = {}
+        #: The compiled shared subtrees, each after those it reads.
         self.ctes: list[tuple[str, exp.Select]] = []
 
     def derived(self, query: exp.Query) -> exp.Subquery:
@@ -52,12 +54,13 @@ class Context(Expressions):
     def input(self, op: Operator) -> exp.Subquery:
         """``op`` compiled as a derived table: what an operator reads from; a shared subtree
         compiles once, as a CTE (``shared``), and each reference reads it."""
-        if op not in self._shared:
+        shared = self._shared.get(id(op))
+        if shared is None:
             return self.derived(self.operator(op))
-        name = self._cte_names.get(op)
+        name = self._cte_names.get(shared)
         if name is None:
             query = self.operator(op)
-            name = self._cte_names[op] = f"_c{len(self.ctes)}"
+            name = self._cte_names[shared] = f"_c{len(self.ctes)}"
             self.ctes.append((name, query))
         return self.derived(star_from(exp.to_table(name)))
 

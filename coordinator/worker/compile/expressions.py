@@ -50,7 +50,7 @@ class Expressions:
         self.time_zone = time_zone
 
     def named(self, named: NamedExpr) -> exp.Expr:
-        return exp.alias_(self.expr(named.expr), ident(named.name))
+        return exp.alias_(self.expr(named.expr), ident(named.name), copy=False)
 
     def sort_key(self, key: SortKey) -> exp.Ordered:
         return exp.Ordered(

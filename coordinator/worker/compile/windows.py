@@ -30,7 +30,7 @@ def window(ctx: Context, op: Window) -> exp.Select:
     inputs = output_columns(op.input)
     unique_names([*inputs, *(f.name for f in op.functions)], "window")
     source = ctx.input(op.input)
-    items = [exp.alias_(_over(ctx, op, f), ident(f.name)) for f in op.functions]
+    items = [exp.alias_(_over(ctx, op, f), ident(f.name), copy=False) for f in op.functions]
     return select_from([*map(col, inputs), *items], source)
 
 
