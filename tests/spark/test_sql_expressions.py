@@ -11,7 +11,7 @@ import pytest
 
 from sparkwire import AnalysisError
 from sparkwire import functions as F
-from tests.spark.compare import assert_same
+from tests.spark.compare import assert_same, sql_program
 
 DATA = pa.table({
     "s": pa.array(["a.b.c", "hello world", "", None, "a.b.c", "x1y22"]),
@@ -81,3 +81,18 @@ def test_sql_aliases_keep_their_spelling(spark, sessions):
         assert want == ["MyName", "X", "a"]
         for session in sessions:
             assert session.sql(query).columns == want, query
+
+
+COERCIONS = """
+SELECT d > '2020-01-01' AS later, d = '2020-02-29' AS leap, d BETWEEN '2020-01-01' AND '2021-12-31' AS within,
+       s || i AS joined, x = '2.675' AS same_text, i = '3' AS same_int
+FROM t
+"""
+
+
+@pytest.mark.slow
+def test_sql_text_coerces_strings_as_spark_does(spark, sessions) -> None:
+    """Strings compared with dates or used in arithmetic: Spark's implicit casts, which
+    sparkwire's analyzer applies (sqlglot's type annotation and canonicalisation are not
+    run: they cost a fifth of SQL planning and Spark's rules are the analyzer's)."""
+    assert_same(sql_program(COERCIONS), [DATA], spark, sessions)
