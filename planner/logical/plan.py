@@ -346,8 +346,8 @@ def with_children(op: OperatorT, inputs: Sequence[Operator]) -> OperatorT:
     """``op`` over new inputs, everything else kept."""
     if len(inputs) != len(op.INPUTS):
         raise ValueError(f"{type(op).__name__} takes {len(op.INPUTS)} input(s), got {len(inputs)}")
-    if not inputs:
-        return op
+    if all(new is getattr(op, name) for name, new in zip(op.INPUTS, inputs, strict=True)):
+        return op  # rebuilding trees bottom-up mostly hands each node its own inputs back
     # Node's model_copy, called with op: the checker then keeps op's own operator class
     return Node.model_copy(op, update=dict(zip(op.INPUTS, inputs, strict=True)))
 
