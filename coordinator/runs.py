@@ -9,7 +9,7 @@ from __future__ import annotations
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.taskplan import TaskPlan
 from sparkwire.planner.logical.plan import Operator, operators, transform_up
-from sparkwire.planner.logical.sources import FILE_SCANS, RangeSource
+from sparkwire.planner.logical.sources import FILE_SCANS, FileSplit, ParquetScan, RangeSource
 from sparkwire.planner.logical.ranges import task_slice
 from sparkwire.planner.logical.staged import Stage
 
@@ -31,13 +31,18 @@ def task_plan(scheduler: Scheduler, run: Run, query_id: str, report_to: str,
 
 def narrow(stage: Stage, task: int) -> Operator:
     """The stage's fragment as task ``task`` runs it: each file scan restricted to the
-    task's splits that are its own (two scans of a co-located join share a stage), a
-    generated range to the task's slice."""
+    task's splits that are its own (two scans of a co-located join share a stage, and the
+    two sides of a UNION ALL), a generated range to the task's slice."""
 
     def narrow(op: Operator) -> Operator:
         if isinstance(op, FILE_SCANS) and stage.splits:
             own = set(op.splits)
-            return op.model_copy(update={"splits": tuple(s for s in stage.splits[task] if s in own)})
+            mine = tuple(s for s in stage.splits[task] if s in own)
+            if not mine and isinstance(op, ParquetScan):
+                # a task of the other side of a UNION ALL stage: none of this scan's rows,
+                # its schema from its first file (``planner.physical.stages``)
+                mine = (FileSplit(path=op.splits[0].path, row_groups=()),)
+            return op.model_copy(update={"splits": mine})
         if isinstance(op, RangeSource):
             return task_slice(op, task, stage.tasks)
         return op

@@ -71,7 +71,8 @@ class EngineInterrupted(EngineError):
 
 def row_group_sql(splits: Sequence[FileSplit]) -> str:
     """A query reading the splits' row groups with ``read_parquet``: one branch per run of
-    consecutive row groups, filtered on its ``file_row_number`` range, in split order."""
+    consecutive row groups, filtered on its ``file_row_number`` range, in split order; a
+    split of no row groups reads the file's columns and no rows."""
     if not splits:
         raise ValueError("a row-group scan needs at least one split")
     branches = []
@@ -84,6 +85,8 @@ def row_group_sql(splits: Sequence[FileSplit]) -> str:
         for start, stop in _row_ranges(split):
             rows = exp.column("file_row_number")
             branches.append(select.where(exp.and_(rows >= start, rows < stop)))
+        if not branches and split.row_groups == ():  # no rows: a task of a UNION ALL's other side
+            branches.append(select.where(exp.false()))
     query: exp.Expression = branches[0]
     for branch in branches[1:]:
         query = exp.Union(this=query, expression=branch, distinct=False, by_name=True)

@@ -50,9 +50,21 @@ def test_an_aggregate_read_twice_is_computed_once(engine: TaskEngine, table: pa.
 
 
 def test_a_subtree_read_once_or_without_work_is_inlined(table: pa.Table) -> None:
-    filtered = Filter(input=exchange(table), predicate=Call(fn="gt", args=(col("x"), Lit(value=0))))
-    assert "MATERIALIZED" not in sql(SetOperation(left=filtered, right=filtered, kind="union", all=True))
     assert "MATERIALIZED" not in sql(renamed(sums(table)))
+
+
+def test_an_input_stream_read_twice_is_read_once(engine: TaskEngine, table: pa.Table) -> None:
+    """A filter is not worth materializing, but the exchange under it is a stream DuckDB can
+    scan once: the union of an input with itself reads it through one CTE (it failed with
+    "this RecordBatchReader has already been consumed")."""
+    filtered = Filter(input=exchange(table), predicate=Call(fn="gt", args=(col("x"), Lit(value=0))))
+    fragment = SetOperation(left=filtered, right=filtered, kind="union", all=True)
+    text = sql(fragment)
+    assert text.count("MATERIALIZED") == 1 and text.count("WHERE") == 2
+    got = run_fragment(engine, fragment, {0: table})
+    want = oracle(table, "SELECT * FROM t WHERE x > 0 UNION ALL SELECT * FROM t WHERE x > 0")
+    key = lambda r: (r["id"],)  # noqa: E731
+    assert sorted(got.to_pylist(), key=key) == sorted(want.to_pylist(), key=key)
 
 
 def test_a_shared_sort_shares_its_input_not_its_order(engine: TaskEngine, table: pa.Table) -> None:

@@ -9,7 +9,10 @@ on the text). A subtree the fragment reads twice or more is compiled once, as a
 
 Only subtrees that do real work are shared (a join, an aggregate, a window, an expand, a
 generate): re-reading a filtered scan costs less than materializing it. A ``Sort`` is never
-a CTE's root, so no order has to survive a materialization; its input may be shared.
+a CTE's root, so no order has to survive a materialization; its input may be shared. An
+exchange or a cached source read twice is always shared: the worker registers it as a
+stream, which DuckDB can scan once (a UNION ALL of a table with itself failed with "this
+RecordBatchReader has already been consumed").
 
 Equal subtrees are found by one key per node, built bottom-up from the node's own fields
 and its inputs' keys, so each node is hashed once: hashing every subtree whole (the plan
@@ -20,13 +23,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sparkwire.planner.logical.plan import (Aggregate, Expand, Generate, Join, Operator, Sort,
-                                            Window, children, operators)
+from sparkwire.planner.logical.plan import (Aggregate, Exchange, Expand, Generate, Join, Operator,
+                                            Sort, Window, children, operators)
+from sparkwire.planner.logical.sources import CachedSource
 
 __all__ = ["shared_subtrees"]
 
 #: Operators whose work is worth more than materializing their output.
 _WORK = (Join, Aggregate, Window, Expand, Generate)
+#: Leaves the worker hands DuckDB as streams, which can be read once.
+_STREAMS = (Exchange, CachedSource)
 
 
 def shared_subtrees(root: Operator) -> dict[int, int]:
@@ -66,7 +72,7 @@ def _keys(root: Operator) -> dict[int, int]:
 
 
 def _shareable(op: Operator, works: dict[int, bool]) -> bool:
-    return not isinstance(op, Sort) and _works(op, works)
+    return isinstance(op, _STREAMS) or (not isinstance(op, Sort) and _works(op, works))
 
 
 def _works(op: Operator, works: dict[int, bool]) -> bool:
