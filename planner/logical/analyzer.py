@@ -206,12 +206,12 @@ class Relation:
 
 
 def _map_lookups(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
-    """``element_at`` and ``[]`` of a map are key lookups (``map_value``), ``[]`` of a
-    struct takes a field: the worker's array forms are 1- and 0-based indexes that fail
-    out of bounds, as Spark's do."""
+    """``element_at``, ``try_element_at`` and ``[]`` of a map are key lookups
+    (``map_value``), ``[]`` of a struct takes a field: the worker's array forms are 1- and
+    0-based indexes that fail out of bounds (``try_element_at``'s give NULL), as Spark's do."""
 
     def visit(node: Expr) -> Expr | None:
-        if isinstance(node, Call) and node.fn in ("element_at", "get_item"):
+        if isinstance(node, Call) and node.fn in ("element_at", "get_item", "try_element_at"):
             args = tuple(_map_lookups(a, columns) for a in node.args)
             container = types.infer(args[0], columns)
             if pa.types.is_map(container):

@@ -181,6 +181,13 @@ ScalarFunction = Literal[
     "create_map",
     "map_keys",
     "map_values",
+    # more arrays and maps (planner.logical.functions.arrays and maps, planner.logical.array_types,
+    # worker.compile.calls_arrays and calls_maps)
+    "array_size", "cardinality", "array_compact", "array_max", "array_min", "flatten",
+    "array_append", "array_prepend", "array_position", "array_remove", "array_repeat",
+    "arrays_overlap", "array_union", "array_intersect", "array_except", "get", "try_element_at",
+    "slice", "array_insert", "arrays_zip", "sequence", "array_join",
+    "map_contains_key", "map_entries", "map_from_arrays", "map_from_entries", "map_concat",
     # failing the query on purpose (planner.logical.functions.assertions): (error class, message)
     # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
     "raise_error",

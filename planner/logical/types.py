@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import collection_types, function_types, typenames
+from sparkwire.planner.logical import array_types, collection_types, function_types, typenames
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -227,6 +227,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     args = [infer(a, columns) for a in expr.args]
     if expr.fn in collection_types.COLLECTION_FUNCTIONS:
         return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
+    if expr.fn in array_types.ARRAY_FUNCTIONS:
+        return array_types.call_type(expr, [_plain(a) for a in args], common_all)
     if expr.fn in function_types.FUNCTIONS:
         if expr.fn == "printf":
             _check_format_arguments(expr, args)
