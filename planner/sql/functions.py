@@ -22,6 +22,7 @@ from sqlglot.time import format_time
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
+from sparkwire.planner.sql.array_functions import ARRAY_CLASSES, ARRAY_NAMES
 from sparkwire.planner.sql.collections import Translate, collection
 from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
 
@@ -107,11 +108,12 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.Grouping: (("expressions",), "grouping"),
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
+    **ARRAY_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES,
+    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES, *ARRAY_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -42,6 +42,9 @@ def arrays_program(api, df):
         F_.array_remove("s", ""), F_.array_repeat("i", 2), F_.array_repeat("s", "n"),
         F_.arrays_overlap("a", "b"), F_.array_union("a", "b"), F_.array_intersect("a", "b"),
         F_.array_except("a", "b"), F_.array_union("b", F_.array(F_.lit(0), F_.lit(None))).alias("bu"),
+        F_.array_union("d", F_.array(F_.lit(0.0), F_.lit(math.nan))).alias("du"),
+        F_.array_intersect("d", F_.array(F_.lit(0.0), F_.lit(math.nan))).alias("di"),
+        F_.array_except("d", F_.array(F_.lit(1.5))).alias("de"),
         F_.get("a", 0), F_.get("a", "n"), F_.try_element_at("a", F_.lit(-1)),
         F_.try_element_at("a", F_.col("i")), F_.slice("a", 2, 2), F_.slice("a", -2, 5),
         F_.slice("s", 1, 0), F_.slice("a", F_.col("i"), F_.lit(1)),
@@ -81,3 +84,53 @@ def test_map_functions_match_pyspark(spark, sessions) -> None:
     # is checked by test_failures_are_sparks
     keyed = DATA.filter(pa.compute.field("i").isin([1, -1, 3, 5, -3]))
     assert_same(maps_program, [keyed], spark, sessions)
+
+
+SQL = sql_program(
+    "SELECT cardinality(a), array_append(a, 1), array_prepend(s, 'p'), array_compact(a), "
+    "array_max(d), array_min(a), array_position(a, 3), array_remove(a, 3), array_repeat(i, 2), "
+    "array_join(s, ',', '?'), array_join(s, '/'), slice(a, 2, 3), flatten(array(a, b)), "
+    "arrays_overlap(a, b), array_union(a, b), array_intersect(a, b), array_except(a, b), "
+    "sequence(1, i), sequence(10, 0, -4), get(a, 1), try_element_at(a, -2), arrays_zip(a, b), "
+    "array_insert(a, 2, 0), map_contains_key(map('k', i), 'k'), map_entries(map('k', i)), "
+    "map_from_arrays(array('x'), array(i)), map_from_entries(array(struct(i, n))) AS fe, "
+    "map_concat(map('k', i), map('j', n)) AS mc, try_element_at(map('k', i), 'k') FROM t "
+    "WHERE i IS NOT NULL")
+
+
+@pytest.mark.slow
+def test_sql_text_matches_pyspark(spark, sessions) -> None:
+    assert_same(SQL, [DATA], spark, sessions[:1])
+
+
+@pytest.mark.parametrize(("column", "condition"), [
+    (F.try_element_at(F.col("a"), F.lit(0)), "INVALID_INDEX_OF_ZERO"),
+    (F.slice("a", 0, 1), "INVALID_PARAMETER_VALUE.START"),
+    (F.slice("a", 1, -1), "INVALID_PARAMETER_VALUE.LENGTH"),
+    (F.array_insert("a", 0, 1), "INVALID_INDEX_OF_ZERO"),
+    (F.map_from_arrays("b", "b"), "NULL_MAP_KEY"),
+    (F.map_from_arrays(F.array(F.lit(1), F.lit(1)), F.array("i", "n")), "DUPLICATED_MAP_KEY"),
+    (F.map_concat(F.create_map(F.lit(1), "i"), F.create_map(F.lit(1), "n")), "DUPLICATED_MAP_KEY"),
+])
+def test_failures_are_sparks(sessions, column, condition) -> None:
+    """Spark fails these queries with these conditions (each checked against PySpark 4.3
+    while writing this test; a comparison here would start a Spark job per case)."""
+    with pytest.raises(QueryError) as failure:
+        sessions[0].createDataFrame(DATA).select(column).collect()
+    assert failure.value.getCondition() == condition
+
+
+def test_sequence_of_a_wrong_step_fails_as_sparks(sessions) -> None:
+    """Spark's message, a bare requirement without an error condition."""
+    df = sessions[0].createDataFrame(DATA).select(F.sequence(F.lit(1), F.lit(5), F.lit(-1)))
+    with pytest.raises(QueryError, match="Illegal sequence boundaries: 1 to 5 by -1") as failure:
+        df.collect()
+    assert failure.value.getCondition() is None
+
+
+def test_refusals_name_the_type(sessions) -> None:
+    df = sessions[0].createDataFrame(DATA)
+    with pytest.raises(AnalysisError, match="array_join takes an array of strings"):
+        df.select(F.array_join("d", ","))
+    with pytest.raises(AnalysisError, match="sequence takes integers"):
+        df.select(F.sequence(F.lit(1.0), F.lit(2.0)))

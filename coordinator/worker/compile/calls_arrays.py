@@ -23,8 +23,11 @@ each rule is written where it is applied:
 - ``array_repeat`` of a negative count is ``[]``; ``array_join`` skips NULL elements unless
   a replacement is given;
 - ``sequence(start, stop[, step])`` steps by 1 or -1 towards ``stop`` by default and
-  includes ``stop``; a step of the wrong sign (or 0 between different bounds) fails as
-  with Spark's ``INVALID_SEQUENCE_BOUNDARIES`` (DuckDB's ``generate_series`` gives ``[]``);
+  includes ``stop``; a step of the wrong sign (or 0 between different bounds) fails with
+  Spark's message, which names no error condition (DuckDB's ``generate_series`` gives ``[]``);
+- ``array_max``/``array_min`` skip NULLs and order NaN above every number, as both engines do;
+  the set operations of floating-point elements take -0.0 as 0.0, as Spark's hash sets do
+  (DuckDB tells them apart): the planner flags them (``planner.logical.typed_calls``);
 - ``arrays_zip`` pads the shorter arrays with NULLs, and is NULL when any array is.
 """
 
@@ -73,9 +76,10 @@ _SLICE_LENGTH = _error(
     "INVALID_PARAMETER_VALUE.LENGTH",
     "The value of parameter(s) `length` in `slice` is invalid: Expects `length` greater than or "
     "equal to 0, but got ", ":l", ".")
-_SEQUENCE_BOUNDS = _error(
-    "INVALID_SEQUENCE_BOUNDARIES", "Illegal sequence boundaries: ", ":a", " to ", ":b", " by ",
-    ":s", ".")
+# Spark fails these with a bare requirement, no error condition
+_SEQUENCE_BOUNDS = (
+    "error('requirement failed: Illegal sequence boundaries: ' || CAST(:a AS VARCHAR) || ' to ' "
+    "|| CAST(:b AS VARCHAR) || ' by ' || CAST(:s AS VARCHAR))")
 
 # the 0-based start of a slice, from Spark's 1-based or negative ``start``
 _START = "(CASE WHEN :s > 0 THEN :s - 1 ELSE len(:a) + :s END)"
@@ -137,6 +141,24 @@ _JOIN_REPLACING = template(
 _STEP = template("CASE WHEN :a <= :b THEN 1 ELSE -1 END")
 
 
+_ZEROS_AS_ZERO = template(f"list_transform(:a, lambda {_X}: {_X} + 0)")
+
+
+def _set_operation(name: str) -> Builder:
+    """``name(a, b)``, or with a true flag (floating-point elements, ``planner.logical.
+    typed_calls``) over ``a`` and ``b`` whose -0.0 is 0.0, as Spark's hash sets keep it."""
+    build = _BUILDERS[name]
+
+    def operation(args: list[exp.Expr]) -> exp.Expr:
+        if len(args) == 3:
+            if not isinstance(args[2], exp.Boolean):
+                raise CompileError(f"{name} takes a boolean literal flag")
+            args = [_ZEROS_AS_ZERO(a=args[0]), _ZEROS_AS_ZERO(a=args[1])]
+        return build(args)
+
+    return operation
+
+
 def _array_join(args: list[exp.Expr]) -> exp.Expr:
     if len(args) == 2:
         return _JOIN(a=args[0], d=args[1])
@@ -179,4 +201,5 @@ ARRAY_CALLS: dict[str, Builder] = {
     "sequence": _sequence,
     "array_join": _array_join,
     "arrays_zip": _arrays_zip,
+    **{name: _set_operation(name) for name in ("array_union", "array_intersect", "array_except")},
 }
