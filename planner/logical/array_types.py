@@ -16,7 +16,14 @@ Rules (Spark's):
 - ``sequence`` an array of the common integer type of its bounds;
 - ``map_entries`` an array of ``struct<key, value>``; ``map_from_arrays`` the map of the
   two element types; ``map_from_entries`` the map of the struct's two field types;
-  ``map_concat`` its arguments' one map type.
+  ``map_concat`` its arguments' one map type;
+- of the higher-order functions (their lambdas typed by ``planner.logical.lambdas``, an
+  argument's type its body's): ``transform`` an array of the body's type, ``zip_with`` too;
+  ``filter`` keeps the array's type, ``exists``/``forall`` are ``bool``, each body a
+  ``bool``; ``aggregate``/``reduce`` the type of ``finish``, else of ``zero``, whose type
+  ``merge`` must keep (Spark's rule; sparkwire asks for the cast rather than widening);
+  ``map_filter`` keeps the map's type, ``transform_keys``/``transform_values`` replace the
+  key or value type by the body's.
 
 An argument of the wrong kind (``array_max`` of a string) is an ``AnalysisError`` naming
 the function and the type it got.
@@ -40,7 +47,11 @@ _WIDENED = frozenset({"array_append", "array_prepend", "array_insert"})
 _SET_OPERATIONS = frozenset({"array_union", "array_intersect", "array_except", "arrays_overlap"})
 _INTEGERS = (pa.int8(), pa.int16(), pa.int32(), pa.int64())
 
-ARRAY_FUNCTIONS = frozenset({
+_HIGHER_ORDER = frozenset({
+    "transform", "filter", "exists", "forall", "aggregate", "reduce", "zip_with", "map_filter",
+    "transform_keys", "transform_values",
+})
+ARRAY_FUNCTIONS = _HIGHER_ORDER | frozenset({
     "array_size", "cardinality", "array_position", "array_join", "try_element_at", "array_repeat",
     "flatten", "arrays_zip", "sequence", "map_contains_key", "map_entries", "map_from_arrays",
     "map_from_entries", "map_concat",
@@ -49,6 +60,8 @@ ARRAY_FUNCTIONS = frozenset({
 
 def call_type(expr: Call, args: list[pa.DataType], common_all: Common) -> pa.DataType:
     fn = expr.fn
+    if fn in _HIGHER_ORDER:
+        return _higher_order(fn, args)
     if fn in ("array_size", "cardinality"):
         if not (pa.types.is_list(args[0]) or (fn == "cardinality" and pa.types.is_map(args[0]))):
             raise AnalysisError(f"{fn} takes an array, got {args[0]}")
@@ -79,6 +92,26 @@ def call_type(expr: Call, args: list[pa.DataType], common_all: Common) -> pa.Dat
     if fn == "sequence":
         return array_of(common_all([_integer(fn, t) for t in args if not pa.types.is_null(t)]))
     return _map_type(fn, args)
+
+
+def _higher_order(fn: str, args: list[pa.DataType]) -> pa.DataType:
+    """``args`` are the collections', ``zero``'s and the lambda bodies' types."""
+    if fn in ("aggregate", "reduce"):
+        if args[2] != args[1]:
+            raise AnalysisError(f"{fn}: the merge function gives {args[2]}, not the type of the "
+                                f"start value, {args[1]}; cast the start value")
+        return args[-1]
+    if fn in ("filter", "exists", "forall", "map_filter") and not pa.types.is_boolean(args[-1]):
+        raise AnalysisError(f"{fn} takes a lambda giving a boolean, got {args[-1]}")
+    if fn == "transform":
+        return array_of(args[1])
+    if fn == "zip_with":
+        return array_of(args[2])
+    if fn == "transform_keys":
+        return pa.map_(args[1], _map(fn, args[0]).item_type)
+    if fn == "transform_values":
+        return pa.map_(_map(fn, args[0]).key_type, args[1])
+    return pa.bool_() if fn in ("exists", "forall") else args[0]
 
 
 def _map_type(fn: str, args: list[pa.DataType]) -> pa.DataType:

@@ -28,6 +28,8 @@ from sparkwire.planner.logical.expressions import (
     Expr,
     Frame,
     Grouping,
+    Lambda,
+    LambdaVar,
     Lit,
     NamedExpr,
     Over,
@@ -199,6 +201,10 @@ def _render(expr: Expr, naming: bool) -> str:
         return _window_call(expr, naming)
     if isinstance(expr, Over):
         return _over(expr, naming)
+    if isinstance(expr, LambdaVar):
+        return expr.name
+    if isinstance(expr, Lambda):  # Spark's spelling
+        return f"lambdafunction({r(expr.body)}, {', '.join(expr.params)})"
     if isinstance(expr, Case):
         parts = [f"WHEN {r(c)} THEN {r(v)}" for c, v in expr.branches]
         if expr.otherwise is not None:

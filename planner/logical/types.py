@@ -61,7 +61,9 @@ from sparkwire.planner.logical import array_types, collection_types, function_ty
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Expr, Grouping, Lit, Over, WindowCall
+from sparkwire.planner.logical.expressions import (
+    AggCall, Call, Case, Cast, Column, Expr, Grouping, Lambda, LambdaVar, Lit, Over, WindowCall,
+)
 
 _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
@@ -186,6 +188,10 @@ def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
             return _window(expr, columns)
         case Call():
             return _call(expr, columns)
+        case LambdaVar() if expr.type is not None:  # typed by planner.logical.lambdas
+            return from_name(expr.type)
+        case Lambda():  # a lambda's type is its body's, as an argument sees it
+            return infer(expr.body, columns)
     raise AnalysisError(f"cannot type expression {type(expr).__name__}")
 
 

@@ -134,3 +134,28 @@ def test_refusals_name_the_type(sessions) -> None:
         df.select(F.array_join("d", ","))
     with pytest.raises(AnalysisError, match="sequence takes integers"):
         df.select(F.sequence(F.lit(1.0), F.lit(2.0)))
+
+
+def higher_order_program(api, df):
+    """Lambdas named by hand: PySpark numbers their parameters from a counter in its JVM."""
+    F_ = api.F
+    m = F_.map_from_arrays(F_.array(F_.lit("k"), F_.lit("j")), F_.array("i", "n"))
+    return df.select(
+        F_.transform("a", lambda x: x + F_.col("i")).alias("t"),
+        F_.transform("s", lambda x, i: F_.concat(x, i.cast("string"))).alias("ti"),
+        F_.filter("a", lambda x: x > 1).alias("f"), F_.filter("d", lambda x, i: i > 0).alias("fi"),
+        F_.exists("a", lambda x: x > 2).alias("e"), F_.forall("a", lambda x: x > 0).alias("fa"),
+        F_.exists("d", lambda x: x.isNull()).alias("en"),
+        F_.aggregate("a", F_.lit(0), lambda acc, x: acc + F_.coalesce(x, F_.lit(0))).alias("ag"),
+        F_.reduce("d", F_.lit(0.0), lambda acc, x: acc + x, lambda acc: acc * 2).alias("r"),
+        F_.zip_with("a", "b", lambda x, y: F_.coalesce(x, y)).alias("z"),
+        F_.transform("a", lambda x: F_.transform("b", lambda y: y - x)).alias("nested"),
+        F_.map_filter(m, lambda k, v: v > 0).alias("mf"),
+        F_.transform_values(m, lambda k, v: F_.concat(k, v.cast("string"))).alias("tv"),
+        F_.transform_keys(m, lambda k, v: F_.upper(k)).alias("tk"),
+    )
+
+
+@pytest.mark.slow
+def test_higher_order_functions_match_pyspark(spark, sessions) -> None:
+    assert_same(higher_order_program, [DATA], spark, sessions)

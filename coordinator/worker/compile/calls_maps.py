@@ -18,7 +18,7 @@ from sparkwire.coordinator.worker.compile.errors import CompileError, raise_erro
 from sparkwire.coordinator.worker.compile.nodes import call
 from sparkwire.coordinator.worker.compile.templates import over, template
 
-__all__ = ["MAP_CALLS"]
+__all__ = ["MAP_CALLS", "checked_map"]
 
 _X = "__sparkwire_x"
 _DUPLICATE = raise_error(
@@ -41,21 +41,22 @@ _ANY_NULL_ENTRY = template("CASE WHEN list_count(:a) < len(:a) THEN NULL ELSE :m
 _CONCAT = template("CASE WHEN :total > cardinality(:map) THEN :duplicate ELSE :map END")
 
 
-def _from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expr:
+def checked_map(keys: exp.Expr, values: exp.Expr) -> exp.Expr:
+    """``map(keys, values)`` failing as Spark's map building does (NULL when either is)."""
     return _FROM_ARRAYS(k=keys, v=values, lengths=_LENGTHS, null_key=_NULL_KEY, duplicate=_DUPLICATE)
 
 
 def _map_from_arrays(args: list[exp.Expr]) -> exp.Expr:
     if len(args) != 2:
         raise CompileError(f"map_from_arrays takes 2 arguments, got {len(args)}")
-    return _from_arrays(*args)
+    return checked_map(*args)
 
 
 def _map_from_entries(args: list[exp.Expr]) -> exp.Expr:
     if len(args) != 1:
         raise CompileError(f"map_from_entries takes 1 argument, got {len(args)}")
     entries = args[0]
-    built = _from_arrays(_KEYS(a=entries), _VALUES(a=entries))
+    built = checked_map(_KEYS(a=entries), _VALUES(a=entries))
     return _ANY_NULL_ENTRY(a=entries, map=built)
 
 

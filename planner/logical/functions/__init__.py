@@ -8,6 +8,7 @@ DataFrame API and the SQL front end both build every call through it.
                   scalar functions, by family (``nulls``: ``nvl`` ..., ``try_`` arithmetic)
     elementary, bits, encodings     trigonometry and the like, bitwise, digests and encodings
     arrays, maps  the array and map functions beyond ``collections``' basics
+    higher_order  ``transform``, ``filter``, ``aggregate`` ...: functions of a lambda
     aggregates, statistics, windows                         aggregate and window functions
     grouping      ``grouping``/``grouping_id``, answered by grouping sets
     assertions    ``raise_error``, ``assert_true``: the query failing on purpose
