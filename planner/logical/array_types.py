@@ -16,7 +16,7 @@ Rules (Spark's):
 - ``sequence`` an array of the common integer type of its bounds;
 - ``map_entries`` an array of ``struct<key, value>``; ``map_from_arrays`` the map of the
   two element types; ``map_from_entries`` the map of the struct's two field types;
-  ``map_concat`` its arguments' one map type;
+  ``map_concat`` its arguments' one map type; ``str_to_map`` ``map<string,string>``;
 - of the higher-order functions (their lambdas typed by ``planner.logical.lambdas``, an
   argument's type its body's): ``transform`` an array of the body's type, ``zip_with`` too;
   ``filter`` keeps the array's type, ``exists``/``forall`` are ``bool``, each body a
@@ -54,7 +54,7 @@ _HIGHER_ORDER = frozenset({
 ARRAY_FUNCTIONS = _HIGHER_ORDER | frozenset({
     "array_size", "cardinality", "array_position", "array_join", "try_element_at", "array_repeat",
     "flatten", "arrays_zip", "sequence", "map_contains_key", "map_entries", "map_from_arrays",
-    "map_from_entries", "map_concat",
+    "map_from_entries", "map_concat", "str_to_map",
 }) | _ELEMENT | _SAME_ARRAY | _WIDENED | _SET_OPERATIONS
 
 
@@ -115,6 +115,10 @@ def _higher_order(fn: str, args: list[pa.DataType]) -> pa.DataType:
 
 
 def _map_type(fn: str, args: list[pa.DataType]) -> pa.DataType:
+    if fn == "str_to_map":
+        if not pa.types.is_string(args[0]) and not pa.types.is_null(args[0]):
+            raise AnalysisError(f"str_to_map takes a string, got {args[0]}")
+        return pa.map_(pa.string(), pa.string())
     if fn == "map_from_arrays":
         return pa.map_(_array(fn, args[0]).value_type, _array(fn, args[1]).value_type)
     if fn == "map_from_entries":

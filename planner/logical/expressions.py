@@ -188,6 +188,7 @@ ScalarFunction = Literal[
     "arrays_overlap", "array_union", "array_intersect", "array_except", "get", "try_element_at",
     "slice", "array_insert", "arrays_zip", "sequence", "array_join",
     "map_contains_key", "map_entries", "map_from_arrays", "map_from_entries", "map_concat",
+    "str_to_map",
     # higher-order functions of a Lambda (planner.logical.lambdas, worker.compile.calls_lambdas)
     "transform", "filter", "exists", "forall", "aggregate", "reduce", "zip_with", "map_filter",
     "transform_keys", "transform_values",

@@ -135,6 +135,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "array_sort": {1: _struct_type},
     **{fn: {2: _boolean} for fn in ("array_union", "array_intersect", "array_except")},
     "rlike": {1: _REGEX},
+    "str_to_map": {1: _REGEX, 2: _REGEX},
     "regexp_replace": {1: _REGEX, 2: _text(regex.check_java_replacement), 3: _one},
     "regexp_extract": {1: _REGEX, 2: _integer},
     "locate": {2: _integer},

@@ -31,6 +31,7 @@ ARRAY_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.MapContainsKey: (("this", "key"), "map_contains_key"),
     exp.Map: (("keys", "values"), "map_from_arrays"),
     exp.MapFromEntries: (("this",), "map_from_entries"),
+    exp.StrToMap: (("this", "pair_delim", "key_value_delim"), "str_to_map"),
 }
 #: The ones sqlglot leaves as anonymous calls, resolved by their own names.
 ARRAY_NAMES = frozenset({

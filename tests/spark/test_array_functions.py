@@ -56,6 +56,8 @@ def arrays_program(api, df):
         F_.array_join("s", ","), F_.array_join("s", "-", "null"), F_.array_join("a", "|"),
         F_.arrays_zip("a", "b"), F_.arrays_zip("s", F_.col("b").alias("bb"), F_.array("i")),
         F_.flatten(F_.array("a", "b")), F_.flatten(F_.array("a", F_.array("i"))),
+        F_.str_to_map(F_.array_join(F_.array_distinct("s"), ","), F_.lit(","), F_.lit(":")).alias("sm"),
+        F_.str_to_map(F_.lit("a=1;b=2=3;c;"), F_.lit(";"), F_.lit("=")).alias("sm2"),
         # named (named_struct(x, i, y, s) in Spark) by hand: sparkwire names it as F.struct
         F_.named_struct(F_.lit("x"), "i", F_.lit("y"), "s").alias("ns"),
     )
@@ -79,6 +81,7 @@ SQL = [
     "map_concat(map('k', i), map('j', n)) AS mc", "try_element_at(map('k', i), 'k')",
     # one call of each form sqlglot parses a lambda's function into, named by hand (Spark
     # numbers lambda parameters from a counter in its JVM)
+    "str_to_map('k:1,j:2') AS sm",
     "transform(a, (x, k) -> x + k) AS tr", "filter(a, x -> x > i) AS fi",
     "exists(a, x -> x > 2) AS e", "aggregate(a, 0, (acc, x) -> acc + coalesce(x, 0), acc -> acc * 10) AS ag",
     "map_filter(map(1, i), (k, v) -> v > 1) AS mf",

@@ -6,14 +6,19 @@ others in ``calls.CALLS``. Where Spark (4) and DuckDB differ, Spark wins:
   the last value silently), with a NULL key with ``NULL_MAP_KEY``, and with key and value
   arrays of different lengths as Spark's check of their lengths does; a NULL argument,
   or a NULL entry of ``map_from_entries``, gives NULL;
-- ``map_contains_key`` and ``map_entries`` are DuckDB's ``map_contains``/``map_entries``.
+- ``map_contains_key`` and ``map_entries`` are DuckDB's ``map_contains``/``map_entries``;
+- ``str_to_map`` splits as Java's ``split(regex, -1)`` (empty pieces kept, DuckDB's
+  ``regexp_split_to_array`` too), then each pair at the first key-value delimiter: the
+  key is what precedes it, the value what follows (NULL without one); the map is built as
+  ``map_from_arrays``' (a key twice fails). The delimiters reach DuckDB as literals (RE2,
+  checked as Java regexes by the planner).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.arguments import Builder
+from sparkwire.coordinator.worker.compile.arguments import Builder, literal_text
 from sparkwire.coordinator.worker.compile.errors import CompileError, raise_error
 from sparkwire.coordinator.worker.compile.nodes import call
 from sparkwire.coordinator.worker.compile.templates import over, template
@@ -44,6 +49,25 @@ _CONCAT = template("CASE WHEN :total > cardinality(:map) THEN :duplicate ELSE :m
 def checked_map(keys: exp.Expr, values: exp.Expr) -> exp.Expr:
     """``map(keys, values)`` failing as Spark's map building does (NULL when either is)."""
     return _FROM_ARRAYS(k=keys, v=values, lengths=_LENGTHS, null_key=_NULL_KEY, duplicate=_DUPLICATE)
+
+
+_PAIRS = template("regexp_split_to_array(:s, :p)")
+_KEY = template(f"list_transform(:pairs, lambda {_X}: CASE WHEN regexp_matches({_X}, :kv) "
+                f"THEN regexp_extract({_X}, :first, 1) ELSE {_X} END)")
+_VALUE = template(f"list_transform(:pairs, lambda {_X}: CASE WHEN regexp_matches({_X}, :kv) "
+                  f"THEN regexp_extract({_X}, :first, 2) END)")
+
+
+def _str_to_map(args: list[exp.Expr]) -> exp.Expr:
+    if len(args) != 3:
+        raise CompileError(f"str_to_map takes 3 arguments, got {len(args)}")
+    text, pair, key_value = args
+    delimiter = literal_text(key_value, "str_to_map's key-value delimiter")
+    # the text before the first match, and after it ((?s): a pair may hold newlines)
+    first = exp.Literal.string(f"(?s)^(.*?)(?:{delimiter})(.*)$")
+    pairs = _PAIRS(s=text, p=pair)
+    return checked_map(_KEY(pairs=pairs, kv=key_value, first=first),
+                       _VALUE(pairs=pairs.copy(), kv=key_value.copy(), first=first.copy()))
 
 
 def _map_from_arrays(args: list[exp.Expr]) -> exp.Expr:
@@ -79,4 +103,5 @@ MAP_CALLS: dict[str, Builder] = {
     "map_from_arrays": _map_from_arrays,
     "map_from_entries": _map_from_entries,
     "map_concat": _map_concat,
+    "str_to_map": _str_to_map,
 }

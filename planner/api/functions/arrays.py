@@ -24,7 +24,7 @@ __all__ = [
     "array_join", "array_max", "array_min", "array_position", "array_prepend", "array_remove",
     "array_repeat", "array_size", "array_union", "arrays_overlap", "arrays_zip", "cardinality",
     "flatten", "get", "map_concat", "map_contains_key", "map_entries", "map_from_arrays",
-    "map_from_entries", "named_struct", "sequence", "slice", "try_element_at",
+    "map_from_entries", "named_struct", "sequence", "slice", "str_to_map", "try_element_at",
 ]
 
 
@@ -103,6 +103,14 @@ def arrays_zip(*cols: ColumnOrName) -> Column:
 
 def map_concat(*cols: ColumnOrName) -> Column:
     return call("map_concat", *(c.expr for c in columns(cols)))
+
+
+def str_to_map(text: ColumnOrName, pairDelim: ColumnOrName | None = None,  # noqa: N803
+               keyValueDelim: ColumnOrName | None = None) -> Column:  # noqa: N803
+    """The delimiters are regexes given as literals (``F.lit(',')``: a ``str`` names a
+    column, as in PySpark, and is refused as no literal)."""
+    delimiters = [to_column(d).expr for d in (pairDelim, keyValueDelim) if d is not None]
+    return call("str_to_map", to_column(text).expr, *delimiters)
 
 
 def named_struct(*cols: ColumnOrName) -> Column:
