@@ -42,11 +42,11 @@ def bind_lambdas(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
             return None
         first = HIGHER_ORDER[node.fn]
         given = tuple(bind_lambdas(a, columns) for a in node.args[:first])
-        lambdas = node.args[first:]
-        if not lambdas or not all(isinstance(f, Lambda) for f in lambdas):
+        lambdas = [f for f in node.args[first:] if isinstance(f, Lambda)]
+        if not lambdas or len(lambdas) != len(node.args) - first:
             raise AnalysisError(f"{node.fn} takes a lambda function as its argument {first + 1}")
         kinds = [types.infer(a, columns) for a in given]
-        bound = [_bound(node.fn, f, passed, columns)  # type: ignore[arg-type]  # checked above
+        bound = [_bound(node.fn, f, passed, columns)
                  for f, passed in zip(lambdas, _parameters(node.fn, kinds), strict=False)]
         return Call(fn=node.fn, args=(*given, *bound))
 

@@ -130,6 +130,12 @@ def test_refusals_name_the_type(sessions) -> None:
         df.select(F.array_join("d", ","))
     with pytest.raises(AnalysisError, match="sequence takes integers"):
         df.select(F.sequence(F.lit(1.0), F.lit(2.0)))
+    with pytest.raises(AnalysisError, match="takes 3 argument"):
+        F.transform("a", lambda x, y, z: x)
+    with pytest.raises(AnalysisError, match="the merge function gives double"):
+        df.select(F.aggregate("d", F.lit(0), lambda acc, x: acc + x))
+    with pytest.raises(AnalysisError, match="filter takes a lambda giving a boolean"):
+        df.select(F.filter("a", lambda x: x + 1))
 
 
 def maps_and_lambdas_program(api, df):
