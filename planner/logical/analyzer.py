@@ -44,6 +44,7 @@ from sparkwire.planner.logical.self_joins import self_join_equality
 from sparkwire.planner.logical.tree import column_names, has_window, transform
 from sparkwire.planner.logical.typed import spark_typed
 from sparkwire.planner.logical.typed_calls import typed_calls
+from sparkwire.planner.logical.lambdas import bind_lambdas
 from sparkwire.planner.logical.local_time import local_time
 
 _plan_ids = itertools.count(1)
@@ -166,7 +167,7 @@ class Scope:
 
     def typed(self, expr: Expr) -> Expr:
         """``expr``, whose columns are already plan columns, typed as Spark types it."""
-        typed = spark_typed(expr, self.types)
+        typed = spark_typed(bind_lambdas(expr, self.types), self.types)
         return typed_calls(local_time(_map_lookups(typed, self.types), self.types), self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
@@ -206,12 +207,12 @@ class Relation:
 
 
 def _map_lookups(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
-    """``element_at`` and ``[]`` of a map are key lookups (``map_value``), ``[]`` of a
-    struct takes a field: the worker's array forms are 1- and 0-based indexes that fail
-    out of bounds, as Spark's do."""
+    """``element_at``, ``try_element_at`` and ``[]`` of a map are key lookups
+    (``map_value``), ``[]`` of a struct takes a field: the worker's array forms are 1- and
+    0-based indexes that fail out of bounds (``try_element_at``'s give NULL), as Spark's do."""
 
     def visit(node: Expr) -> Expr | None:
-        if isinstance(node, Call) and node.fn in ("element_at", "get_item"):
+        if isinstance(node, Call) and node.fn in ("element_at", "get_item", "try_element_at"):
             args = tuple(_map_lookups(a, columns) for a in node.args)
             container = types.infer(args[0], columns)
             if pa.types.is_map(container):

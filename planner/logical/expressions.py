@@ -181,6 +181,17 @@ ScalarFunction = Literal[
     "create_map",
     "map_keys",
     "map_values",
+    # more arrays and maps (planner.logical.functions.arrays and maps, planner.logical.array_types,
+    # worker.compile.calls_arrays and calls_maps)
+    "array_size", "cardinality", "array_compact", "array_max", "array_min", "flatten",
+    "array_append", "array_prepend", "array_position", "array_remove", "array_repeat",
+    "arrays_overlap", "array_union", "array_intersect", "array_except", "get", "try_element_at",
+    "slice", "array_insert", "arrays_zip", "sequence", "array_join",
+    "map_contains_key", "map_entries", "map_from_arrays", "map_from_entries", "map_concat",
+    "str_to_map",
+    # higher-order functions of a Lambda (planner.logical.lambdas, worker.compile.calls_lambdas)
+    "transform", "filter", "exists", "forall", "aggregate", "reduce", "zip_with", "map_filter",
+    "transform_keys", "transform_values",
     # failing the query on purpose (planner.logical.functions.assertions): (error class, message)
     # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
     "raise_error",
@@ -365,6 +376,23 @@ class Grouping(Node):
         return self
 
 
+class LambdaVar(Node):
+    """A parameter of a lambda inside its body (``F.transform(a, lambda x: x + 1)``'s ``x``),
+    its type filled in by the analyzer from the collection walked (``planner.logical.lambdas``)."""
+
+    kind: Literal["lambda_var"] = "lambda_var"
+    name: Identifier
+    type: TypeName | None = None
+
+
+class Lambda(Node):
+    """The function argument of a higher-order function: its parameters, and its body."""
+
+    kind: Literal["lambda"] = "lambda"
+    params: tuple[Identifier, ...] = Field(min_length=1, max_length=3)
+    body: Expr
+
+
 class Case(Node):
     kind: Literal["case"] = "case"
     branches: tuple[tuple[Expr, Expr], ...] = Field(min_length=1)
@@ -390,7 +418,7 @@ def _literal_value(expr: Expr) -> object:
 
 
 Expr = Annotated[
-    Union[Column, Ref, Lit, Call, AggCall, Case, Cast, WindowCall, Over, Grouping],
+    Union[Column, Ref, Lit, Call, AggCall, Case, Cast, WindowCall, Over, Grouping, LambdaVar, Lambda],
     Field(discriminator="kind"),
 ]
 

@@ -12,6 +12,8 @@ identifier, since a string literal may carry characters identifiers refuse.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re
 
 from sparkwire.planner.logical import frames
@@ -26,6 +28,8 @@ from sparkwire.planner.logical.expressions import (
     Expr,
     Frame,
     Grouping,
+    Lambda,
+    LambdaVar,
     Lit,
     NamedExpr,
     Over,
@@ -61,6 +65,8 @@ _ARRAY_SORT_COMPARATOR = (
     "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "
     "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
 )
+# The special doubles (a literal holds them as Python prints them) as Java prints them.
+_JAVA_SPECIAL = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 # Named without their argument, the query's clock reading (``planner.logical.functions.dates``).
 _NILADIC = frozenset({"current_date", "current_timestamp"})
 # Spark prints these window functions in upper case, the others in lower case.
@@ -163,7 +169,9 @@ def _render(expr: Expr, naming: bool) -> str:
         if expr.fn == "get_field":
             return f"{args[0]}.{expr.args[1].value if naming else args[1]}"  # type: ignore[union-attr]
         if expr.fn == "named_struct":
-            args = _struct_fields(expr, args)
+            args = _struct_fields(expr, args, struct_field_name)
+        if expr.fn == "arrays_zip":  # an argument shows the alias it was given, as Spark's
+            args = _struct_fields(expr, args, lambda value, position: str(position - 1))
         if expr.fn == "raise_error":  # Spark's RaiseError shows its class and parameters
             return f"raise_error({args[0]}, map(errorMessage, {args[1]}))"
         if expr.fn == "array_sort":
@@ -193,6 +201,10 @@ def _render(expr: Expr, naming: bool) -> str:
         return _window_call(expr, naming)
     if isinstance(expr, Over):
         return _over(expr, naming)
+    if isinstance(expr, LambdaVar):
+        return expr.name
+    if isinstance(expr, Lambda):  # Spark's spelling
+        return f"lambdafunction({r(expr.body)}, {', '.join(expr.params)})"
     if isinstance(expr, Case):
         parts = [f"WHEN {r(c)} THEN {r(v)}" for c, v in expr.branches]
         if expr.otherwise is not None:
@@ -204,14 +216,16 @@ def _render(expr: Expr, naming: bool) -> str:
     return f"{'TRY_CAST' if expr.safe else 'CAST'}({r(expr.expr)} AS {expr.to})"
 
 
-def _struct_fields(expr: Call, args: list[str]) -> list[str]:
+def _struct_fields(expr: Call, args: list[str],
+                   unnamed: Callable[[Expr, int], str]) -> list[str]:
     """Spark names ``F.struct(a, b.alias("c"), lit(1))`` ``struct(a, b AS c, 1)``: a field
     shows its value, and its name where an alias gave one (not the column's own name, nor
-    ``col<position>``)."""
+    what ``unnamed`` names a field at a 1-based position: ``col<position>`` in a struct, the
+    0-based position in ``arrays_zip``)."""
     shown = []
     for position, (name, value) in enumerate(zip(expr.args[0::2], expr.args[1::2], strict=True), 1):
         text = args[2 * position - 1]
-        own = value.name.rsplit(".", 1)[-1] if isinstance(value, Column | Ref) else struct_field_name(value, position)
+        own = value.name.rsplit(".", 1)[-1] if isinstance(value, Column | Ref) else unnamed(value, position)
         field = name.value if isinstance(name, Lit) else None
         shown.append(text if field == own else f"{text} AS {field}")
     return shown
@@ -231,6 +245,8 @@ def _literal(lit: Lit, naming: bool) -> str:
         text = "NULL"
     elif isinstance(value, bool):
         text = "true" if value else "false"
+    elif lit.type in ("float32", "float64") and value in _JAVA_SPECIAL:  # as Java prints them
+        text = _JAVA_SPECIAL[str(value)]
     elif isinstance(value, str) and not naming:
         text = "'" + value.replace("'", "''") + "'"
     else:

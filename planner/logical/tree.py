@@ -13,6 +13,7 @@ from sparkwire.planner.logical.expressions import (
     Column,
     Expr,
     Grouping,
+    Lambda,
     Over,
     WindowCall,
 )
@@ -32,6 +33,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return flat if expr.otherwise is None else (*flat, expr.otherwise)
     if isinstance(expr, Cast):
         return (expr.expr,)
+    if isinstance(expr, Lambda):
+        return (expr.body,)
     return ()
 
 
@@ -78,6 +81,9 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
     if isinstance(expr, Cast):
         inner = transform(expr.expr, replace)
         return expr if inner is expr.expr else expr.model_copy(update={"expr": inner})
+    if isinstance(expr, Lambda):
+        body = transform(expr.body, replace)
+        return expr if body is expr.body else expr.model_copy(update={"body": body})
     if isinstance(expr, WindowCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
         default = None if expr.default is None else transform(expr.default, replace)

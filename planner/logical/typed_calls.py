@@ -10,6 +10,10 @@ and cast back, keeping Spark's result type.
 'struct<...>')``): the worker builds a sort key from the fields, where NULL fields sort
 first as in Spark.
 
+``array_union``/``array_intersect``/``array_except`` of floating-point elements say so
+(``array_union(a, b, true)``): Spark's hash sets compare and keep -0.0 as 0.0, which the
+worker then does too (``coordinator.worker.compile.calls_arrays``).
+
 ``floor``/``ceil`` of a double or float are ``floor_double``/``ceil_double``: Spark's bigint
 of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
 ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.compile.calls_math``); DuckDB's floor is a
@@ -29,6 +33,8 @@ from sparkwire.planner.logical.tree import transform
 _DOUBLE_FORMS: dict[str, ScalarFunction] = {"round": "round_double", "bround": "bround_double"}
 #: The array sorts, by the number of arguments before the struct type the analyzer adds.
 _SORTS = {"sort_array": 2, "array_sort": 1}
+#: The array set operations, whose floating-point elements the worker turns -0.0 to 0.0 in.
+_SET_OPERATIONS = frozenset({"array_union", "array_intersect", "array_except"})
 _BIGINT_FORMS: dict[str, ScalarFunction] = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
 
 
@@ -37,6 +43,9 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Call) and _SORTS.get(node.fn) == len(node.args):
             return _sorted_structs(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
                                    columns)
+        if isinstance(node, Call) and node.fn in _SET_OPERATIONS and len(node.args) == 2:
+            return _zeros_normalized(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
+                                     columns)
         if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
             return None
         operand = typed_calls(node.args[0], columns)
@@ -62,3 +71,11 @@ def _sorted_structs(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
     if name is None:
         return call
     return Call(fn=call.fn, args=(*call.args, Lit(value=name)))
+
+
+def _zeros_normalized(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
+    """A set operation of floating-point arrays flagged for -0.0 to be taken as 0.0."""
+    kinds = [types.infer(arg, columns) for arg in call.args]
+    if not any(pa.types.is_list(k) and pa.types.is_floating(k.value_type) for k in kinds):
+        return call
+    return Call(fn=call.fn, args=(*call.args, Lit(value=True)))

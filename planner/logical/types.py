@@ -57,11 +57,13 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import collection_types, function_types, typenames
+from sparkwire.planner.logical import array_types, collection_types, function_types, typenames
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Column, Expr, Grouping, Lit, Over, WindowCall
+from sparkwire.planner.logical.expressions import (
+    AggCall, Call, Case, Cast, Column, Expr, Grouping, Lambda, LambdaVar, Lit, Over, WindowCall,
+)
 
 _INT_RANK = {pa.int8(): 1, pa.int16(): 2, pa.int32(): 3, pa.int64(): 4}
 _INT_DIGITS = {pa.int8(): 3, pa.int16(): 5, pa.int32(): 10, pa.int64(): 20}
@@ -186,6 +188,10 @@ def infer(expr: Expr, columns: Mapping[str, pa.DataType]) -> pa.DataType:
             return _window(expr, columns)
         case Call():
             return _call(expr, columns)
+        case LambdaVar() if expr.type is not None:  # typed by planner.logical.lambdas
+            return from_name(expr.type)
+        case Lambda():  # a lambda's type is its body's, as an argument sees it
+            return infer(expr.body, columns)
     raise AnalysisError(f"cannot type expression {type(expr).__name__}")
 
 
@@ -227,6 +233,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
     args = [infer(a, columns) for a in expr.args]
     if expr.fn in collection_types.COLLECTION_FUNCTIONS:
         return collection_types.call_type(expr, [_plain(a) for a in args], common_all)
+    if expr.fn in array_types.ARRAY_FUNCTIONS:
+        return array_types.call_type(expr, [_plain(a) for a in args], common_all)
     if expr.fn in function_types.FUNCTIONS:
         if expr.fn == "printf":
             _check_format_arguments(expr, args)

@@ -7,7 +7,7 @@ into shapes of their own, and builds each through the registry
 and named alike from both:
 
 - ``arr[i]`` (0-based), ``m['k']`` and ``s['f']`` are ``Bracket`` nodes, as is
-  ``element_at(x, i)`` (``offset`` 1); ``try_element_at`` (``safe``) is refused;
+  ``element_at(x, i)`` (``offset`` 1) and ``try_element_at(x, i)`` (``safe``);
 - ``s.f`` on a struct is a ``Dot``;
 - ``map(k1, v1, ...)`` is a ``VarMap`` of a key array and a value array;
 - ``struct(a, b AS c, 1)`` and ``named_struct('c', b)`` are one ``Struct`` of ``name :=
@@ -54,9 +54,9 @@ def collection(node: exp.Expr, translate: Translate) -> ex.Expr | None:
 def _bracket(node: exp.Bracket, translate: Translate) -> ex.Expr:
     if len(node.expressions) != 1:
         raise SqlError.at(node, "a subscript takes one index or key")
-    if node.args.get("safe"):
-        raise SqlError.at(node, "try_element_at is not supported by sparkwire")
     container, key = translate(node.this), translate(node.expressions[0])
+    if node.args.get("safe"):
+        return registry.call("try_element_at", container, key)
     return registry.call("element_at" if node.args.get("offset") == 1 else "get_item", container, key)
 
 

@@ -30,6 +30,7 @@ from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.functions import function, unwrapped
+from sparkwire.planner.sql.syntax import is_lambda_exists
 
 _BINARY: dict[type[exp.Expr], ex.ScalarFunction] = {
     exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div", exp.Mod: "mod",
@@ -133,7 +134,7 @@ def expression(node: exp.Expr) -> ex.Expr:
         case exp.IgnoreNulls() if isinstance(node.this, exp.First | exp.Last):
             # Spark's first(x, true) and first(x) IGNORE NULLS, as an aggregate
             return registry.call(_AGGREGATES[type(node.this)], expression(node.this.this), _TRUE)
-        case exp.Subquery() | exp.Select() | exp.Exists():
+        case exp.Subquery() | exp.Select() | exp.Exists() if not is_lambda_exists(node):
             raise unsupported(node, "a subquery here")
         case exp.Explode() | exp.Inline():
             # planner.sql.generators takes them where Spark does: a SELECT item, LATERAL

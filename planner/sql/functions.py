@@ -6,7 +6,8 @@ argument wrapped in ``TsOrDsToDate``); this module maps those classes onto the r
 names, so a call written in SQL (``F.expr``, ``selectExpr``, ``session.sql``) is built and
 checked exactly as the same call made from Python is: patterns must be literals and pass
 the same checks. A function not listed here (nor a collection form of
-``planner.sql.collections``) is ``... is not supported``.
+``planner.sql.collections``, nor a higher-order call of ``planner.sql.lambdas``) is
+``... is not supported``.
 
 Both ``session.sql`` and ``F.expr`` parse in sqlglot's Spark dialect, so a call keeps
 Spark's meaning: ``regexp_replace`` replaces every match, positions are 1-based.
@@ -22,7 +23,9 @@ from sqlglot.time import format_time
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
+from sparkwire.planner.sql.array_functions import ARRAY_CLASSES, ARRAY_NAMES
 from sparkwire.planner.sql.collections import Translate, collection
+from sparkwire.planner.sql.lambdas import higher_order
 from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
 
 _SPARK = Dialect.get_or_raise("spark")
@@ -107,11 +110,12 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.Grouping: (("expressions",), "grouping"),
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
+    **ARRAY_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES,
+    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES, *ARRAY_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({
@@ -123,6 +127,9 @@ _PATTERNED = frozenset({
 def function(node: exp.Expr, translate: Translate) -> ex.Expr | None:
     """The planner expression for the function call ``node``, or None if it is no call
     this module knows."""
+    lambdas = higher_order(node, translate)
+    if lambdas is not None:
+        return lambdas
     if isinstance(node, exp.Anonymous):
         name = node.name.lower()
         if name not in _BY_NAME:

@@ -35,7 +35,7 @@ from sparkwire.planner.sql.context import Context
 from sparkwire.planner.sql.correlation import correlated_source, correlation_key, plain_select
 from sparkwire.planner.sql.errors import SqlError
 from sparkwire.planner.sql.expressions import expression, unsupported
-from sparkwire.planner.sql.syntax import in_nested_query
+from sparkwire.planner.sql.syntax import in_nested_query, is_lambda_exists
 
 _BIGINT = pa.int64()
 
@@ -44,7 +44,8 @@ def predicate_subqueries(condition: exp.Expr) -> list[exp.Expr]:
     """The ``EXISTS`` and ``IN (subquery)`` nodes of ``condition``, outside nested queries."""
     return [
         node for node in condition.find_all(exp.Exists, exp.In)
-        if (isinstance(node, exp.Exists) or node.args.get("query") is not None)
+        if ((isinstance(node, exp.Exists) and not is_lambda_exists(node))
+            or node.args.get("query") is not None)
         and not in_nested_query(node, condition)
     ]
 

@@ -12,8 +12,14 @@ def conjuncts(node: exp.Expr) -> list[exp.Expr]:
     return [node]
 
 
+def is_lambda_exists(node: exp.Expr) -> bool:
+    """``exists(array, x -> ...)``, a higher-order function sqlglot parses as an ``EXISTS``
+    (a subquery's has no lambda)."""
+    return isinstance(node, exp.Exists) and isinstance(node.expression, exp.Lambda)
+
+
 def has_subquery(node: exp.Expr) -> bool:
-    return any(True for _ in node.find_all(exp.Subquery, exp.Exists)) or any(
+    return any(not is_lambda_exists(n) for n in node.find_all(exp.Subquery, exp.Exists)) or any(
         isinstance(n, exp.In) and n.args.get("query") is not None for n in node.find_all(exp.In)
     )
 

@@ -309,6 +309,7 @@ def test_all_call_functions_covered() -> None:
     from sparkwire.planner.logical.expressions import ScalarFunction
 
     from sparkwire.planner.logical import function_types
+    from sparkwire.planner.logical.array_types import ARRAY_FUNCTIONS
     from sparkwire.planner.logical.collection_types import COLLECTION_FUNCTIONS
 
     from sparkwire.coordinator.worker.compile.calls_bits import BIT_CALLS
@@ -318,8 +319,9 @@ def test_all_call_functions_covered() -> None:
     # arrays, maps and structs: tests/engine/test_collections.py and tests/spark/test_arrays.py;
     # the later string, NULL and try_ functions: against PySpark in tests/spark/test_texts.py;
     # raise_error fails every row: test_raise_error_fails_with_its_class; trigonometry, bits and
-    # encodings, whose oracle is Spark itself: tests/spark/test_math_families.py
-    families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS}
+    # encodings, whose oracle is Spark itself: tests/spark/test_math_families.py; the other
+    # array and map functions: tests/spark/test_array_functions.py
+    families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
                                         - function_types.FUNCTIONS - {"raise_error"} - families)
 

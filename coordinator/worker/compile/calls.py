@@ -1,18 +1,21 @@
 """Every scalar builder the compiler knows, by the name the plan's allow-list gives it:
 the core ones (``calls_core``) and the string, casing, date, math, collection, NULL,
-``try_``, elementary math, bitwise and encoding groups (``CALLS``); those whose result
+``try_``, elementary math, bitwise, encoding, array, map and higher-order groups (``CALLS``); those whose result
 depends on Spark's ANSI mode, division and integer arithmetic (``MODE_CALLS``); and those whose SQL names the session time zone
 (``ZONE_CALLS``). The expression compiler looks a call up here and nowhere else."""
 
 from __future__ import annotations
 
 from sparkwire.coordinator.worker.compile.arguments import Builder, ModeBuilder, ZoneBuilder
+from sparkwire.coordinator.worker.compile.calls_arrays import ARRAY_CALLS
 from sparkwire.coordinator.worker.compile.calls_bits import BIT_CALLS
 from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.compile.calls_core import CALLS as CORE_CALLS
 from sparkwire.coordinator.worker.compile.calls_dates import DATE_CALLS, ZONE_CALLS as DATE_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_elementary import ELEMENTARY_CALLS, ELEMENTARY_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_encodings import ENCODING_CALLS
+from sparkwire.coordinator.worker.compile.calls_lambdas import LAMBDA_CALLS
+from sparkwire.coordinator.worker.compile.calls_maps import MAP_CALLS
 from sparkwire.coordinator.worker.compile.calls_math import MATH_CALLS, MATH_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_nulls import NULL_CALLS, TRY_CALLS
 from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
@@ -26,6 +29,7 @@ __all__ = ["CALLS", "MODE_CALLS", "ZONE_CALLS"]
 CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
+    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS,
 }
 
 MODE_CALLS: dict[str, ModeBuilder] = {

@@ -1,6 +1,7 @@
 """A plan's expression tree as one DuckDB expression: each node kind to its builder.
 
-Columns and literals become nodes (``nodes``, ``literals``; an instant literal is read in
+Columns, literals and lambdas (their parameters named apart from any column,
+``calls_lambdas``) become nodes (``nodes``, ``literals``; an instant literal is read in
 the session zone, ``zones``); a call goes to the builder its name has in ``calls``, with the
 ANSI mode or the zone when its SQL depends on them; an aggregate to ``calls_aggregate``; a
 cast to ``casts``, in Spark's mode for it. Window functions only compile inside a
@@ -13,6 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.calls import CALLS, MODE_CALLS, ZONE_CALLS
+from sparkwire.coordinator.worker.compile.calls_lambdas import lambda_name
 from sparkwire.coordinator.worker.compile.calls_aggregate import (
     AGGREGATE_BUILDERS,
     AGGREGATES,
@@ -31,6 +33,8 @@ from sparkwire.planner.logical.expressions import (
     Cast,
     Column,
     Expr,
+    Lambda,
+    LambdaVar,
     Lit,
     NamedExpr,
     SortKey,
@@ -77,6 +81,11 @@ class Expressions:
             ifs = [exp.If(this=self.expr(c), true=self.expr(v)) for c, v in node.branches]
             default = exp.Null() if node.otherwise is None else self.expr(node.otherwise)
             return exp.Case(ifs=ifs, default=default)
+        if isinstance(node, LambdaVar):
+            return col(lambda_name(node.name))
+        if isinstance(node, Lambda):
+            return exp.Lambda(this=self.expr(node.body),
+                              expressions=[ident(lambda_name(p)) for p in node.params])
         if isinstance(node, WindowCall):
             raise CompileError(f"window function {node.fn} outside a Window operator")
         if isinstance(node, Cast):

@@ -4,6 +4,8 @@ PySpark has them in one module; here each group has its own, all re-exported: ``
 (the common aggregates, ``when``, ``coalesce``, ``expr`` ...), ``strings``, ``dates``,
 ``texts`` (the later string functions), ``nulls`` (``nvl`` ..., ``try_`` arithmetic),
 ``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
+``arrays`` (the other array and map functions), ``lambdas`` (``transform`` ...: functions of a
+Python function),
 ``statistics`` (``stddev``, ``corr`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
 by ``unary``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
@@ -27,12 +29,14 @@ from sparkwire.planner.api.column import (  # noqa: F401 - re-exported as F.*, a
     to_column,
 )
 from sparkwire.planner.api.functions.core import flatten_arguments  # noqa: F401 - used as F.*
+from sparkwire.planner.api.functions.arrays import *  # noqa: F403
 from sparkwire.planner.api.functions.basics import *  # noqa: F403
 from sparkwire.planner.api.functions.bits import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.elementary import *  # noqa: F403
 from sparkwire.planner.api.functions.encodings import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
+from sparkwire.planner.api.functions.lambdas import *  # noqa: F403
 from sparkwire.planner.api.functions.hints import *  # noqa: F403
 from sparkwire.planner.api.functions.nested import *  # noqa: F403
 from sparkwire.planner.api.functions.nulls import *  # noqa: F403

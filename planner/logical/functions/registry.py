@@ -21,6 +21,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.logical.functions import (
     aggregates,
+    arrays,
     assertions,
     bits,
     collections,
@@ -29,6 +30,8 @@ from sparkwire.planner.logical.functions import (
     elementary,
     encodings,
     grouping,
+    higher_order,
+    maps,
     nulls,
     numeric,
     statistics,
@@ -40,7 +43,8 @@ from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, texts, nulls, dates, numeric, conditionals, collections, aggregates,
-             statistics, windows, grouping, assertions, elementary, bits, encodings)
+             statistics, windows, grouping, assertions, elementary, bits, encodings, arrays, maps,
+             higher_order)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
