@@ -29,10 +29,10 @@ Rule = Callable[[Operator], Operator]
 RULES: tuple[Rule, ...] = (
     merge_filters,
     outer_to_inner,
-    left_join_to_anti,
     derive_side_filters,
     push_filters,
     prune_columns,
+    left_join_to_anti,
     push_semi_joins,
     copy_semi_joins,
     reduce_semi_join_inputs,
