@@ -134,6 +134,12 @@ ScalarFunction = Literal[
     "quarter",
     "last_day",
     "next_day",
+    # the later date and time functions (planner.logical.functions.calendar, worker.compile.calls_calendar)
+    "dayofmonth", "dayname", "monthname", "weekday", "dayofweek_iso", "second_fraction",
+    "date_part", "datepart", "extract", "make_date", "make_timestamp", "make_timestamp_ltz",
+    "make_timestamp_ntz", "unix_date", "unix_seconds", "unix_millis", "unix_micros",
+    "timestamp_seconds", "timestamp_millis", "timestamp_micros", "date_diff",
+    "date_from_unix_date", "to_unix_timestamp", "now", "localtimestamp", "nanvl",
     # math (planner.logical.functions.numeric)
     "round",
     "bround",

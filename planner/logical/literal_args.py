@@ -152,6 +152,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "to_timestamp_ltz": {1: _DATETIME},
     "to_timestamp_ntz": {1: _DATETIME},
     "unix_timestamp": {1: _DATETIME},
+    "to_unix_timestamp": {1: _DATETIME},
     "from_unixtime": {1: _DATETIME},
     "from_utc_timestamp": {1: _ZONE},
     "to_utc_timestamp": {1: _ZONE},

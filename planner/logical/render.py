@@ -43,7 +43,7 @@ _INFIX = {
 }
 # PySpark's names where they differ from the allow-list's (its case included: ``FLOOR(x)``).
 _FUNCTION_NAMES = {
-    "day": "dayofmonth", "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
+    "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
     "floor_double": "FLOOR", "ceil_double": "CEIL",
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
@@ -62,7 +62,10 @@ _ARRAY_SORT_COMPARATOR = (
     "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
 )
 # Named without their argument, the query's clock reading (``planner.logical.functions.dates``).
-_NILADIC = frozenset({"current_date", "current_timestamp"})
+_NILADIC = frozenset({"current_date", "current_timestamp", "now", "localtimestamp"})
+# ``date_part(field, source, value)`` shows its field and source only (Spark's spellings).
+_DATE_PARTS = {"date_part": "date_part({}, {})", "datepart": "datepart({} FROM {})",
+               "extract": "extract({} FROM {})"}
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 
@@ -156,6 +159,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
+        if expr.fn in _DATE_PARTS:
+            return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         if expr.fn == "get_item":

@@ -97,6 +97,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
         pa.float64(),
     ),
     **function_types.MATH_RESULT,
+    **function_types.DATE_RESULT,
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.
 _SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})

@@ -3,7 +3,7 @@
 PySpark has them in one module; here each group has its own, all re-exported: ``basics``
 (the common aggregates, ``when``, ``coalesce``, ``expr`` ...), ``strings``, ``dates``,
 ``texts`` (the later string functions), ``nulls`` (``nvl`` ..., ``try_`` arithmetic),
-``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
+``calendar`` (the later date functions, ``isnan``, the sort orders), ``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
 ``statistics`` (``stddev``, ``corr`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
 by ``unary``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
@@ -29,6 +29,7 @@ from sparkwire.planner.api.column import (  # noqa: F401 - re-exported as F.*, a
 from sparkwire.planner.api.functions.core import flatten_arguments  # noqa: F401 - used as F.*
 from sparkwire.planner.api.functions.basics import *  # noqa: F403
 from sparkwire.planner.api.functions.bits import *  # noqa: F403
+from sparkwire.planner.api.functions.calendar import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.elementary import *  # noqa: F403
 from sparkwire.planner.api.functions.encodings import *  # noqa: F403

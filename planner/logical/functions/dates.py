@@ -89,8 +89,6 @@ def _parsing(fn: ScalarFunction, literal_only: bool = False) -> Function:
 FUNCTIONS = (
     *(plain(name) for name in ("year", "month", "hour", "minute", "second", "dayofweek",
                                "dayofyear", "weekofyear", "quarter", "last_day")),
-    plain("dayofmonth", fn="day"),
-    plain("day"),
     *(plain(name, 2) for name in ("date_add", "date_sub", "add_months", "datediff", "date_format",
                                   "next_day", "from_utc_timestamp", "to_utc_timestamp", "date_trunc")),
     plain("trunc", 2, fn="trunc_date"),

@@ -23,6 +23,7 @@ from sparkwire.planner.logical.functions import (
     aggregates,
     assertions,
     bits,
+    calendar,
     collections,
     conditionals,
     dates,
@@ -39,7 +40,7 @@ from sparkwire.planner.logical.functions import (
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
-_FAMILIES = (strings, texts, nulls, dates, numeric, conditionals, collections, aggregates,
+_FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, windows, grouping, assertions, elementary, bits, encodings)
 
 
