@@ -75,6 +75,20 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.NextDay: (("this", "expression"), "next_day"),
     exp.AddMonths: (("this", "expression"), "add_months"),
     exp.TsOrDsAdd: (("this", "expression"), "date_add"),
+    # the later date functions (planner.logical.functions.calendar); sqlglot reads
+    # date_diff as DateDiff and to_unix_timestamp as StrToUnix, so they take those names
+    exp.Day: (("this",), "day"),
+    exp.Dayname: (("this",), "dayname"),
+    exp.Monthname: (("this",), "monthname"),
+    exp.TimestampFromParts: (("year", "month", "day", "hour", "min", "sec"), "make_timestamp"),
+    exp.UnixDate: (("this",), "unix_date"),
+    exp.UnixSeconds: (("this",), "unix_seconds"),
+    exp.UnixMillis: (("this",), "unix_millis"),
+    exp.UnixMicros: (("this",), "unix_micros"),
+    exp.DateFromUnixDate: (("this",), "date_from_unix_date"),
+    exp.Localtimestamp: ((), "localtimestamp"),
+    exp.IsNan: (("this",), "isnan"),
+    exp.Nanvl: (("this", "expression"), "nanvl"),
     exp.Round: (("this", "decimals"), "round"),
     exp.Floor: (("this",), "floor"),
     exp.Ceil: (("this",), "ceil"),
@@ -111,7 +125,9 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES,
+    "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
+    "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
+    "timestamp_millis", "timestamp_micros", "now", *MATH_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -43,6 +43,12 @@ DATA = pa.table({
                    "1970-01-01 00:00:00"]),
 })
 
+# Spark's names of these are their text (sqlglot upper-cases EXTRACT's field, so it is written so)
+SQL_FORMS = ("dayname(ts)", "weekday(make_date(y, 1, 1))", "date_part('doy', d)", "datepart('HOUR', ts)",
+             "extract(WEEK FROM ts)", "make_date(y, 1, dd)", "make_timestamp(y, mo, 1, h, 0, 0)",
+             "make_timestamp_ntz(y, 1, 1, 0, 0, sec)", "unix_date(d) + 1", "unix_micros(ts) - 1",
+             "timestamp_seconds(i)", "timestamp_millis(i)", "date_from_unix_date(y)",
+             "isnan(y)", "nanvl(y, x)", "dayofmonth(ts)")
 _FIELDS = ("YEAR", "qtr", "mon", "W", "D", "dow", "DOW_ISO", "doy", "H", "minutes", "SECS")
 
 
@@ -65,6 +71,8 @@ def calendar(api, df):
         (F_.to_date(F_.localtimestamp()) == F_.curdate()).alias("today"),
         (F_.now() >= F_.col("ts")).alias("past"),
         F_.isnan("x"), F_.isnan("i"), F_.nanvl("x", "i"), F_.nanvl("i", "x"),
+        # the SQL front end resolves through the same registry
+        *(F_.expr(text) for text in SQL_FORMS),
     )
 
 

@@ -28,8 +28,10 @@ from __future__ import annotations
 import datetime as dt
 
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import Expr, Lit
-from sparkwire.planner.logical.functions.base import Function, checked_call, option, plain
+from typing import cast
+
+from sparkwire.planner.logical.expressions import Expr, Lit, ScalarFunction
+from sparkwire.planner.logical.functions.base import Function, allowed, checked_call, option, plain
 from sparkwire.planner.logical.functions.dates import current_date
 from sparkwire.planner.logical.literals import literal
 
@@ -37,7 +39,7 @@ from sparkwire.planner.logical.literals import literal
 _SECONDS_PATTERN = Lit(value="yyyy-MM-dd HH:mm:ss")
 
 #: ``date_part`` fields (Spark's spellings, upper case) -> the call computing them.
-_FIELDS: dict[str, str] = {
+_FIELDS: dict[str, ScalarFunction] = {
     **dict.fromkeys(("YEAR", "Y", "YEARS", "YR", "YRS"), "year"),
     **dict.fromkeys(("QUARTER", "QTR"), "quarter"),
     **dict.fromkeys(("MONTH", "MON", "MONS", "MONTHS"), "month"),
@@ -56,6 +58,8 @@ def _date_part(name: str) -> Function:
     """``name(field, source)``: the call of the field's function, kept beside the field and
     the source it is named after."""
 
+    fn_name = cast(ScalarFunction, allowed(name, ScalarFunction))
+
     def build(field: Expr, source: Expr) -> Expr:
         value = option(field)
         if not isinstance(value, str):
@@ -63,7 +67,7 @@ def _date_part(name: str) -> Function:
         fn = _FIELDS.get(value.upper())
         if fn is None:
             raise AnalysisError(f"{name} of the field {value!r} is not supported by sparkwire")
-        return checked_call(name, Lit(value=value), source, checked_call(fn, source))  # type: ignore[arg-type]
+        return checked_call(fn_name, Lit(value=value), source, checked_call(fn, source))
 
     return Function(name, build, 2, 2)
 
