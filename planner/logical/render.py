@@ -191,6 +191,10 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"percentile_approx({r(expr.arg)}, {shown}, {expr.accuracy})"
         if expr.other is not None:
             return f"{expr.fn}({r(expr.arg)}, {r(expr.other)})"
+        if expr.fn == "percentile":  # Spark shows the frequency, always 1 here
+            shown = repr(expr.fraction) if expr.fractions is None else \
+                f"array({', '.join(map(repr, expr.fractions))})"
+            return f"percentile({r(expr.arg)}, {shown}, 1)"
         return f"{expr.fn}({r(expr.arg)})"
     if isinstance(expr, Grouping):
         return f"{expr.fn}({', '.join(r(a) for a in expr.args)})"

@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import collection_types, function_types, typenames
+from sparkwire.planner.logical import collection_types, function_types, summary_types, typenames
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -343,6 +343,8 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
     assert expr.arg is not None
     arg = _plain(infer(expr.arg, columns))
     collected = collection_types.aggregate_type(expr, arg)
+    if collected is None:
+        collected = summary_types.aggregate_type(expr, arg)
     if collected is not None:
         return collected
     if expr.fn in ("min", "max", "any_value", "quantile", "first", "last"):

@@ -118,6 +118,13 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.CovarSamp: (("this", "expression"), "covar_samp"),
     exp.CovarPop: (("this", "expression"), "covar_pop"),
     exp.Corr: (("this", "expression"), "corr"),
+    # the later aggregates (planner.logical.functions.summaries)
+    exp.LogicalAnd: (("this",), "bool_and"),
+    exp.LogicalOr: (("this",), "bool_or"),
+    exp.ArgMax: (("this", "expression"), "max_by"),
+    exp.ArgMin: (("this", "expression"), "min_by"),
+    exp.Median: (("this",), "median"),
+    exp.Quantile: (("this", "quantile"), "percentile"),
     exp.Grouping: (("expressions",), "grouping"),
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
@@ -127,7 +134,7 @@ _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
     "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
-    "timestamp_millis", "timestamp_micros", "now", *MATH_NAMES,
+    "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", *MATH_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

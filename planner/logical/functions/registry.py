@@ -34,6 +34,7 @@ from sparkwire.planner.logical.functions import (
     numeric,
     statistics,
     strings,
+    summaries,
     texts,
     windows,
 )
@@ -41,7 +42,7 @@ from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
-             statistics, windows, grouping, assertions, elementary, bits, encodings)
+             statistics, summaries, windows, grouping, assertions, elementary, bits, encodings)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

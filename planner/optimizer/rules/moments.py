@@ -25,7 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Expr, Lit, ScalarFunction
+from sparkwire.planner.logical.expressions import (
+    PAIR_AGGREGATES,
+    AggCall,
+    Call,
+    Case,
+    Cast,
+    Expr,
+    Lit,
+    ScalarFunction,
+)
 from sparkwire.planner.logical.plan import Aggregate, Operator, transform_up
 from sparkwire.planner.logical.tree import transform
 
@@ -127,7 +136,7 @@ def _expanded(node: Expr) -> Expr | None:
     if not isinstance(node, AggCall) or node.arg is None:
         return None
     fn = node.fn
-    if node.other is not None:
+    if fn in PAIR_AGGREGATES:
         x, y = _both(node.arg, node.other), _both(node.other, node.arg)
         pairs, ys = _Sums(x), _Sums(y)
         ck = pairs.comoment(y)
