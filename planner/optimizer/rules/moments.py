@@ -136,7 +136,7 @@ def _expanded(node: Expr) -> Expr | None:
     if not isinstance(node, AggCall) or node.arg is None:
         return None
     fn = node.fn
-    if fn in PAIR_AGGREGATES:
+    if fn in PAIR_AGGREGATES and node.other is not None:
         x, y = _both(node.arg, node.other), _both(node.other, node.arg)
         pairs, ys = _Sums(x), _Sums(y)
         ck = pairs.comoment(y)
