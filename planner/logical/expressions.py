@@ -139,7 +139,7 @@ ScalarFunction = Literal[
     "date_part", "datepart", "extract", "make_date", "make_timestamp", "make_timestamp_ltz",
     "make_timestamp_ntz", "unix_date", "unix_seconds", "unix_millis", "unix_micros",
     "timestamp_seconds", "timestamp_millis", "timestamp_micros", "date_diff",
-    "date_from_unix_date", "to_unix_timestamp", "now", "localtimestamp", "nanvl",
+    "date_from_unix_date", "to_unix_timestamp", "now", "localtimestamp", "nanvl", "convert_timezone",
     # math (planner.logical.functions.numeric)
     "round",
     "bround",

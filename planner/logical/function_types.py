@@ -57,7 +57,7 @@ DATE_RESULT: dict[str, pa.DataType] = {
     **dict.fromkeys(("make_date", "date_from_unix_date"), pa.date32()),
     **dict.fromkeys(("make_timestamp", "make_timestamp_ltz", "timestamp_seconds",
                      "timestamp_millis", "timestamp_micros", "now"), INSTANT),
-    **dict.fromkeys(("make_timestamp_ntz", "localtimestamp"), WALL_CLOCK),
+    **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone"), WALL_CLOCK),
     **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp"), pa.int64()),
 }
 

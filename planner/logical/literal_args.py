@@ -156,6 +156,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "from_unixtime": {1: _DATETIME},
     "from_utc_timestamp": {1: _ZONE},
     "to_utc_timestamp": {1: _ZONE},
+    "convert_timezone": {0: _ZONE, 1: _ZONE},
     "date_trunc": {0: _text(datetime_patterns.timestamp_unit)},
     "trunc_date": {1: _text(datetime_patterns.date_unit)},
     "next_day": {1: _text(datetime_patterns.iso_day)},

@@ -49,10 +49,13 @@ _DATE_READERS = {
 }
 _WALL_CLOCK_READERS = {
     "hour": (0,), "minute": (0,), "second": (0,), "date_format": (0,), "second_fraction": (0,),
+    "convert_timezone": (2,),
 }
 #: Wall-clock readers that take a ``timestamp_ntz`` as Spark's implicit cast does: as the
 #: instant it is in the session zone (a wall clock in a DST gap moves on).
 _VIA_INSTANT = frozenset({"date_format"})
+#: Wall-clock readers that cast a string straight to a wall clock (no instant between).
+_STRING_AS_WALL_CLOCK = frozenset({"to_timestamp_ntz", "convert_timezone"})
 #: Functions reading an instant (position 0) when called without a pattern.
 _INSTANT_READERS = frozenset({"to_timestamp", "to_timestamp_ltz", "from_utc_timestamp",
                               "to_utc_timestamp", "unix_timestamp", "to_unix_timestamp",
@@ -120,7 +123,7 @@ def _as(arg: Expr, target: str, columns: Mapping[str, pa.DataType], fn: str) -> 
     source = _type_name(arg, columns)
     if source not in _TIMES:
         return arg
-    via_instant = (source == "string" and fn != "to_timestamp_ntz") or (
+    via_instant = (source == "string" and fn not in _STRING_AS_WALL_CLOCK) or (
         source == "timestamp_ntz" and fn in _VIA_INSTANT and not _from_instant(arg))
     if target == "timestamp_ntz" and via_instant:
         arg, source = Cast(expr=arg, to="timestamp", source=source), "timestamp"

@@ -87,6 +87,7 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.UnixMicros: (("this",), "unix_micros"),
     exp.DateFromUnixDate: (("this",), "date_from_unix_date"),
     exp.Localtimestamp: ((), "localtimestamp"),
+    exp.ConvertTimezone: (("source_tz", "target_tz", "timestamp"), "convert_timezone"),
     exp.IsNan: (("this",), "isnan"),
     exp.Nanvl: (("this", "expression"), "nanvl"),
     exp.Round: (("this", "decimals"), "round"),

@@ -48,7 +48,8 @@ SQL_FORMS = ("dayname(ts)", "weekday(make_date(y, 1, 1))", "date_part('doy', d)"
              "extract(WEEK FROM ts)", "make_date(y, 1, dd)", "make_timestamp(y, mo, 1, h, 0, 0)",
              "make_timestamp_ntz(y, 1, 1, 0, 0, sec)", "unix_date(d) + 1", "unix_micros(ts) - 1",
              "timestamp_seconds(i)", "timestamp_millis(i)", "date_from_unix_date(y)",
-             "isnan(y)", "nanvl(y, x)", "dayofmonth(ts)")
+             "isnan(y)", "nanvl(y, x)", "dayofmonth(ts)",
+             "convert_timezone('Asia/Kolkata', 'America/Los_Angeles', make_timestamp_ntz(y, mo, dd, h, 0, 0))")
 _FIELDS = ("YEAR", "qtr", "mon", "W", "D", "dow", "DOW_ISO", "doy", "H", "minutes", "SECS")
 
 
@@ -67,6 +68,8 @@ def calendar(api, df):
         F_.timestamp_millis("n"), F_.timestamp_micros("n"),
         F_.date_diff("d", "ts"), F_.dateadd("d", 3), F_.dateadd("ts", "i"),
         F_.date_from_unix_date("i"),
+        F_.convert_timezone(F_.lit("UTC"), F_.lit("Europe/Paris"), "ts"),
+        F_.convert_timezone(F_.lit("America/New_York"), F_.lit("+05:30"), "s"),
         F_.to_unix_timestamp("s"), F_.to_unix_timestamp("d"), F_.to_unix_timestamp("d", F_.lit("yyyy")),
         (F_.to_date(F_.localtimestamp()) == F_.curdate()).alias("today"),
         (F_.now() >= F_.col("ts")).alias("past"),
@@ -103,5 +106,7 @@ def test_sort_orders_place_nulls_as_pyspark(spark, sessions) -> None:
 def test_unsupported_date_parts_are_refused() -> None:
     with pytest.raises(AnalysisError, match="date_part of the field 'YEAROFWEEK' is not supported"):
         F.date_part(F.lit("YEAROFWEEK"), "d")
+    with pytest.raises(AnalysisError, match="convert_timezone without a source time zone"):
+        F.convert_timezone(None, F.lit("UTC"), "ts")
     with pytest.raises(AnalysisError, match="make_timestamp with a time zone is not supported"):
         F.make_timestamp("y", "mo", "dd", "h", "mi", "sec", F.lit("UTC"))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder, arity
+from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder, arity, literal_text
 from sparkwire.coordinator.worker.compile.calls_core import CALLS as CORE_CALLS
 from sparkwire.coordinator.worker.compile.calls_dates import DATE_CALLS, ZONE_CALLS
 from sparkwire.coordinator.worker.compile.nodes import call, cast
 from sparkwire.coordinator.worker.compile.templates import over
 from sparkwire.coordinator.worker.compile.zones import from_local, to_local
+from sparkwire.planner.spark.timezones import check_time_zone
 
 _EPOCH_US = "epoch_us(CAST(:t AS TIMESTAMPTZ))"
 # Java's floorDiv of the epoch microseconds by :n (a positive constant)
@@ -64,6 +65,15 @@ def _make_timestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
     return from_local(_make_wall_clock(args), zone)
 
 
+def _convert_timezone(args: list[exp.Expr], zone: str) -> exp.Expr:
+    """The wall clock ``target`` shows at the instant ``source`` shows ``args[2]``; the session
+    zone plays no part (the zones were checked by the plan model)."""
+    arity("convert_timezone", args, 3)
+    source = check_time_zone(literal_text(args[0], "the source time zone"))
+    target = check_time_zone(literal_text(args[1], "the target time zone"))
+    return to_local(from_local(args[2], source), target)
+
+
 def _localtimestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
     """The query's instant (the planner read it) as the session zone's wall clock."""
     arity("localtimestamp", args, 1)
@@ -100,4 +110,5 @@ CALENDAR_ZONE_CALLS: dict[str, ZoneBuilder] = {
     "make_timestamp_ltz": _make_timestamp,
     "to_unix_timestamp": ZONE_CALLS["unix_timestamp"],
     "localtimestamp": _localtimestamp,
+    "convert_timezone": _convert_timezone,
 }

@@ -12,7 +12,7 @@ from sparkwire.planner.api.functions.unary import of_one_column
 from sparkwire.planner.errors import AnalysisError
 
 __all__ = [
-    "asc_nulls_first", "asc_nulls_last", "curdate", "date_diff", "date_from_unix_date",
+    "asc_nulls_first", "asc_nulls_last", "convert_timezone", "curdate", "date_diff", "date_from_unix_date",
     "date_part", "dateadd", "datepart", "day", "dayname", "desc_nulls_first", "desc_nulls_last",
     "extract", "isnan", "localtimestamp", "make_date", "make_timestamp", "make_timestamp_ltz",
     "make_timestamp_ntz", "monthname", "nanvl", "now", "timestamp_micros", "timestamp_millis",
@@ -87,6 +87,15 @@ def dateadd(start: ColumnOrName, days: ColumnOrName | int) -> Column:
 def to_unix_timestamp(timestamp: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
     args = (to_column(timestamp).expr,) if format is None else (to_column(timestamp).expr, to_column(format).expr)
     return call("to_unix_timestamp", *args)
+
+
+def convert_timezone(sourceTz: Column | None, targetTz: Column, sourceTs: ColumnOrName) -> Column:  # noqa: N803
+    """Both zones literal Columns, as PySpark takes them; without ``sourceTz`` (the session
+    zone) it is refused."""
+    if sourceTz is None:
+        raise AnalysisError("convert_timezone without a source time zone is not supported by "
+                            "sparkwire; name the session's")
+    return call("convert_timezone", sourceTz.expr, targetTz.expr, to_column(sourceTs).expr)
 
 
 def curdate() -> Column:

@@ -20,7 +20,11 @@ and Spark's aliases. The rules of time zones are those of ``planner.logical.func
 - ``curdate`` is ``current_date`` and ``dateadd`` is ``date_add`` (Spark names them so);
   ``now()`` is ``current_timestamp`` under its own name, ``localtimestamp()`` its wall clock
   in the session zone, both the one instant of the query;
-- ``to_unix_timestamp`` is ``unix_timestamp`` under its own name, ``date_diff`` ``datediff``.
+- ``to_unix_timestamp`` is ``unix_timestamp`` under its own name, ``date_diff`` ``datediff``;
+- ``convert_timezone(source, target, wall_clock)`` is the wall clock ``target`` shows at the
+  instant ``source`` shows ``wall_clock`` (a ``timestamp_ntz``; an instant is first read in
+  the session zone); both zones literals; the two-argument form, whose source is the
+  session zone, is not supported.
 """
 
 from __future__ import annotations
@@ -94,6 +98,7 @@ FUNCTIONS = (
     plain("make_date", 3),
     *(plain(name, 6) for name in ("make_timestamp", "make_timestamp_ltz", "make_timestamp_ntz")),
     plain("date_diff", 2),
+    plain("convert_timezone", 3),
     plain("dateadd", 2, fn="date_add"),
     Function.of("curdate", current_date),
     Function.of("now", now),
