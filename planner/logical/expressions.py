@@ -118,6 +118,8 @@ ScalarFunction = Literal[
     "to_timestamp",
     "to_timestamp_ltz",
     "to_timestamp_ntz",
+    "try_to_date",
+    "try_to_timestamp",
     "from_utc_timestamp",
     "to_utc_timestamp",
     "unix_timestamp",

@@ -45,7 +45,7 @@ _DATE_READERS = {
     "datediff": (0, 1), "current_date": (0,), "to_date": (0,),
     # planner.logical.functions.calendar
     "dayofmonth": (0,), "dayname": (0,), "monthname": (0,), "weekday": (0,),
-    "dayofweek_iso": (0,), "unix_date": (0,), "date_diff": (0, 1),
+    "dayofweek_iso": (0,), "unix_date": (0,), "date_diff": (0, 1), "try_to_date": (0,),
 }
 _WALL_CLOCK_READERS = {
     "hour": (0,), "minute": (0,), "second": (0,), "date_format": (0,), "second_fraction": (0,),
@@ -59,7 +59,9 @@ _STRING_AS_WALL_CLOCK = frozenset({"to_timestamp_ntz", "convert_timezone"})
 #: Functions reading an instant (position 0) when called without a pattern.
 _INSTANT_READERS = frozenset({"to_timestamp", "to_timestamp_ltz", "from_utc_timestamp",
                               "to_utc_timestamp", "unix_timestamp", "to_unix_timestamp",
-                              "unix_seconds", "unix_millis", "unix_micros"})
+                              "unix_seconds", "unix_millis", "unix_micros", "try_to_timestamp"})
+#: The ``try_`` parsers: their operand's cast gives NULL where it fails.
+_TRYING = frozenset({"try_to_date", "try_to_timestamp"})
 #: ``unix_timestamp`` and ``to_unix_timestamp``: seconds of an instant, or of a parsed string.
 _UNIX_SECONDS = frozenset({"unix_timestamp", "to_unix_timestamp"})
 #: Functions reading instants at these positions whatever their arity.
@@ -68,7 +70,7 @@ _ALWAYS_INSTANTS = {"date_trunc": (1,), "months_between": (0, 1)}
 _COMMON_TYPE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between", "in", "eq_null_safe",
                           "coalesce", "greatest", "least"})
 _PATTERN_TAKERS = frozenset({"to_timestamp", "to_timestamp_ltz", "to_timestamp_ntz", "to_date",
-                             *_UNIX_SECONDS})
+                             *_UNIX_SECONDS, *_TRYING})
 
 
 def local_time(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
@@ -125,15 +127,16 @@ def _as(arg: Expr, target: str, columns: Mapping[str, pa.DataType], fn: str) -> 
         return arg
     via_instant = (source == "string" and fn not in _STRING_AS_WALL_CLOCK) or (
         source == "timestamp_ntz" and fn in _VIA_INSTANT and not _from_instant(arg))
+    safe = fn in _TRYING
     if target == "timestamp_ntz" and via_instant:
-        arg, source = Cast(expr=arg, to="timestamp", source=source), "timestamp"
+        arg, source = Cast(expr=arg, to="timestamp", source=source, safe=safe), "timestamp"
     if source == target:
         return arg
     if target == "date" and source != "timestamp":
         return arg  # a string or wall clock's date needs no zone: the builder casts it
     if target == "timestamp_ntz" and source == "date":
         return arg  # midnight, which the builder's cast gives
-    return Cast(expr=arg, to=target, source=source)
+    return Cast(expr=arg, to=target, source=source, safe=safe)
 
 
 def _from_instant(arg: Expr) -> bool:

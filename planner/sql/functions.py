@@ -135,7 +135,8 @@ _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
     "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
-    "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", *MATH_NAMES,
+    "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
+    "try_to_timestamp", *MATH_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -41,6 +41,8 @@ DATA = pa.table({
     "s": pa.array(["2020-02-29 10:00:00", None, "1969-12-31 23:59:59", "2021-03-14 02:30:00",
                    "2021-11-07 01:30:00", "2000-01-01 00:00:00", "2024-12-31 23:59:59",
                    "1970-01-01 00:00:00"]),
+    "t": pa.array(["2020-02-30", "abc", "", None, "2021-03-14 02:30:00", "2020-02-29", "31/12/2020",
+                   "1970-01-01"]),
 })
 
 # Spark's names of these are their text (sqlglot upper-cases EXTRACT's field, so it is written so)
@@ -49,6 +51,7 @@ SQL_FORMS = ("dayname(ts)", "weekday(make_date(y, 1, 1))", "date_part('doy', d)"
              "make_timestamp_ntz(y, 1, 1, 0, 0, sec)", "unix_date(d) + 1", "unix_micros(ts) - 1",
              "timestamp_seconds(i)", "timestamp_millis(i)", "date_from_unix_date(y)",
              "isnan(y)", "nanvl(y, x)", "dayofmonth(ts)",
+             "try_to_timestamp(t, 'dd/MM/yyyy')", "try_to_date(s)",
              "convert_timezone('Asia/Kolkata', 'America/Los_Angeles', make_timestamp_ntz(y, mo, dd, h, 0, 0))")
 _FIELDS = ("YEAR", "qtr", "mon", "W", "D", "dow", "DOW_ISO", "doy", "H", "minutes", "SECS")
 
@@ -69,6 +72,8 @@ def calendar(api, df):
         F_.date_diff("d", "ts"), F_.dateadd("d", 3), F_.dateadd("ts", "i"),
         F_.date_from_unix_date("i"),
         F_.convert_timezone(F_.lit("UTC"), F_.lit("Europe/Paris"), "ts"),
+        F_.try_to_date("t"), F_.try_to_date("t", "dd/MM/yyyy"), F_.try_to_timestamp("t"),
+        F_.try_to_timestamp("t", F_.lit("yyyy-MM-dd")), F_.try_to_date("ts"), F_.try_to_timestamp("d"),
         F_.convert_timezone(F_.lit("America/New_York"), F_.lit("+05:30"), "s"),
         F_.to_unix_timestamp("s"), F_.to_unix_timestamp("d"), F_.to_unix_timestamp("d", F_.lit("yyyy")),
         (F_.to_date(F_.localtimestamp()) == F_.curdate()).alias("today"),

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from sparkwire.planner.api.column import Column, ColumnOrName, SortOrder, to_column
+from sparkwire.planner.api.column import Column, ColumnOrName, SortOrder, lit, to_column
 from sparkwire.planner.api.functions.core import call, number_or_column
 from sparkwire.planner.api.functions.unary import of_one_column
 from sparkwire.planner.errors import AnalysisError
@@ -17,7 +17,7 @@ __all__ = [
     "extract", "isnan", "localtimestamp", "make_date", "make_timestamp", "make_timestamp_ltz",
     "make_timestamp_ntz", "monthname", "nanvl", "now", "timestamp_micros", "timestamp_millis",
     "timestamp_seconds", "to_unix_timestamp", "unix_date", "unix_micros", "unix_millis",
-    "unix_seconds", "weekday",
+    "try_to_date", "try_to_timestamp", "unix_seconds", "weekday",
 ]
 
 day = of_one_column("day")
@@ -128,3 +128,14 @@ def desc_nulls_first(col: ColumnOrName) -> SortOrder:
 
 def desc_nulls_last(col: ColumnOrName) -> SortOrder:
     return to_column(col).desc_nulls_last()
+
+
+def try_to_date(col: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    """A ``str`` format is a pattern (a Column one must be a literal)."""
+    args = (to_column(col).expr,) if format is None else (to_column(col).expr, lit(format).expr)
+    return call("try_to_date", *args)
+
+
+def try_to_timestamp(col: ColumnOrName, format: ColumnOrName | None = None) -> Column:  # noqa: A002
+    args = (to_column(col).expr,) if format is None else (to_column(col).expr, lit(format).expr)
+    return call("try_to_timestamp", *args)
