@@ -320,9 +320,9 @@ def test_all_call_functions_covered() -> None:
     # the later string, NULL and try_ functions: against PySpark in tests/spark/test_texts.py;
     # raise_error fails every row: test_raise_error_fails_with_its_class; trigonometry, bits and
     # encodings, whose oracle is Spark itself: tests/spark/test_math_families.py; the later
-    # date functions and nanvl: tests/spark/test_calendar.py
+    # date functions, the try_ parsers and nanvl: tests/spark/test_calendar.py
     families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS,
-                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS}
+                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp"}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
                                         - function_types.FUNCTIONS - {"raise_error"} - families)
 
