@@ -200,6 +200,8 @@ AggregateFunction = Literal[
     "collect_list", "collect_set", "approx_count_distinct", "count_if", "sum_distinct",
     "stddev", "stddev_samp", "stddev_pop", "std", "variance", "var_samp", "var_pop",
     "skewness", "kurtosis", "covar_samp", "covar_pop", "corr",
+    "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope",
+    "regr_intercept", "regr_r2",
     "percentile_approx",
     "bit_and", "bit_or", "bit_xor",
     # the later aggregates (planner.logical.functions.summaries)
@@ -211,8 +213,11 @@ AggregateFunction = Literal[
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
 ]
-#: The aggregates of two columns (``other`` is the second): covariances and correlation.
-PAIR_AGGREGATES = frozenset({"covar_samp", "covar_pop", "corr"})
+#: The aggregates of two columns (``other`` is the second): covariances, correlation and the
+#: linear regressions (``regr_*(y, x)``, ``other`` being x).
+PAIR_AGGREGATES = frozenset({"covar_samp", "covar_pop", "corr", "regr_count", "regr_avgx",
+                             "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope",
+                             "regr_intercept", "regr_r2"})
 #: The aggregates taking a value and the column ordering it (``other``): ``max_by``, ``min_by``.
 ORDERED_PICKS = frozenset({"max_by", "min_by"})
 #: Percentages one ``percentile_approx`` may ask for.

@@ -5,7 +5,9 @@ them; ``planner.logical.types`` asks here, as it asks ``collection_types``.
   else, with no implicit cast) and give one;
 - ``product``, ``median`` and ``percentile`` give doubles (an array of them for several
   percentages), of numeric columns;
-- ``max_by``/``min_by`` give their value's type.
+- ``max_by``/``min_by`` give their value's type;
+- ``regr_count`` is a bigint; the other regressions are doubles, typed with the statistics
+  (``regr_avgx``/``regr_avgy`` of a decimal, a decimal in Spark, refused).
 """
 
 from __future__ import annotations
@@ -33,4 +35,11 @@ def aggregate_type(call: AggCall, arg: pa.DataType) -> pa.DataType | None:
         return pa.float64()
     if call.fn in ("max_by", "min_by"):
         return arg
+    if call.fn == "regr_count":
+        return pa.int64()
+    if call.fn.startswith("regr_"):
+        if call.fn in ("regr_avgx", "regr_avgy") and pa.types.is_decimal(arg):
+            raise AnalysisError(f"{call.fn} of a decimal is not supported by sparkwire (Spark's "
+                                "is a decimal); cast it to double")
+        return pa.float64()
     return None

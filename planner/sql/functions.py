@@ -119,6 +119,8 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.CovarSamp: (("this", "expression"), "covar_samp"),
     exp.CovarPop: (("this", "expression"), "covar_pop"),
     exp.Corr: (("this", "expression"), "corr"),
+    **{getattr(exp, "Regr" + name.capitalize()): (("this", "expression"), f"regr_{name}")
+       for name in ("count", "avgx", "avgy", "sxx", "syy", "sxy", "slope", "intercept", "r2")},
     # the later aggregates (planner.logical.functions.summaries)
     exp.LogicalAnd: (("this",), "bool_and"),
     exp.LogicalOr: (("this",), "bool_or"),

@@ -1,4 +1,5 @@
-"""The later aggregates (``planner.logical.functions.summaries``) against real PySpark, all
+"""The later aggregates (``planner.logical.functions.summaries``) and the linear regressions
+(``regr_*``, ``planner.optimizer.rules.moments``) against real PySpark, all
 in one grouped ``agg`` and one global one over one table of edges: groups of only NULLs,
 NaN, -0.0, negative products, ties on the percentile's rank (none on ``max_by``'s ordering,
 where Spark picks any row) and one row per group."""
@@ -22,12 +23,16 @@ DATA = pa.table({
 })
 
 
+_REGRESSIONS = ("count", "avgx", "avgy", "sxx", "syy", "sxy", "slope", "intercept", "r2")
+
+
 def aggregates(F_, frame):
     return frame.agg(
         F_.bool_and("b"), F_.bool_or("b"), F_.every("b"), F_.some("b"),
         F_.product("x"), F_.product("i"), F_.max_by("x", "o"), F_.min_by("i", "o"),
         F_.max_by("b", "i"), F_.median("i"), F_.percentile("x", 0.25), F_.percentile("i", [0.1, 0.5, 1.0]),
         F_.expr("percentile(i, 0.75)"), F_.expr("max_by(k, o)"), F_.expr("some(b AND i > 2)"),
+        *(getattr(F_, f"regr_{name}")("x", "i") for name in _REGRESSIONS), F_.expr("regr_r2(i, o)"),
     )
 
 
