@@ -118,6 +118,8 @@ ScalarFunction = Literal[
     "to_timestamp",
     "to_timestamp_ltz",
     "to_timestamp_ntz",
+    "try_to_date",
+    "try_to_timestamp",
     "from_utc_timestamp",
     "to_utc_timestamp",
     "unix_timestamp",
@@ -134,6 +136,12 @@ ScalarFunction = Literal[
     "quarter",
     "last_day",
     "next_day",
+    # the later date and time functions (planner.logical.functions.calendar, worker.compile.calls_calendar)
+    "dayofmonth", "dayname", "monthname", "weekday", "dayofweek_iso", "second_fraction",
+    "date_part", "datepart", "extract", "make_date", "make_timestamp", "make_timestamp_ltz",
+    "make_timestamp_ntz", "unix_date", "unix_seconds", "unix_millis", "unix_micros",
+    "timestamp_seconds", "timestamp_millis", "timestamp_micros", "date_diff",
+    "date_from_unix_date", "to_unix_timestamp", "now", "localtimestamp", "nanvl", "convert_timezone",
     # math (planner.logical.functions.numeric)
     "round",
     "bround",
@@ -203,8 +211,12 @@ AggregateFunction = Literal[
     "collect_list", "collect_set", "approx_count_distinct", "count_if", "sum_distinct",
     "stddev", "stddev_samp", "stddev_pop", "std", "variance", "var_samp", "var_pop",
     "skewness", "kurtosis", "covar_samp", "covar_pop", "corr",
+    "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope",
+    "regr_intercept", "regr_r2",
     "percentile_approx",
     "bit_and", "bit_or", "bit_xor",
+    # the later aggregates (planner.logical.functions.summaries)
+    "bool_and", "bool_or", "every", "some", "product", "max_by", "min_by", "median", "percentile",
     # the merge halves of collect_list / collect_set (planner.physical.aggregates)
     "merge_lists", "merge_sets",
 ]
@@ -212,8 +224,13 @@ AggregateFunction = Literal[
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
 ]
-#: The aggregates of two columns (``other`` is the second): covariances and correlation.
-PAIR_AGGREGATES = frozenset({"covar_samp", "covar_pop", "corr"})
+#: The aggregates of two columns (``other`` is the second): covariances, correlation and the
+#: linear regressions (``regr_*(y, x)``, ``other`` being x).
+PAIR_AGGREGATES = frozenset({"covar_samp", "covar_pop", "corr", "regr_count", "regr_avgx",
+                             "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope",
+                             "regr_intercept", "regr_r2"})
+#: The aggregates taking a value and the column ordering it (``other``): ``max_by``, ``min_by``.
+ORDERED_PICKS = frozenset({"max_by", "min_by"})
 #: Percentages one ``percentile_approx`` may ask for.
 MAX_PERCENTAGES = 1024
 
@@ -273,7 +290,8 @@ class AggCall(Node):
     ``last`` may skip NULLs (``ignore_nulls``), as Spark's ``first(x, ignorenulls)``;
     ``percentile_approx`` takes ``accuracy`` and either one ``fraction`` or several
     ``fractions`` (then its result is an array); ``covar_samp``, ``covar_pop`` and ``corr``
-    take their second column as ``other`` (``PAIR_AGGREGATES``)."""
+    take their second column as ``other`` (``PAIR_AGGREGATES``), ``max_by``/``min_by`` their
+    ordering (``ORDERED_PICKS``); ``percentile`` takes one ``fraction`` or several."""
 
     kind: Literal["aggregate"] = "aggregate"
     fn: AggregateFunction
@@ -287,21 +305,22 @@ class AggCall(Node):
 
     @model_validator(mode="after")
     def _fraction_for_quantile(self) -> AggCall:
-        percentile = self.fn == "percentile_approx"
+        percentile = self.fn in ("percentile_approx", "percentile")
         if self.fn == "quantile" and (self.fraction is None or self.fractions is not None):
             raise ValueError("quantile takes one fraction")
         if percentile and (self.fraction is None) == (self.fractions is None):
-            raise ValueError("percentile_approx takes one fraction or several fractions")
+            raise ValueError(f"{self.fn} takes one fraction or several fractions")
         if not percentile and self.fn != "quantile" and (
             self.fraction is not None or self.fractions is not None
         ):
-            raise ValueError("only quantile and percentile_approx take fractions")
-        if percentile != (self.accuracy is not None):
+            raise ValueError("only quantile, percentile and percentile_approx take fractions")
+        if (self.fn == "percentile_approx") != (self.accuracy is not None):
             raise ValueError("percentile_approx takes an accuracy, and only it does")
         if self.ignore_nulls and self.fn not in ("first", "last"):
             raise ValueError("only first and last can ignore NULLs")
-        if (self.fn in PAIR_AGGREGATES) != (self.other is not None and self.arg is not None):
-            raise ValueError(f"{self.fn} takes {'two columns' if self.fn in PAIR_AGGREGATES else 'one'}")
+        two = self.fn in PAIR_AGGREGATES | ORDERED_PICKS
+        if two != (self.other is not None and self.arg is not None):
+            raise ValueError(f"{self.fn} takes {'two columns' if two else 'one'}")
         return self
 
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Call
+from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 
 _INT32 = frozenset({
     "ascii", "octet_length", "bit_length", "char_length", "character_length", "levenshtein",
@@ -42,9 +43,23 @@ NONDETERMINISTIC = frozenset({"uuid"})
 #: ``try_`` arithmetic, by the operator it is typed as.
 TRY_ARITHMETIC = {"try_add": "add", "try_subtract": "sub", "try_multiply": "mul",
                   "try_divide": "div", "try_mod": "mod"}
-FUNCTIONS = frozenset({*_INT32, *_BOOL, *_STRING, *TRY_ARITHMETIC, "encode",
+#: ``date_part`` and its spellings: typed as the field's call they carry last.
+DATE_PARTS = frozenset({"date_part", "datepart", "extract"})
+FUNCTIONS = frozenset({*_INT32, *_BOOL, *_STRING, *TRY_ARITHMETIC, *DATE_PARTS, "encode",
                        "regexp_extract_all", "nvl", "ifnull", "nvl2", "nullif", "nullifzero",
-                       "zeroifnull"})
+                       "zeroifnull", "nanvl"})
+
+#: The fixed result types of ``planner.logical.functions.calendar`` (Spark's).
+DATE_RESULT: dict[str, pa.DataType] = {
+    **dict.fromkeys(("dayofmonth", "weekday", "dayofweek_iso", "unix_date", "date_diff"), pa.int32()),
+    **dict.fromkeys(("dayname", "monthname"), pa.string()),
+    "second_fraction": pa.decimal128(8, 6),
+    **dict.fromkeys(("make_date", "date_from_unix_date", "try_to_date"), pa.date32()),
+    **dict.fromkeys(("make_timestamp", "make_timestamp_ltz", "timestamp_seconds",
+                     "timestamp_millis", "timestamp_micros", "now", "try_to_timestamp"), INSTANT),
+    **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone"), WALL_CLOCK),
+    **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp"), pa.int64()),
+}
 
 #: The fixed result types of ``planner.logical.functions.elementary``, bits and encodings.
 MATH_RESULT: dict[str, pa.DataType] = {
@@ -73,6 +88,10 @@ def call_type(expr: Call, args: list[pa.DataType], common_all: Common,
             raise AnalysisError("try_divide of a decimal is not supported by sparkwire; "
                                 "cast it to double, or divide with / and ANSI off")
         return arithmetic(TRY_ARITHMETIC[fn], args[0], args[1])
+    if fn in DATE_PARTS:
+        return args[2]
+    if fn == "nanvl":  # Spark's NaNvl: doubles, or floats where both are
+        return pa.float32() if args == [pa.float32(), pa.float32()] else pa.float64()
     if fn in ("nvl", "ifnull"):
         return common_all(args)
     if fn == "nvl2":

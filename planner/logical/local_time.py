@@ -43,23 +43,34 @@ _DATE_READERS = {
     "dayofyear": (0,), "weekofyear": (0,), "last_day": (0,), "next_day": (0,),
     "trunc_date": (0,), "date_add": (0,), "date_sub": (0,), "add_months": (0,),
     "datediff": (0, 1), "current_date": (0,), "to_date": (0,),
+    # planner.logical.functions.calendar
+    "dayofmonth": (0,), "dayname": (0,), "monthname": (0,), "weekday": (0,),
+    "dayofweek_iso": (0,), "unix_date": (0,), "date_diff": (0, 1), "try_to_date": (0,),
 }
 _WALL_CLOCK_READERS = {
-    "hour": (0,), "minute": (0,), "second": (0,), "date_format": (0,),
+    "hour": (0,), "minute": (0,), "second": (0,), "date_format": (0,), "second_fraction": (0,),
+    "convert_timezone": (2,),
 }
 #: Wall-clock readers that take a ``timestamp_ntz`` as Spark's implicit cast does: as the
 #: instant it is in the session zone (a wall clock in a DST gap moves on).
 _VIA_INSTANT = frozenset({"date_format"})
+#: Wall-clock readers that cast a string straight to a wall clock (no instant between).
+_STRING_AS_WALL_CLOCK = frozenset({"to_timestamp_ntz", "convert_timezone"})
 #: Functions reading an instant (position 0) when called without a pattern.
 _INSTANT_READERS = frozenset({"to_timestamp", "to_timestamp_ltz", "from_utc_timestamp",
-                              "to_utc_timestamp", "unix_timestamp"})
+                              "to_utc_timestamp", "unix_timestamp", "to_unix_timestamp",
+                              "unix_seconds", "unix_millis", "unix_micros", "try_to_timestamp"})
+#: The ``try_`` parsers: their operand's cast gives NULL where it fails.
+_TRYING = frozenset({"try_to_date", "try_to_timestamp"})
+#: ``unix_timestamp`` and ``to_unix_timestamp``: seconds of an instant, or of a parsed string.
+_UNIX_SECONDS = frozenset({"unix_timestamp", "to_unix_timestamp"})
 #: Functions reading instants at these positions whatever their arity.
 _ALWAYS_INSTANTS = {"date_trunc": (1,), "months_between": (0, 1)}
 #: Functions whose operands Spark brings to one type: an instant among them wins.
 _COMMON_TYPE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between", "in", "eq_null_safe",
                           "coalesce", "greatest", "least"})
 _PATTERN_TAKERS = frozenset({"to_timestamp", "to_timestamp_ltz", "to_timestamp_ntz", "to_date",
-                             "unix_timestamp"})
+                             *_UNIX_SECONDS, *_TRYING})
 
 
 def local_time(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
@@ -74,10 +85,10 @@ def local_time(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
             return None
         args = [local_time(a, columns) for a in node.args]
         for position, target in wanted.items():
-            if node.fn == "unix_timestamp" and _type_name(args[position], columns) == "timestamp_ntz":
+            if node.fn in _UNIX_SECONDS and _type_name(args[position], columns) == "timestamp_ntz":
                 continue  # Spark counts a wall clock's seconds as if it were UTC's
             args[position] = _as(args[position], target, columns, node.fn)
-        if node.fn == "unix_timestamp" and len(args) == 2 and 0 in wanted:
+        if node.fn in _UNIX_SECONDS and len(args) == 2 and 0 in wanted:
             args = args[:1]  # of a date or timestamp, the pattern means nothing
         return Call(fn=node.fn, args=tuple(args))
 
@@ -96,7 +107,7 @@ def _reads(node: Call, columns: Mapping[str, pa.DataType]) -> dict[int, str]:
     if node.fn in _ALWAYS_INSTANTS:
         return dict.fromkeys(_ALWAYS_INSTANTS[node.fn], "timestamp")
     patterned = node.fn in _PATTERN_TAKERS and len(node.args) == 2
-    if node.fn == "unix_timestamp" and patterned:
+    if node.fn in _UNIX_SECONDS and patterned:
         # unix_timestamp(s, pattern) parses a string; of anything else it takes the instant
         patterned = _type_name(node.args[0], columns) in ("string", None)
     if patterned:
@@ -114,17 +125,18 @@ def _as(arg: Expr, target: str, columns: Mapping[str, pa.DataType], fn: str) -> 
     source = _type_name(arg, columns)
     if source not in _TIMES:
         return arg
-    via_instant = (source == "string" and fn != "to_timestamp_ntz") or (
+    via_instant = (source == "string" and fn not in _STRING_AS_WALL_CLOCK) or (
         source == "timestamp_ntz" and fn in _VIA_INSTANT and not _from_instant(arg))
+    safe = fn in _TRYING
     if target == "timestamp_ntz" and via_instant:
-        arg, source = Cast(expr=arg, to="timestamp", source=source), "timestamp"
+        arg, source = Cast(expr=arg, to="timestamp", source=source, safe=safe), "timestamp"
     if source == target:
         return arg
     if target == "date" and source != "timestamp":
         return arg  # a string or wall clock's date needs no zone: the builder casts it
     if target == "timestamp_ntz" and source == "date":
         return arg  # midnight, which the builder's cast gives
-    return Cast(expr=arg, to=target, source=source)
+    return Cast(expr=arg, to=target, source=source, safe=safe)
 
 
 def _from_instant(arg: Expr) -> bool:

@@ -88,7 +88,8 @@ _PROPAGATING = frozenset({
     "startswith", "endswith", "contains", "substring", "substr", "split",
 })
 _NEVER_NULL_CALLS = frozenset({"is_null", "is_not_null", "isnan", "eq_null_safe"})
-_NEVER_NULL_AGGREGATES = frozenset({"count", "count_distinct", "count_if", "approx_count_distinct"})
+_NEVER_NULL_AGGREGATES = frozenset({"count", "count_distinct", "count_if", "approx_count_distinct",
+                                    "regr_count"})
 _COLLECTING = frozenset({"collect_list", "collect_set"})
 _RANKS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile"})
 _INTEGERS = ("int8", "int16", "int32", "int64")

@@ -47,7 +47,7 @@ _INFIX = {
 }
 # PySpark's names where they differ from the allow-list's (its case included: ``FLOOR(x)``).
 _FUNCTION_NAMES = {
-    "day": "dayofmonth", "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
+    "trunc_date": "trunc", "floor": "FLOOR", "ceil": "CEIL",
     "floor_double": "FLOOR", "ceil_double": "CEIL",
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
@@ -68,7 +68,10 @@ _ARRAY_SORT_COMPARATOR = (
 # The special doubles (a literal holds them as Python prints them) as Java prints them.
 _JAVA_SPECIAL = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 # Named without their argument, the query's clock reading (``planner.logical.functions.dates``).
-_NILADIC = frozenset({"current_date", "current_timestamp"})
+_NILADIC = frozenset({"current_date", "current_timestamp", "now", "localtimestamp"})
+# ``date_part(field, source, value)`` shows its field and source only (Spark's spellings).
+_DATE_PARTS = {"date_part": "date_part({}, {})", "datepart": "datepart({} FROM {})",
+               "extract": "extract({} FROM {})"}
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 
@@ -162,6 +165,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
+        if expr.fn in _DATE_PARTS:
+            return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         if expr.fn == "get_item":
@@ -194,6 +199,10 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"percentile_approx({r(expr.arg)}, {shown}, {expr.accuracy})"
         if expr.other is not None:
             return f"{expr.fn}({r(expr.arg)}, {r(expr.other)})"
+        if expr.fn == "percentile":  # Spark shows the frequency, always 1 here
+            shown = repr(expr.fraction) if expr.fractions is None else \
+                f"array({', '.join(map(repr, expr.fractions))})"
+            return f"percentile({r(expr.arg)}, {shown}, 1)"
         return f"{expr.fn}({r(expr.arg)})"
     if isinstance(expr, Grouping):
         return f"{expr.fn}({', '.join(r(a) for a in expr.args)})"

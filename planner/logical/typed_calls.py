@@ -18,6 +18,8 @@ worker then does too (``coordinator.worker.compile.calls_arrays``).
 of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturation, or with
 ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.compile.calls_math``); DuckDB's floor is a
 double, which fails the cast to a bigint.
+
+``nanvl`` has its operands cast to the double it gives (a float where both are floats).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Call) and node.fn in _SET_OPERATIONS and len(node.args) == 2:
             return _zeros_normalized(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
                                      columns)
+        if isinstance(node, Call) and node.fn == "nanvl":
+            return _nanvl([typed_calls(a, columns) for a in node.args], columns)
         if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
             return None
         operand = typed_calls(node.args[0], columns)
@@ -79,3 +83,12 @@ def _zeros_normalized(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
     if not any(pa.types.is_list(k) and pa.types.is_floating(k.value_type) for k in kinds):
         return call
     return Call(fn=call.fn, args=(*call.args, Lit(value=True)))
+
+
+def _nanvl(args: list[Expr], columns: Mapping[str, pa.DataType]) -> Call:
+    """``nanvl(a, b)`` with both operands cast to the double (or float) it gives, as Spark's
+    implicit casts make them."""
+    kinds = [types.infer(a, columns) for a in args]
+    to = "float32" if kinds == [pa.float32(), pa.float32()] else "float64"
+    return Call(fn="nanvl", args=tuple(a if k == types.from_name(to) else Cast(expr=a, to=to)
+                                       for a, k in zip(args, kinds, strict=True)))

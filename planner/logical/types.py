@@ -57,7 +57,8 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import array_types, collection_types, function_types, typenames
+from sparkwire.planner.logical import (array_types, collection_types, function_types, summary_types,
+                                       typenames)
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -99,6 +100,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
         pa.float64(),
     ),
     **function_types.MATH_RESULT,
+    **function_types.DATE_RESULT,
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.
 _SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})
@@ -350,6 +352,8 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
     assert expr.arg is not None
     arg = _plain(infer(expr.arg, columns))
     collected = collection_types.aggregate_type(expr, arg)
+    if collected is None:
+        collected = summary_types.aggregate_type(expr, arg)
     if collected is not None:
         return collected
     if expr.fn in ("min", "max", "any_value", "quantile", "first", "last"):

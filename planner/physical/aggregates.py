@@ -21,12 +21,13 @@ Two-phase splitting maps each call to a partial call and a merge of the partials
                                              (Spark's valueSet flag); a struct holding
                                              NULL is a row that had one
     count_if(c) -> partial count_if(c),      merge sum,  result cast back to int64
+    bool_and/every, bool_or/some, product, bit_* -> partial and merge the same aggregate
     collect_list(x) -> partial collect_list, merge merge_lists (the lists concatenated)
     collect_set(x)  -> partial collect_set,  merge merge_sets (concatenated, distinct)
     avg(x)   -> partial sum(x) and count(x), merge sums, result sum / count
 
 The others (``count_distinct``, ``approx_count_distinct``, ``sum_distinct``, ``quantile``,
-``percentile_approx``, the ``stddev``/``variance`` family) have no such split here; an
+``percentile_approx``, ``percentile``, ``median``, ``max_by``/``min_by``, the ``stddev``/``variance`` family) have no such split here; an
 aggregate containing one runs in a single phase, after a shuffle on its keys (the
 standard deviations could merge count, mean and M2 partials, but a raw shuffle of the one
 column they read is simpler and exact).
@@ -59,6 +60,8 @@ _MERGE: dict[str, AggregateFunction] = {
     "first": "first", "last": "last",
     "count_if": "sum", "collect_list": "merge_lists", "collect_set": "merge_sets",
     "bit_and": "bit_and", "bit_or": "bit_or", "bit_xor": "bit_xor",
+    "bool_and": "bool_and", "every": "bool_and", "bool_or": "bool_or", "some": "bool_or",
+    "product": "product",
 }
 
 

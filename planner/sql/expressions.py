@@ -46,7 +46,6 @@ _AGGREGATES: dict[type[exp.Expr], str] = {
     exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max", exp.AnyValue: "any_value",
     exp.First: "first", exp.Last: "last",
 }
-_EXTRACT = {"YEAR": "year", "MONTH": "month", "DAY": "day"}
 _TRUE = ex.Lit(value=True)
 _SQL_TYPES = {
     "VARCHAR": "string", "TEXT": "string", "CHAR": "string", "DATE": "date",
@@ -122,11 +121,8 @@ def expression(node: exp.Expr) -> ex.Expr:
             if node.args.get("length") is not None:
                 args.append(node.args["length"])
             return registry.call("substring", *(expression(a) for a in args))
-        case exp.Extract():
-            unit = node.this.name.upper()
-            if unit not in _EXTRACT:
-                raise unsupported(node, f"EXTRACT of {unit}")
-            return registry.call(_EXTRACT[unit], expression(node.expression))
+        case exp.Extract():  # the field as written: Spark names extract(year FROM d) so
+            return registry.call("extract", ex.Lit(value=node.this.name), expression(node.expression))
         case exp.Count():
             return _count(node)
         case exp.Window():

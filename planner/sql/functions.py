@@ -78,6 +78,21 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.NextDay: (("this", "expression"), "next_day"),
     exp.AddMonths: (("this", "expression"), "add_months"),
     exp.TsOrDsAdd: (("this", "expression"), "date_add"),
+    # the later date functions (planner.logical.functions.calendar); sqlglot reads
+    # date_diff as DateDiff and to_unix_timestamp as StrToUnix, so they take those names
+    exp.Day: (("this",), "day"),
+    exp.Dayname: (("this",), "dayname"),
+    exp.Monthname: (("this",), "monthname"),
+    exp.TimestampFromParts: (("year", "month", "day", "hour", "min", "sec"), "make_timestamp"),
+    exp.UnixDate: (("this",), "unix_date"),
+    exp.UnixSeconds: (("this",), "unix_seconds"),
+    exp.UnixMillis: (("this",), "unix_millis"),
+    exp.UnixMicros: (("this",), "unix_micros"),
+    exp.DateFromUnixDate: (("this",), "date_from_unix_date"),
+    exp.Localtimestamp: ((), "localtimestamp"),
+    exp.ConvertTimezone: (("source_tz", "target_tz", "timestamp"), "convert_timezone"),
+    exp.IsNan: (("this",), "isnan"),
+    exp.Nanvl: (("this", "expression"), "nanvl"),
     exp.Round: (("this", "decimals"), "round"),
     exp.Floor: (("this",), "floor"),
     exp.Ceil: (("this",), "ceil"),
@@ -107,6 +122,15 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.CovarSamp: (("this", "expression"), "covar_samp"),
     exp.CovarPop: (("this", "expression"), "covar_pop"),
     exp.Corr: (("this", "expression"), "corr"),
+    **{getattr(exp, "Regr" + name.capitalize()): (("this", "expression"), f"regr_{name}")
+       for name in ("count", "avgx", "avgy", "sxx", "syy", "sxy", "slope", "intercept", "r2")},
+    # the later aggregates (planner.logical.functions.summaries)
+    exp.LogicalAnd: (("this",), "bool_and"),
+    exp.LogicalOr: (("this",), "bool_or"),
+    exp.ArgMax: (("this", "expression"), "max_by"),
+    exp.ArgMin: (("this", "expression"), "min_by"),
+    exp.Median: (("this",), "median"),
+    exp.Quantile: (("this", "quantile"), "percentile"),
     exp.Grouping: (("expressions",), "grouping"),
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
@@ -115,7 +139,10 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
-    "map_values", "std", "raise_error", "assert_true", *MATH_NAMES, *ARRAY_NAMES,
+    "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
+    "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
+    "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
+    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

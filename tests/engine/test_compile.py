@@ -173,7 +173,7 @@ CALLS = [
     (call("not", col("b")), "NOT b"),
     (call("is_null", col("g")), "g IS NULL"),
     (call("is_not_null", col("g")), "g IS NOT NULL"),
-    (call("isnan", col("x")), "isnan(x)"),
+    (call("isnan", col("x")), "coalesce(isnan(x), false)"),  # Spark's isnan(NULL) is false
     (call("try_double", col("s")), "TRY_CAST(s AS DOUBLE)"),
     (call("try_double", col("g")), "TRY_CAST(g AS DOUBLE)"),
     (call("in", col("i"), lit(1), lit(-2), lit(None)), "i IN (1, -2, NULL)"),
@@ -313,6 +313,7 @@ def test_all_call_functions_covered() -> None:
     from sparkwire.planner.logical.collection_types import COLLECTION_FUNCTIONS
 
     from sparkwire.coordinator.worker.compile.calls_bits import BIT_CALLS
+    from sparkwire.coordinator.worker.compile.calls_calendar import CALENDAR_CALLS, CALENDAR_ZONE_CALLS
     from sparkwire.coordinator.worker.compile.calls_elementary import ELEMENTARY_CALLS, ELEMENTARY_MODE_CALLS
     from sparkwire.coordinator.worker.compile.calls_encodings import ENCODING_CALLS
 
@@ -320,8 +321,10 @@ def test_all_call_functions_covered() -> None:
     # the later string, NULL and try_ functions: against PySpark in tests/spark/test_texts.py;
     # raise_error fails every row: test_raise_error_fails_with_its_class; trigonometry, bits and
     # encodings, whose oracle is Spark itself: tests/spark/test_math_families.py; the other
-    # array and map functions: tests/spark/test_array_functions.py
-    families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS}
+    # array and map functions: tests/spark/test_array_functions.py; the later date
+    # functions, the try_ parsers and nanvl: tests/spark/test_calendar.py
+    families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
+                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp"}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
                                         - function_types.FUNCTIONS - {"raise_error"} - families)
 

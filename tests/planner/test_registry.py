@@ -53,7 +53,10 @@ def test_python_and_sql_are_checked_alike(python, text: str | None, message: str
 
 
 def test_the_registry_names_its_functions_and_counts_their_arguments() -> None:
-    assert registry.call("dayofmonth", Column(name="d")) == registry.call("day", Column(name="d"))
+    # Spark names day(d) and dayofmonth(d) apart; dateadd is date_add under Spark's name
+    assert registry.call("dayofmonth", Column(name="d")).fn == "dayofmonth"
+    assert registry.call("day", Column(name="d")).fn == "day"
+    assert registry.call("dateadd", Column(name="d"), Column(name="n")).fn == "date_add"
     assert registry.lookup("LPAD").name == "lpad"
     with pytest.raises(AnalysisError, match="the function sentences is not supported by sparkwire"):
         registry.lookup("sentences")

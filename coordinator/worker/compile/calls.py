@@ -1,5 +1,5 @@
 """Every scalar builder the compiler knows, by the name the plan's allow-list gives it:
-the core ones (``calls_core``) and the string, casing, date, math, collection, NULL,
+the core ones (``calls_core``) and the string, casing, date (``calls_dates``, ``calls_calendar``), math, collection, NULL,
 ``try_``, elementary math, bitwise, encoding, array, map and higher-order groups (``CALLS``); those whose result
 depends on Spark's ANSI mode, division and integer arithmetic (``MODE_CALLS``); and those whose SQL names the session time zone
 (``ZONE_CALLS``). The expression compiler looks a call up here and nowhere else."""
@@ -9,6 +9,7 @@ from __future__ import annotations
 from sparkwire.coordinator.worker.compile.arguments import Builder, ModeBuilder, ZoneBuilder
 from sparkwire.coordinator.worker.compile.calls_arrays import ARRAY_CALLS
 from sparkwire.coordinator.worker.compile.calls_bits import BIT_CALLS
+from sparkwire.coordinator.worker.compile.calls_calendar import CALENDAR_CALLS, CALENDAR_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.compile.calls_core import CALLS as CORE_CALLS
 from sparkwire.coordinator.worker.compile.calls_dates import DATE_CALLS, ZONE_CALLS as DATE_ZONE_CALLS
@@ -29,11 +30,11 @@ __all__ = ["CALLS", "MODE_CALLS", "ZONE_CALLS"]
 CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
-    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS,
+    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS,
 }
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
 }
 
-ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS}
+ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS}

@@ -17,7 +17,7 @@ from sqlglot import exp
 from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_AGGREGATES
 from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
 
-__all__ = ["AGGREGATES", "AGGREGATE_BUILDERS", "edge_aggregate", "quantile"]
+__all__ = ["AGGREGATES", "AGGREGATE_BUILDERS", "ORDERED_PICKS", "edge_aggregate", "quantile"]
 
 AGGREGATES: dict[str, type[exp.AggFunc]] = {
     "sum": exp.Sum,
@@ -60,6 +60,21 @@ AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "var_pop": _named_aggregate("var_pop"),
     # Spark's bit aggregates are DuckDB's, of the same type (planner.logical.functions.bits)
     **{fn: _named_aggregate(fn) for fn in ("bit_and", "bit_or", "bit_xor")},
+    # planner.logical.functions.summaries: Spark's every/some are bool_and/bool_or, its
+    # product and median doubles (median interpolated, as percentile)
+    **dict.fromkeys(("bool_and", "every"), _named_aggregate("bool_and")),
+    **dict.fromkeys(("bool_or", "some"), _named_aggregate("bool_or")),
+    "product": lambda arg: call("product", cast(arg, "DOUBLE")),
+    "median": lambda arg: call("quantile_cont", cast(arg, "DOUBLE"), exp.Literal.number(0.5)),
+}
+
+#: ``max_by``/``min_by`` of a value and its ordering: the value on a row with the greatest
+#: (least) non-NULL ordering, NULL or not (DuckDB's ``arg_max``/``arg_min`` would skip a
+#: NULL value; its ``_null`` forms keep it, as Spark's ``MaxBy``/``MinBy`` do). Which row
+#: of several with that ordering is unspecified, as in Spark.
+ORDERED_PICKS: dict[str, Callable[[exp.Expr, exp.Expr], exp.Expr]] = {
+    "max_by": lambda value, by: call("arg_max_null", value, by),
+    "min_by": lambda value, by: call("arg_min_null", value, by),
 }
 
 
@@ -74,11 +89,14 @@ def edge_aggregate(fn: str, arg: exp.Expr, ignore_nulls: bool) -> exp.Expr:
 
 
 def quantile(arg: exp.Expr, fraction: float | None,
-             fractions: Sequence[float] | None) -> exp.Expr:
+             fractions: Sequence[float] | None, interpolated: bool = False) -> exp.Expr:
     """``quantile``/``percentile_approx`` at one fraction, or an array of them at several:
-    DuckDB's ``quantile_disc``, which answers one of the input's values; each fraction is a
-    DOUBLE cast of its shortest text."""
+    DuckDB's ``quantile_disc``, which answers one of the input's values; ``percentile``
+    (``interpolated``) is ``quantile_cont`` of the doubles, as Spark's ``Percentile``
+    interpolates; each fraction is a DOUBLE cast of its shortest text."""
     wanted_fractions = [fraction] if fractions is None else list(fractions)
     doubles = [cast(exp.Literal.string(repr(f)), "DOUBLE") for f in wanted_fractions]
     wanted = doubles[0] if fractions is None else exp.Array(expressions=doubles)
+    if interpolated:
+        return exp.Anonymous(this="quantile_cont", expressions=[cast(arg, "DOUBLE"), wanted])
     return exp.Anonymous(this="quantile_disc", expressions=[arg, wanted])

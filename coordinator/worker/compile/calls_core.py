@@ -151,7 +151,9 @@ CALLS: dict[str, Builder] = {
     "not": _unary(exp.Not),
     "is_null": _is_null,
     "is_not_null": _is_not_null,
-    "isnan": _named_function("isnan"),
+    # Spark's isnan of NULL is false (DuckDB's is NULL); an integer is a double, never NaN
+    "isnan": lambda args: exp.Coalesce(this=exp.Anonymous(this="isnan", expressions=[cast(args[0], "DOUBLE")]),
+                                       expressions=[exp.false()]),
     # describe()'s reading of a string column as numbers: NULL where it is none (Spark's
     # lenient cast), never an error
     "try_double": lambda args: exp.TryCast(this=args[0], to=exp.DataType.build("DOUBLE")),

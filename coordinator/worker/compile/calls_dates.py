@@ -67,35 +67,47 @@ def _date_format(args: list[exp.Expr]) -> exp.Expr:
     )
 
 
-def _parsed(text: exp.Expr, pattern: exp.Expr) -> exp.Expr:
+def _parsed(text: exp.Expr, pattern: exp.Expr, trying: bool = False) -> exp.Expr:
     """The wall clock ``text`` shows in Spark's ``pattern`` (``strptime``: unparsable text is
-    an error, as in Spark's ANSI mode)."""
+    an error, as in Spark's ANSI mode; ``trying``, for the ``try_`` forms, NULL)."""
     wanted = datetime_patterns.strftime_pattern(literal_text(pattern, "the datetime pattern"),
                                                 parsing=True)
-    return cast(exp.Anonymous(this="strptime", expressions=[cast(text, "VARCHAR"),
-                                                            exp.Literal.string(wanted)]), "TIMESTAMP")
+    parse = "try_strptime" if trying else "strptime"
+    return cast(exp.Anonymous(this=parse, expressions=[cast(text, "VARCHAR"),
+                                                       exp.Literal.string(wanted)]), "TIMESTAMP")
 
 
-def _parser(to: str) -> Builder:
-    """``to_date``/``to_timestamp_ntz``: a cast without a pattern (the planner cast the
-    operand as Spark does, ``planner.logical.local_time``), ``strptime`` with one."""
+def _parser(to: str, trying: bool = False) -> Builder:
+    """``to_date``/``to_timestamp_ntz``/``try_to_date``: a cast without a pattern (the planner
+    cast the operand as Spark does, ``planner.logical.local_time``; a string to a date is
+    cast here, by ``TRY_CAST`` for the ``try_`` form), ``strptime`` with one."""
 
     def build(args: list[exp.Expr]) -> exp.Expr:
         if len(args) == 1:
+            if trying:
+                return exp.TryCast(this=args[0], to=exp.DataType.build(to))
             return cast(args[0], to)
         arity(f"to_{to.lower()}", args, 2)
-        return cast(_parsed(args[0], args[1]), to)
+        return cast(_parsed(args[0], args[1], trying), to)
 
     return build
 
 
-def _to_instant(args: list[exp.Expr], zone: str) -> exp.Expr:
-    """``to_timestamp``/``to_timestamp_ltz``: with a pattern, the wall clock parsed and made
-    an instant in the session zone; without, the operand (the planner cast it)."""
-    if len(args) == 1:
-        return cast(args[0], "TIMESTAMPTZ")
-    arity("to_timestamp", args, 2)
-    return from_local(_parsed(args[0], args[1]), zone)
+def _instant_parser(trying: bool) -> ZoneBuilder:
+    """``to_timestamp``/``to_timestamp_ltz``/``try_to_timestamp``: with a pattern, the wall
+    clock parsed and made an instant in the session zone; without, the operand (the planner
+    cast it, by a ``try_cast`` for the ``try_`` form)."""
+
+    def build(args: list[exp.Expr], zone: str) -> exp.Expr:
+        if len(args) == 1:
+            return cast(args[0], "TIMESTAMPTZ")
+        arity("to_timestamp", args, 2)
+        return from_local(_parsed(args[0], args[1], trying), zone)
+
+    return build
+
+
+_to_instant = _instant_parser(trying=False)
 
 
 def _truncate(to: str, unit_at: int, units: dict[str, str]) -> Builder:
@@ -215,6 +227,7 @@ DATE_CALLS: dict[str, Builder] = {
     "datediff": over("CAST(:a AS DATE) - CAST(:b AS DATE)", "a", "b"),
     "date_format": _date_format,
     "to_date": _parser("DATE"),
+    "try_to_date": _parser("DATE", trying=True),
     "to_timestamp_ntz": _parser("TIMESTAMP"),
     "trunc_date": _truncate("DATE", 1, datetime_patterns.DATE_UNITS),
     "hour": _part("hour", "TIMESTAMP"),
@@ -233,6 +246,7 @@ ZONE_CALLS: dict[str, ZoneBuilder] = {
     "months_between": _months_between,
     "to_timestamp": _to_instant,
     "to_timestamp_ltz": _to_instant,
+    "try_to_timestamp": _instant_parser(trying=True),
     "date_trunc": _date_trunc,
     "from_utc_timestamp": _zone_shift("from"),
     "to_utc_timestamp": _zone_shift("to"),

@@ -18,6 +18,7 @@ from sparkwire.coordinator.worker.compile.calls_lambdas import lambda_name
 from sparkwire.coordinator.worker.compile.calls_aggregate import (
     AGGREGATE_BUILDERS,
     AGGREGATES,
+    ORDERED_PICKS,
     edge_aggregate,
     quantile,
 )
@@ -101,8 +102,10 @@ class Expressions:
                 raise CompileError(f"{node.fn} needs an argument; only count takes none")
             return exp.Count(this=exp.Star())
         arg = self.expr(node.arg)
-        if node.fn in ("quantile", "percentile_approx"):
-            return quantile(arg, node.fraction, node.fractions)
+        if node.fn in ("quantile", "percentile_approx", "percentile"):
+            return quantile(arg, node.fraction, node.fractions, interpolated=node.fn == "percentile")
+        if node.fn in ORDERED_PICKS and node.other is not None:
+            return ORDERED_PICKS[node.fn](arg, self.expr(node.other))
         if node.fn in ("first", "last"):
             return edge_aggregate(node.fn, arg, node.ignore_nulls)
         if node.fn in AGGREGATE_BUILDERS:

@@ -3,10 +3,10 @@
 PySpark has them in one module; here each group has its own, all re-exported: ``basics``
 (the common aggregates, ``when``, ``coalesce``, ``expr`` ...), ``strings``, ``dates``,
 ``texts`` (the later string functions), ``nulls`` (``nvl`` ..., ``try_`` arithmetic),
-``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
+``calendar`` (the later date functions, ``isnan``, the sort orders), ``numeric``, ``nested`` (arrays, maps, structs, collection aggregates, generators),
 ``arrays`` (the other array and map functions), ``lambdas`` (``transform`` ...: functions of a
 Python function),
-``statistics`` (``stddev``, ``corr`` ...), ``grouping``, ``windows``, ``elementary``
+``statistics`` (``stddev``, ``corr`` ...), ``summaries`` (``bool_and``, ``max_by``, ``percentile`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
 by ``unary``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
 reads PySpark's arguments (``core``: a ``str`` where a column is expected is a column name,
@@ -32,6 +32,7 @@ from sparkwire.planner.api.functions.core import flatten_arguments  # noqa: F401
 from sparkwire.planner.api.functions.arrays import *  # noqa: F403
 from sparkwire.planner.api.functions.basics import *  # noqa: F403
 from sparkwire.planner.api.functions.bits import *  # noqa: F403
+from sparkwire.planner.api.functions.calendar import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.elementary import *  # noqa: F403
 from sparkwire.planner.api.functions.encodings import *  # noqa: F403
@@ -43,6 +44,7 @@ from sparkwire.planner.api.functions.nulls import *  # noqa: F403
 from sparkwire.planner.api.functions.numeric import *  # noqa: F403
 from sparkwire.planner.api.functions.statistics import *  # noqa: F403
 from sparkwire.planner.api.functions.strings import *  # noqa: F403
+from sparkwire.planner.api.functions.summaries import *  # noqa: F403
 from sparkwire.planner.api.functions.texts import *  # noqa: F403
 from sparkwire.planner.api.functions.windows import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sparkwire.planner.api.column import Column, ColumnOrName, to_column
 from sparkwire.planner.api.functions.core import call
 
@@ -56,7 +58,29 @@ def corr(col1: ColumnOrName, col2: ColumnOrName) -> Column:
     return call("corr", to_column(col1).expr, to_column(col2).expr)
 
 
+def _regression(name: str) -> Callable[[ColumnOrName, ColumnOrName], Column]:
+    """PySpark's ``regr_*(y, x)``, named ``name``."""
+
+    def regression(y: ColumnOrName, x: ColumnOrName) -> Column:
+        return call(name, to_column(y).expr, to_column(x).expr)
+
+    regression.__name__ = regression.__qualname__ = name
+    return regression
+
+
+regr_count = _regression("regr_count")
+regr_avgx = _regression("regr_avgx")
+regr_avgy = _regression("regr_avgy")
+regr_sxx = _regression("regr_sxx")
+regr_syy = _regression("regr_syy")
+regr_sxy = _regression("regr_sxy")
+regr_slope = _regression("regr_slope")
+regr_intercept = _regression("regr_intercept")
+regr_r2 = _regression("regr_r2")
+
 __all__ = [
+    "regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2", "regr_slope", "regr_sxx",
+    "regr_sxy", "regr_syy",
     "corr", "covar_pop", "covar_samp", "kurtosis", "skewness", "std", "stddev", "stddev_pop",
     "stddev_samp", "var_pop", "var_samp", "variance",
 ]

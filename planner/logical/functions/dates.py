@@ -24,7 +24,8 @@ functions read an instant in the session time zone (``time_zone``, Spark's
   ``hour``/``minute``/``second`` of a date are 0; ``second`` drops fractions;
 - ``date_format``/``to_date``/``to_timestamp`` take Spark's pattern letters, translated
   or refused by ``planner.spark.datetime_patterns``; an unparsable string is an error (Spark's
-  ANSI mode); without a pattern they are casts;
+  ANSI mode); without a pattern they are casts; ``try_to_date``/``try_to_timestamp`` give
+  NULL where these fail (a string cast without a pattern, one that does not parse with it);
 - ``trunc(date, unit)`` gives a date, ``date_trunc(unit, ts)`` a timestamp: the local
   wall clock truncated, at the instant's own offset where it still holds for units up to
   a day (so 01:30 standard time on a fall-back night truncates to 01:00 standard time, as
@@ -89,8 +90,6 @@ def _parsing(fn: ScalarFunction, literal_only: bool = False) -> Function:
 FUNCTIONS = (
     *(plain(name) for name in ("year", "month", "hour", "minute", "second", "dayofweek",
                                "dayofyear", "weekofyear", "quarter", "last_day")),
-    plain("dayofmonth", fn="day"),
-    plain("day"),
     *(plain(name, 2) for name in ("date_add", "date_sub", "add_months", "datediff", "date_format",
                                   "next_day", "from_utc_timestamp", "to_utc_timestamp", "date_trunc")),
     plain("trunc", 2, fn="trunc_date"),
@@ -104,4 +103,6 @@ FUNCTIONS = (
     _parsing("to_timestamp"),
     _parsing("to_timestamp_ltz", literal_only=True),
     _parsing("to_timestamp_ntz", literal_only=True),
+    _parsing("try_to_date", literal_only=True),
+    _parsing("try_to_timestamp", literal_only=True),
 )

@@ -14,6 +14,8 @@ Spark's semantics, kept by the worker's builders (``coordinator.worker.math``):
   it), ``log(base, x)`` is ``ln(x)/ln(base)``, NULL for a base <= 0;
 - ``sqrt`` of a negative is NaN; ``signum`` is a double, NaN for NaN;
 - ``greatest``/``least`` skip NULLs (NULL only when all are) and take the common type;
+- ``isnan`` of NULL is false; ``nanvl(a, b)`` is ``b`` where ``a`` is NaN, of doubles (or
+  floats, where both are);
 - ``pmod`` is the remainder made non-negative for a positive divisor, with Java's ``%``
   (the sign of the dividend) underneath, so a negative divisor gives what Spark gives.
 """
@@ -68,6 +70,8 @@ FUNCTIONS = (
     plain("pow", 2),
     plain("power", 2, fn="pow"),
     plain("pmod", 2),
+    plain("isnan"),
+    plain("nanvl", 2),
     Function.of("log", log),
     _rounding("round"),
     _rounding("bround"),

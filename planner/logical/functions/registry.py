@@ -24,6 +24,7 @@ from sparkwire.planner.logical.functions import (
     arrays,
     assertions,
     bits,
+    calendar,
     collections,
     conditionals,
     dates,
@@ -36,15 +37,16 @@ from sparkwire.planner.logical.functions import (
     numeric,
     statistics,
     strings,
+    summaries,
     texts,
     windows,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
-_FAMILIES = (strings, texts, nulls, dates, numeric, conditionals, collections, aggregates,
-             statistics, windows, grouping, assertions, elementary, bits, encodings, arrays, maps,
-             higher_order)
+_FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
+             statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
+             arrays, maps, higher_order)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

@@ -1,6 +1,7 @@
 """Statistical aggregates as sums of powers, so they aggregate in two phases like ``avg``.
 
-``stddev``, ``variance``, ``skewness``, ``kurtosis``, the covariances and ``corr`` are
+``stddev``, ``variance``, ``skewness``, ``kurtosis``, the covariances, ``corr`` and the
+linear regressions (``regr_*``) are
 functions of a group's count and power sums (``sum(x)``, ``sum(x*x)`` ... ``sum(x*y)``,
 in doubles). Those are plain ``sum``/``count`` calls, which the stage cutter already splits
 into per-task partials merged after the shuffle (``planner.physical.aggregates``): a group's
@@ -25,7 +26,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sparkwire.planner.logical.expressions import AggCall, Call, Case, Cast, Expr, Lit, ScalarFunction
+from sparkwire.planner.logical.expressions import (
+    PAIR_AGGREGATES,
+    AggCall,
+    Call,
+    Case,
+    Cast,
+    Expr,
+    Lit,
+    ScalarFunction,
+)
 from sparkwire.planner.logical.plan import Aggregate, Operator, transform_up
 from sparkwire.planner.logical.tree import transform
 
@@ -127,7 +137,9 @@ def _expanded(node: Expr) -> Expr | None:
     if not isinstance(node, AggCall) or node.arg is None:
         return None
     fn = node.fn
-    if node.other is not None:
+    if fn.startswith("regr_") and node.other is not None:
+        return _regression(fn, _Sums(_both(node.other, node.arg)), _Sums(_both(node.arg, node.other)))
+    if fn in PAIR_AGGREGATES and node.other is not None:
         x, y = _both(node.arg, node.other), _both(node.other, node.arg)
         pairs, ys = _Sums(x), _Sums(y)
         ck = pairs.comoment(y)
@@ -143,6 +155,29 @@ def _expanded(node: Expr) -> Expr | None:
     sums = _Sums(_double(node.arg))
     m2 = sums.comoment(sums.x)
     return _SINGLE[fn](sums, m2)
+
+
+def _regression(fn: str, xs: _Sums, ys: _Sums) -> Expr:
+    """Spark's ``regr_*(y, x)`` over the pairs (``xs``, ``ys``: the sums of x and y where both
+    are there): Sxx, Syy and Sxy are their comoments, NULL for no pairs; the slope is Sxy/Sxx,
+    NULL where x does not vary; R² is 1 where only y does not vary."""
+    if fn == "regr_count":
+        return AggCall(fn="count", arg=xs.x)
+    if fn in ("regr_avgx", "regr_avgy"):
+        return (xs if fn == "regr_avgx" else ys).mean()
+    sxx, syy, sxy = xs.comoment(xs.x), ys.comoment(ys.x), xs.comoment(ys.x)
+    some = _call("gt", xs.n, _num(0.0))
+    if fn in ("regr_sxx", "regr_syy", "regr_sxy"):
+        return Case(branches=((some, {"regr_sxx": sxx, "regr_syy": syy, "regr_sxy": sxy}[fn]),))
+    slope = _div(sxy, _positive(sxx))
+    if fn == "regr_slope":
+        return slope
+    if fn == "regr_intercept":
+        return _sub(ys.mean(), _mul(slope, xs.mean()))
+    assert fn == "regr_r2"
+    unset = Lit(value=None, type="float64")
+    return Case(branches=((_call("le", sxx, _num(0.0)), unset), (_call("le", syy, _num(0.0)), _num(1.0))),
+                otherwise=_div(_mul(sxy, sxy), _mul(sxx, syy)))
 
 
 def _variance(sample: bool, root: bool) -> Callable[[_Sums, Expr], Expr]:
