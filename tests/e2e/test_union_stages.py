@@ -67,3 +67,23 @@ def test_a_union_of_one_table_with_itself_reads_each_row_once_a_side(tables: Pat
     con = duckdb.connect()
     con.execute(f"CREATE VIEW a AS SELECT * FROM '{tables / 'a'}/*.parquet'")
     assert got == sorted(con.execute(text).fetchall())
+
+
+def test_a_union_of_hive_partitioned_tables_stays_apart(tmp_path: Path) -> None:
+    """A Hive-partitioned scan reads whole files (its ``k=v`` columns come from the paths),
+    so it cannot give a task an empty selection: such sides are coalesced, and correct."""
+    for name in ("a", "b"):
+        for p in (1, 2):
+            (tmp_path / name / f"p={p}").mkdir(parents=True)
+            pq.write_table(pa.table({"k": list(range(50 * p)), "v": list(range(50 * p))}),
+                           tmp_path / name / f"p={p}" / "x.parquet")
+    text = "SELECT p, count(*) AS n FROM (SELECT k, p FROM a UNION ALL SELECT k, p FROM b) GROUP BY p"
+    with Session(workers=2) as session:
+        for name in ("a", "b"):
+            session.read.parquet(str(tmp_path / name)).createOrReplaceTempView(name)
+        got = sorted(zip(*(c.to_pylist() for c in session.sql(text).toArrow().columns)))
+    con = duckdb.connect()
+    for name in ("a", "b"):
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{tmp_path / name}/*/*.parquet', "
+                    "hive_partitioning = true)")
+    assert got == sorted(con.execute(text).fetchall())
