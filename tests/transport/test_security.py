@@ -106,13 +106,19 @@ def _raw_attempt(address: str, curve: tuple[bytes, bytes, bytes] | None) -> tupl
     sock = context.socket(zmq.DEALER)
     sock.linger = 0
     sock.reconnect_ivl = -1
+    # A refused handshake drops the only pipe; a DEALER without a pipe would block in send.
+    sock.sndtimeo = 1500
     if curve is not None:
         sock.curve_secretkey, sock.curve_publickey, sock.curve_serverkey = curve
     monitor = sock.get_monitor_socket()
     try:
         sock.connect(_endpoint(address))
-        sock.send_multipart(wire.encode(wire.Deliver(id=1), PLAN))
-        answered = bool(sock.poll(1500))
+        try:
+            sock.send_multipart(wire.encode(wire.Deliver(id=1), PLAN))
+        except zmq.Again:
+            answered = False
+        else:
+            answered = bool(sock.poll(1500))
         events = []
         while monitor.poll(0):
             events.append(zmq.Event(recv_monitor_message(monitor)["event"]).name)
