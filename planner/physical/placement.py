@@ -144,3 +144,19 @@ def passes_through(fragment: Operator, below: Operator, keys: tuple[Expr, ...]) 
 
 def contains(root: Operator, node: Operator) -> bool:
     return any(n is node for n in operators(root))
+
+
+def concatenable(left: OpenStage, right: OpenStage) -> bool:
+    """Whether two sides of a UNION ALL can be one stage, task by task: each side's tasks
+    read only Parquet splits of unpartitioned scans (so each task narrows every scan to the
+    splits that are its own, an empty selection for the other side's:
+    ``coordinator.runs.narrow``), and no split is on both sides (a task's split would then
+    be read by both)."""
+    sides = (left, right)
+    if any(side.published or not side.splits or len(side.splits) != side.tasks for side in sides):
+        return False
+    leaves = [n for side in sides for n in operators(side.fragment) if not children(n)]
+    if any(not isinstance(n, ParquetScan) or n.partition_names for n in leaves):
+        return False  # a Hive-partitioned scan reads whole files, never an empty selection
+    mine = {split for task in left.splits for split in task}
+    return not any(split in mine for task in right.splits for split in task)

@@ -78,7 +78,7 @@ from sparkwire.planner.logical.sources import (FILE_SCANS, CachedSource, CsvScan
 from sparkwire.planner.logical.staged import Boundary, Stage, StagedPlan
 from sparkwire.planner.physical.join_strategy import join_strategy, size_text
 from sparkwire.planner.physical.clustering import clustered
-from sparkwire.planner.physical.placement import OpenStage, colocate, groups_within_tasks
+from sparkwire.planner.physical.placement import OpenStage, colocate, concatenable, groups_within_tasks
 from sparkwire.planner.physical.sharing import reuse_broadcasts, share_broadcasts
 from sparkwire.planner.physical.sizing import Sizing
 from sparkwire.planner.physical.splits import group_splits
@@ -416,7 +416,7 @@ class _Cutter:
         rows meet in one task."""
         left = self.materialize(self.cut(op.left))
         right = self.materialize(self.cut(op.right))
-        if op.kind == "union" and op.all and _concatenable(left, right):
+        if op.kind == "union" and op.all and concatenable(left, right):
             return OpenStage(with_children(op, [left.fragment, right.fragment]),
                              tasks=left.tasks + right.tasks, splits=left.splits + right.splits)
         if op.kind == "union" and op.all:
@@ -452,22 +452,6 @@ def _range_of(key: SortKey, partitions: int) -> Expr:
           for i, b in enumerate(ordered)),
     ]
     return Case(branches=tuple(branches), otherwise=Lit(value=partitions - 1))
-
-
-def _concatenable(left: OpenStage, right: OpenStage) -> bool:
-    """Whether two sides of a UNION ALL can be one stage, task by task: each side's tasks
-    read only Parquet splits of unpartitioned scans (so each task narrows every scan to the
-    splits that are its own, an empty selection for the other side's:
-    ``coordinator.runs.narrow``), and no split is on both sides (a task's split would then
-    be read by both)."""
-    sides = (left, right)
-    if any(side.published or not side.splits or len(side.splits) != side.tasks for side in sides):
-        return False
-    leaves = [n for side in sides for n in operators(side.fragment) if not children(n)]
-    if any(not isinstance(n, ParquetScan) or n.partition_names for n in leaves):
-        return False  # a Hive-partitioned scan reads whole files, never an empty selection
-    mine = {split for task in left.splits for split in task}
-    return not any(split in mine for task in right.splits for split in task)
 
 
 def _all_columns(op: Operator) -> tuple[Expr, ...]:
