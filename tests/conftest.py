@@ -23,7 +23,8 @@ import pytest
 from hypothesis import settings
 
 
-from sparkwire.coordinator.worker.spill import SPILL_PREFIX, spill_dir_owner, sweep_orphaned_spill_dirs
+from sparkwire.coordinator.worker.spill import SPILL_PREFIX
+from sparkwire.transport.owned import owner, sweep_dirs
 
 if TYPE_CHECKING:
     from tests.e2e.tpcds import Tpcds
@@ -114,9 +115,9 @@ def _listening_sockets_of_this_process() -> set[str]:
 
 
 def _leftovers() -> dict[str, object]:
-    sweep_orphaned_spill_dirs(Path(tempfile.gettempdir()))  # what killed workers left
+    sweep_dirs(SPILL_PREFIX)  # what killed workers left
     spill = [p.name for p in Path(tempfile.gettempdir()).glob(f"{SPILL_PREFIX}*")
-             if spill_dir_owner(p) == os.getpid()]
+             if owner(p.name, SPILL_PREFIX) == os.getpid()]
     return {
         "processes": _our_processes(),
         "listening sockets": sorted(_listening_sockets_of_this_process()),

@@ -25,7 +25,6 @@ import os
 import re
 import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
 from sparkwire.transport.security import Security
 from sparkwire.transport.stream import PartitionReader
 from sparkwire.transport.zmq_auth import Curve
+from sparkwire.transport.owned import owned_dir
 from sparkwire.transport.shm_segments import PREFIX, SHM_DIR, SOCKET_DIRS, sweep, unlink
 from sparkwire.transport.zmq import ZmqTransport
 from sparkwire.transport.zmq_client import ZmqClient
@@ -131,7 +131,7 @@ class ShmTransport(ZmqTransport):
 
     def _server(self, service: WorkerService, address: str | None) -> ShmServer:
         if address is None:
-            directory = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIRS}{os.getpid()}-"))  # 0700
+            directory = owned_dir(SOCKET_DIRS)  # 0700
             return ShmServer(self._context, service, directory / "worker.sock", True, self._local,
                              self._options, self._guarded())
         path = self._socket_path(address)

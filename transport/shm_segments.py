@@ -13,12 +13,11 @@ import contextlib
 import mmap
 import os
 import re
-import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from sparkwire.transport.errors import ConnectionLost, ProtocolError
+from sparkwire.transport.owned import alive, sweep_dirs
 
 SHM_DIR = Path("/dev/shm")
 PREFIX = "sparkwire-"
@@ -69,34 +68,15 @@ def map_and_unlink(name: str, size: int, writable: bool) -> mmap.mmap:
         unlink(path)  # mapped or not, nobody else will
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed child its parent has not reaped yet is dead too
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def sweep() -> int:
     """Unlink the segments and socket directories of processes that no longer exist."""
     freed = 0
     with contextlib.suppress(OSError):
         for entry in os.scandir(SHM_DIR):
             found = _NAME.fullmatch(entry.name)
-            if found and not _alive(int(found[1])):
+            if found and not alive(int(found[1])):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
                     freed += 1
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(tempfile.gettempdir()):
-            pid = entry.name[len(SOCKET_DIRS):].split("-", 1)[0]
-            if entry.name.startswith(SOCKET_DIRS) and pid.isdigit() and not _alive(int(pid)):
-                shutil.rmtree(entry.path, ignore_errors=True)
+    sweep_dirs(SOCKET_DIRS)
     return freed

@@ -5,7 +5,8 @@ for TLS, the same certificates as the coordinator. They receive the coordinator'
 so the secret must not be in them: a configured ``secret`` value, or a generated one, is
 written to a file only its owner can read in a private directory (0700), and the settings
 then name that file. A throwaway CA's PEM files go beside it. The directory is removed when
-the cluster closes.
+the cluster closes; one a killed driver left (its name holds the driver's pid) is removed when
+the next cluster makes its own under the same parent (``transport.owned``).
 
 For Spark on a real cluster the directory must be on storage every executor reads (the
 cluster passes ``spark_exchange_dir``); production deployments rather name their own secret
@@ -16,12 +17,14 @@ from __future__ import annotations
 
 import secrets
 import shutil
-import tempfile
 from pathlib import Path
 
 from sparkwire.coordinator.config import Settings
+from sparkwire.transport.owned import owned_dir
 from sparkwire.transport.registry import transport_class
 from sparkwire.transport.security import Security, write_private
+
+CREDENTIALS_PREFIX = "sparkwire-credentials-"
 
 
 class SharedCredentials:
@@ -53,7 +56,7 @@ class SharedCredentials:
 
     def _write(self, name: str, data: bytes, parent: Path | None) -> Path:
         if self._directory is None:
-            self._directory = Path(tempfile.mkdtemp(prefix="sparkwire-credentials-", dir=parent))
+            self._directory = owned_dir(CREDENTIALS_PREFIX, parent)
         path = self._directory / name
         write_private(path, data)
         return path
