@@ -197,19 +197,20 @@ class Catalog:
         return [self.getTable(n) for n in names]
 
     def dropTable(self, tableName: str, ifExists: bool = False, purge: bool = False) -> None:  # noqa: N802, N803
-        """Forget a table made by ``createTable``; its files stay where they are, as an
-        external table's do in Spark."""
+        """Forget a table made by ``createTable`` (its files stay where they are, as an
+        external table's do in Spark), or a temporary view of that name, as Spark drops one."""
         name = self._name(tableName, None)
         if self._is_table(name):
-            self._session.drop_view(name)
             del self._tables[name]
-        elif not ifExists:
+        if not self._session.drop_view(name) and not ifExists:
             raise not_found(tableName)
 
     def dropView(self, viewName: str, ifExists: bool = False) -> None:  # noqa: N802, N803
-        """Drop the temporary view of that name, as Spark's ``DROP VIEW`` finds temporary
-        views first."""
-        if not self.dropTempView(viewName) and not ifExists:
+        """Spark's ``dropView`` drops persistent views, never a temporary one: there are no
+        persistent views here, so every name is Spark's ``TABLE_OR_VIEW_NOT_FOUND`` (none
+        with ``ifExists``)."""
+        self._name(viewName, None)
+        if not ifExists:
             raise not_found(viewName)
 
     def truncateTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
@@ -217,8 +218,9 @@ class Catalog:
         the catalog's to delete), and a view is no table."""
         name = self._found(tableName)
         if not self._is_table(name):
-            raise AnalysisError(f"{quote(name)} is a temp view, not a table", condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE",
-                                parameters={"viewName": quote(name), "operation": "TRUNCATE TABLE"})
+            raise AnalysisError(f"'Catalog.truncateTable' expects a table but {quote(name)} is a view.",
+                                condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE",
+                                parameters={"viewName": quote(name), "operation": "'Catalog.truncateTable'"})
         raise AnalysisError(f"Operation not allowed: TRUNCATE TABLE on external tables: {quote(name)}")
 
     # -- functions (``coordinator.catalog_functions``) --------------------------------------

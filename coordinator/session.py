@@ -135,11 +135,9 @@ class Session(Closeable):
         """The Spark version whose semantics sparkwire follows (results are compared with it)."""
         return SPARK_VERSION
 
-    @property
-    def emptyDataFrame(self) -> DataFrame:  # noqa: N802 - PySpark's name
-        """A DataFrame of no columns and no rows: a column dropped, since DuckDB has no
-        relation of no columns to hold it (``planner.api.frame.ROWS_ONLY``)."""
-        return self.createDataFrame(pa.table({"_rows": pa.array([], pa.bool_())})).drop("_rows")
+    def emptyDataFrame(self, schema: Any) -> DataFrame:  # noqa: N802 - PySpark's name
+        """A DataFrame of no rows with ``schema`` (a ``StructType`` or a DDL string)."""
+        return self.createDataFrame([], schema)
 
     def addTag(self, tag: str) -> None:  # noqa: N802 - PySpark's name
         self._tags.add(tag)

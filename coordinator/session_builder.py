@@ -11,7 +11,7 @@ session (``getActiveSession``, ``active``) and the session's tags.
 - the active session is the last one built or made and not yet stopped, process-wide:
   sparkwire's sessions do not follow threads as Spark's do;
 - tags (``addTag`` ...) are per thread, as Spark's; a tag is a non-empty string without a
-  comma (Spark's ``SPARK_JOB_TAGS_SEP``), Spark's ``INVALID_TAG`` otherwise.
+  comma (Spark's ``SPARK_JOB_TAGS_SEP``), refused with Spark's messages otherwise.
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ class Tags:
 
 
 def _checked(tag: str) -> str:
-    if not isinstance(tag, str) or not tag or "," in tag:
-        raise ConfigError(f"a tag is a non-empty string without ',', got {tag!r}", condition="INVALID_TAG",
-                          parameters={"tag": str(tag)})
+    if not isinstance(tag, str) or not tag:
+        raise ConfigError("Spark job tag cannot be an empty string.")
+    if "," in tag:
+        raise ConfigError("Spark job tag cannot contain ','.")
     return tag

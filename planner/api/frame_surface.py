@@ -38,7 +38,9 @@ from sparkwire.planner.api.functions import ColumnOrName
 from sparkwire.planner.api.rows import Row
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import quote
-from sparkwire.planner.logical.plan import Operator, RowSample, Sort, operators
+from sparkwire.planner.logical.expressions import Column, NamedExpr
+from sparkwire.planner.logical.plan import (Operator, Project, RowSample, Sort, operators, output_columns,
+                                            transform_up)
 from sparkwire.planner.logical.sources import LocalSource, ParquetScan, TextScan
 from sparkwire.planner.optimizer.rules import optimize
 
@@ -193,4 +195,12 @@ class FrameSurface(FrameActions):
 
 
 def _canonical(plan: Operator) -> str:
-    return optimize(plan).model_dump_json()
+    """The optimized plan as text, without projections that pass every column through as
+    it is (``df.select("*")``), as Spark's canonical plans compare."""
+
+    def bare(op: Operator) -> Operator:
+        identity = tuple(NamedExpr(name=c, expr=Column(name=c)) for c in output_columns(op.input)) \
+            if isinstance(op, Project) else None
+        return op.input if isinstance(op, Project) and op.columns == identity else op
+
+    return transform_up(optimize(plan), bare).model_dump_json()
