@@ -206,11 +206,10 @@ class Catalog:
             raise not_found(tableName)
 
     def dropView(self, viewName: str, ifExists: bool = False) -> None:  # noqa: N802, N803
-        """Spark's ``dropView`` drops persistent views, never a temporary one: there are no
-        persistent views here, so every name is Spark's ``TABLE_OR_VIEW_NOT_FOUND`` (none
-        with ``ifExists``)."""
-        self._name(viewName, None)
-        if not ifExists:
+        """Drop the temporary view of that name, as Spark's ``dropView`` finds temporary
+        views first (there are no persistent ones here); Spark's ``TABLE_OR_VIEW_NOT_FOUND``
+        for a name that is none, unless ``ifExists``."""
+        if not self.dropTempView(viewName) and not ifExists:
             raise not_found(viewName)
 
     def truncateTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names

@@ -5,7 +5,8 @@ table SQL text and the DataFrame API resolve calls through.
 A function is listed when SQL text can call it by a name Spark's own registry has: the
 registry's names and the generators, less the names only the plan uses (``get_item`` for
 ``x[k]``, ``get_field`` for ``x.f``, the ``&``/``|``/``^`` operators) and PySpark's names for
-what Spark SQL writes as syntax (``count_distinct`` is ``count(DISTINCT x)``). Every one is a
+what Spark SQL writes as syntax or does not have (``count_distinct`` is ``count(DISTINCT x)``,
+``bitwise_not`` is ``~x``; ``negate``, ``product``). Every one is a
 built-in: ``isTemporary`` true, no catalog or namespace, as Spark reports its built-ins;
 ``className`` names the registry, there being no JVM class to name.
 """
@@ -23,7 +24,7 @@ from sparkwire.planner.logical.functions.registry import FUNCTIONS
 #: Registry names that are no Spark SQL function name.
 _PLAN_ONLY = frozenset({
     "get_item", "get_field", "count_distinct", "sum_distinct", "create_map",
-    "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "negate", "product",
 })
 _CLASS = "sparkwire.planner.logical.functions.registry"
 
