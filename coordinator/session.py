@@ -61,8 +61,8 @@ SPARK_VERSION = "4.3.0"
 class _BuilderProperty:
     """``Session.builder``: a new ``Builder`` at each access, as PySpark's class property gives one."""
 
-    def __get__(self, instance: object, owner: type) -> Builder:
-        return Builder()
+    def __get__(self, instance: object, owner: type[Session]) -> Builder[Session]:
+        return Builder(lambda workers: owner(workers=workers))
 
 
 class Session(Closeable):
@@ -120,12 +120,13 @@ class Session(Closeable):
     @classmethod
     def getActiveSession(cls) -> Session | None:  # noqa: N802 - PySpark's name
         """The last session made and not stopped, else None."""
-        return active_session()
+        session: Session | None = active_session()
+        return session
 
     @classmethod
     def active(cls) -> Session:
         """``getActiveSession``, or Spark's ``NO_ACTIVE_OR_DEFAULT_SESSION`` when there is none."""
-        session = active_session()
+        session: Session | None = active_session()
         if session is None:
             raise ConfigError("there is no active session", condition="NO_ACTIVE_OR_DEFAULT_SESSION")
         return session

@@ -19,43 +19,52 @@ from __future__ import annotations
 import os
 import re
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
 
-from sparkwire.coordinator.runtime_config import STATIC
+from sparkwire.coordinator.runtime_config import STATIC, RuntimeConfig
 from sparkwire.transport.errors import ConfigError
 
-if TYPE_CHECKING:
-    from sparkwire.coordinator.session import Session
+
+class _Session(Protocol):
+    conf: RuntimeConfig
+
+
+#: the session class (``coordinator.session.Session``), which imports this module
+S = TypeVar("S", bound=_Session)
 
 _LOCAL = re.compile(r"local(?:\[(\*|[1-9][0-9]*)(?:,[0-9]+)?\])?")
 _state = threading.Lock()
-_active: list[Session] = []  # at most one: the active session
+_active: list[Any] = []  # at most one: the active session
 
 
-def activate(session: Session) -> None:
+def activate(session: _Session) -> None:
     with _state:
         _active[:] = [session]
 
 
-def deactivate(session: Session) -> None:
+def deactivate(session: _Session) -> None:
     with _state:
         if _active and _active[0] is session:
             _active.clear()
 
 
-def active_session() -> Session | None:
+def active_session() -> Any:
+    """The active session, or None."""
     with _state:
         return _active[0] if _active else None
 
 
-class Builder:
-    """``Session.builder``: options gathered, then ``getOrCreate()`` or ``create()``."""
+class Builder(Generic[S]):
+    """``Session.builder``: options gathered, then ``getOrCreate()`` or ``create()`` of a
+    session made by ``factory`` (the session class, given its number of workers)."""
 
-    def __init__(self) -> None:
+    def __init__(self, factory: Callable[[int | None], S]) -> None:
+        self._factory = factory
         self._options: dict[str, str] = {}
 
     def config(self, key: str | None = None, value: Any = None, conf: Any = None,
-               map: dict[str, Any] | None = None) -> Builder:  # noqa: A002 - PySpark's name
+               map: dict[str, Any] | None = None) -> Builder[S]:  # noqa: A002 - PySpark's name
         pairs: dict[str, Any] = dict(map or {})
         if conf is not None:
             pairs.update(dict(conf.getAll()))
@@ -65,36 +74,34 @@ class Builder:
             self._options[k] = str(v).lower() if isinstance(v, bool) else str(v)
         return self
 
-    def master(self, master: str) -> Builder:
+    def master(self, master: str) -> Builder[S]:
         return self.config("spark.master", master)
 
-    def appName(self, name: str) -> Builder:  # noqa: N802 - PySpark's name
+    def appName(self, name: str) -> Builder[S]:  # noqa: N802 - PySpark's name
         return self.config("spark.app.name", name)
 
-    def enableHiveSupport(self) -> Builder:  # noqa: N802 - PySpark's name
+    def enableHiveSupport(self) -> Builder[S]:  # noqa: N802 - PySpark's name
         raise ConfigError("enableHiveSupport is not supported by sparkwire: there is no Hive metastore")
 
-    def remote(self, url: str) -> Builder:
+    def remote(self, url: str) -> Builder[S]:
         raise ConfigError("remote is not supported by sparkwire: there is no Spark Connect client")
 
-    def getOrCreate(self) -> Session:  # noqa: N802 - PySpark's name
+    def getOrCreate(self) -> S:  # noqa: N802 - PySpark's name
         """The active session with this builder's ``spark.sql.`` options set on its conf,
         else a new one."""
-        session = active_session()
+        session: S | None = active_session()
         if session is None:
             return self.create()
         self._configure(session)
         return session
 
-    def create(self) -> Session:
-        """A new session, made the active one."""
-        from sparkwire.coordinator.session import Session
-
-        session = Session(workers=_workers(self._options.get("spark.master")))
+    def create(self) -> S:
+        """A new session (which makes itself the active one)."""
+        session = self._factory(_workers(self._options.get("spark.master")))
         self._configure(session)
         return session
 
-    def _configure(self, session: Session) -> None:
+    def _configure(self, session: S) -> None:
         for key, value in self._options.items():
             if key.startswith("spark.sql.") and key not in STATIC:
                 session.conf.set(key, value)

@@ -55,7 +55,7 @@ def test_column_methods_orders_within_partitions_and_unpivot(spark, sessions) ->
         ranged = df.repartitionByRange(2, "i").select("id", F.lit("r").alias("var"), "x")
         return long.union(df.unpivot(["id", "k"], ["i"], "var", "val").drop("k")).union(ranged)
 
-    assert_same(within, [DATA], spark, sessions, ordered=True)
+    assert_same(within, [DATA], spark, sessions[1:], ordered=True)  # one task: 1 or 3 workers alike
     assert_same(reshaped, [DATA], spark, sessions)
     theirs = spark.createDataFrame(DATA)
     with pytest.raises(Exception) as spark_error:
