@@ -22,6 +22,7 @@ import fnmatch
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol
 
+from sparkwire.coordinator import catalog_functions
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.sources import DataFrameReader
 from sparkwire.planner.api.unsupported import not_supported
@@ -61,6 +62,11 @@ class Database(NamedTuple):
     locationUri: str
 
 
+class CatalogMetadata(NamedTuple):
+    name: str
+    description: str | None
+
+
 class _Session(Protocol):
     read: DataFrameReader
 
@@ -85,9 +91,38 @@ class Catalog:
         #: its name since is no table)
         self._tables: dict[str, tuple[str, DataFrame]] = {}
 
-    # -- databases ---------------------------------------------------------------------
+    # -- catalogs and databases --------------------------------------------------------
     def currentCatalog(self) -> str:  # noqa: N802 - PySpark's name
         return CATALOG
+
+    def setCurrentCatalog(self, catalogName: str) -> None:  # noqa: N802, N803 - PySpark's names
+        """Only ``spark_catalog``, the one catalog there is."""
+        if catalogName.casefold() != CATALOG:
+            raise AnalysisError(f"sparkwire has one catalog, {CATALOG!r}, not {catalogName!r}",
+                                condition="CATALOG_NOT_FOUND", parameters={"catalogName": quote(catalogName)})
+
+    def listCatalogs(self, pattern: str | None = None) -> list[CatalogMetadata]:  # noqa: N802
+        return [CatalogMetadata(CATALOG, None)] if _matches(CATALOG, pattern) else []
+
+    def createDatabase(self, dbName: str, ifNotExists: bool = False,  # noqa: N802, N803
+                       properties: Mapping[str, str] | None = None) -> None:
+        """Only ``default`` exists, and only with ``ifNotExists`` is naming it no error
+        (Spark's ``SCHEMA_ALREADY_EXISTS``); another database would need a metastore to
+        keep it, and is refused."""
+        if dbName.casefold() != DATABASE:
+            raise AnalysisError(not_supported("createDatabase of a database but default", "Catalog"))
+        if not ifNotExists:
+            raise AnalysisError(f"the database {quote(dbName)} already exists", condition="SCHEMA_ALREADY_EXISTS",
+                                parameters={"schemaName": f"{quote(CATALOG)}.{quote(DATABASE)}"})
+
+    def dropDatabase(self, dbName: str, ifExists: bool = False, cascade: bool = False) -> None:  # noqa: N802, N803
+        """``default`` cannot be dropped (Spark's ``UNSUPPORTED_FEATURE.DROP_DATABASE``);
+        any other does not exist (``SCHEMA_NOT_FOUND`` unless ``ifExists``)."""
+        if dbName.casefold() == DATABASE:
+            raise AnalysisError("cannot drop the default database", condition="UNSUPPORTED_FEATURE.DROP_DATABASE",
+                                parameters={"database": quote(DATABASE)})
+        if not ifExists:
+            self._database(dbName)
 
     def currentDatabase(self) -> str:  # noqa: N802 - PySpark's name
         return DATABASE
@@ -152,6 +187,55 @@ class Catalog:
                             source: str | None = None, schema: Any = None, **options: str) -> DataFrame:
         """``createTable``'s name before Spark 4."""
         return self.createTable(tableName, path, source, schema, **options)
+
+    def listViews(self, dbName: str | None = None,  # noqa: N802, N803 - PySpark's names
+                  pattern: str | None = None) -> list[Table]:
+        """The temporary views (there are no persistent ones), by name."""
+        if dbName is not None:
+            self._database(dbName)
+        names = sorted(n for n in self._session.views if not self._is_table(n) and _matches(n, pattern))
+        return [self.getTable(n) for n in names]
+
+    def dropTable(self, tableName: str, ifExists: bool = False, purge: bool = False) -> None:  # noqa: N802, N803
+        """Forget a table made by ``createTable`` (its files stay where they are, as an
+        external table's do in Spark), or a temporary view of that name, as Spark drops one."""
+        name = self._name(tableName, None)
+        if self._is_table(name):
+            del self._tables[name]
+        if not self._session.drop_view(name) and not ifExists:
+            raise not_found(tableName)
+
+    def dropView(self, viewName: str, ifExists: bool = False) -> None:  # noqa: N802, N803
+        """Drop the temporary view of that name, as Spark's ``dropView`` finds temporary
+        views first (there are no persistent ones here); Spark's ``TABLE_OR_VIEW_NOT_FOUND``
+        for a name that is none, unless ``ifExists``."""
+        if not self.dropTempView(viewName) and not ifExists:
+            raise not_found(viewName)
+
+    def truncateTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
+        """Refused as Spark refuses it: every table here is external (its files are not
+        the catalog's to delete), and a view is no table."""
+        name = self._found(tableName)
+        if not self._is_table(name):
+            raise AnalysisError(f"'Catalog.truncateTable' expects a table but {quote(name)} is a view.",
+                                condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE",
+                                parameters={"viewName": quote(name), "operation": "'Catalog.truncateTable'"})
+        raise AnalysisError(f"Operation not allowed: TRUNCATE TABLE on external tables: {quote(name)}")
+
+    # -- functions (``coordinator.catalog_functions``) --------------------------------------
+    def listFunctions(self, dbName: str | None = None,  # noqa: N802, N803 - PySpark's names
+                      pattern: str | None = None) -> list[catalog_functions.Function]:
+        if dbName is not None:
+            self._database(dbName)
+        return catalog_functions.listed(pattern)
+
+    def functionExists(self, functionName: str, dbName: str | None = None) -> bool:  # noqa: N802, N803
+        if dbName is not None:
+            self._database(dbName)
+        return catalog_functions.exists(functionName)
+
+    def getFunction(self, functionName: str) -> catalog_functions.Function:  # noqa: N802, N803
+        return catalog_functions.get(functionName)
 
     def dropTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
         """Whether a temporary view of that name was dropped (a table is not one)."""

@@ -35,6 +35,7 @@ from sparkwire.coordinator.clusters.process import ProcessCluster
 from sparkwire.coordinator.clusters.spark import SparkCluster
 from sparkwire.coordinator.catalog import Catalog, not_found
 from sparkwire.coordinator.runtime_config import RuntimeConfig
+from sparkwire.coordinator.session_builder import Builder, Tags, activate, active_session, deactivate
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.executor import View
@@ -51,6 +52,17 @@ from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError, SparkwireError
 from sparkwire.transport.registry import transport_class
 from sparkwire.transport.closing import Closeable
+
+
+#: The Spark release whose semantics sparkwire's results are compared with (``version``).
+SPARK_VERSION = "4.3.0"
+
+
+class _BuilderProperty:
+    """``Session.builder``: a new ``Builder`` at each access, as PySpark's class property gives one."""
+
+    def __get__(self, instance: object, owner: type[Session]) -> Builder[Session]:
+        return Builder(lambda workers: owner(workers=workers))
 
 
 class Session(Closeable):
@@ -98,6 +110,52 @@ class Session(Closeable):
         self.conf = RuntimeConfig(self)
         #: PySpark's ``spark.catalog``: the temporary views and Parquet tables by name.
         self.catalog = Catalog(self)
+        self._tags = Tags()
+        activate(self)
+
+    # -- PySpark's ways to reach a session (``coordinator.session_builder``) -----------------
+    builder = _BuilderProperty()
+    Builder = Builder
+
+    @classmethod
+    def getActiveSession(cls) -> Session | None:  # noqa: N802 - PySpark's name
+        """The last session made and not stopped, else None."""
+        session: Session | None = active_session()
+        return session
+
+    @classmethod
+    def active(cls) -> Session:
+        """``getActiveSession``, or Spark's ``NO_ACTIVE_OR_DEFAULT_SESSION`` when there is none."""
+        session: Session | None = active_session()
+        if session is None:
+            raise ConfigError("there is no active session", condition="NO_ACTIVE_OR_DEFAULT_SESSION")
+        return session
+
+    @property
+    def version(self) -> str:
+        """The Spark version whose semantics sparkwire follows (results are compared with it)."""
+        return SPARK_VERSION
+
+    def emptyDataFrame(self, schema: Any) -> DataFrame:  # noqa: N802 - PySpark's name
+        """A DataFrame of no rows with ``schema`` (a ``StructType`` or a DDL string)."""
+        return self.createDataFrame([], schema)
+
+    def addTag(self, tag: str) -> None:  # noqa: N802 - PySpark's name
+        self._tags.add(tag)
+
+    def removeTag(self, tag: str) -> None:  # noqa: N802 - PySpark's name
+        self._tags.remove(tag)
+
+    def getTags(self) -> set[str]:  # noqa: N802 - PySpark's name
+        """This thread's tags."""
+        return self._tags.get()
+
+    def clearTags(self) -> None:  # noqa: N802 - PySpark's name
+        self._tags.clear()
+
+    def stop(self) -> None:
+        """``close()``, PySpark's name for it."""
+        self.close()
 
     @property
     def workers(self) -> int:
@@ -270,6 +328,7 @@ class Session(Closeable):
         if self._closed:
             return
         self._closed = True
+        deactivate(self)
         for cache in self._caches.values():
             if cache.source is not None:
                 self._release(cache.source)

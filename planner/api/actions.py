@@ -57,10 +57,7 @@ class FrameActions(FrameTransformations):
     def collect(self) -> list[Row]:
         """Every row, as ``Row`` objects (field access by name or position); a ``timestamp``
         is a naive ``datetime`` in this Python process's zone, as PySpark gives it."""
-        table = self.toArrow()
-        columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
-        rows = zip(*columns, strict=True) if columns else [()] * table.num_rows  # no columns
-        return [Row(zip(table.column_names, values, strict=True)) for values in rows]
+        return rows_of(self.toArrow())
 
     def take(self, n: int) -> list[Row]:
         return self.limit(n).collect()
@@ -89,6 +86,13 @@ class FrameActions(FrameTransformations):
         """The first ``n`` rows as PySpark prints them (``planner.api.show``)."""
         local = as_wall_clocks(self.limit(n + 1).toArrow(), self._executor.time_zone)
         print(show_string(local, n, truncate, vertical))
+
+
+def rows_of(table: pa.Table) -> list[Row]:
+    """The rows of a result table as ``Row`` objects (``collect``, ``tail``, ``toLocalIterator``)."""
+    columns = [[python_value(v, c.type) for v in c.to_pylist()] for c in table.columns]
+    rows = zip(*columns, strict=True) if columns else [()] * table.num_rows  # no columns
+    return [Row(zip(table.column_names, values, strict=True)) for values in rows]
 
 
 def _stream(df: Frame, plan: StagedPlan) -> Iterator[pa.RecordBatch]:

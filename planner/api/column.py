@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, Union
 
@@ -184,6 +184,31 @@ class Column:
     def contains(self, other: Value) -> Column:
         return self._function("contains", _value(other))
 
+    def ilike(self, other: str) -> Column:
+        """SQL ILIKE: ``like`` ignoring case."""
+        return self._function("ilike", _value(other))
+
+    def isNaN(self) -> Column:  # noqa: N802 - PySpark's name
+        """True for NaN, false for NULL and every other value (``F.isnan``)."""
+        return self._call("isnan")
+
+    def bitwiseAND(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
+        """``(a & b)`` of two integers, typed as the wider (``planner.logical.functions.bits``)."""
+        return self._function("bitwise_and", _value(other))
+
+    def bitwiseOR(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
+        return self._function("bitwise_or", _value(other))
+
+    def bitwiseXOR(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
+        return self._function("bitwise_xor", _value(other))
+
+    def transform(self, f: Callable[[Column], Column]) -> Column:
+        """``f(self)``, PySpark 4.1's way to chain a function of a column."""
+        result = f(self)
+        if not isinstance(result, Column):
+            raise AnalysisError(f"transform's function must return a Column, got {type(result).__name__}")
+        return result
+
     def eqNullSafe(self, other: Value) -> Column:  # noqa: N802 - PySpark's name
         """``<=>``: true when both are NULL, false when one is."""
         return self._call("eq_null_safe", other)
@@ -238,6 +263,8 @@ class Column:
 
     def alias(self, name: str) -> Column:
         return Column(self._expr, checked_alias(name))
+
+    name = alias
 
     def asc(self) -> SortOrder:
         return SortOrder(self, ascending=True, nulls_first=True)

@@ -23,6 +23,7 @@ from sparkwire.planner.api.combining import FrameCombining
 from sparkwire.planner.api.frame import check_names
 from sparkwire.planner.api.frame_extras import FrameExtras
 from sparkwire.planner.api.frame_methods import FrameMethods
+from sparkwire.planner.api.frame_surface import FrameSurface
 from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
 from sparkwire.planner.api.pyspark_names import DATAFRAME
@@ -36,7 +37,7 @@ from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
-class DataFrame(FrameMethods, FrameCombining, FrameExtras):
+class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface):
     __slots__ = ()
 
     def __repr__(self) -> str:

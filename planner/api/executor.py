@@ -6,7 +6,7 @@ coordinator (which imports the planner).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import TracebackType
 from typing import Protocol
 
@@ -58,6 +58,10 @@ class Executor(PlanSettings, Protocol):
 
     def register_view(self, name: str, view: View) -> None:
         """Keep ``view`` under ``name`` for SQL queries (``createOrReplaceTempView``)."""
+
+    @property
+    def views(self) -> Mapping[str, View]:
+        """The views by name (folded), read-only (``createTempView`` refuses a name taken)."""
 
     def register_local(self, table: pa.Table) -> LocalSource:
         """Keep ``table`` for the queries that read it, choosing how it is chunked."""

@@ -11,6 +11,7 @@ against a real class rather than a ``self: DataFrame`` annotation the class cann
     FrameCombining        joins, set operations, distinct              (api.combining)
     FrameMethods          na, describe, sample, repartition, cache, write  (api.frame_methods)
     FrameExtras           toDF, withColumns(Renamed), checkpoint, hint     (api.frame_extras)
+    FrameSurface          temp views, isEmpty, tail, unpivot, randomSplit ... (api.frame_surface)
     DataFrame             groupBy and agg, explain, temporary views    (api.dataframe)
 
 A layer makes a new frame through the instance, ``self._derive(plan, attributes)`` (the same

@@ -54,7 +54,8 @@ def _table() -> tuple[Refusal, ...]:
                 "GroupedData": frozenset({"apply", "applyInPandas", "applyInArrow",
                                           "applyInPandasWithState", "cogroup",
                                           "transformWithState", "transformWithStateInPandas"}),
-                "SparkSession": frozenset({"udf", "udtf", "dataSource"}),
+                "SparkSession": frozenset({"udf", "udtf", "dataSource", "profile"}),
+                "Catalog": frozenset({"registerFunction"}),
             },
         ),
         Refusal(
@@ -92,6 +93,19 @@ def _table() -> tuple[Refusal, ...]:
                 "functions: `from_xml`, `to_xml`, `schema_of_xml`, `xpath*`"),
         Refusal("geospatial types are not supported yet",
                 {"functions": _prefixed("st_", among=FUNCTIONS)}, "functions: `st_*`"),
+        Refusal(
+            "catalog tables written in place (DataFrameWriterV2's `writeTo`, `MERGE INTO`) "
+            "need a table format and a metastore to commit to; sparkwire's tables are Parquet "
+            "files read where they lie: write them with `df.write.parquet`",
+            {"DataFrame": frozenset({"writeTo", "mergeInto"})},
+        ),
+        Refusal(
+            "global temporary views live in Spark's `global_temp` database, shared by every "
+            "session of one application; a sparkwire session shares nothing with another "
+            "(each owns its cluster), so a temporary view (`createOrReplaceTempView`) is the "
+            "same thing here",
+            {"DataFrame": frozenset({"createGlobalTempView", "createOrReplaceGlobalTempView"})},
+        ),
         Refusal(
             "Spark's Murmur3 and xxHash64 over its own row layout, and CRC-32: DuckDB has none "
             "of them, and a hash that differs from Spark's silently breaks whatever joins or "

@@ -90,7 +90,8 @@ def _line(op: Operator) -> str:
         case Expand():
             return _expand_line(op)
         case RowSample():
-            return f"RowSample fraction={op.fraction} seed={op.seed}"
+            lower = f" lower={op.lower}" if op.lower else ""
+            return f"RowSample fraction={op.fraction}{lower} seed={op.seed}"
         case CachedSource():
             return f"CachedSource {op.cache_id} chunks={op.chunks} [{_names(op.columns)}]"
         case Keep():

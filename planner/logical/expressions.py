@@ -171,6 +171,8 @@ ScalarFunction = Literal[
     # bitwise functions (planner.logical.functions.bits); the shifts typed as integer arithmetic
     "shiftleft", "shiftright", "shiftrightunsigned", "bitwise_not", "bit_count", "bit_get",
     "getbit",
+    # Column.bitwiseAND/OR/XOR and SQL's & | ^ (planner.logical.functions.bits)
+    "bitwise_and", "bitwise_or", "bitwise_xor",
     # digests and encodings (planner.logical.functions.encodings)
     "md5", "sha1", "sha", "sha2", "base64", "unbase64", "hex", "unhex", "bin",
     # arrays, maps and structs (planner.logical.collection_types, worker.compile.calls_collections)

@@ -148,13 +148,15 @@ class Aggregate(Node):
 
 
 class Sort(Node):
-    """Order by ``keys``; with ``limit`` it is a top-k."""
+    """Order by ``keys``; with ``limit`` it is a top-k; ``local``: each task's rows sorted
+    where they are, no shuffle (``df.sortWithinPartitions``)."""
 
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["sort"] = "sort"
     input: Operator
     keys: tuple[SortKey, ...] = Field(min_length=1)
     limit: int | None = Field(default=None, ge=0)
+    local: bool = False
 
     @model_validator(mode="after")
     def _no_aggregates(self) -> Sort:
@@ -202,13 +204,21 @@ class Window(Node):
 class RowSample(Node):
     """Each row of the input kept with probability ``fraction`` (``df.sample``), decided by
     a hash of the seed and the row's position in its task: the same input in the same
-    tasks keeps the same rows."""
+    tasks keeps the same rows. With ``lower``, the rows whose draw falls in
+    ``[lower, fraction)``: the splits of ``df.randomSplit`` are disjoint and cover the input."""
 
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["row_sample"] = "row_sample"
     input: Operator
     fraction: float = Field(ge=0.0, le=1.0)
     seed: int = Field(ge=-(2**63), lt=2**63)
+    lower: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _ordered_bounds(self) -> RowSample:
+        if self.lower > self.fraction:
+            raise ValueError("a row sample's lower bound is above its fraction")
+        return self
 
 
 class Repartition(Node):

@@ -44,6 +44,7 @@ _INFIX = {
     "add": "+", "sub": "-", "mul": "*", "div": "/", "decimal_div": "/", "mod": "%",
     "eq": "=", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
     "and": "AND", "or": "OR",
+    "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
 }
 # PySpark's names where they differ from the allow-list's (its case included: ``FLOOR(x)``).
 _FUNCTION_NAMES = {

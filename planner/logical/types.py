@@ -32,7 +32,8 @@ Rules (Spark's, where they are simple; each one written down):
   ``pmod`` types as ``%``; trigonometry and the other elementary functions
   (``planner.logical.functions.elementary``) ``float64`` (``factorial``/``width_bucket``
   ``int64``), the shifts ``int32`` (``int64`` of an ``int64``), ``bit_count`` ``int32``,
-  ``bit_get`` ``int8``, ``bitwise_not``/``negative``/``positive`` and ``bit_and``/``bit_or``/
+  ``bit_get`` ``int8``, ``bitwise_and``/``_or``/``_xor`` (``&``, ``|``, ``^``) the wider
+  of their two integers, ``bitwise_not``/``negative``/``positive`` and ``bit_and``/``bit_or``/
   ``bit_xor`` their argument's type, digests and ``hex``/``base64``/``bin`` strings,
   ``unhex``/``unbase64`` binary;
 - ``format_string`` needs one argument per directive and refuses ``%s`` of a float, a
@@ -104,6 +105,8 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.
 _SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})
+#: ``&``, ``|``, ``^`` of two integers: the wider of the two, as Spark coerces them.
+_BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor"})
 _NAMED = {
     "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
     "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
@@ -277,6 +280,13 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
             raise AnalysisError(f"{expr.fn} takes an integer and an int count, got "
                                 f"{spark_type_name(value)} and {spark_type_name(count)}")
         return pa.int64() if value == pa.int64() else pa.int32()
+    if expr.fn in _BITWISE:
+        left, right = _plain(args[0]), _plain(args[1])
+        known = [t for t in (left, right) if t != pa.null()]
+        if not known or any(t not in _INT_RANK for t in known):
+            raise AnalysisError(f"{expr.fn} takes two integers, got {spark_type_name(left)} and "
+                                f"{spark_type_name(right)}")
+        return max(known, key=_INT_RANK.__getitem__)
     if expr.fn in ("floor", "ceil", "ceiling"):
         arg = _plain(args[0])
         return _bounded(arg.precision - arg.scale + 1, 0) if pa.types.is_decimal(arg) else pa.int64()

@@ -266,6 +266,8 @@ class _Cutter:
 
     def sort(self, op: Sort) -> OpenStage:
         child = self.cut(op.input)
+        if op.local:
+            return self.extend(child, lambda f: with_children(op, [f]))
         if op.limit is not None:
             return self.gather(child, lambda f: with_children(op, [f]))
         ranges = self.sizing.partitions(estimate_bytes(op.input))

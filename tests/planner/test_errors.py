@@ -23,7 +23,7 @@ def df(executor):
     (lambda df: df.rdd, "rdd", "DataFrame"),
     (lambda df: df.mapInPandas, "mapInPandas", "DataFrame"),
     (lambda df: F.col("a").withField, "withField", "Column"),
-    (lambda df: df.a.bitwiseAND, "bitwiseAND", "Column"),
+    (lambda df: df.a.dropFields, "dropFields", "Column"),
     (lambda df: df.groupBy("a").applyInPandas, "applyInPandas", "GroupedData"),
     (lambda df: F.sentences, "sentences", "functions"),
 ])

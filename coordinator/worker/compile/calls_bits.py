@@ -81,6 +81,9 @@ def _bit_get(fn: str) -> Builder:
 BIT_CALLS: dict[str, Builder] = {
     **{fn: _shift(fn) for fn in ("shiftleft", "shiftright", "shiftrightunsigned")},
     "bitwise_not": over("~:x", "x"),
+    "bitwise_and": over(":x & :y", "x", "y"),
+    "bitwise_or": over(":x | :y", "x", "y"),
+    "bitwise_xor": over("xor(:x, :y)", "x", "y"),  # DuckDB's ``^`` is a power
     "bit_count": over("CAST(bit_count(CAST(:x AS BIGINT)) AS INTEGER)", "x"),
     "bit_get": _bit_get("bit_get"),
     "getbit": _bit_get("getbit"),

@@ -32,7 +32,7 @@ def row_sample(ctx: Context, op: RowSample) -> exp.Select:
     """Rows whose ``hash(position, seed, row)`` falls below ``fraction`` of the hash
     range: the position is the row's number in the task's input, in input order
     (insertion order is preserved), so the same input keeps the same rows."""
-    if op.fraction >= 1.0:
+    if op.fraction >= 1.0 and op.lower <= 0.0:
         return star_from(ctx.input(op.input))
     position = "__sparkwire_position"
     numbered = select_from(
@@ -42,6 +42,14 @@ def row_sample(ctx: Context, op: RowSample) -> exp.Select:
     names = output_columns(op.input)
     hashed = exp.Anonymous(this="hash", expressions=[
         col(position), exp.Literal.number(op.seed), *map(col, names)])
-    threshold = cast(exp.Literal.number(int(op.fraction * 2**64)), "UBIGINT")
-    return select_from(map(col, names), ctx.derived(numbered)).where(
-        exp.LT(this=hashed, expression=threshold), copy=False)
+    query = select_from(map(col, names), ctx.derived(numbered))
+    if op.fraction < 1.0:
+        query = query.where(exp.LT(this=hashed, expression=_threshold(op.fraction)), copy=False)
+    if op.lower > 0.0:
+        query = query.where(exp.GTE(this=hashed.copy(), expression=_threshold(op.lower)), copy=False)
+    return query
+
+
+def _threshold(fraction: float) -> exp.Expr:
+    """The hash below which a row's draw is under ``fraction`` (in [0, 1))."""
+    return cast(exp.Literal.number(int(fraction * 2**64)), "UBIGINT")

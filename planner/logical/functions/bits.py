@@ -20,6 +20,9 @@ from __future__ import annotations
 from sparkwire.planner.logical.expressions import AggCall, AggregateFunction, Expr
 from sparkwire.planner.logical.functions.base import Function, plain
 
+#: ``Column.bitwiseAND``/``OR``/``XOR``, SQL's ``&``, ``|``, ``^``: of two integers, typed as
+#: the wider of them (both coerced to it, as Spark's ``BitwiseAnd`` coerces), NULL if either is.
+BINARY = ("bitwise_and", "bitwise_or", "bitwise_xor")
 #: The shifts: an integer and a count, typed by the analyzer with the integer's width.
 SHIFTS = ("shiftleft", "shiftright", "shiftrightunsigned")
 
@@ -34,6 +37,7 @@ def _aggregate(fn: AggregateFunction) -> Function:
 FUNCTIONS = (
     *(plain(name, 2) for name in SHIFTS),
     plain("bitwise_not"),
+    *(plain(name, 2) for name in BINARY),
     plain("bit_count"),
     plain("bit_get", 2),
     plain("getbit", 2),

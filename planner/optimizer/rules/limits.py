@@ -1,7 +1,9 @@
 """``Limit`` over ``Limit`` keeps the smaller; ``Limit`` over ``Sort`` becomes a top-k
 sort, which the stage cutter runs per task before gathering; so does a ``Limit`` over a
 projection of a ``Sort`` (Spark's ``TakeOrderedAndProject``: a sort on columns the query does
-not select, ``planner.api.transformations.orderBy``), the projection kept above it."""
+not select, ``planner.api.transformations.orderBy``), the projection kept above it. A
+``Sort`` within each task (``sortWithinPartitions``) is no top-k: the limit takes the first
+rows of the tasks in order, as Spark's does."""
 
 from __future__ import annotations
 
@@ -15,9 +17,9 @@ def merge_limits(plan: Operator) -> Operator:
         match op.input:
             case Limit(input=inner, n=n):
                 return Limit(input=inner, n=min(n, op.n))
-            case Sort() as sort:
+            case Sort(local=False) as sort:
                 return _top(sort, op.n)
-            case Project(input=Sort() as sort) as project:
+            case Project(input=Sort(local=False) as sort) as project:
                 return project.model_copy(update={"input": _top(sort, op.n)})
         return op
 
