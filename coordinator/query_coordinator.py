@@ -101,10 +101,12 @@ class QueryCoordinator(Closeable):
         members = frozenset([*self.cluster.addresses, self.cluster.driver_address])
         told = (members, self.cluster.losses())
         dead = set(self.cluster.dead())
+        signer, names = self.cluster.membership, tuple(sorted(members))
         with self._members_lock:
             for address in self.cluster.addresses:
                 if address not in dead and self._told.get(address) != told:
-                    self.deliver(address, Members(members=tuple(sorted(members))), "the members")
+                    notice = signer.notice(names) if signer is not None else Members(members=names)
+                    self.deliver(address, notice, "the members")
                     self._told[address] = told
             for gone in self._told.keys() - members:
                 del self._told[gone]

@@ -57,12 +57,15 @@ MAX_MEMBERS = 4096
 
 
 class Members(Node):
-    """The addresses a worker may read producer partitions from: every member's."""
+    """The addresses a worker may read producer partitions from: every member's. Signed by
+    the coordinator, its ``sequence`` growing with each notice (``coordinator.membership``)."""
 
     version: Literal[1] = PLAN_VERSION
     kind: Literal["members"] = "members"
     members: tuple[Annotated[str, Field(min_length=1, max_length=512)], ...] = Field(
         max_length=MAX_MEMBERS)
+    sequence: int = Field(default=0, ge=0, lt=2**63)
+    signature: str | None = Field(default=None, pattern=r"^[0-9a-f]{128}$")
 
 
 class TaskPlan(Node):

@@ -67,6 +67,9 @@ class Security(BaseModel):
     curve_clients: tuple[str, ...] = ()
     #: Serve on non-loopback addresses with security off (a trusted, isolated network).
     allow_insecure_network: bool = False
+    #: The coordinator's Ed25519 public key (hex): a worker takes membership notices signed
+    #: by it only (``coordinator.membership``). Set by the cluster that starts the workers.
+    coordinator_key: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
     def _consistent(self) -> Security:

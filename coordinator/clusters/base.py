@@ -15,6 +15,7 @@ from typing import Protocol
 
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.clusters.credentials import SharedCredentials
+from sparkwire.coordinator.membership import MembershipSigner
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.transport.base import Server, TransportClient, WorkerTransport
 from sparkwire.transport.closing import Closeable
@@ -28,6 +29,7 @@ class Cluster(Protocol):
     names: dict[str, str]  # address -> worker id, for error messages and metrics
     driver: Worker
     driver_address: str
+    membership: MembershipSigner | None  # signs the notices of who the members are
 
     @property
     def cores(self) -> int:
@@ -64,6 +66,13 @@ class ClusterBase(Closeable):
                  share_credentials: bool = False, credentials_parent: Path | None = None) -> None:
         """``share_credentials``: workers run in other processes, so the cluster's secret
         and certificates become files they can read (under ``credentials_parent``)."""
+        # Membership notices only this coordinator can sign (``coordinator.membership``).
+        self.membership = MembershipSigner() if settings.transport.security.enabled else None
+        if self.membership is not None:
+            security = settings.transport.security.model_copy(
+                update={"coordinator_key": self.membership.public_key})
+            settings = settings.model_copy(update={
+                "transport": settings.transport.model_copy(update={"security": security})})
         self._credentials = (SharedCredentials(settings, credentials_parent)
                              if share_credentials else None)
         if self._credentials is not None:

@@ -54,6 +54,7 @@ from sparkwire.coordinator.worker.inputs import ExchangeInputs, TaskReads, input
 from sparkwire.coordinator.worker.shared_inputs import SharedInputs
 from sparkwire.coordinator.worker.spill import new_spill_dir
 from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
+from sparkwire.coordinator.membership import MembershipCheck
 from sparkwire.coordinator.taskplan import (Members, TaskPlan, Tasks, TaskStatus,
                                             decode_message, encode_message)
 from sparkwire.planner.logical.plan import Aggregate, Join, SetOperation, Sort, Window, operators
@@ -146,6 +147,7 @@ class Worker:
         self._local: dict[str, list[pa.Table]] = {}
         #: Where producer partitions may be read from (``taskplan.Members``); none until told.
         self._members: frozenset[str] = frozenset()
+        self._membership = MembershipCheck(settings.transport.security.coordinator_key)
         #: Where statuses delivered here go (``take_statuses``): the driver's only.
         self._statuses: Callable[[TaskStatus], None] | None = None
         self.completed: deque[dict[str, object]] = deque(maxlen=10_000)
@@ -162,7 +164,7 @@ class Worker:
         message = decode_message(plan)
         if isinstance(message, Members):
             with self._lock:
-                self._members = frozenset(message.members)
+                self._members = self._membership.take(message)
             return
         if isinstance(message, TaskStatus):
             if self._statuses is None:

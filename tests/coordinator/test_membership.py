@@ -57,6 +57,35 @@ def test_a_worker_never_told_the_members_refuses_every_input(sparkwire_session: 
             worker.close()
 
 
+def test_only_the_coordinator_can_redefine_the_membership() -> None:
+    """Any member holds the cluster's credentials; a membership notice it sends, unsigned,
+    signed by another key, or a genuine one replayed, is refused, and the worker still
+    refuses the address it named."""
+    from sparkwire.coordinator.membership import MembershipSigner
+
+    with Session(workers=1, transport="zmq") as session:
+        assert session.range(4).count() == 4  # the members are told
+        stranger = "tcp://127.0.0.1:9"
+        worker = session.cluster.client(session.cluster.addresses[0])
+        members = (*session.cluster.addresses, session.cluster.driver_address, stranger)
+        with pytest.raises(PlanRejected, match="must be signed by the coordinator"):
+            worker.deliver(encode_message(Members(members=members)))
+        forged = MembershipSigner().notice(members).model_copy(update={"sequence": 2**40})
+        with pytest.raises(PlanRejected, match="not signed by the coordinator"):
+            worker.deliver(encode_message(forged))
+        tampered = session.cluster.membership.notice(members[:-1])
+        tampered = tampered.model_copy(update={"members": members})
+        with pytest.raises(PlanRejected, match="not signed by the coordinator"):
+            worker.deliver(encode_message(tampered))
+        genuine = session.cluster.membership.notice(members[:-1])
+        worker.deliver(encode_message(genuine))
+        with pytest.raises(PlanRejected, match="older than the last one taken"):
+            worker.deliver(encode_message(genuine))  # replayed
+        with pytest.raises(PlanRejected, match="not members of the cluster"):
+            worker.deliver(_reading_from(stranger))
+        assert session.range(5).count() == 5
+
+
 @pytest.mark.slow
 def test_a_replaced_worker_is_told_the_new_members(tmp_path) -> None:
     """After a worker process dies and is replaced under a new address, every worker hears
