@@ -22,10 +22,13 @@ atexit.register(_shared.close)
 SECURITY: Security = _shared.settings.transport.security
 
 
-def stock_flight_client(address: str, **tls: bytes) -> flight.FlightClient:
-    """A plain ``pyarrow.flight.FlightClient`` trusting the cluster's CA (``tls``: e.g. a
-    client certificate for mutual TLS)."""
-    assert SECURITY.ca_file is not None
+def stock_flight_client(address: str, certificate: bool = True) -> flight.FlightClient:
+    """A plain ``pyarrow.flight.FlightClient`` trusting the cluster's CA and, unless not
+    ``certificate``, presenting a member's certificate, as mutual TLS (the default) asks."""
+    assert SECURITY.ca_file is not None and SECURITY.cert_file is not None
+    assert SECURITY.key_file is not None
+    tls = ({"cert_chain": SECURITY.cert_file.read_bytes(),
+            "private_key": SECURITY.key_file.read_bytes()} if certificate else {})
     return flight.FlightClient(address, tls_root_certs=SECURITY.ca_file.read_bytes(),
                                override_hostname=SECURITY.server_name, **tls)
 

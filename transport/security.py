@@ -59,8 +59,9 @@ class Security(BaseModel):
     cert_file: Path | None = None  # PEM chain this node presents, as server and as client
     key_file: Path | None = None  # its private key (owner-only)
     ca_file: Path | None = None  # PEM roots that signed the cluster's certificates
-    #: flight: servers demand a client certificate signed by ``ca_file``.
-    mutual_tls: bool = False
+    #: flight: servers demand a client certificate signed by ``ca_file`` (the throwaway CA's
+    #: node certificate serves both ends): a token alone, leaked, does not get a peer in.
+    mutual_tls: bool = True
     #: flight: the name server certificates are checked against; None: the address's host.
     server_name: str | None = Field(default=None, min_length=1, max_length=253)
     #: zmq/shm: CURVE public keys (Z85, 40 characters) admitted besides the cluster's own.
