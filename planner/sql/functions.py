@@ -23,6 +23,7 @@ from sqlglot.time import format_time
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
+from sparkwire.planner.sql.aggregate_functions import AGGREGATE_CLASSES, AGGREGATE_NAMES
 from sparkwire.planner.sql.array_functions import ARRAY_CLASSES, ARRAY_NAMES
 from sparkwire.planner.sql.collections import Translate, collection
 from sparkwire.planner.sql.lambdas import higher_order
@@ -135,6 +136,7 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
     **ARRAY_CLASSES,
+    **AGGREGATE_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
@@ -142,7 +144,7 @@ _BY_NAME = frozenset({
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
     "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
-    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES,
+    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -1,0 +1,66 @@
+"""Spark's other spellings of the aggregates, ``mode`` and ``try_sum``/``try_avg``
+(``planner.logical.functions.aggregate_forms``) against real PySpark: one grouped ``agg``
+(DataFrame API and SQL text) and one window over one table of edges:
+a bigint sum past 2**63 (NULL), groups of only NULLs, NaN, -0.0 beside 0.0 in ``mode``,
+ties in ``mode(x, true)`` (the least, as Spark) and none in ``mode(x)`` (where Spark takes
+any), one non-NULL value per group where ``first_value`` would otherwise pick any row."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from sparkwire import AnalysisError, Window
+from sparkwire import functions as F
+from tests.spark.compare import assert_same
+
+NAN = float("nan")
+BIG = 2**62
+DATA = pa.table({
+    "k": pa.array(["a", "a", "a", "b", "b", "c", "d", "d", "d", "d"]),
+    "i": pa.array([3, 3, None, 7, 7, None, 0, 9, 0, 2], pa.int32()),
+    "x": pa.array([1.5, None, -2.0, NAN, NAN, None, -0.0, 0.0, 10.0, 10.0]),
+    "s": pa.array(["p", "p", "q", None, "r", None, "z", "y", "z", None]),
+    "l": pa.array([BIG, BIG, 5, 1, 2, None, 3, -4, 10, 1], pa.int64()),
+    "f": pa.array([None, 5, None, None, None, None, 8, None, None, None], pa.int32()),
+    "o": pa.array(range(10), pa.int64()),
+})
+
+
+def grouped(api, df):
+    F_ = api.F
+    return df.groupBy("k").agg(
+        F_.first_value("k"), F_.last_value("f", True), F_.first_value("f", ignoreNulls=True),
+        F_.sort_array(F_.array_agg("i")), F_.approx_percentile("i", 0.5),
+        F_.approx_percentile("l", [0.25, 0.75], 100), F_.mode("i"), F_.mode("s"), F_.mode("x", True),
+        F_.approx_percentile("x", 0.5),
+        F_.try_sum("i"), F_.try_sum("l"), F_.try_sum("x"), F_.try_avg("i"), F_.try_avg("l"),
+        F_.try_avg("x"),
+        *(F_.expr(text).alias(f"sql{n}") for n, text in enumerate((
+            "mode(s)", "try_sum(l)", "try_avg(i)", "last_value(f, true)", "first_value(k)",
+            "percentile_approx(i, 0.5)", "mode(x, true)"))),
+    )
+
+
+def windowed(api, df):
+    F_ = api.F
+    w = api.Window.partitionBy("k").orderBy("o")
+    return df.select("o", F_.try_sum("l").over(w), F_.try_avg("i").over(w), F_.first_value("i").over(w),
+                     F_.last_value("f", True).over(w),
+                     F_.expr("first_value(f) IGNORE NULLS OVER (PARTITION BY k ORDER BY o)"))
+
+
+@pytest.mark.slow
+def test_aggregate_forms_match_pyspark(spark, sessions) -> None:
+    assert_same(grouped, [DATA], spark, sessions)
+    assert_same(windowed, [DATA], spark, sessions)
+
+
+def test_what_cannot_be_exact_is_refused(sessions) -> None:
+    df = sessions[0].createDataFrame(DATA)
+    with pytest.raises(AnalysisError, match="mode over a window"):
+        df.select(F.mode("i").over(Window.orderBy("o"))).schema
+    with pytest.raises(AnalysisError, match="try_sum of a decimal"):
+        df.select(F.try_sum(F.col("i").cast("decimal(10,2)"))).schema
+    with pytest.raises(AnalysisError, match="deterministic takes a bool"):
+        F.mode("i", "yes")  # type: ignore[arg-type]
