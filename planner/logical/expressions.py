@@ -204,6 +204,8 @@ ScalarFunction = Literal[
     # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
     "raise_error",
     "assert_true",
+    # what the session says (planner.logical.functions.session_info): (Spark's name, value)
+    "session_value",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

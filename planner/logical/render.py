@@ -165,6 +165,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
+        if expr.fn == "session_value":  # named as Spark names it (``current_schema()``)
+            return f"{expr.args[0].value}()"  # type: ignore[union-attr]
         if expr.fn in _DATE_PARTS:
             return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn == "between":

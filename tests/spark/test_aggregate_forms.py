@@ -3,7 +3,8 @@
 (DataFrame API and SQL text) and one window over one table of edges:
 a bigint sum past 2**63 (NULL), groups of only NULLs, NaN, -0.0 beside 0.0 in ``mode``,
 ties in ``mode(x, true)`` (the least, as Spark) and none in ``mode(x)`` (where Spark takes
-any), one non-NULL value per group where ``first_value`` would otherwise pick any row."""
+any), one non-NULL value per group where ``first_value`` would otherwise pick any row; the
+session's functions (``current_user`` ...) ride along in the window's select."""
 
 from __future__ import annotations
 
@@ -47,13 +48,28 @@ def windowed(api, df):
     w = api.Window.partitionBy("k").orderBy("o")
     return df.select("o", F_.try_sum("l").over(w), F_.try_avg("i").over(w), F_.first_value("i").over(w),
                      F_.last_value("f", True).over(w),
-                     F_.expr("first_value(f) IGNORE NULLS OVER (PARTITION BY k ORDER BY o)"))
+                     F_.expr("first_value(f) IGNORE NULLS OVER (PARTITION BY k ORDER BY o)"),
+                     # the session's functions (planner.logical.functions.session_info)
+                     F_.current_database(), F_.current_catalog(), F_.current_user(), F_.user(),
+                     F_.session_user(), F_.expr("current_catalog()").alias("sql_catalog"))
 
 
 @pytest.mark.slow
 def test_aggregate_forms_match_pyspark(spark, sessions) -> None:
     assert_same(grouped, [DATA], spark, sessions)
     assert_same(windowed, [DATA], spark, sessions)
+
+
+def test_version_is_the_spark_version_followed(sessions) -> None:
+    import pyspark
+
+    from sparkwire.coordinator import catalog
+    from sparkwire.planner.logical.functions import session_info
+
+    (row,) = sessions[0].sql("select version() AS v, current_database() AS d").collect()
+    assert row.v.split(" ")[0] == pyspark.__version__
+    assert row.v.split(" ")[1].startswith("sparkwire-")
+    assert (row.d, session_info.CATALOG) == (catalog.DATABASE, catalog.CATALOG)
 
 
 def test_what_cannot_be_exact_is_refused(sessions) -> None:

@@ -36,6 +36,7 @@ from sparkwire.planner.logical.functions import (
     maps,
     nulls,
     numeric,
+    session_info,
     statistics,
     strings,
     summaries,
@@ -47,7 +48,8 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
-             arrays, maps, higher_order, aggregate_forms)
+             arrays, maps, higher_order, aggregate_forms,
+             session_info)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
