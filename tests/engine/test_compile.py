@@ -322,9 +322,10 @@ def test_all_call_functions_covered() -> None:
     # raise_error fails every row: test_raise_error_fails_with_its_class; trigonometry, bits and
     # encodings, whose oracle is Spark itself: tests/spark/test_math_families.py; the other
     # array and map functions: tests/spark/test_array_functions.py; the later date
-    # functions, the try_ parsers and nanvl: tests/spark/test_calendar.py
+    # functions, the try_ parsers and nanvl: tests/spark/test_calendar.py; the session's
+    # functions: tests/spark/test_aggregate_forms.py
     families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
-                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp"}
+                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp", "session_value"}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
                                         - function_types.FUNCTIONS - {"raise_error"} - families)
 
