@@ -54,10 +54,18 @@ def windowed(api, df):
                      F_.session_user(), F_.expr("current_catalog()").alias("sql_catalog"))
 
 
+def inlined(api, df):
+    """``inline_outer`` of an array of structs (a NULL struct in it), NULL for half the rows."""
+    F_ = api.F
+    pairs = F_.array(F_.struct("i", "s"), F_.struct(F_.col("f").alias("i"), F_.col("k").alias("s")))
+    return df.select("o", F_.inline_outer(F_.when(F_.col("o") < 6, pairs)))
+
+
 @pytest.mark.slow
 def test_aggregate_forms_match_pyspark(spark, sessions) -> None:
     assert_same(grouped, [DATA], spark, sessions)
     assert_same(windowed, [DATA], spark, sessions)
+    assert_same(inlined, [DATA], spark, sessions)
 
 
 def test_version_is_the_spark_version_followed(sessions) -> None:

@@ -184,10 +184,18 @@ def posexplode_outer(col: ColumnOrName) -> GeneratorColumn:
     return GeneratorColumn(registry.generator("posexplode_outer", to_column(col).expr))
 
 
+def inline(col: ColumnOrName) -> GeneratorColumn:
+    return GeneratorColumn(registry.generator("inline", to_column(col).expr))
+
+
+def inline_outer(col: ColumnOrName) -> GeneratorColumn:
+    return GeneratorColumn(registry.generator("inline_outer", to_column(col).expr))
+
+
 __all__ = [
     "GeneratorColumn", "any_value", "approxCountDistinct", "approx_count_distinct", "array",
     "array_contains", "array_distinct", "array_sort", "collect_list", "collect_set", "count_if",
-    "create_map", "element_at", "explode", "explode_outer", "map_keys", "map_values",
+    "create_map", "element_at", "explode", "explode_outer", "inline", "inline_outer", "map_keys", "map_values",
     "percentile_approx", "posexplode", "posexplode_outer", "size", "sort_array", "split",
     "struct", "sumDistinct", "sum_distinct",
 ]
