@@ -206,6 +206,8 @@ ScalarFunction = Literal[
     "assert_true",
     # what the session says (planner.logical.functions.session_info): (Spark's name, value)
     "session_value",
+    # the make_timestamp family, NULL where it fails (planner.logical.functions.try_calendar)
+    "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

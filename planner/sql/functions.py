@@ -144,7 +144,8 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
-    "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
+    "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds", "try_make_timestamp",
+    "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
     "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES,
 })

@@ -37,6 +37,7 @@ from sparkwire.planner.logical.functions import (
     nulls,
     numeric,
     session_info,
+    try_calendar,
     statistics,
     strings,
     summaries,
@@ -49,7 +50,7 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
-             session_info)
+             session_info, try_calendar)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
