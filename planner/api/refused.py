@@ -112,6 +112,27 @@ def _table() -> tuple[Refusal, ...]:
             "buckets by it",
             {"functions": frozenset({"hash", "xxhash64", "crc32"})},
         ),
+        Refusal(
+            "partition transforms exist only for the tables `DataFrameWriterV2` (`writeTo`) "
+            "creates, which sparkwire has not",
+            {"functions": frozenset({"years", "months", "days", "hours", "bucket"})},
+        ),
+        Refusal(
+            "Spark 4.1's TIME type is not supported (sparkwire has no time-of-day type yet)",
+            {"functions": _prefixed("time_", among=FUNCTIONS)
+             | {"make_time", "to_time", "try_to_time", "current_time"}},
+            "functions: `time_*`, `make_time`, `to_time`, `try_to_time`, `current_time`",
+        ),
+        Refusal(
+            "interval types are not supported (sparkwire's plans have no interval type yet)",
+            {"functions": frozenset({"make_interval", "make_dt_interval", "make_ym_interval",
+                                     "try_make_interval"})},
+        ),
+        Refusal(
+            "nanosecond timestamps (Spark's `timestamp_ltz(9)`) are not supported: sparkwire's "
+            "timestamps count microseconds, as Spark's default ones do",
+            {"functions": frozenset({"unix_nanos", "timestamp_nanos"})},
+        ),
     )
 
 

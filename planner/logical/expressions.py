@@ -206,6 +206,10 @@ ScalarFunction = Literal[
     # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
     "raise_error",
     "assert_true",
+    # what the session says (planner.logical.functions.session_info): (Spark's name, value)
+    "session_value",
+    # the make_timestamp family, NULL where it fails (planner.logical.functions.try_calendar)
+    "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",
@@ -219,9 +223,16 @@ AggregateFunction = Literal[
     "bit_and", "bit_or", "bit_xor",
     # the later aggregates (planner.logical.functions.summaries)
     "bool_and", "bool_or", "every", "some", "product", "max_by", "min_by", "median", "percentile",
+    # planner.logical.functions.aggregate_forms: mode, and try_sum/try_avg until typed
+    "mode", "try_sum", "try_avg",
     # the merge halves of collect_list / collect_set (planner.physical.aggregates)
     "merge_lists", "merge_sets",
 ]
+#: The names Spark prints for an aggregate called by another name than its own (Spark's
+#: ``FUNC_ALIAS``: ``first_value(x)`` is ``first``, named ``first_value(x)``), and the
+#: spelling of ``mode(x, true)`` (``planner.logical.render``).
+AggregateAlias = Literal["first_value", "last_value", "approx_percentile", "try_sum", "try_avg",
+                         "deterministic_mode"]
 #: Functions that exist only over a window (``planner.logical.windowing``): ranking and offsets.
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
@@ -304,6 +315,8 @@ class AggCall(Node):
         default=None, min_length=1, max_length=MAX_PERCENTAGES)
     accuracy: int | None = Field(default=None, ge=1, le=2**31 - 1)
     other: Expr | None = None
+    #: how Spark names the call, where not after ``fn`` (the name only, never the value)
+    alias: AggregateAlias | None = None
 
     @model_validator(mode="after")
     def _fraction_for_quantile(self) -> AggCall:

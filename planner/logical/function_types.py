@@ -56,8 +56,10 @@ DATE_RESULT: dict[str, pa.DataType] = {
     "second_fraction": pa.decimal128(8, 6),
     **dict.fromkeys(("make_date", "date_from_unix_date", "try_to_date"), pa.date32()),
     **dict.fromkeys(("make_timestamp", "make_timestamp_ltz", "timestamp_seconds",
-                     "timestamp_millis", "timestamp_micros", "now", "try_to_timestamp"), INSTANT),
-    **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone"), WALL_CLOCK),
+                     "timestamp_millis", "timestamp_micros", "now", "try_to_timestamp",
+                     "try_make_timestamp", "try_make_timestamp_ltz"), INSTANT),
+    **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone",
+                     "try_make_timestamp_ntz"), WALL_CLOCK),
     **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp"), pa.int64()),
 }
 

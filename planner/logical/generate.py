@@ -1,7 +1,8 @@
 """A generator in ``select`` (``F.explode`` and its family) as a ``Generate`` operator.
 
 Spark's output names: ``col`` for an array's element, ``key`` and ``value`` for a map's
-entry, ``pos`` (``int``, 0-based) first for the ``pos`` forms; ``alias(*names)`` renames
+entry, ``pos`` (``int``, 0-based) first for the ``pos`` forms, the fields' names for
+``inline``; ``alias(*names)`` renames
 them, one name per output. One generator per ``select``, as in Spark. The generated
 columns get internal names apart from the input's (``col#2`` beside a column ``col``);
 the select's projection gives them their user names.
@@ -30,8 +31,13 @@ def generate(
     scope = Scope(attrs)
     collection = scope.resolve(generator.expr)
     kind_type = scope.type_of(collection)
-    kind: Literal["array", "map"]
-    if pa.types.is_map(kind_type):
+    kind: Literal["array", "map", "structs"]
+    if generator.function.startswith("inline"):
+        element = kind_type.value_type if pa.types.is_list(kind_type) else None
+        if element is None or not pa.types.is_struct(element):
+            raise AnalysisError(f"{generator.function} takes an array of structs, got {kind_type}")
+        kind, names, out_types = "structs", [f.name for f in element], [f.type for f in element]
+    elif pa.types.is_map(kind_type):
         kind, names, out_types = "map", ["key", "value"], [kind_type.key_type, kind_type.item_type]
     elif pa.types.is_list(kind_type):
         kind, names, out_types = "array", ["col"], [kind_type.value_type]

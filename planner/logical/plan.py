@@ -20,7 +20,13 @@ from typing import Annotated, ClassVar, Final, Literal, TypeVar, Union, assert_n
 from pydantic import Field, model_validator
 
 from sparkwire.planner.logical.expressions import Expr, Identifier, NamedExpr, Node, SortKey, WindowItem
-from sparkwire.planner.limits import MAX_GROUPING_KEYS, MAX_GROUPING_SETS, MAX_PARTITIONS, MAX_WINDOW_KEYS
+from sparkwire.planner.limits import (
+    MAX_GROUPING_KEYS,
+    MAX_GROUPING_SETS,
+    MAX_PARTITIONS,
+    MAX_STRUCT_FIELDS,
+    MAX_WINDOW_KEYS,
+)
 from sparkwire.planner.logical.tree import has_aggregate
 from sparkwire.planner.logical.sources import (CachedSource, CacheId, CsvScan, JsonScan, LocalSource,
                                                ParquetScan, RangeSource)
@@ -88,20 +94,25 @@ class Generate(Node):
     """PySpark's ``explode`` family in a ``select``: one output row per element of the
     array (``kind="array"``) or entry of the map (``kind="map"``) ``expr``, carrying the
     input row's columns, then ``names``: the element's 0-based position first when
-    ``position``, then the element (an array) or its key and value (a map). A row whose
+    ``position``, then the element (an array) or its key and value (a map), or each field
+    of the struct element in order (``kind="structs"``, ``inline``). A row whose
     collection is NULL or empty yields nothing, or with ``outer`` one row of NULLs."""
 
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["generate"] = "generate"
     input: Operator
     expr: Expr
-    kind: Literal["array", "map"]
+    kind: Literal["array", "map", "structs"]
     position: bool = False
     outer: bool = False
-    names: tuple[Identifier, ...] = Field(min_length=1, max_length=3)
+    names: tuple[Identifier, ...] = Field(min_length=1, max_length=MAX_STRUCT_FIELDS)
 
     @model_validator(mode="after")
     def _one_name_per_output(self) -> Generate:
+        if self.kind == "structs":  # inline: a name per field, the fields taken in order
+            if self.position:
+                raise ValueError("inline gives no positions")
+            return self
         wanted = int(self.position) + (2 if self.kind == "map" else 1)
         if len(self.names) != wanted:
             raise ValueError(f"this generator makes {wanted} column(s), named {len(self.names)}")

@@ -166,6 +166,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
+        if expr.fn == "session_value":  # named as Spark names it (``current_schema()``)
+            return f"{expr.args[0].value}()"  # type: ignore[union-attr]
         if expr.fn in _DATE_PARTS:
             return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn == "between":
@@ -190,21 +192,24 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"count(DISTINCT {r(expr.arg)})"
         if expr.fn == "quantile":
             return f"quantile({r(expr.arg)}, {expr.fraction:g})"
+        name = expr.alias or expr.fn  # Spark's name for the call (``first_value`` ...)
+        if expr.alias == "deterministic_mode":
+            return f"mode() WITHIN GROUP (ORDER BY {r(expr.arg)} DESC)"
         if expr.ignore_nulls and not naming:  # Spark names first(x, true) first(x)
-            return f"{expr.fn}({r(expr.arg)}) IGNORE NULLS"
+            return f"{name}({r(expr.arg)}) IGNORE NULLS"
         if expr.fn == "sum_distinct":
             return f"sum(DISTINCT {r(expr.arg)})"
         if expr.fn == "percentile_approx":
             shown = repr(expr.fraction) if expr.fractions is None else \
                 f"array({', '.join(map(repr, expr.fractions))})"
-            return f"percentile_approx({r(expr.arg)}, {shown}, {expr.accuracy})"
+            return f"{name}({r(expr.arg)}, {shown}, {expr.accuracy})"
         if expr.other is not None:
             return f"{expr.fn}({r(expr.arg)}, {r(expr.other)})"
         if expr.fn == "percentile":  # Spark shows the frequency, always 1 here
             shown = repr(expr.fraction) if expr.fractions is None else \
                 f"array({', '.join(map(repr, expr.fractions))})"
             return f"percentile({r(expr.arg)}, {shown}, 1)"
-        return f"{expr.fn}({r(expr.arg)})"
+        return f"{name}({r(expr.arg)})"
     if isinstance(expr, Grouping):
         return f"{expr.fn}({', '.join(r(a) for a in expr.args)})"
     if isinstance(expr, WindowCall):

@@ -17,6 +17,9 @@ analyzer has resolved it (``Scope.resolve``), so the plan says what Spark comput
   ``avg`` type (``coordinator.worker.compile.division``); two-phase aggregation then merges the sum
   and the count as it does for any ``sum`` and ``count``, and divides once.
 
+``try_sum``, ``try_avg`` and ``mode`` are made plain for their argument's type
+(``planner.logical.tolerant``).
+
 An aggregate over a window keeps DuckDB's (a checked integer sum, a decimal average through
 a double): its ``Over`` holds one aggregate call.
 """
@@ -30,6 +33,7 @@ import pyarrow as pa
 from sparkwire.planner.logical import types
 from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Expr, Lit, Over
 from sparkwire.planner.logical.literal_args import INTEGER_TYPES, TYPED_ARITHMETIC
+from sparkwire.planner.logical.tolerant import TYPE_DEPENDENT, plain_aggregate
 from sparkwire.planner.logical.tree import transform
 
 
@@ -61,6 +65,8 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
             return Call(fn=node.fn, args=(*call.args, Lit(value=name)))
         if isinstance(node, Call) and node.fn == "exact_integer":
             return node  # typed already
+        if isinstance(node, AggCall) and node.fn in TYPE_DEPENDENT and node.arg is not None:
+            return plain_aggregate(node.model_copy(update={"arg": spark_typed(node.arg, columns)}), columns)
         if isinstance(node, AggCall) and node.fn == "sum" and node.arg is not None:
             arg = spark_typed(node.arg, columns)
             summed = node.model_copy(update={"arg": arg})
@@ -75,6 +81,8 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
                              if e is node.function else spark_typed(e, columns))
             assert isinstance(over, Over)
             function = over.function
+            if isinstance(function, AggCall) and function.fn in TYPE_DEPENDENT and function.arg is not None:
+                return plain_aggregate(function, columns, over)
             if isinstance(function, AggCall) and function.fn == "avg" and function.arg is not None:
                 return _decimal_average(function, columns, over) or over
             return over

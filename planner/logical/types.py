@@ -246,6 +246,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return function_types.call_type(expr, [_plain(a) for a in args], common_all, _arithmetic)
     if expr.fn == "try_double":
         return pa.float64()
+    if expr.fn == "session_value":
+        return pa.string()
     if expr.fn == "exact_integer":
         named = expr.args[1]
         assert isinstance(named, Lit) and isinstance(named.value, str)  # literal_args
@@ -366,19 +368,19 @@ def _aggregate(expr: AggCall, columns: Mapping[str, pa.DataType]) -> pa.DataType
         collected = summary_types.aggregate_type(expr, arg)
     if collected is not None:
         return collected
-    if expr.fn in ("min", "max", "any_value", "quantile", "first", "last"):
+    if expr.fn in ("min", "max", "any_value", "quantile", "first", "last", "mode"):
         return arg
     if expr.fn in ("bit_and", "bit_or", "bit_xor"):
         if arg not in _INT_RANK:
             raise AnalysisError(f"{expr.fn} takes an integer column, got {spark_type_name(arg)}")
         return arg
-    if expr.fn in ("sum", "sum_distinct"):
+    if expr.fn in ("sum", "sum_distinct", "try_sum"):
         if pa.types.is_decimal(arg):
             return _capped(arg.precision + 10, arg.scale)
         return pa.float64() if pa.types.is_floating(arg) else pa.int64()
     if expr.fn == "stddev_samp":
         return pa.float64()
-    # avg
+    # avg, try_avg
     if pa.types.is_decimal(arg):
         return _capped(arg.precision + 4, arg.scale + 4)
     return pa.float64()

@@ -29,6 +29,7 @@ from sparkwire.planner.logical.functions.casts import cast_type
 from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
+from sparkwire.planner.sql.aggregate_functions import EDGES, IGNORING_NULLS
 from sparkwire.planner.sql.functions import function, unwrapped
 from sparkwire.planner.sql.syntax import is_lambda_exists
 
@@ -127,9 +128,11 @@ def expression(node: exp.Expr) -> ex.Expr:
             return _count(node)
         case exp.Window():
             return _window(node)
-        case exp.IgnoreNulls() if isinstance(node.this, exp.First | exp.Last):
+        case exp.IgnoreNulls() if type(node.this) in EDGES:
             # Spark's first(x, true) and first(x) IGNORE NULLS, as an aggregate
-            return registry.call(_AGGREGATES[type(node.this)], expression(node.this.this), _TRUE)
+            return registry.call(IGNORING_NULLS[type(node.this)], expression(node.this.this), _TRUE)
+        case exp.FirstValue() | exp.LastValue():
+            return registry.call(EDGES[type(node)], expression(node.this))
         case exp.Subquery() | exp.Select() | exp.Exists() if not is_lambda_exists(node):
             raise unsupported(node, "a subquery here")
         case exp.Explode() | exp.Inline():
@@ -275,7 +278,6 @@ _RANKING: dict[type[exp.Expr], str] = {
     exp.RowNumber: "row_number", exp.Rank: "rank", exp.DenseRank: "dense_rank",
     exp.PercentRank: "percent_rank", exp.CumeDist: "cume_dist",
 }
-_EDGES: dict[type[exp.Expr], str] = {exp.FirstValue: "first", exp.First: "first", exp.LastValue: "last", exp.Last: "last"}
 
 
 def _window(node: exp.Window) -> ex.Expr:
@@ -307,12 +309,13 @@ def _window_call(node: exp.Expr, inner: exp.Expr) -> ex.Expr:
     ignore_nulls = inner is not node
     if type(inner) in _RANKING:
         return registry.call(_RANKING[type(inner)])
-    if ignore_nulls and type(inner) not in _EDGES:
+    if ignore_nulls and type(inner) not in EDGES:
         raise unsupported(node, "IGNORE NULLS other than in first/last")
-    if type(inner) in _EDGES:
+    if type(inner) in EDGES:
         if inner.args.get("expression") is not None:
             raise unsupported(node, f"{type(inner).__name__.upper()} with a second argument")
-        return registry.call(_EDGES[type(inner)], expression(inner.this), ex.Lit(value=ignore_nulls))
+        names = IGNORING_NULLS if ignore_nulls else EDGES
+        return registry.call(names[type(inner)], expression(inner.this), ex.Lit(value=ignore_nulls))
     if isinstance(inner, exp.Ntile):
         return registry.call("ntile", ex.Lit(value=_integer(inner.this, inner)))
     if isinstance(inner, exp.Lag | exp.Lead):

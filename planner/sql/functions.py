@@ -23,10 +23,12 @@ from sqlglot.time import format_time
 
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
+from sparkwire.planner.sql.aggregate_functions import AGGREGATE_CLASSES, AGGREGATE_NAMES
 from sparkwire.planner.sql.array_functions import ARRAY_CLASSES, ARRAY_NAMES
 from sparkwire.planner.sql.collections import Translate, collection
 from sparkwire.planner.sql.lambdas import higher_order
 from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
+from sparkwire.planner.sql.session_functions import SESSION_CLASSES, SESSION_NAMES
 
 _SPARK = Dialect.get_or_raise("spark")
 
@@ -135,14 +137,17 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
     **ARRAY_CLASSES,
+    **AGGREGATE_CLASSES,
+    **SESSION_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
-    "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
+    "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds", "try_make_timestamp",
+    "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
-    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES,
+    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -35,13 +35,12 @@ from sparkwire.planner.sql.expressions import expression, unsupported
 #: The meta key marking a SELECT item's generator the query did not name
 #: (``planner.sql.naming``); ``qualify`` aliases it ``_col_<n>`` all the same.
 UNNAMED = "sparkwire_unnamed"
-_REFUSED = exp.Inline  # a generator the DataFrame API lacks: refused by its name
 
 
 def is_generator(item: exp.Expr) -> bool:
     """Whether the SELECT item ``item`` is a generator, aliased or not."""
     inner = item.this if isinstance(item, exp.Alias | exp.Aliases) else item
-    return isinstance(inner, exp.Explode | _REFUSED)
+    return isinstance(inner, exp.Explode | exp.Inline)
 
 
 def select_generator(item: exp.Expr) -> Generator:
@@ -88,7 +87,7 @@ def generated(relation: Relation, generator: Generator,
 
 
 def _generator(node: exp.Expr, outer: bool, names: tuple[str, ...] | None) -> Generator:
-    if not isinstance(node, exp.Explode):
+    if not isinstance(node, exp.Explode | exp.Inline):
         what = f"the generator {node.sql_name().lower()}" if isinstance(node, exp.Func) else "this FROM item"
         raise unsupported(node, what)
     if node.expressions:

@@ -86,8 +86,8 @@ def test_generators_are_built_by_the_registry_and_named_by_alias() -> None:
     assert F.posexplode_outer("m").alias("p", "k", "v").generator == generator
     with pytest.raises(AnalysisError, match="invalid column name"):
         generator.named('a"b')
-    with pytest.raises(AnalysisError, match="the generator inline is not supported"):
-        registry.generator("inline", Column(name="m"))
+    with pytest.raises(AnalysisError, match="the generator stack is not supported"):
+        registry.generator("stack", Column(name="m"))
 
 
 def _imports(folder: str) -> dict[str, set[str]]:

@@ -64,7 +64,7 @@ def test_unaliased_outputs_are_named_as_spark_names_them(sql) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("select * from t lateral view explode(arr) tt", "lateral generator without column names"),
-    ("select inline(array(s)) from t", "the generator inline is not supported by sparkwire"),
+    ("select inline(arr) from t", "inline takes an array of structs"),
     ("select explode(arr) + 1 from t", "explode inside an expression is not supported by sparkwire"),
     ("select k from t where size(explode(arr)) > 0", "inside an expression is not supported"),
     ("select explode(arr), explode(m) from t", "a second generator in one SELECT is not supported"),

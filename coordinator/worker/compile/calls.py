@@ -21,6 +21,7 @@ from sparkwire.coordinator.worker.compile.calls_math import MATH_CALLS, MATH_MOD
 from sparkwire.coordinator.worker.compile.calls_nulls import NULL_CALLS, TRY_CALLS
 from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
+from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
 from sparkwire.coordinator.worker.compile.integers import INTEGER_CALLS
@@ -30,11 +31,11 @@ __all__ = ["CALLS", "MODE_CALLS", "ZONE_CALLS"]
 CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
-    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS,
+    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
 }
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
 }
 
-ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS}
+ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS}

@@ -16,8 +16,16 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_AGGREGATES
 from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
+from sparkwire.coordinator.worker.compile.templates import template
 
 __all__ = ["AGGREGATES", "AGGREGATE_BUILDERS", "ORDERED_PICKS", "edge_aggregate", "quantile"]
+
+#: Spark's ``mode``: the values' counts (``histogram`` skips NULLs), sorted by count
+#: descending and then by value, the first's value; NULL for no values. DuckDB's ``mode``
+#: breaks ties by arrival, which differs from task to task.
+_MODE = template(
+    "list_sort(list_transform(map_entries(histogram(:a)), __sparkwire_p -> "
+    "{'c': -CAST(__sparkwire_p.value AS BIGINT), 'k': __sparkwire_p.key}))[1].k")
 
 AGGREGATES: dict[str, type[exp.AggFunc]] = {
     "sum": exp.Sum,
@@ -66,6 +74,8 @@ AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     **dict.fromkeys(("bool_or", "some"), _named_aggregate("bool_or")),
     "product": lambda arg: call("product", cast(arg, "DOUBLE")),
     "median": lambda arg: call("quantile_cont", cast(arg, "DOUBLE"), exp.Literal.number(0.5)),
+    # planner.logical.functions.aggregate_forms: the least of the most frequent values
+    "mode": lambda arg: _MODE(a=arg),
 }
 
 #: ``max_by``/``min_by`` of a value and its ordering: the value on a row with the greatest

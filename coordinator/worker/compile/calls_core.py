@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.coordinator.worker.compile.arguments import Builder, arity
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity, literal_text
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import cast, paren
 from sparkwire.planner.logical.functions.assertions import USER_RAISED
@@ -139,6 +139,13 @@ def _func(cls: type[exp.Func]) -> Builder:
     return build
 
 
+def _session_value(args: list[exp.Expr]) -> exp.Expr:
+    """``session_value(name, value)`` (``current_user()`` ...): the value the planner read
+    from the session, a string literal."""
+    arity("session_value", args, 2)
+    return exp.Literal.string(literal_text(args[1], "session_value's value"))
+
+
 CALLS: dict[str, Builder] = {
     "eq": _binary(exp.EQ),
     "ne": _binary(exp.NEQ),
@@ -175,4 +182,5 @@ CALLS: dict[str, Builder] = {
     "day": _func(exp.Day),
     "raise_error": _raise_error,
     "assert_true": _assert_true,
+    "session_value": _session_value,
 }

@@ -1,5 +1,6 @@
 """The ``Generate`` operator: ``explode``/``posexplode`` of an array or a map (and their
-``_outer`` forms), a row per element beside the input's columns."""
+``_outer`` forms), a row per element beside the input's columns; ``inline`` of an array of
+structs, a column per field (DuckDB's ``struct_extract_at`` of each zipped ``unnest``)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def generate(ctx: Context, op: Generate) -> exp.Select:
         lists.append(exp.Anonymous(this="range", expressions=[count.copy()]))
     if op.kind == "map":
         lists += [exp.Anonymous(this=f, expressions=[collection.copy()]) for f in ("map_keys", "map_values")]
+    elif op.kind == "structs":
+        lists += [collection.copy() for _ in op.names]
     else:
         lists.append(collection)
     if op.outer:
@@ -37,6 +40,9 @@ def generate(ctx: Context, op: Generate) -> exp.Select:
     generated: list[exp.Expr] = [exp.Anonymous(this="unnest", expressions=[values]) for values in lists]
     if op.position:
         generated[0] = cast(generated[0], "INTEGER")
+    if op.kind == "structs":  # the i-th field of each struct (a NULL struct: NULLs)
+        generated = [exp.Anonymous(this="struct_extract_at", expressions=[
+            exp.Paren(this=g), exp.Literal.number(i)]) for i, g in enumerate(generated, 1)]
     outputs = [*map(col, columns),
                *(exp.alias_(g, ident(n)) for g, n in zip(generated, op.names, strict=True))]
     return select_from(outputs, source)

@@ -14,7 +14,8 @@ integers as HUGEINT. The rules:
   bigints fits in 127 bits) and narrowed to the type by wrapping;
 - ``exact_integer(v, T)`` of a value DuckDB computed wider: beyond ``T`` fails with
   ``ARITHMETIC_OVERFLOW`` (ANSI) or wraps (legacy); a two-phase ``sum`` wraps once at the end,
-  which is the same number as wrapping each partial sum (arithmetic modulo ``2**64``).
+  which is the same number as wrapping each partial sum (arithmetic modulo ``2**64``);
+  ``exact_integer(v, T, true)`` (``try_sum``) is NULL beyond ``T`` in either mode.
 """
 
 from __future__ import annotations
@@ -89,17 +90,20 @@ def negate(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
 
 
 def exact_integer(args: Sequence[exp.Expr], ansi: bool) -> exp.Expr:
-    """``exact_integer(v, T)``: ``v`` (computed wider by DuckDB) as Spark's integer type."""
-    if len(args) != 2:
-        raise CompileError(f"exact_integer takes a value and a type, got {len(args)} arguments")
+    """``exact_integer(v, T[, true])``: ``v`` (computed wider by DuckDB) as Spark's integer
+    type; with ``true`` (``try_sum``), NULL beyond it in either mode."""
+    if len(args) not in (2, 3):
+        raise CompileError(f"exact_integer takes a value, a type and a flag, got {len(args)} arguments")
     value, to = args[0], _integer_type(args[1], "exact_integer")
+    tolerant = len(args) == 3 and isinstance(args[2], exp.Boolean) and args[2].this is True
     bits = INTEGER_BITS[to]
-    if not ansi:
+    if not ansi and not tolerant:
         return wrapped(value, bits, to)
     low, high = bounds(bits)
     outside = exp.Or(this=exp.LT(this=paren(value), expression=low),
                      expression=exp.GT(this=paren(value.copy()), expression=high))
-    failure = raise_error("ARITHMETIC_OVERFLOW", f"{_SPARK_NAMES[to]} overflow. {ANSI_HINT}")
+    failure = exp.Null() if tolerant else raise_error(
+        "ARITHMETIC_OVERFLOW", f"{_SPARK_NAMES[to]} overflow. {ANSI_HINT}")
     return exp.Case(ifs=[exp.If(this=outside, true=failure)],
                     default=exp.Cast(this=value.copy(), to=duckdb_type(to)))
 

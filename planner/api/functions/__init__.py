@@ -8,7 +8,8 @@ PySpark has them in one module; here each group has its own, all re-exported: ``
 Python function),
 ``statistics`` (``stddev``, ``corr`` ...), ``summaries`` (``bool_and``, ``max_by``, ``percentile`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
-by ``unary``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
+by ``unary``), ``aggregate_forms`` (``first_value``, ``mode``, ``try_sum`` ...), ``session_info``
+(``current_user``, ``version`` ...), ``try_calendar`` (``try_make_timestamp`` ...), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
 reads PySpark's arguments (``core``: a ``str`` where a column is expected is a column name,
 a Python value where a value is expected a literal) and has the function registry
 (``planner.logical.functions``) build the call, as the SQL front end does. The group modules
@@ -47,6 +48,9 @@ from sparkwire.planner.api.functions.strings import *  # noqa: F403
 from sparkwire.planner.api.functions.summaries import *  # noqa: F403
 from sparkwire.planner.api.functions.texts import *  # noqa: F403
 from sparkwire.planner.api.functions.windows import *  # noqa: F403
+from sparkwire.planner.api.functions.aggregate_forms import *  # noqa: F403
+from sparkwire.planner.api.functions.session_info import *  # noqa: F403
+from sparkwire.planner.api.functions.try_calendar import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS
 from sparkwire.planner.api.unsupported import missing_attribute
 

@@ -42,3 +42,11 @@ def exprs(cols: Sequence[ColumnOrName]) -> list[ex.Expr]:
 def number_or_column(value: ColumnOrName | int | float) -> ex.Expr:
     """Where PySpark takes ``ColumnOrName`` or a number, a ``str`` is a column name."""
     return to_column(value).expr if isinstance(value, Column | str) else literal(value)
+
+
+def percentages(percentage: Column | float | Sequence[float]) -> ex.Expr:
+    """A percentile's ``percentage``: a number, a list of them (an ``array`` literal), or a
+    literal Column, as PySpark takes it."""
+    if isinstance(percentage, list | tuple):
+        return ex.Call(fn="array", args=tuple(literal(p) for p in percentage))
+    return to_column(percentage).expr if isinstance(percentage, Column) else literal(percentage)

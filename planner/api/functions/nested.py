@@ -21,7 +21,7 @@ from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.logical.functions.collections import struct_of
 from sparkwire.planner.logical.functions.generators import Generator
 from sparkwire.planner.api.column import Column, ColumnOrName, Value, _value, lit, to_column
-from sparkwire.planner.api.functions.core import call, columns
+from sparkwire.planner.api.functions.core import call, columns, percentages
 
 _Columns = ColumnOrName | Sequence[ColumnOrName]
 
@@ -116,11 +116,7 @@ def any_value(col: ColumnOrName, ignoreNulls: bool | Column | None = None) -> Co
 def percentile_approx(
     col: ColumnOrName, percentage: float | Sequence[float], accuracy: int = 10000,
 ) -> Column:
-    if isinstance(percentage, list | tuple):
-        fractions: ex.Expr = ex.Call(fn="array", args=tuple(lit(p).expr for p in percentage))
-    else:
-        fractions = lit(percentage).expr  # type: ignore[arg-type]  # a Sequence but no list
-    return call("percentile_approx", to_column(col).expr, fractions, lit(accuracy).expr)
+    return call("percentile_approx", to_column(col).expr, percentages(percentage), lit(accuracy).expr)
 
 
 # -- generators ----------------------------------------------------------------------------
@@ -188,10 +184,18 @@ def posexplode_outer(col: ColumnOrName) -> GeneratorColumn:
     return GeneratorColumn(registry.generator("posexplode_outer", to_column(col).expr))
 
 
+def inline(col: ColumnOrName) -> GeneratorColumn:
+    return GeneratorColumn(registry.generator("inline", to_column(col).expr))
+
+
+def inline_outer(col: ColumnOrName) -> GeneratorColumn:
+    return GeneratorColumn(registry.generator("inline_outer", to_column(col).expr))
+
+
 __all__ = [
     "GeneratorColumn", "any_value", "approxCountDistinct", "approx_count_distinct", "array",
     "array_contains", "array_distinct", "array_sort", "collect_list", "collect_set", "count_if",
-    "create_map", "element_at", "explode", "explode_outer", "map_keys", "map_values",
+    "create_map", "element_at", "explode", "explode_outer", "inline", "inline_outer", "map_keys", "map_values",
     "percentile_approx", "posexplode", "posexplode_outer", "size", "sort_array", "split",
     "struct", "sumDistinct", "sum_distinct",
 ]

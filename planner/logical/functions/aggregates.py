@@ -26,7 +26,7 @@ from sparkwire.planner.logical.expressions import (
     Expr,
     Lit,
 )
-from sparkwire.planner.logical.functions.base import Function, allowed, int_option, option, shown
+from sparkwire.planner.logical.functions.base import Function, allowed, int_option, number_option, option, shown
 
 _NO_NULLS_SKIPPED = Lit(value=False)
 _DEFAULT_ACCURACY = Lit(value=10000)
@@ -85,7 +85,7 @@ def percentile_approx(value: Expr, percentage: Expr, accuracy: Expr = _DEFAULT_A
         raise AnalysisError(f"percentile_approx takes a positive int accuracy, got {shown(accuracy)}")
     several = isinstance(percentage, Call) and percentage.fn == "array"
     parts = percentage.args if isinstance(percentage, Call) and several else (percentage,)
-    values = [option(p) for p in parts]
+    values = [number_option(p) for p in parts]
     if not values or len(values) > MAX_PERCENTAGES or not all(
         isinstance(p, float | int) and not isinstance(p, bool) and 0.0 <= p <= 1.0 for p in values
     ):

@@ -107,6 +107,15 @@ def option(arg: Expr) -> object:
     return arg.value if isinstance(arg, Lit) and arg.type is None else NOT_LITERAL
 
 
+def number_option(arg: Expr) -> object:
+    """A number option (a percentage): an untyped literal's value, or a decimal literal's
+    as a float (SQL's ``0.75`` is a decimal), else ``NOT_LITERAL``."""
+    if isinstance(arg, Lit) and arg.type is not None and arg.type.startswith("decimal") \
+            and isinstance(arg.value, str):
+        return float(arg.value)
+    return option(arg)
+
+
 def shown(arg: Expr) -> str:
     """An argument as an error message shows it: a literal's value, else the column as
     PySpark prints one (``Column<'k'>``)."""

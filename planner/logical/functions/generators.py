@@ -1,5 +1,7 @@
 """Generators of the registry: ``explode``, ``explode_outer``, ``posexplode`` and
-``posexplode_outer``, each one row per element of an array or entry of a map.
+``posexplode_outer``, each one row per element of an array or entry of a map; ``inline``
+and ``inline_outer``, one row per struct of an array of structs, a column per field (named
+as the fields; a NULL struct a row of NULLs, as Spark's).
 
 A generator is no expression: it may only stand as an item of a select, which plans it as
 a ``Generate`` operator (``planner.logical.generate``). Its columns are Spark's (``col``;
@@ -46,9 +48,13 @@ class Generator:
     position: bool
     outer: bool
     names: tuple[str, ...] | None = None
+    #: ``inline``: the collection is an array of structs, a column per field
+    inline: bool = False
 
     @property
     def function(self) -> str:
+        if self.inline:
+            return "inline_outer" if self.outer else "inline"
         return _name(self.position, self.outer)
 
     def named(self, *names: str) -> Generator:
@@ -67,4 +73,15 @@ def _name(position: bool, outer: bool) -> str:
     return f"{'pos' if position else ''}explode{'_outer' if outer else ''}"
 
 
-GENERATORS = {_name(p, o): _generator(p, o) for p in (False, True) for o in (False, True)}
+def _inline(outer: bool) -> Callable[[Expr], Generator]:
+    def build(collection: Expr) -> Generator:
+        return Generator(collection, position=False, outer=outer, inline=True)
+
+    return build
+
+
+GENERATORS = {
+    **{_name(p, o): _generator(p, o) for p in (False, True) for o in (False, True)},
+    "inline": _inline(False),
+    "inline_outer": _inline(True),
+}

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Expr
 from sparkwire.planner.logical.functions import (
+    aggregate_forms,
     aggregates,
     arrays,
     assertions,
@@ -35,6 +36,8 @@ from sparkwire.planner.logical.functions import (
     maps,
     nulls,
     numeric,
+    session_info,
+    try_calendar,
     statistics,
     strings,
     summaries,
@@ -46,7 +49,8 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
-             arrays, maps, higher_order)
+             arrays, maps, higher_order, aggregate_forms,
+             session_info, try_calendar)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

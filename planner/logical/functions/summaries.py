@@ -18,7 +18,7 @@ from typing import cast
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import MAX_PERCENTAGES, AggCall, AggregateFunction, Call, Expr, Lit
-from sparkwire.planner.logical.functions.base import Function, allowed, option, shown
+from sparkwire.planner.logical.functions.base import Function, allowed, number_option, option, shown
 
 _ONE = Lit(value=1)
 
@@ -48,7 +48,7 @@ def percentile(value: Expr, percentage: Expr, frequency: Expr = _ONE) -> Expr:
                             f"got {shown(frequency)}")
     several = isinstance(percentage, Call) and percentage.fn == "array"
     parts = percentage.args if isinstance(percentage, Call) and several else (percentage,)
-    values = [_number(p) for p in parts]
+    values = [number_option(p) for p in parts]
     if not values or len(values) > MAX_PERCENTAGES or not all(
         isinstance(p, float | int) and not isinstance(p, bool) and 0.0 <= p <= 1.0 for p in values
     ):
@@ -58,14 +58,6 @@ def percentile(value: Expr, percentage: Expr, frequency: Expr = _ONE) -> Expr:
     if several:
         return AggCall(fn="percentile", arg=value, fractions=fractions)
     return AggCall(fn="percentile", arg=value, fraction=fractions[0])
-
-
-def _number(arg: Expr) -> object:
-    """A percentage's value: an untyped literal's, or a decimal literal's (SQL's ``0.75``)."""
-    if isinstance(arg, Lit) and arg.type is not None and arg.type.startswith("decimal") \
-            and isinstance(arg.value, str):
-        return float(arg.value)
-    return option(arg)
 
 
 FUNCTIONS = (
