@@ -57,8 +57,8 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import (array_types, collection_types, function_types, summary_types,
-                                       typenames)
+from sparkwire.planner.logical import (array_types, collection_types, format_types, function_types,
+                                       summary_types, typenames)
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -101,6 +101,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
     ),
     **function_types.MATH_RESULT,
     **function_types.DATE_RESULT,
+    **format_types.FORMAT_RESULT,
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.
 _SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})

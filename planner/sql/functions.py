@@ -25,6 +25,7 @@ from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.sql.array_functions import ARRAY_CLASSES, ARRAY_NAMES
 from sparkwire.planner.sql.collections import Translate, collection
+from sparkwire.planner.sql.format_functions import FORMAT_CLASSES, FORMAT_NAMES, spark_path
 from sparkwire.planner.sql.lambdas import higher_order
 from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
 
@@ -135,6 +136,7 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.GroupingId: (("expressions",), "grouping_id"),
     **MATH_CLASSES,
     **ARRAY_CLASSES,
+    **FORMAT_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
@@ -142,7 +144,7 @@ _BY_NAME = frozenset({
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
     "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
-    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES,
+    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *FORMAT_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({
@@ -169,6 +171,9 @@ def function(node: exp.Expr, translate: Translate) -> ex.Expr | None:
         return registry.call("lpad" if node.args.get("is_left") else "rpad", *padded)
     if isinstance(node, exp.Log):
         return _log(node, translate)
+    if isinstance(node, exp.JSONExtractScalar):
+        path = spark_path(node.expression) or translate(node.expression)
+        return registry.call("get_json_object", translate(node.this), path)
     nested = collection(node, translate)
     if nested is not None:
         return nested

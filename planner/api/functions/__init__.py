@@ -8,7 +8,7 @@ PySpark has them in one module; here each group has its own, all re-exported: ``
 Python function),
 ``statistics`` (``stddev``, ``corr`` ...), ``summaries`` (``bool_and``, ``max_by``, ``percentile`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
-by ``unary``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
+by ``unary``), ``formats`` (JSON, URLs, UTF-8), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
 reads PySpark's arguments (``core``: a ``str`` where a column is expected is a column name,
 a Python value where a value is expected a literal) and has the function registry
 (``planner.logical.functions``) build the call, as the SQL front end does. The group modules
@@ -36,6 +36,7 @@ from sparkwire.planner.api.functions.calendar import *  # noqa: F403
 from sparkwire.planner.api.functions.dates import *  # noqa: F403
 from sparkwire.planner.api.functions.elementary import *  # noqa: F403
 from sparkwire.planner.api.functions.encodings import *  # noqa: F403
+from sparkwire.planner.api.functions.formats import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
 from sparkwire.planner.api.functions.lambdas import *  # noqa: F403
 from sparkwire.planner.api.functions.hints import *  # noqa: F403

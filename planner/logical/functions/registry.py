@@ -32,6 +32,7 @@ from sparkwire.planner.logical.functions import (
     encodings,
     grouping,
     higher_order,
+    jsons,
     maps,
     nulls,
     numeric,
@@ -39,6 +40,7 @@ from sparkwire.planner.logical.functions import (
     strings,
     summaries,
     texts,
+    transcoding,
     windows,
 )
 from sparkwire.planner.logical.functions.base import Function
@@ -46,7 +48,7 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
-             arrays, maps, higher_order)
+             arrays, maps, higher_order, jsons, transcoding)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

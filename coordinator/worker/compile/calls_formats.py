@@ -1,0 +1,88 @@
+"""JSON, URL and UTF-8 builders: Spark's semantics (``planner.logical.functions.jsons``,
+``transcoding``) in DuckDB's JSON extension and string functions.
+
+DuckDB's JSON functions fail on text that is not JSON, where Spark answers NULL: each is
+guarded by ``json_valid`` first. ``get_json_object``'s path is read as Spark reads it
+(``planner.spark.json_path``) and given to ``json_extract_string`` with every key quoted; a
+path Spark refuses is NULL. DuckDB's ``url_encode`` keeps ``~`` and escapes ``*`` and the
+space, where Java's ``URLEncoder`` does the opposite: put right after it. Its
+``url_decode`` leaves ``+`` and a malformed escape as they are: the ``+`` becomes a space
+first, and a ``%`` left once the well-formed escapes are removed fails the query (or is
+NULL, ``try_url_decode``). ``typeof`` and ``schema_of_json`` answer the literal the planner
+added to the call. ``jaro_winkler_similarity`` is Spark's: the Winkler boost of a common
+prefix (up to 4 characters, scaled by 0.1) applied whatever the Jaro similarity, where
+DuckDB's applies it above 0.7 only; two empty strings are 1 (DuckDB: 0).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.compile.arguments import Builder, arity, literal_text
+from sparkwire.coordinator.worker.compile.errors import CompileError, raise_error
+from sparkwire.coordinator.worker.compile.templates import over, template
+from sparkwire.planner.spark import json_path
+
+__all__ = ["FORMAT_CALLS"]
+
+_EXTRACT = template("CASE WHEN json_valid(:j) THEN json_extract_string(:j, :path) END")
+_MALFORMED = "contains(regexp_replace(:s, '%[0-9A-Fa-f]{2}', '', 'g'), '%')"
+_DECODED = "url_decode(replace(:s, '+', ' '))"
+#: The common prefix of ``a`` and ``b``, up to 4 characters (Winkler's boost).
+_PREFIX = " + ".join(f"CAST(length(:a) >= {i} AND left(:a, {i}) = left(:b, {i}) AS INTEGER)"
+                     for i in range(1, 5))
+_URL_DECODE = template(f"CASE WHEN {_MALFORMED} THEN :fail ELSE {_DECODED} END")
+
+
+def _get_json_object(args: list[exp.Expr]) -> exp.Expr:
+    arity("get_json_object", args, 2)
+    parsed = json_path.steps(literal_text(args[1], "get_json_object's path"))
+    if parsed is None:
+        return exp.Cast(this=exp.Null(), to=exp.DataType.build("VARCHAR"))
+    if json_path.WILDCARD in parsed:
+        raise CompileError("get_json_object with a wildcard path")
+    try:
+        path = json_path.duckdb_path(parsed)
+    except ValueError as exc:
+        raise CompileError(str(exc)) from None
+    return _EXTRACT(j=args[0], path=exp.Literal.string(path))
+
+
+def _answered(name: str) -> Builder:
+    """A call the planner answered: its second argument, the literal it added."""
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        arity(name, args, 2)
+        literal_text(args[1], f"{name}'s answer")
+        return args[1]
+
+    return build
+
+
+def _url_decode(args: list[exp.Expr]) -> exp.Expr:
+    arity("url_decode", args, 1)
+    fail = raise_error("CANNOT_DECODE_URL", "The provided URL cannot be decoded: ", args[0].copy(),
+                       ". Please ensure that the URL is properly formatted and try again.")
+    return _URL_DECODE(s=args[0], fail=fail)
+
+
+FORMAT_CALLS: dict[str, Builder] = {
+    "get_json_object": _get_json_object,
+    "json_array_length": over(
+        "CASE WHEN json_valid(:j) THEN (CASE WHEN json_type(:j) = 'ARRAY' "
+        "THEN CAST(json_array_length(:j) AS INTEGER) END) END", "j"),
+    "json_object_keys": over(
+        "CASE WHEN json_valid(:j) THEN (CASE WHEN json_type(:j) = 'OBJECT' THEN json_keys(:j) END) END",
+        "j"),
+    "schema_of_json": _answered("schema_of_json"),
+    "typeof": _answered("typeof"),
+    "url_encode": over("replace(replace(replace(url_encode(:s), '%20', '+'), '%2A', '*'), '~', '%7E')", "s"),
+    "url_decode": _url_decode,
+    "try_url_decode": over(f"CASE WHEN {_MALFORMED} THEN NULL ELSE try({_DECODED}) END", "s"),
+    "is_valid_utf8": over("CASE WHEN :s IS NOT NULL THEN true END", "s"),
+    **dict.fromkeys(("make_valid_utf8", "validate_utf8", "try_validate_utf8"),
+                    over("CAST(:s AS VARCHAR)", "s")),
+    "quote": over("'''' || replace(:s, '''', '\\''') || ''''", "s"),
+    "jaro_winkler_similarity": over(
+        "CASE WHEN :a = '' AND :b = '' THEN 1.0 ELSE "
+        f"jaro_similarity(:a, :b) + ({_PREFIX}) * 0.1 * (1 - jaro_similarity(:a, :b)) END", "a", "b"),
+}

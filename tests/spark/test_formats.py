@@ -1,0 +1,91 @@
+"""The JSON, URL and UTF-8 functions, ``quote``, ``typeof``, ``jaro_winkler_similarity`` and
+``substr`` against real PySpark: one table of edge cases (NULLs, empty strings, text that is
+not JSON, nested values, escapes, non-ASCII text, extremes) and one select of every function,
+in the DataFrame API and in SQL text (``F.expr``), so the family costs one Spark job."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+
+import pyarrow as pa
+import pytest
+
+from sparkwire import AnalysisError
+from sparkwire import functions as F
+from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
+
+FORMATS = pa.table({
+    "j": pa.array([
+        '{"a":1,"b":"x","c":[1,2,{"d":null}],"e":{"f":1.50}}', '[1,2,3]', "[]", "{}", "not json", "",
+        None, '{"a": "\\u00e9 ü", "b": null}', '"str"', "12", '{"a":[{"b":1},{"b":2}],"b":true}',
+        '{"a":9223372036854775807,"b":-0.0}', '{"a b":{"c":[5,6]}}',
+    ]),
+    "s": pa.array(["a b*~-._+/é?&=", "a+b%20c%2Fé", "", None, "it's \\ q", "ß∂ƒ,ü", "%41%e2%82%ac",
+                   "martha", "dixon", "abc", "a", "", "MARTHA"]),
+    "t": pa.array(["x", "", "", "q", None, "ß∂ƒ", "%", "marhta", "dicksonx", "abc", "", "", "marhta"]),
+    "n": pa.array([1, 2, None, -1, 0, 5, 3, 2, 1, 4, 2, 1, 3], pa.int32()),
+    "m": pa.array([1.5, None, -0.0, 1e300, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
+    "p": pa.array([decimal.Decimal("1.25")] * 13, pa.decimal128(5, 2)),
+    "d": pa.array([dt.date(2020, 1, 2)] * 13),
+    "b": pa.array([b"\x00\xff"] * 13),
+})
+
+
+def formats(api, df):
+    F_ = api.F
+    return df.select(
+        F_.get_json_object("j", "$.a"), F_.get_json_object("j", "$.b"), F_.get_json_object("j", "$.c[2]"),
+        F_.get_json_object("j", "$.e.f"), F_.get_json_object("j", "$"), F_.get_json_object("j", "$.a[1].b"),
+        F_.get_json_object("j", "$['a b'].c[1]"), F_.get_json_object("j", "a"),
+        F_.get_json_object("j", "$.missing"), F_.json_array_length("j"), F_.json_object_keys("j"),
+        F_.schema_of_json(F_.lit('{"a":1,"b":[1.5],"c":{"d":"x"},"e":null,"f":99999999999999999999}'))
+        .alias("schema"), F_.schema_of_json(F_.lit("[[1, 2.5], []]")).alias("schema2"),
+        F_.url_encode("s"), F_.try_url_decode("s"), F_.url_decode(F_.url_encode("s")).alias("round"),
+        F_.is_valid_utf8("s"), F_.make_valid_utf8("s"), F_.validate_utf8("s"), F_.try_validate_utf8("s"),
+        F_.quote("s"), F_.jaro_winkler_similarity("s", "t"), F_.substr("s", "n"), F_.substr("s", "n", F_.lit(2)),
+        F_.typeof("j"), F_.typeof("n"), F_.typeof("m"), F_.typeof("p"), F_.typeof("d"), F_.typeof("b"),
+        F_.typeof(F_.array("n")), F_.typeof(F_.struct("n", "s")), F_.typeof(F_.create_map("s", "p")),
+        F_.typeof(F_.lit(None)), F_.typeof(F_.json_object_keys("j")),
+        F_.expr("get_json_object(j, '$.c[2].d') AS sql_path"), F_.expr("json_array_length(j) AS sql_len"),
+        F_.expr("json_object_keys(j) AS sql_keys"), F_.expr("url_encode(s) AS sql_enc"),
+        F_.expr("typeof(n + 1L) AS sql_type"), F_.expr("quote(t) AS sql_quote"),
+        F_.expr("jaro_winkler_similarity(t, s) AS sql_jw"), F_.expr("try_url_decode(t) AS sql_dec"),
+    )
+
+
+@pytest.mark.slow
+def test_format_functions_match_pyspark(spark, sessions) -> None:
+    assert_same(formats, [FORMATS], spark, sessions)
+
+
+@pytest.mark.slow
+def test_url_decode_of_a_malformed_escape_fails_as_in_pyspark(spark, sessions) -> None:
+    table = pa.table({"s": ["a%zz"]})
+    for api, df in ((pyspark_api(), spark.createDataFrame(table)),
+                    (sparkwire_api(), sessions[0].createDataFrame(table))):
+        with pytest.raises(Exception, match=re.escape("[CANNOT_DECODE_URL]")):
+            df.select(api.F.url_decode("s").alias("r")).toArrow()
+
+
+def test_refused_with_a_reason() -> None:
+    for build, why in [
+        (lambda: F.get_json_object("j", "$.a[*]"), "wildcard"),
+        (lambda: F.get_json_object("j", "$.*"), "wildcard"),
+        (lambda: F.get_json_object("j", F.col("p")), "literal path"),
+        (lambda: F.get_json_object("j", '$["a"]'), None),
+        (lambda: F.schema_of_json(F.col("j")), "string literal"),
+        (lambda: F.schema_of_json("{", {"x": "y"}), "options"),
+    ]:
+        if why is None:
+            build()  # a path Spark cannot parse is NULL, not refused
+            continue
+        with pytest.raises(AnalysisError, match=why):
+            build()
+
+
+def test_utf8_checks_of_binary_are_refused(sessions) -> None:
+    df = sessions[0].createDataFrame(pa.table({"b": [b"\xff"]}))
+    with pytest.raises(AnalysisError, match="takes strings"):
+        df.select(F.is_valid_utf8("b")).schema
