@@ -19,6 +19,7 @@ from sparkwire.planner.sql.errors import SqlError
 FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.JSONKeys: (("this",), "json_object_keys"),
     exp.Typeof: (("this",), "typeof"),
+    exp.JSONFormat: (("this",), "to_json"),
 }
 #: The ones sqlglot leaves as anonymous calls, resolved by their own names.
 FORMAT_NAMES = frozenset({

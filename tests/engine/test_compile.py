@@ -316,15 +316,17 @@ def test_all_call_functions_covered() -> None:
     from sparkwire.coordinator.worker.compile.calls_calendar import CALENDAR_CALLS, CALENDAR_ZONE_CALLS
     from sparkwire.coordinator.worker.compile.calls_elementary import ELEMENTARY_CALLS, ELEMENTARY_MODE_CALLS
     from sparkwire.coordinator.worker.compile.calls_encodings import ENCODING_CALLS
+    from sparkwire.coordinator.worker.compile.calls_formats import FORMAT_CALLS
 
     # arrays, maps and structs: tests/engine/test_collections.py and tests/spark/test_arrays.py;
     # the later string, NULL and try_ functions: against PySpark in tests/spark/test_texts.py;
     # raise_error fails every row: test_raise_error_fails_with_its_class; trigonometry, bits and
     # encodings, whose oracle is Spark itself: tests/spark/test_math_families.py; the other
     # array and map functions: tests/spark/test_array_functions.py; the later date
-    # functions, the try_ parsers and nanvl: tests/spark/test_calendar.py
+    # functions, the try_ parsers and nanvl: tests/spark/test_calendar.py; JSON, URL and UTF-8
+    # functions: tests/spark/test_formats.py
     families = {*ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
-                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp"}
+                *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, *FORMAT_CALLS, "try_to_date", "try_to_timestamp"}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
                                         - function_types.FUNCTIONS - {"raise_error"} - families)
 

@@ -1,4 +1,4 @@
-"""The JSON, URL and UTF-8 functions, ``quote``, ``typeof``, ``jaro_winkler_similarity`` and
+"""The JSON (``to_json`` of every type it takes), URL and UTF-8 functions, ``quote``, ``typeof``, ``jaro_winkler_similarity`` and
 ``substr`` against real PySpark: one table of edge cases (NULLs, empty strings, text that is
 not JSON, nested values, escapes, non-ASCII text, extremes) and one select of every function,
 in the DataFrame API and in SQL text (``F.expr``), so the family costs one Spark job."""
@@ -29,7 +29,8 @@ FORMATS = pa.table({
     "m": pa.array([1.5, None, -0.0, 1e300, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
     "p": pa.array([decimal.Decimal("1.25")] * 13, pa.decimal128(5, 2)),
     "d": pa.array([dt.date(2020, 1, 2)] * 13),
-    "b": pa.array([b"\x00\xff"] * 13),
+    "b": pa.array([b"\x00\xff"] * 12 + [None]),
+    "c": pa.array(['q"\\/\n\t\x01\x1f\u2028é', None, ""] + ["c"] * 10),
 })
 
 
@@ -52,6 +53,10 @@ def formats(api, df):
         F_.expr("json_object_keys(j) AS sql_keys"), F_.expr("url_encode(s) AS sql_enc"),
         F_.expr("typeof(n + 1L) AS sql_type"), F_.expr("quote(t) AS sql_quote"),
         F_.expr("jaro_winkler_similarity(t, s) AS sql_jw"), F_.expr("try_url_decode(t) AS sql_dec"),
+        F_.to_json(F_.struct("n", "c", "m", "p", "d", "b")), F_.to_json(F_.array("m", "n")),
+        F_.to_json(F_.create_map(F_.lit("k"), "n", F_.lit("v"), "m")),
+        F_.to_json(F_.struct(F_.array(F_.struct("n")).alias("l"), F_.create_map("d", "c").alias("m"))),
+        F_.expr("to_json(array(c, c)) AS sql_json"),
     )
 
 
@@ -77,6 +82,7 @@ def test_refused_with_a_reason() -> None:
         (lambda: F.get_json_object("j", '$["a"]'), None),
         (lambda: F.schema_of_json(F.col("j")), "string literal"),
         (lambda: F.schema_of_json("{", {"x": "y"}), "options"),
+        (lambda: F.to_json("j", {"x": "y"}), "options"),
     ]:
         if why is None:
             build()  # a path Spark cannot parse is NULL, not refused
@@ -85,7 +91,12 @@ def test_refused_with_a_reason() -> None:
             build()
 
 
-def test_utf8_checks_of_binary_are_refused(sessions) -> None:
-    df = sessions[0].createDataFrame(pa.table({"b": [b"\xff"]}))
-    with pytest.raises(AnalysisError, match="takes strings"):
-        df.select(F.is_valid_utf8("b")).schema
+def test_refused_by_type(sessions) -> None:
+    df = sessions[0].createDataFrame(pa.table({"b": [b"\xff"], "t": [dt.datetime(2020, 1, 1)]}))
+    for column, why in [
+        (F.is_valid_utf8("b"), "takes strings"),
+        (F.to_json("b"), "a struct, an array or a map"),
+        (F.to_json(F.struct("t")), "timestamp"),
+    ]:
+        with pytest.raises(AnalysisError, match=why):
+            df.select(column).schema

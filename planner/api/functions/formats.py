@@ -13,7 +13,7 @@ from sparkwire.planner.errors import AnalysisError
 __all__ = [
     "get_json_object", "is_valid_utf8", "jaro_winkler_similarity", "json_array_length",
     "json_object_keys", "make_valid_utf8", "quote", "schema_of_json", "substr",
-    "try_url_decode", "try_validate_utf8", "typeof", "url_decode", "url_encode", "validate_utf8",
+    "to_json", "try_url_decode", "try_validate_utf8", "typeof", "url_decode", "url_encode", "validate_utf8",
 ]
 
 json_array_length = of_one_column("json_array_length")
@@ -50,3 +50,10 @@ def jaro_winkler_similarity(str1: ColumnOrName, str2: ColumnOrName) -> Column:
 def substr(str: ColumnOrName, pos: ColumnOrName, len: ColumnOrName | None = None) -> Column:  # noqa: A002
     length = lit(_TO_THE_END) if len is None else to_column(len)
     return call("substr", to_column(str).expr, to_column(pos).expr, length.expr)
+
+
+def to_json(col: ColumnOrName, options: dict[str, str] | None = None) -> Column:
+    """With Spark's default options only."""
+    if options:
+        raise AnalysisError("to_json with options is not supported by sparkwire")
+    return call("to_json", to_column(col).expr)

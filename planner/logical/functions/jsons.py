@@ -9,6 +9,11 @@
   literal; a wildcard (``*``) is refused: Spark gathers its matches into a new array;
 - ``json_array_length`` is the elements of a top-level array, NULL for anything else;
   ``json_object_keys`` the keys of a top-level object in order, NULL for anything else;
+- ``to_json`` of a struct, array or map is its JSON text as Spark writes it with the default
+  options (``coordinator.worker.compile.json_text``): a struct's NULL fields left out,
+  doubles as Java prints them, NaN quoted, dates ``yyyy-MM-dd``, binary base64; of anything
+  holding a timestamp it is refused (Spark's zone-offset form is not written yet), as are
+  options;
 - ``schema_of_json`` of a literal is Spark's inferred schema (``planner.spark.json_schema``),
   computed when the call is built, as Spark folds it; the text is parsed as JSON, never
   evaluated.
@@ -47,6 +52,12 @@ def get_json_object(json_text: Expr, path: Expr) -> Expr:
     return checked_call("get_json_object", json_text, path)
 
 
+def to_json(value: Expr, options: Expr | None = None) -> Expr:
+    if options is not None:
+        raise AnalysisError("to_json with options is not supported by sparkwire")
+    return checked_call("to_json", value)
+
+
 def schema_of_json(json_text: Expr, options: Expr | None = None) -> Expr:
     """The schema Spark infers for a JSON literal, in Spark's SQL spelling
     (``STRUCT<a: BIGINT>``); the call keeps the literal to be named by it."""
@@ -79,4 +90,5 @@ FUNCTIONS = (
     plain("json_array_length"),
     plain("json_object_keys"),
     Function.of("schema_of_json", schema_of_json),
+    Function.of("to_json", to_json),
 )
