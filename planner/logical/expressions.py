@@ -206,7 +206,7 @@ ScalarFunction = Literal[
     "assert_true",
     # JSON, URL and UTF-8 functions (planner.logical.functions.jsons, transcoding;
     # worker.compile.calls_json, calls_transcoding)
-    "get_json_object", "json_array_length", "json_object_keys", "schema_of_json", "to_json",
+    "get_json_object", "json_array_length", "json_object_keys", "schema_of_json", "to_json", "from_json",
     "url_encode", "url_decode", "try_url_decode", "is_valid_utf8", "make_valid_utf8",
     "validate_utf8", "try_validate_utf8", "quote", "typeof", "jaro_winkler_similarity",
 ]

@@ -72,8 +72,8 @@ _NILADIC = frozenset({"current_date", "current_timestamp", "now", "localtimestam
 # ``date_part(field, source, value)`` shows its field and source only (Spark's spellings).
 _DATE_PARTS = {"date_part": "date_part({}, {})", "datepart": "datepart({} FROM {})",
                "extract": "extract({} FROM {})"}
-# Calls the planner answered, shown without the answer it added (``typeof``, ``schema_of_json``, ``to_json``'s type).
-_ANSWERED = frozenset({"typeof", "schema_of_json", "to_json"})
+# Calls the planner answered, shown without the answer it added (``typeof``, ``schema_of_json``; ``to_json``'s and ``from_json``'s type).
+_ANSWERED = frozenset({"typeof", "schema_of_json", "to_json", "from_json"})
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 

@@ -244,7 +244,7 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return function_types.call_type(expr, [_plain(a) for a in args], common_all, _arithmetic)
     if expr.fn == "try_double":
         return pa.float64()
-    if expr.fn == "exact_integer":
+    if expr.fn in ("exact_integer", "from_json"):
         named = expr.args[1]
         assert isinstance(named, Lit) and isinstance(named.value, str)  # literal_args
         return from_name(named.value)

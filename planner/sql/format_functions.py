@@ -20,6 +20,7 @@ FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.JSONKeys: (("this",), "json_object_keys"),
     exp.Typeof: (("this",), "typeof"),
     exp.JSONFormat: (("this",), "to_json"),
+    exp.FromJson: (("this", "expression"), "from_json"),
 }
 #: The ones sqlglot leaves as anonymous calls, resolved by their own names.
 FORMAT_NAMES = frozenset({

@@ -19,18 +19,18 @@ from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 FORMATS = pa.table({
     "j": pa.array([
         '{"a":1,"b":"x","c":[1,2,{"d":null}],"e":{"f":1.50}}', '[1,2,3]', "[]", "{}", "not json", "",
-        None, '{"a": "\\u00e9 ü", "b": null}', '"str"', "12", '{"a":[{"b":1},{"b":2}],"b":true}',
-        '{"a":9223372036854775807,"b":-0.0}', '{"a b":{"c":[5,6]}}',
+        None, '{"a": "\\u00e9 ü", "b": null}', '"str"', '[1,"a",null,2.5]', '{"a":[{"b":1},{"b":2}],"b":true}',
+        '{"a":9223372036854775807,"b":-0.0,"c":[1]}', '{"a":[{"b":"x"}],"e":{"f":"q"},"c":[[1]]}', '{"a b":{"c":[5,6]}}',
     ]),
-    "s": pa.array(["a b*~-._+/é?&=", "a+b%20c%2Fé", "", None, "it's \\ q", "ß∂ƒ,ü", "%41%e2%82%ac",
+    "s": pa.array(["x", "a b*~-._+/é?&=", "a+b%20c%2Fé", "", None, "it's \\ q", "ß∂ƒ,ü", "%41%e2%82%ac",
                    "martha", "dixon", "abc", "a", "", "MARTHA"]),
-    "t": pa.array(["x", "", "", "q", None, "ß∂ƒ", "%", "marhta", "dicksonx", "abc", "", "", "marhta"]),
-    "n": pa.array([1, 2, None, -1, 0, 5, 3, 2, 1, 4, 2, 1, 3], pa.int32()),
-    "m": pa.array([1.5, None, -0.0, 1e300, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
-    "p": pa.array([decimal.Decimal("1.25")] * 13, pa.decimal128(5, 2)),
-    "d": pa.array([dt.date(2020, 1, 2)] * 13),
-    "b": pa.array([b"\x00\xff"] * 12 + [None]),
-    "c": pa.array(['q"\\/\n\t\x01\x1f\u2028é', None, ""] + ["c"] * 10),
+    "t": pa.array(["y", "x", "", "", "q", None, "ß∂ƒ", "%", "marhta", "dicksonx", "abc", "", "", "marhta"]),
+    "n": pa.array([7, 1, 2, None, -1, 0, 5, 3, 2, 1, 4, 2, 1, 3], pa.int32()),
+    "m": pa.array([0.5, 1.5, None, -0.0, 1e300, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
+    "p": pa.array([decimal.Decimal("1.25")] * 14, pa.decimal128(5, 2)),
+    "d": pa.array([dt.date(2020, 1, 2)] * 14),
+    "b": pa.array([b"\x00\xff"] * 13 + [None]),
+    "c": pa.array(['q"\\/\n\t\x01\x1f\u2028é', None, ""] + ["c"] * 11),
 })
 
 
@@ -57,6 +57,11 @@ def formats(api, df):
         F_.to_json(F_.create_map(F_.lit("k"), "n", F_.lit("v"), "m")),
         F_.to_json(F_.struct(F_.array(F_.struct("n")).alias("l"), F_.create_map("d", "c").alias("m"))),
         F_.expr("to_json(array(c, c)) AS sql_json"),
+        F_.from_json("j", "a INT, b STRING").alias("fj1"), F_.from_json("j", "a DOUBLE, b BOOLEAN").alias("fj2"),
+        F_.from_json("j", "array<int>").alias("fj3"),
+        F_.from_json("j", "a array<struct<b:bigint>>, e struct<f:float>, c array<string>").alias("fj4"),
+        F_.from_json("j", api.T.StructType([api.T.StructField("b", api.T.StringType())])).alias("fj5"),
+        F_.expr("from_json(j, 'b STRING, c array<bigint>') AS sql_fj"),
     )
 
 
@@ -83,6 +88,9 @@ def test_refused_with_a_reason() -> None:
         (lambda: F.schema_of_json(F.col("j")), "string literal"),
         (lambda: F.schema_of_json("{", {"x": "y"}), "options"),
         (lambda: F.to_json("j", {"x": "y"}), "options"),
+        (lambda: F.from_json("j", "a map<string,int>"), "a map"),
+        (lambda: F.from_json("j", "a timestamp"), "timestamp"),
+        (lambda: F.from_json("j", "a int", {"mode": "FAILFAST"}), "options"),
     ]:
         if why is None:
             build()  # a path Spark cannot parse is NULL, not refused

@@ -8,7 +8,8 @@ path Spark refuses is NULL. DuckDB's ``url_encode`` keeps ``~`` and escapes ``*`
 space, where Java's ``URLEncoder`` does the opposite: put right after it. Its
 ``url_decode`` leaves ``+`` and a malformed escape as they are: the ``+`` becomes a space
 first, and a ``%`` left once the well-formed escapes are removed fails the query (or is
-NULL, ``try_url_decode``). ``to_json`` is written from its value's type (``json_text``). ``typeof`` and ``schema_of_json`` answer the literal the planner
+NULL, ``try_url_decode``). ``to_json`` is written from its value's type (``json_text``), ``from_json`` read into its
+schema's (``json_read``). ``typeof`` and ``schema_of_json`` answer the literal the planner
 added to the call. ``jaro_winkler_similarity`` is Spark's: the Winkler boost of a common
 prefix (up to 4 characters, scaled by 0.1) applied whatever the Jaro similarity, where
 DuckDB's applies it above 0.7 only; two empty strings are 1 (DuckDB: 0).
@@ -16,10 +17,13 @@ DuckDB's applies it above 0.7 only; two empty strings are 1 (DuckDB: 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.arguments import Builder, arity, literal_text
 from sparkwire.coordinator.worker.compile.errors import CompileError, raise_error
+from sparkwire.coordinator.worker.compile.json_read import from_json
 from sparkwire.coordinator.worker.compile.json_text import json_text
 from sparkwire.coordinator.worker.compile.templates import over, template
 from sparkwire.planner.logical import typenames
@@ -60,14 +64,18 @@ def _answered(name: str) -> Builder:
     return build
 
 
-def _to_json(args: list[exp.Expr]) -> exp.Expr:
-    """``to_json(value, type)``: the planner names the value's type (``typed_calls``)."""
-    arity("to_json", args, 2)
-    try:
-        tree = typenames.parse(literal_text(args[1], "to_json's type"))
-    except ValueError as exc:
-        raise CompileError(str(exc)) from None
-    return json_text(args[0], tree)
+def _typed(name: str, write: Callable[[exp.Expr, typenames.TypeTree], exp.Expr]) -> Builder:
+    """``to_json(value, type)`` and ``from_json(text, type)``: the planner names the type
+    (``typed_calls``, ``jsons.from_json``), which the SQL is written from."""
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        arity(name, args, 2)
+        try:
+            tree = typenames.parse(literal_text(args[1], f"{name}'s type"))
+        except ValueError as exc:
+            raise CompileError(str(exc)) from None
+        return write(args[0], tree)
+
+    return build
 
 
 def _url_decode(args: list[exp.Expr]) -> exp.Expr:
@@ -86,7 +94,8 @@ FORMAT_CALLS: dict[str, Builder] = {
         "CASE WHEN json_valid(:j) THEN (CASE WHEN json_type(:j) = 'OBJECT' THEN json_keys(:j) END) END",
         "j"),
     "schema_of_json": _answered("schema_of_json"),
-    "to_json": _to_json,
+    "to_json": _typed("to_json", json_text),
+    "from_json": _typed("from_json", from_json),
     "typeof": _answered("typeof"),
     "url_encode": over("replace(replace(replace(url_encode(:s), '%20', '+'), '%2A', '*'), '~', '%7E')", "s"),
     "url_decode": _url_decode,

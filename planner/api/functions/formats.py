@@ -11,7 +11,7 @@ from sparkwire.planner.api.functions.unary import of_one_column
 from sparkwire.planner.errors import AnalysisError
 
 __all__ = [
-    "get_json_object", "is_valid_utf8", "jaro_winkler_similarity", "json_array_length",
+    "from_json", "get_json_object", "is_valid_utf8", "jaro_winkler_similarity", "json_array_length",
     "json_object_keys", "make_valid_utf8", "quote", "schema_of_json", "substr",
     "to_json", "try_url_decode", "try_validate_utf8", "typeof", "url_decode", "url_encode", "validate_utf8",
 ]
@@ -57,3 +57,16 @@ def to_json(col: ColumnOrName, options: dict[str, str] | None = None) -> Column:
     if options:
         raise AnalysisError("to_json with options is not supported by sparkwire")
     return call("to_json", to_column(col).expr)
+
+
+def from_json(col: ColumnOrName, schema: object, options: dict[str, str] | None = None) -> Column:
+    """``schema`` a DDL string, a ``StructType``/``ArrayType`` (ours or PySpark's: read through
+    its ``simpleString()``) or a string literal column; default options only."""
+    if options:
+        raise AnalysisError("from_json with options is not supported by sparkwire")
+    if isinstance(schema, Column):
+        text = schema.expr
+    else:
+        simple = getattr(schema, "simpleString", None)
+        text = lit(schema if isinstance(schema, str) or simple is None else simple()).expr
+    return call("from_json", to_column(col).expr, text)
