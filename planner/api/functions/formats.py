@@ -65,8 +65,12 @@ def from_json(col: ColumnOrName, schema: object, options: dict[str, str] | None 
     if options:
         raise AnalysisError("from_json with options is not supported by sparkwire")
     if isinstance(schema, Column):
-        text = schema.expr
+        return call("from_json", to_column(col).expr, schema.expr)
+    if isinstance(schema, str):
+        text = schema
     else:
         simple = getattr(schema, "simpleString", None)
-        text = lit(schema if isinstance(schema, str) or simple is None else simple()).expr
-    return call("from_json", to_column(col).expr, text)
+        if not callable(simple):
+            raise AnalysisError(f"from_json takes a DDL string or a DataType, got {type(schema).__name__}")
+        text = str(simple())
+    return call("from_json", to_column(col).expr, lit(text).expr)
