@@ -9,7 +9,7 @@ import pyarrow as pa
 FORMAT_RESULT: dict[str, pa.DataType] = {
     **dict.fromkeys(("get_json_object", "schema_of_json", "url_encode", "url_decode",
                      "try_url_decode", "make_valid_utf8", "validate_utf8", "try_validate_utf8",
-                     "quote", "typeof", "to_json"), pa.string()),
+                     "quote", "typeof", "to_json", "mask"), pa.string()),
     "json_array_length": pa.int32(),
     "json_object_keys": pa.list_(pa.field("element", pa.string())),
     "is_valid_utf8": pa.bool_(),

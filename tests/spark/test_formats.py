@@ -23,8 +23,8 @@ FORMATS = pa.table({
         '{"a":9223372036854775807,"b":-0.0,"c":[1]}', '{"a":[{"b":"x"}],"e":{"f":"q"},"c":[[1]]}', '{"a b":{"c":[5,6]}}',
     ]),
     "s": pa.array(["x", "a b*~-._+/é?&=", "a+b%20c%2Fé", "", None, "it's \\ q", "ß∂ƒ,ü", "%41%e2%82%ac",
-                   "martha", "dixon", "abc", "a", "", "MARTHA"]),
-    "t": pa.array(["y", "x", "", "", "q", None, "ß∂ƒ", "%", "marhta", "dicksonx", "abc", "", "", "marhta"]),
+                   "martha", "dixon", "abc", "a", "", "AbCd-123 ÉßŒ٣"]),
+    "t": pa.array(["Ab1-é", "x", "", "", "q", None, "ß∂ƒ", "%", "marhta", "dicksonx", "abc", "", "", "marhta"]),
     "n": pa.array([7, 1, 2, None, -1, 0, 5, 3, 2, 1, 4, 2, 1, 3], pa.int32()),
     "m": pa.array([0.5, 1.5, None, -0.0, 1e300, 0.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]),
     "p": pa.array([decimal.Decimal("1.25")] * 14, pa.decimal128(5, 2)),
@@ -58,6 +58,8 @@ def formats(api, df):
         F_.from_json("j", "a array<struct<b:bigint>>, e struct<f:float>, c array<string>").alias("fj4"),
         F_.from_json("j", api.T.StructType([api.T.StructField("b", api.T.StringType())])).alias("fj5"),
         F_.expr("from_json(j, 'b STRING, c array<bigint>') AS sql_fj"),
+        F_.mask("s"), F_.mask("t", F_.lit("a"), F_.lit("X"), F_.lit(None), F_.lit("*")),
+        F_.expr("mask(c, 'Y') AS sql_mask"),
     )
 
 
@@ -87,6 +89,7 @@ def test_refused_with_a_reason() -> None:
         (lambda: F.from_json("j", "a map<string,int>"), "a map"),
         (lambda: F.from_json("j", "a timestamp"), "timestamp"),
         (lambda: F.from_json("j", "a int", {"mode": "FAILFAST"}), "options"),
+        (lambda: F.mask("s", F.lit("XY")), "one-character"),
     ]:
         if why is None:
             build()  # a path Spark cannot parse is NULL, not refused

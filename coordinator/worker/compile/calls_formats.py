@@ -25,6 +25,7 @@ from sparkwire.coordinator.worker.compile.arguments import Builder, arity, liter
 from sparkwire.coordinator.worker.compile.errors import CompileError, raise_error
 from sparkwire.coordinator.worker.compile.json_read import from_json
 from sparkwire.coordinator.worker.compile.json_text import json_text
+from sparkwire.coordinator.worker.compile.nodes import call, ident
 from sparkwire.coordinator.worker.compile.templates import over, template
 from sparkwire.planner.logical import typenames
 from sparkwire.planner.spark import json_path
@@ -78,6 +79,24 @@ def _typed(name: str, write: Callable[[exp.Expr, typenames.TypeTree], exp.Expr])
     return build
 
 
+def _mask(args: list[exp.Expr]) -> exp.Expr:
+    """Each character of ``s`` by its class's replacement, one pass over the characters so a
+    replacement is never replaced again; a NULL replacement keeps the character."""
+    arity("mask", args, 5)
+    char = exp.Column(this=ident("__sparkwire_char"))
+
+    def kept(replacement: exp.Expr) -> exp.Expr:
+        return char.copy() if isinstance(replacement, exp.Null) else replacement
+
+    ifs = [exp.If(this=call("regexp_full_match", char.copy(), exp.Literal.string(pattern)), true=kept(replacement))
+           for pattern, replacement in zip((r"\p{Lu}", r"\p{Ll}", r"\p{Nd}"), args[1:4], strict=True)]
+    each = exp.Lambda(this=exp.Case(ifs=ifs, default=kept(args[4])), expressions=[ident("__sparkwire_char")])
+    masked = call("array_to_string", call("list_transform", call("string_split", args[0], exp.Literal.string("")),
+                                           each), exp.Literal.string(""))
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=args[0].copy(), expression=exp.Null()), true=exp.Null())],
+                    default=masked)
+
+
 def _url_decode(args: list[exp.Expr]) -> exp.Expr:
     arity("url_decode", args, 1)
     fail = raise_error("CANNOT_DECODE_URL", "The provided URL cannot be decoded: ", args[0].copy(),
@@ -99,6 +118,7 @@ FORMAT_CALLS: dict[str, Builder] = {
     "typeof": _answered("typeof"),
     "url_encode": over("replace(replace(replace(url_encode(:s), '%20', '+'), '%2A', '*'), '~', '%7E')", "s"),
     "url_decode": _url_decode,
+    "mask": _mask,
     "try_url_decode": over(f"CASE WHEN {_MALFORMED} THEN NULL ELSE try({_DECODED}) END", "s"),
     "is_valid_utf8": over("CASE WHEN :s IS NOT NULL THEN true END", "s"),
     **dict.fromkeys(("make_valid_utf8", "validate_utf8", "try_validate_utf8"),

@@ -12,7 +12,7 @@ from sparkwire.planner.errors import AnalysisError
 
 __all__ = [
     "from_json", "get_json_object", "is_valid_utf8", "jaro_winkler_similarity", "json_array_length",
-    "json_object_keys", "make_valid_utf8", "quote", "schema_of_json", "substr",
+    "json_object_keys", "make_valid_utf8", "mask", "quote", "schema_of_json", "substr",
     "to_json", "try_url_decode", "try_validate_utf8", "typeof", "url_decode", "url_encode", "validate_utf8",
 ]
 
@@ -74,3 +74,11 @@ def from_json(col: ColumnOrName, schema: object, options: dict[str, str] | None 
             raise AnalysisError(f"from_json takes a DDL string or a DataType, got {type(schema).__name__}")
         text = str(simple())
     return call("from_json", to_column(col).expr, lit(text).expr)
+
+
+def mask(col: ColumnOrName, upperChar: Column | None = None, lowerChar: Column | None = None,  # noqa: N803
+         digitChar: Column | None = None, otherChar: Column | None = None) -> Column:  # noqa: N803
+    """PySpark's defaults: ``X``, ``x``, ``n``, and other characters kept."""
+    chars = [lit(default) if given is None else given for given, default in
+             ((upperChar, "X"), (lowerChar, "x"), (digitChar, "n"), (otherChar, None))]
+    return call("mask", to_column(col).expr, *(c.expr for c in chars))
