@@ -209,6 +209,7 @@ ScalarFunction = Literal[
     "get_json_object", "json_array_length", "json_object_keys", "schema_of_json", "to_json", "from_json",
     "url_encode", "url_decode", "try_url_decode", "is_valid_utf8", "make_valid_utf8",
     "validate_utf8", "try_validate_utf8", "quote", "typeof", "jaro_winkler_similarity", "mask",
+    "to_binary", "try_to_binary",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

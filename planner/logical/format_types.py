@@ -13,5 +13,6 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "json_array_length": pa.int32(),
     "json_object_keys": pa.list_(pa.field("element", pa.string())),
     "is_valid_utf8": pa.bool_(),
+    **dict.fromkeys(("to_binary", "try_to_binary"), pa.binary()),
     "jaro_winkler_similarity": pa.float64(),
 }

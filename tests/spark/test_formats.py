@@ -30,6 +30,8 @@ FORMATS = pa.table({
     "p": pa.array([decimal.Decimal("1.25")] * 14, pa.decimal128(5, 2)),
     "d": pa.array([dt.date(2020, 1, 2)] * 14),
     "b": pa.array([b"\x00\xff"] * 13 + [None]),
+    "h": pa.array(["616263", "abc", None, "", "YWI=", "zz", "YWJj", "YWI", "AbC", " 61", "Zm9v\n", "YQ==",
+                   "YQ", "é"]),
     "c": pa.array(['q"\\/\n\t\x01\x1f\u2028é', None, ""] + ["c"] * 11),
 })
 
@@ -60,6 +62,8 @@ def formats(api, df):
         F_.expr("from_json(j, 'b STRING, c array<bigint>') AS sql_fj"),
         F_.mask("s"), F_.mask("t", F_.lit("a"), F_.lit("X"), F_.lit(None), F_.lit("*")),
         F_.expr("mask(c, 'Y') AS sql_mask"),
+        F_.try_to_binary("h"), F_.try_to_binary("h", F_.lit("BASE64")), F_.to_binary("h", F_.lit("utf-8")),
+        F_.expr("try_to_binary(h, 'hex') AS sql_bin"),
     )
 
 
@@ -69,12 +73,16 @@ def test_format_functions_match_pyspark(spark, sessions) -> None:
 
 
 @pytest.mark.slow
-def test_url_decode_of_a_malformed_escape_fails_as_in_pyspark(spark, sessions) -> None:
+@pytest.mark.parametrize(("error_class", "build"), [
+    ("CANNOT_DECODE_URL", lambda F_: F_.url_decode("s")),
+    ("CONVERSION_INVALID_INPUT", lambda F_: F_.to_binary("s")),
+])
+def test_malformed_input_fails_as_in_pyspark(spark, sessions, error_class, build) -> None:
     table = pa.table({"s": ["a%zz"]})
     for api, df in ((pyspark_api(), spark.createDataFrame(table)),
                     (sparkwire_api(), sessions[0].createDataFrame(table))):
-        with pytest.raises(Exception, match=re.escape("[CANNOT_DECODE_URL]")):
-            df.select(api.F.url_decode("s").alias("r")).toArrow()
+        with pytest.raises(Exception, match=re.escape(f"[{error_class}]")):
+            df.select(build(api.F).alias("r")).toArrow()
 
 
 def test_refused_with_a_reason() -> None:
@@ -90,6 +98,7 @@ def test_refused_with_a_reason() -> None:
         (lambda: F.from_json("j", "a timestamp"), "timestamp"),
         (lambda: F.from_json("j", "a int", {"mode": "FAILFAST"}), "options"),
         (lambda: F.mask("s", F.lit("XY")), "one-character"),
+        (lambda: F.to_binary("s", F.lit("utf-16")), "format"),
     ]:
         if why is None:
             build()  # a path Spark cannot parse is NULL, not refused

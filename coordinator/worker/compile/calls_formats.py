@@ -38,6 +38,21 @@ _DECODED = "url_decode(replace(:s, '+', ' '))"
 #: The common prefix of ``a`` and ``b``, up to 4 characters (Winkler's boost).
 _PREFIX = " + ".join(f"CAST(length(:a) >= {i} AND left(:a, {i}) = left(:b, {i}) AS INTEGER)"
                      for i in range(1, 5))
+#: The base64 digits of ``:s``, whitespace and padding aside.
+_DATA = "length(regexp_replace(:s, '[^A-Za-z0-9+/]', '', 'g'))"
+#: to_binary's formats but UTF-8: (is the text well formed, its bytes). Base64 as Spark
+#: takes it: whitespace among the digits, the padding optional, but if given it completes
+#: a multiple of 4 (and no single digit dangles).
+_BINARY = {
+    "hex": (template("regexp_full_match(:s, '[0-9A-Fa-f]*')"),
+            template("unhex(CASE WHEN length(:s) % 2 = 1 THEN '0' || :s ELSE :s END)")),
+    "base64": (template("regexp_full_match(:s, '[A-Za-z0-9+/\\s]*(==?)?') AND CASE WHEN contains(:s, '=') "
+                        f"THEN ({_DATA} + length(:s) - length(replace(:s, '=', ''))) % 4 = 0 "
+                        f"ELSE {_DATA} % 4 <> 1 END"),
+               template("from_base64(regexp_replace(:s, '[^A-Za-z0-9+/]', '', 'g') "
+                        f"|| repeat('=', (4 - {_DATA} % 4) % 4))")),
+}
+_BINARY_CASE = template("CASE WHEN :s IS NULL THEN NULL WHEN :valid THEN :decoded ELSE :malformed END")
 _URL_DECODE = template(f"CASE WHEN {_MALFORMED} THEN :fail ELSE {_DECODED} END")
 
 
@@ -97,6 +112,30 @@ def _mask(args: list[exp.Expr]) -> exp.Expr:
                     default=masked)
 
 
+def _to_binary(fail: bool) -> Builder:
+    """Hex, UTF-8 or base64 text as bytes; malformed text fails the query (``to_binary``)
+    or is NULL (``try_to_binary``)."""
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        if len(args) != 1:
+            arity("to_binary", args, 2)
+        fmt = "hex" if len(args) == 1 else literal_text(args[1], "to_binary's format").lower()
+        if fmt in ("utf-8", "utf8"):
+            return call("encode", args[0])
+        if fmt not in _BINARY:
+            raise CompileError(f"to_binary's format {fmt!r}")
+        valid, decode = _BINARY[fmt]
+        malformed: exp.Expr = exp.Null()
+        if fail:
+            malformed = raise_error(
+                "CONVERSION_INVALID_INPUT", "The value '", args[0].copy(), "' (STRING) cannot be converted "
+                "to BINARY because it is malformed. Correct the value as per the syntax, or change its "
+                "format. Use `try_to_binary` to tolerate malformed input and return NULL instead.")
+        return _BINARY_CASE(s=args[0], valid=valid(s=args[0].copy()), decoded=decode(s=args[0].copy()),
+                            malformed=malformed)
+
+    return build
+
+
 def _url_decode(args: list[exp.Expr]) -> exp.Expr:
     arity("url_decode", args, 1)
     fail = raise_error("CANNOT_DECODE_URL", "The provided URL cannot be decoded: ", args[0].copy(),
@@ -119,6 +158,8 @@ FORMAT_CALLS: dict[str, Builder] = {
     "url_encode": over("replace(replace(replace(url_encode(:s), '%20', '+'), '%2A', '*'), '~', '%7E')", "s"),
     "url_decode": _url_decode,
     "mask": _mask,
+    "to_binary": _to_binary(fail=True),
+    "try_to_binary": _to_binary(fail=False),
     "try_url_decode": over(f"CASE WHEN {_MALFORMED} THEN NULL ELSE try({_DECODED}) END", "s"),
     "is_valid_utf8": over("CASE WHEN :s IS NOT NULL THEN true END", "s"),
     **dict.fromkeys(("make_valid_utf8", "validate_utf8", "try_validate_utf8"),

@@ -1,5 +1,5 @@
 """The JSON, URL and UTF-8 functions of ``pyspark.sql.functions``, ``quote``, ``typeof``,
-``jaro_winkler_similarity`` and ``substr``, re-exported by ``planner.api.functions``; built,
+``jaro_winkler_similarity``, ``mask``, ``to_binary`` and ``substr``, re-exported by ``planner.api.functions``; built,
 and their semantics written down, in ``planner.logical.functions.jsons`` and
 ``transcoding``. A JSON path is a literal, as PySpark's ``str`` path is."""
 
@@ -12,8 +12,9 @@ from sparkwire.planner.errors import AnalysisError
 
 __all__ = [
     "from_json", "get_json_object", "is_valid_utf8", "jaro_winkler_similarity", "json_array_length",
-    "json_object_keys", "make_valid_utf8", "mask", "quote", "schema_of_json", "substr",
-    "to_json", "try_url_decode", "try_validate_utf8", "typeof", "url_decode", "url_encode", "validate_utf8",
+    "json_object_keys", "make_valid_utf8", "mask", "quote", "schema_of_json", "substr", "to_binary",
+    "to_json", "try_to_binary", "try_url_decode", "try_validate_utf8", "typeof", "url_decode",
+    "url_encode", "validate_utf8",
 ]
 
 json_array_length = of_one_column("json_array_length")
@@ -82,3 +83,11 @@ def mask(col: ColumnOrName, upperChar: Column | None = None, lowerChar: Column |
     chars = [lit(default) if given is None else given for given, default in
              ((upperChar, "X"), (lowerChar, "x"), (digitChar, "n"), (otherChar, None))]
     return call("mask", to_column(col).expr, *(c.expr for c in chars))
+
+
+def to_binary(col: ColumnOrName, format: Column | None = None) -> Column:  # noqa: A002 - PySpark's name
+    return call("to_binary", to_column(col).expr, *(() if format is None else (format.expr,)))
+
+
+def try_to_binary(col: ColumnOrName, format: Column | None = None) -> Column:  # noqa: A002 - PySpark's name
+    return call("try_to_binary", to_column(col).expr, *(() if format is None else (format.expr,)))

@@ -16,6 +16,10 @@ against PySpark (``tests/spark/test_formats.py``):
   fourth (none by default); a NULL replacement keeps its class. Java also counts the few
   "other" upper- and lower-case symbols (circled letters, Roman numerals, ``ª``) as letters,
   which are kept here;
+- ``to_binary(s, fmt)`` reads hex digits (the default; an odd count gets a leading 0),
+  UTF-8 or base64 (whitespace among the digits skipped, padding optional but exact when
+  given) into bytes; malformed text fails with
+  ``CONVERSION_INVALID_INPUT``, where ``try_to_binary`` is NULL;
 - ``typeof`` is Spark's ``simpleString`` of its argument's type, known when the query is
   analyzed (``planner.logical.typed_calls`` adds it to the call);
 - ``jaro_winkler_similarity`` is the Jaro similarity plus Winkler's boost (0.1 for each
@@ -24,9 +28,11 @@ against PySpark (``tests/spark/test_formats.py``):
 
 from __future__ import annotations
 
+from typing import cast
+
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import Expr, Lit
-from sparkwire.planner.logical.functions.base import Function, checked_call, option, plain, shown
+from sparkwire.planner.logical.expressions import Expr, Lit, ScalarFunction
+from sparkwire.planner.logical.functions.base import Function, allowed, checked_call, option, plain, shown
 
 _UPPER, _LOWER, _DIGIT, _OTHER = Lit(value="X"), Lit(value="x"), Lit(value="n"), Lit(value=None)
 
@@ -43,7 +49,26 @@ def mask(string: Expr, upper: Expr = _UPPER, lower: Expr = _LOWER, digit: Expr =
     return checked_call("mask", string, upper, lower, digit, other)
 
 
-FUNCTIONS = (Function.of("mask", mask),) + tuple(
+#: ``to_binary``'s formats, in any case (the worker reads them so too).
+BINARY_FORMATS = frozenset({"hex", "utf-8", "utf8", "base64"})
+
+
+def _binary(name: str) -> Function:
+    fn = cast(ScalarFunction, allowed(name, ScalarFunction))
+
+    def build(string: Expr, fmt: Expr | None = None) -> Expr:
+        if fmt is None:
+            return checked_call(fn, string)
+        value = option(fmt)
+        if not isinstance(value, str) or value.lower() not in BINARY_FORMATS:
+            raise AnalysisError(f"{name} takes the format 'hex', 'utf-8', 'utf8' or 'base64' as a "
+                                f"literal, got {shown(fmt)}")
+        return checked_call(fn, string, fmt)
+
+    return Function.of(name, build)
+
+
+FUNCTIONS = (Function.of("mask", mask), _binary("to_binary"), _binary("try_to_binary")) + tuple(
     plain(name) for name in ("url_encode", "url_decode", "try_url_decode", "is_valid_utf8",
                              "make_valid_utf8", "validate_utf8", "try_validate_utf8", "quote",
                              "typeof")
