@@ -210,6 +210,12 @@ ScalarFunction = Literal[
     "session_value",
     # the make_timestamp family, NULL where it fails (planner.logical.functions.try_calendar)
     "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz",
+    # JSON, URL and UTF-8 functions (planner.logical.functions.jsons, transcoding;
+    # worker.compile.calls_json, calls_transcoding)
+    "get_json_object", "json_array_length", "json_object_keys", "schema_of_json", "to_json", "from_json",
+    "url_encode", "url_decode", "try_url_decode", "is_valid_utf8", "make_valid_utf8",
+    "validate_utf8", "try_validate_utf8", "quote", "typeof", "jaro_winkler_similarity", "mask",
+    "to_binary", "try_to_binary",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

@@ -98,6 +98,16 @@ def _integer_type(value: object) -> object:
     return value
 
 
+def _type_name(value: object) -> object:
+    if not isinstance(value, str):
+        raise AnalysisError(f"expected a type name, got {value!r}")
+    try:
+        typenames.parse(value)
+    except ValueError as exc:
+        raise AnalysisError(str(exc)) from None
+    return value
+
+
 def _struct_type(value: object) -> object:
     if not isinstance(value, str):
         raise AnalysisError(f"expected a struct type name, got {value!r}")
@@ -169,6 +179,7 @@ CHECKS: dict[str, dict[int, Check]] = {
     "bround": {1: _integer},
     "sha2": {1: _integer},
     "round_double": {1: _integer},
+    **{fn: {1: _type_name} for fn in ("from_json", "to_json")},
     "bround_double": {1: _integer},
 }
 

@@ -73,6 +73,8 @@ _NILADIC = frozenset({"current_date", "current_timestamp", "now", "localtimestam
 # ``date_part(field, source, value)`` shows its field and source only (Spark's spellings).
 _DATE_PARTS = {"date_part": "date_part({}, {})", "datepart": "datepart({} FROM {})",
                "extract": "extract({} FROM {})"}
+# Calls the planner answered, shown without the answer it added (``typeof``, ``schema_of_json``; ``to_json``'s and ``from_json``'s type).
+_ANSWERED = frozenset({"typeof", "schema_of_json", "to_json", "from_json"})
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 
@@ -170,6 +172,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"{expr.args[0].value}()"  # type: ignore[union-attr]
         if expr.fn in _DATE_PARTS:
             return _DATE_PARTS[expr.fn].format(*args[:2])
+        if expr.fn in _ANSWERED:
+            return f"{expr.fn}({args[0]})"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         if expr.fn == "get_item":

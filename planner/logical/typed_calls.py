@@ -20,14 +20,21 @@ ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.compile.calls_math``); Duc
 double, which fails the cast to a bigint.
 
 ``nanvl`` has its operands cast to the double it gives (a float where both are floats).
+
+``typeof(x)`` carries Spark's name of ``x``'s type (``typeof(x, 'array<int>')``), which the
+worker answers; ``to_json(x)`` carries ``x``'s type name too, which the worker writes the
+JSON from (of a timestamp, or of anything but a struct, array or map, it is refused); the UTF-8 checks of anything but a string are refused (a binary may hold
+invalid UTF-8, which Arrow strings cannot).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import pyarrow as pa
 
+from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import types
 from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit, ScalarFunction
 from sparkwire.planner.logical.tree import transform
@@ -37,6 +44,8 @@ _DOUBLE_FORMS: dict[str, ScalarFunction] = {"round": "round_double", "bround": "
 _SORTS = {"sort_array": 2, "array_sort": 1}
 #: The array set operations, whose floating-point elements the worker turns -0.0 to 0.0 in.
 _SET_OPERATIONS = frozenset({"array_union", "array_intersect", "array_except"})
+#: The UTF-8 checks, which take strings only (``planner.logical.functions.transcoding``).
+_UTF8_CHECKS = frozenset({"is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_utf8"})
 _BIGINT_FORMS: dict[str, ScalarFunction] = {"floor": "floor_double", "ceil": "ceil_double", "ceiling": "ceil_double"}
 
 
@@ -50,6 +59,15 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
                                      columns)
         if isinstance(node, Call) and node.fn == "nanvl":
             return _nanvl([typed_calls(a, columns) for a in node.args], columns)
+        if isinstance(node, Call) and node.fn == "typeof" and len(node.args) == 1:
+            operand = typed_calls(node.args[0], columns)
+            return Call(fn="typeof", args=(operand, Lit(value=types.spark_type_name(types.infer(operand, columns)))))
+        if isinstance(node, Call) and node.fn == "to_json" and len(node.args) == 1:
+            operand = typed_calls(node.args[0], columns)
+            return Call(fn="to_json", args=(operand, Lit(value=_json_type(types.infer(operand, columns)))))
+        if isinstance(node, Call) and node.fn in _UTF8_CHECKS:
+            _check_string(node, columns)
+            return None
         if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
             return None
         operand = typed_calls(node.args[0], columns)
@@ -92,3 +110,23 @@ def _nanvl(args: list[Expr], columns: Mapping[str, pa.DataType]) -> Call:
     to = "float32" if kinds == [pa.float32(), pa.float32()] else "float64"
     return Call(fn="nanvl", args=tuple(a if k == types.from_name(to) else Cast(expr=a, to=to)
                                        for a, k in zip(args, kinds, strict=True)))
+
+
+def _check_string(call: Call, columns: Mapping[str, pa.DataType]) -> None:
+    kind = types.infer(call.args[0], columns)
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
+        raise AnalysisError(f"{call.fn} of {types.spark_type_name(kind)} is not supported by sparkwire: "
+                            "it takes strings (a binary may hold invalid UTF-8, an Arrow string cannot)")
+
+
+def _json_type(kind: pa.DataType) -> str:
+    name = types.to_name(kind)
+    if name is None or not (pa.types.is_struct(kind) or pa.types.is_list(kind) or pa.types.is_map(kind)):
+        raise AnalysisError(f"to_json takes a struct, an array or a map, got {types.spark_type_name(kind)}")
+    if "timestamp" in name:
+        raise AnalysisError("to_json of a timestamp is not supported by sparkwire yet "
+                            "(Spark writes it with its zone offset pattern)")
+    if re.search(r"map<binary,", name):
+        raise AnalysisError("to_json of a map with binary keys is not supported by sparkwire "
+                            "(Spark writes a Java array's address)")
+    return name

@@ -58,8 +58,8 @@ from collections.abc import Callable, Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import (array_types, collection_types, function_types, summary_types,
-                                       typenames)
+from sparkwire.planner.logical import (array_types, collection_types, format_types, function_types,
+                                       summary_types, typenames)
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -102,6 +102,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
     ),
     **function_types.MATH_RESULT,
     **function_types.DATE_RESULT,
+    **format_types.FORMAT_RESULT,
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.
 _SHIFTS = frozenset({"shiftleft", "shiftright", "shiftrightunsigned"})
@@ -248,7 +249,7 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return pa.float64()
     if expr.fn == "session_value":
         return pa.string()
-    if expr.fn == "exact_integer":
+    if expr.fn in ("exact_integer", "from_json"):
         named = expr.args[1]
         assert isinstance(named, Lit) and isinstance(named.value, str)  # literal_args
         return from_name(named.value)

@@ -26,6 +26,7 @@ from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.sql.aggregate_functions import AGGREGATE_CLASSES, AGGREGATE_NAMES
 from sparkwire.planner.sql.array_functions import ARRAY_CLASSES, ARRAY_NAMES
 from sparkwire.planner.sql.collections import Translate, collection
+from sparkwire.planner.sql.format_functions import FORMAT_CLASSES, FORMAT_NAMES, spark_path
 from sparkwire.planner.sql.lambdas import higher_order
 from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
 from sparkwire.planner.sql.session_functions import SESSION_CLASSES, SESSION_NAMES
@@ -139,6 +140,7 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     **ARRAY_CLASSES,
     **AGGREGATE_CLASSES,
     **SESSION_CLASSES,
+    **FORMAT_CLASSES,
 }
 #: The functions sqlglot leaves as anonymous calls, resolved by their own names.
 _BY_NAME = frozenset({
@@ -147,7 +149,7 @@ _BY_NAME = frozenset({
     "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds", "try_make_timestamp",
     "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
-    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES,
+    "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES, *FORMAT_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({
@@ -174,6 +176,9 @@ def function(node: exp.Expr, translate: Translate) -> ex.Expr | None:
         return registry.call("lpad" if node.args.get("is_left") else "rpad", *padded)
     if isinstance(node, exp.Log):
         return _log(node, translate)
+    if isinstance(node, exp.JSONExtractScalar):
+        path = spark_path(node.expression) or translate(node.expression)
+        return registry.call("get_json_object", translate(node.this), path)
     nested = collection(node, translate)
     if nested is not None:
         return nested

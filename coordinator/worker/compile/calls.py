@@ -15,6 +15,7 @@ from sparkwire.coordinator.worker.compile.calls_core import CALLS as CORE_CALLS
 from sparkwire.coordinator.worker.compile.calls_dates import DATE_CALLS, ZONE_CALLS as DATE_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_elementary import ELEMENTARY_CALLS, ELEMENTARY_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_encodings import ENCODING_CALLS
+from sparkwire.coordinator.worker.compile.calls_formats import FORMAT_CALLS
 from sparkwire.coordinator.worker.compile.calls_lambdas import LAMBDA_CALLS
 from sparkwire.coordinator.worker.compile.calls_maps import MAP_CALLS
 from sparkwire.coordinator.worker.compile.calls_math import MATH_CALLS, MATH_MODE_CALLS
@@ -32,6 +33,7 @@ CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
     **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
+    **FORMAT_CALLS,
 }
 
 MODE_CALLS: dict[str, ModeBuilder] = {

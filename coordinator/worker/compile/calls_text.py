@@ -21,10 +21,12 @@ from sparkwire.planner.spark.regex import java_replacement
 
 # Spark's 0-based start: a positive start counts from 1, a negative from the end, 0 is 1.
 _START = "(CASE WHEN :p > 0 THEN :p - 1 WHEN :p < 0 THEN length(:s) + :p ELSE 0 END)"
+# A NULL position or length is NULL, where DuckDB's greatest() would skip it.
 _SUBSTRING = template(
-    f"substring(:s, greatest({_START}, 0) + 1, greatest({_START} + :n - greatest({_START}, 0), 0))"
+    "CASE WHEN :p IS NOT NULL AND :n IS NOT NULL THEN "
+    f"substring(:s, greatest({_START}, 0) + 1, greatest({_START} + :n - greatest({_START}, 0), 0)) END"
 )
-_SUBSTRING_TO_END = template(f"substring(:s, greatest({_START}, 0) + 1)")
+_SUBSTRING_TO_END = template(f"CASE WHEN :p IS NOT NULL THEN substring(:s, greatest({_START}, 0) + 1) END")
 _PAD = (
     "CASE WHEN :pad IS NULL THEN NULL WHEN :pad = '' OR :n <= length(:s) "
     "THEN substring(:s, 1, greatest(:n, 0)) ELSE {fn}(:s, :n, :pad) END"

@@ -33,6 +33,7 @@ from sparkwire.planner.logical.functions import (
     encodings,
     grouping,
     higher_order,
+    jsons,
     maps,
     nulls,
     numeric,
@@ -42,6 +43,7 @@ from sparkwire.planner.logical.functions import (
     strings,
     summaries,
     texts,
+    transcoding,
     windows,
 )
 from sparkwire.planner.logical.functions.base import Function
@@ -50,7 +52,7 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
-             session_info, try_calendar)
+             session_info, try_calendar, jsons, transcoding)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:

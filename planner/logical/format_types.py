@@ -1,0 +1,18 @@
+"""The fixed result types of the JSON, URL and UTF-8 functions
+(``planner.logical.functions.jsons``, ``transcoding``), as Spark types them;
+``planner.logical.types`` merges them into its table of fixed results."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+FORMAT_RESULT: dict[str, pa.DataType] = {
+    **dict.fromkeys(("get_json_object", "schema_of_json", "url_encode", "url_decode",
+                     "try_url_decode", "make_valid_utf8", "validate_utf8", "try_validate_utf8",
+                     "quote", "typeof", "to_json", "mask"), pa.string()),
+    "json_array_length": pa.int32(),
+    "json_object_keys": pa.list_(pa.field("element", pa.string())),
+    "is_valid_utf8": pa.bool_(),
+    **dict.fromkeys(("to_binary", "try_to_binary"), pa.binary()),
+    "jaro_winkler_similarity": pa.float64(),
+}
