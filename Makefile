@@ -15,9 +15,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/sparkwire demo
 
-# The type checker first (23 s cold on 2 cores): a type error fails before the 10-minute suite.
+# The type checker first (23 s cold on 2 cores): a type error fails before the suite. The
+# suite runs on two pytest-xdist workers (CI has 2 cores; much of a test is waiting on worker
+# processes, sockets and Spark's JVM): a module's tests stay on one worker, the Spark
+# modules together on one, first (tests/conftest.py).
 test: typecheck
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=25
 
 # Property tests with fresh random examples (``make test`` draws the same ones every run).
 explore: $(STAMP)

@@ -52,37 +52,74 @@ _OURS = ("sparkwire.coordinator.clusters.serve", "sparkwire.coordinator.cli work
 
 # Every process this test run starts inherits this mark (worker processes keep the
 # environment but ``SPARKWIRE_*``, ``clusters.process.child_env``; Spark's JVM and its Python
-# workers inherit it too), so the check below finds this run's processes and only them, not
+# workers inherit it too), so the checks below find this run's processes and only them, not
 # those of another run beside it, in this checkout or another (a benchmark, a second suite).
-os.environ["SW_TEST_RUN"] = uuid.uuid4().hex
-_RUN_MARK = f"SW_TEST_RUN={os.environ['SW_TEST_RUN']}".encode()
+# Under pytest-xdist (``make test`` runs two) the run is the controller's ``--testrunuid`` and
+# each xdist worker marks its own processes ``RUN.gwN``: a worker checks what it started, the
+# controller checks the whole run once every worker is gone (``pytest_sessionfinish``).
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID") if _XDIST_WORKER else None
+RUN = RUN or uuid.uuid4().hex
+os.environ["SW_TEST_RUN"] = f"{RUN}.{_XDIST_WORKER}" if _XDIST_WORKER else RUN
 
 
-def _our_processes() -> list[str]:
+@pytest.hookimpl(trylast=True)  # after xdist's own, which registers "dsession"
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("dsession"):  # the xdist controller: workers inherit RUN
+        config.option.testrunuid = RUN
+
+
+def _run_of(pid: str) -> str | None:
+    """The ``SW_TEST_RUN`` mark of a live process; None if it has none or is gone."""
+    try:
+        for entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+            if entry.startswith(b"SW_TEST_RUN="):
+                return entry[len(b"SW_TEST_RUN="):].decode()
+    except OSError:
+        return None
+    return None
+
+
+def _in_scope(mark: str | None, whole_run: bool) -> bool:
+    """Whether a process's mark is this process's (its own check) or this run's (the whole
+    run's check, made by the xdist controller or a plain run)."""
+    if mark is None:
+        return False
+    if whole_run:
+        return mark == RUN or mark.startswith(f"{RUN}.")
+    return mark == os.environ["SW_TEST_RUN"]
+
+
+def _our_processes(whole_run: bool = False) -> list[str]:
     """sparkwire processes this test run started, by the mark in their environment."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if not any(marker in cmdline for marker in _OURS):
-                continue
-            if _RUN_MARK not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-                continue
         except OSError:
             continue
-        found.append(f"{pid}: {cmdline.strip()}")
+        if any(marker in cmdline for marker in _OURS) and _in_scope(_run_of(pid), whole_run):
+            found.append(f"{pid}: {cmdline.strip()}")
     return found
 
 
-def _ours(segment: str) -> bool:
-    """A segment is ours unless a live process of another checkout made it."""
+def ours(segment: str, whole_run: bool = False) -> bool:
+    """Whether a ``/dev/shm`` segment (named ``sparkwire-PID-...`` by the process that made
+    it) is this process's to answer for: its maker is alive and of ours, or it is gone and
+    this check covers every process that could have made it (a plain run, or the xdist
+    controller at the end; an xdist worker cannot tell its dead makers from the other
+    worker's)."""
     match = re.match(r"sparkwire-(\d+)-", segment)
     if match is None:
-        return True
-    try:
-        return os.readlink(f"/proc/{match[1]}/cwd") == os.getcwd()
-    except OSError:
-        return True  # its process is gone: leaked
+        return whole_run or _XDIST_WORKER is None
+    if Path(f"/proc/{match[1]}").exists():
+        return _in_scope(_run_of(match[1]), whole_run)
+    return whole_run or _XDIST_WORKER is None  # its process is gone: leaked
+
+
+def our_segments() -> set[Path]:
+    """The ``/dev/shm`` segments this process answers for (``ours``)."""
+    return {p for p in Path("/dev/shm").glob("sparkwire-*") if ours(p.name)}
 
 
 def listening_sockets() -> list[tuple[int, str]]:
@@ -114,25 +151,50 @@ def _listening_sockets_of_this_process() -> set[str]:
     return mine
 
 
-def _leftovers() -> dict[str, object]:
+def _leftovers(whole_run: bool = False) -> dict[str, object]:
+    """What remains of this process's tests (``whole_run``: of the whole run's, once no test
+    runs: processes and segments only, the sockets and spill directories being per process)."""
+    if whole_run:
+        return {"processes": _our_processes(whole_run=True),
+                "shared memory": sorted(p.name for p in Path("/dev/shm").glob("sparkwire-*")
+                                        if ours(p.name, whole_run=True))}
     sweep_dirs(SPILL_PREFIX)  # what killed workers left
     spill = [p.name for p in Path(tempfile.gettempdir()).glob(f"{SPILL_PREFIX}*")
              if owner(p.name, SPILL_PREFIX) == os.getpid()]
     return {
         "processes": _our_processes(),
         "listening sockets": sorted(_listening_sockets_of_this_process()),
-        "shared memory": sorted(p.name for p in Path("/dev/shm").glob("sparkwire-*") if _ours(p.name)),
+        "shared memory": sorted(p.name for p in our_segments()),
         "spill dirs": sorted(spill),
     }
+
+
+def _settled(whole_run: bool = False) -> dict[str, object]:
+    """What is still left after up to 15 s for the last closes and kills to land."""
+    deadline = time.monotonic() + 15
+    while (left := _leftovers(whole_run)) and any(left.values()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return {what: found for what, found in left.items() if found}
 
 
 @pytest.fixture(scope="session", autouse=True)
 def nothing_left_behind() -> Iterator[None]:
     yield
-    deadline = time.monotonic() + 15
-    while (left := _leftovers()) and any(left.values()) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not any(left.values()), f"left behind after the test suite: {left}"
+    left = _settled()
+    assert not left, f"left behind after the test suite: {left}"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The xdist controller, once its workers are gone, checks the whole run: a segment whose
+    maker died is only attributable here."""
+    if not session.config.pluginmanager.hasplugin("dsession"):
+        return
+    if left := _settled(whole_run=True):
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"left behind after the test suite: {left}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")
@@ -151,3 +213,18 @@ def tpcds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[float], Tpcds]:
         return made[scale]
 
     return at
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups into the test ids
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``), a module's tests stay on one xdist worker (its
+    module-scoped clusters are made once), and every module run against real PySpark stays
+    on one worker, first in the run: one Spark JVM, started while the other worker takes the
+    rest."""
+    if _XDIST_WORKER is None:
+        return
+    spark = Path(__file__).parent / "spark"
+    for item in items:
+        group = "spark" if item.path.is_relative_to(spark) else str(item.path)
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: not item.path.is_relative_to(spark))  # stable: order kept within

@@ -19,6 +19,7 @@ from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api import functions as F
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import PlanRejected, QueryCancelled, QueryError
+from tests.conftest import our_segments
 from tests.transport.conftest import wait_until
 
 # Today's failures take 5-30 ms, on a loaded machine too; before, at least 1.5 s (the
@@ -39,7 +40,7 @@ def _divided(session: Session, rows: int) -> DataFrame:
 
 
 def _segments() -> set[Path]:
-    return set(Path("/dev/shm").glob("sparkwire-*"))
+    return our_segments()  # not those of a test beside this one (pytest-xdist)
 
 
 #: Pools that grow on demand up to a bound and reuse their threads: a zmq server's (up to its

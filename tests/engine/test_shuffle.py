@@ -120,9 +120,9 @@ def test_split_by_partition_is_fast_on_a_million_rows() -> None:
             PARTITION_COLUMN: pc.cast(pc.bit_wise_and(pa.array(range(n), pa.int64()), 63), pa.int64()),
         }
     )
-    start = time.perf_counter()
+    start = time.process_time()  # CPU, not wall: the same on a machine busy with other tests
     parts = split_by_partition(batch, 64)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(parts) == 64 and sum(b.num_rows for _, b in parts) == n
     assert elapsed < 1.0, f"split took {elapsed:.3f}s"
 
