@@ -20,7 +20,7 @@ demo: $(STAMP)
 # processes, sockets and Spark's JVM): a module's tests stay on one worker, the Spark
 # modules together on one, first (tests/conftest.py).
 test: typecheck
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 
 # Property tests with fresh random examples (``make test`` draws the same ones every run).
 explore: $(STAMP)

@@ -129,10 +129,12 @@ class Scheduler:
             stages[stage] = stages[stage].model_copy(update={"tasks": len(reads)})
             self._plan = self._plan.model_copy(update={"stages": tuple(stages)})
             self._task_reads[stage] = reads
-        self._pending.discard(stage)
         fresh = [Run(stage, task, 0, self._place(stage, task, self._live))
                  for task in range(self._plan.stages[stage].tasks)]
         self._runs.update(((run.stage, run.task), run) for run in fresh)
+        # Planned only now that its runs exist: a reader waiting on ``is_planned`` in another
+        # thread (the result's, ``execution._await_planned``) looks them up at once.
+        self._pending.discard(stage)
         return fresh
 
     # -- what runs where -----------------------------------------------------------------

@@ -215,16 +215,64 @@ def tpcds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[float], Tpcds]:
     return at
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups into the test ids
+_SPARK = Path(__file__).parent / "spark"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``make test`` runs two pytest-xdist workers. A module's tests stay on one (its
+    module-scoped clusters are made once), and every module run against real PySpark stays
+    on one: one Spark JVM. (xdist's own ``loadgroup`` cannot do this under pytest 9.2, whose
+    test ids it can no longer rewrite.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "tests/spark" if module.startswith("tests/spark/") else module
+
+    return ByModule(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the Spark modules first: their JVM starts while the other worker
+    takes the rest, and their long tail is not left for the end."""
+    if _XDIST_WORKER is not None:
+        items.sort(key=lambda item: not item.path.is_relative_to(_SPARK))  # stable
+
+
+@pytest.fixture(scope="session")
+def tpcds(tmp_path_factory: pytest.TempPathFactory) -> Callable[[float], Tpcds]:
+    """TPC-DS at a scale factor with DuckDB's answers (``tests/e2e/tpcds.py``), made on first
+    use and shared by every test of the run: in-process, ZeroMQ and Spark-hosted tests read
+    the same scales, and generating one costs more than most tests."""
+    from tests.e2e.tpcds import generate
+
+    root = tmp_path_factory.mktemp("tpcds")
+    made: dict[float, Tpcds] = {}
+
+    def at(scale: float) -> Tpcds:
+        if scale not in made:
+            made[scale] = generate(scale, root)
+        return made[scale]
+
+    return at
+
+
+_SPARK = Path(__file__).parent / "spark"
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Under pytest-xdist (``--dist loadgroup``), a module's tests stay on one xdist worker (its
     module-scoped clusters are made once), and every module run against real PySpark stays
-    on one worker, first in the run: one Spark JVM, started while the other worker takes the
-    rest."""
-    if _XDIST_WORKER is None:
-        return
-    spark = Path(__file__).parent / "spark"
-    for item in items:
-        group = "spark" if item.path.is_relative_to(spark) else str(item.path)
-        item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: not item.path.is_relative_to(spark))  # stable: order kept within
+    on one worker: one Spark JVM. Marked as each test is collected, before xdist's
+    ``pytest_collection_modifyitems`` reads the groups into the test ids."""
+    if _XDIST_WORKER is not None:
+        spark = item.path.is_relative_to(_SPARK)
+        item.add_marker(pytest.mark.xdist_group("spark" if spark else str(item.path)))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the Spark modules first: their JVM starts while the other worker
+    takes the rest."""
+    if _XDIST_WORKER is not None:
+        items.sort(key=lambda item: not item.path.is_relative_to(_SPARK))  # stable

@@ -48,6 +48,10 @@ def _segments() -> set[Path]:
 _POOLS = ("sparkwire-zmq-work_", "sparkwire-call_")
 
 
+def _call_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("sparkwire-call_")}
+
+
 def _threads() -> set[str]:
     """This process's threads but those of the pools."""
     return {t.name for t in threading.enumerate() if not t.name.startswith(_POOLS)}
@@ -56,6 +60,7 @@ def _threads() -> set[str]:
 @pytest.mark.parametrize("transport", ["memory", "shm", "zmq"])
 def test_a_failing_query_raises_at_once_and_leaves_nothing_behind(
         transport: str, started_queries: list[str]) -> None:
+    others = _call_threads()  # the pools of sessions other tests hold open
     with Session(workers=3, transport=transport) as session:
         df = _divided(session, 3000)
         assert _divided(session, 3000).filter(F.col("b") != 0).count() > 0  # warm: clients, pools
@@ -74,8 +79,7 @@ def test_a_failing_query_raises_at_once_and_leaves_nothing_behind(
         assert "[DIVIDE_BY_ZERO] Division by zero. Use `try_divide`" in str(error)
         # Nothing grows with the failed queries: threads, segments (arenas are reused).
         assert wait_until(lambda: _threads() <= threads, 5), _threads() - threads
-        calls = [t for t in threading.enumerate() if t.name.startswith("sparkwire-call_")]
-        assert len(calls) <= FAN_OUT
+        assert len(_call_threads() - others) <= FAN_OUT
         assert wait_until(lambda: _segments() <= segments, 5), _segments() - segments
         # Every worker dropped the failed queries: no task of theirs runs, no partition stays.
         failed = started_queries[warm:]

@@ -12,7 +12,7 @@ import pytest
 
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.status import LIVENESS_TICK, StatusChannel
-from sparkwire.coordinator.taskplan import Members, TaskPlan, TaskStatus, encode_message
+from sparkwire.coordinator.taskplan import TaskPlan, TaskStatus, encode_message
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.logical.staged import Boundary
@@ -115,7 +115,9 @@ def test_statuses_go_to_the_driver_only(sparkwire_session: Session) -> None:
     worker = sparkwire_session.cluster.workers[0]
     with pytest.raises(PlanRejected, match="takes no task statuses"):
         worker.submit(encode_message(_status("q1")))
-    worker.submit(encode_message(Members(members=("mem://elsewhere",))))
+    membership = sparkwire_session.cluster.membership
+    assert membership is not None
+    worker.submit(encode_message(membership.notice(("mem://elsewhere",))))
     plan = TaskPlan(query_id="q1", stage=0, task=0, output=Boundary(kind="result"),
                     fragment=LocalSource(source_id="s", chunks=1, columns=("a",)),
                     report_to="tcp://10.1.2.3:22")
