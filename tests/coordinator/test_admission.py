@@ -11,8 +11,10 @@ from sparkwire.coordinator.config import load_settings
 from sparkwire.coordinator.taskplan import InputPartition, Members, TaskPlan, encode_message
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.service import Worker
+from sparkwire.planner.logical.expressions import Column
 from sparkwire.planner.logical.plan import Exchange
 from sparkwire.planner.logical.staged import Boundary
+from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import SparkwireError
 from sparkwire.transport.memory import MemoryTransport
 
@@ -86,5 +88,42 @@ def test_a_query_that_fills_its_share_leaves_room_for_others() -> None:
     finally:
         client.cancel("greedy")
         client.cancel("modest")
+        worker.close()
+        transport.close()
+
+
+def test_output_partitions_a_plan_asks_for_are_bounded_by_the_worker_s_memory() -> None:
+    """A member asks for tasks of 4,096 output partitions each (each partition's bookkeeping
+    is memory before any row): once the store's share of ``worker.memory`` is spoken for, the
+    rest are refused, naming the task; the worker drops the query and serves the next."""
+    from sparkwire.coordinator.taskplan import encode_tasks
+    from sparkwire.coordinator.worker.store import PARTITION_BYTES
+    from sparkwire.planner.logical.sources import RangeSource
+
+    settings = load_settings(workers=1, worker={"memory": 128 << 20, "max_queued_tasks": 64,
+                                                "max_queued_per_query": 64})
+    transport = MemoryTransport()
+    worker = Worker("w0", settings, transport.connect)
+    client = transport.connect(transport.serve(worker).address)
+    wide = Boundary(kind="shuffle", keys=(Column(name="id"),), partitions=4096)
+
+    def tasks(query_id: str, count: int, output: Boundary) -> bytes:
+        return encode_tasks([encode_message(TaskPlan(
+            query_id=query_id, stage=0, task=task, output=output,
+            fragment=RangeSource(start=task, end=task + 1, step=1))) for task in range(count)])
+
+    try:
+        with pytest.raises(SparkwireError, match=r"would hold 4096 output partitions"):
+            client.deliver(tasks("wide", 64, wide))
+        budget = worker.store.memory_budget
+        assert worker.store.memory_bytes <= budget < 64 * 4096 * PARTITION_BYTES
+        client.cancel("wide")
+        assert worker.store.memory_bytes == 0
+        client.deliver(tasks("next", 2, Boundary(kind="result")))
+        for task in range(2):
+            got = client.read(PartitionKey("next", 0, task, 0), 10).read_all()
+            assert got.column("id").to_pylist() == [task]
+    finally:
+        client.close()
         worker.close()
         transport.close()

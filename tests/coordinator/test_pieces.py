@@ -14,7 +14,7 @@ import pytest
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.worker.compile import PARTITION_COLUMN
 from sparkwire.coordinator.worker.pieces import Pieces, PieceTarget
-from sparkwire.coordinator.worker.store import PartitionStore
+from sparkwire.coordinator.worker.store import PARTITION_BYTES, PartitionStore
 from sparkwire.planner.api import functions as F
 from sparkwire.transport.base import PartitionKey
 from sparkwire.transport.errors import QueryCancelled
@@ -75,21 +75,24 @@ def partitioned(start: int, rows: int, partitions: int) -> pa.RecordBatch:
 
 def test_the_gathered_bytes_count_in_the_store_and_go_with_the_task(tmp_path) -> None:
     one = partitioned(0, 1000, 4).nbytes
-    store = PartitionStore(memory_budget=5 * one // 2, spill_dir=tmp_path, idle_timeout=5)
+    store = PartitionStore(memory_budget=5 * one // 2 + 4 * PARTITION_BYTES, spill_dir=tmp_path,
+                           idle_timeout=5)
     output = store.create("q", 0, 0, [0, 1, 2, 3])
+    base = store.memory_bytes  # the four partitions' bookkeeping
+    assert base == 4 * PARTITION_BYTES
     output.start(pa.schema([("a", pa.int64())]))
     target = PieceTarget(piece_bytes=1 << 20, piece_rows=1 << 20, most=1 << 30)
     with Pieces(output, 4, target) as pieces:
         pieces.write(partitioned(0, 1000, 4))
         pieces.write(partitioned(1000, 1000, 4))
-        assert store.memory_bytes == 2 * one and pieces.batches == 0  # gathered, counted
+        assert store.memory_bytes - base == 2 * one and pieces.batches == 0  # gathered, counted
         pieces.write(partitioned(2000, 1000, 4))  # no room left: the three cut and written
         assert pieces.batches == 4 and pieces.rows == 3000
-        assert store.memory_bytes == pieces.bytes
+        assert store.memory_bytes - base == pieces.bytes
         pieces.write(partitioned(3000, 1000, 4))  # gathered again
-        assert store.memory_bytes == pieces.bytes + one
+        assert store.memory_bytes - base == pieces.bytes + one
     # Left without a flush (the task failed): what it had gathered is let go, not written.
-    assert store.memory_bytes == pieces.bytes and pieces.rows == 3000
+    assert store.memory_bytes - base == pieces.bytes and pieces.rows == 3000
     output.finish()
     for p in range(4):
         got = store.open(PartitionKey("q", 0, 0, p), 1).read_all()

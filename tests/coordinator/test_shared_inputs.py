@@ -22,7 +22,7 @@ import pytest
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.worker.service import Worker
 from sparkwire.coordinator.worker.shared_inputs import SHARED_ROUTE, SharedInputs
-from sparkwire.coordinator.worker.store import PartitionStore
+from sparkwire.coordinator.worker.store import PARTITION_BYTES, PartitionStore
 from sparkwire.planner.logical.plan import Exchange, operators
 from sparkwire.transport.base import PartitionKey, TransportClient
 from sparkwire.transport.errors import ConnectionLost, QueryCancelled
@@ -177,7 +177,8 @@ def test_one_fetch_serves_every_task_that_expects_it_and_goes_with_the_last(stor
     shared.release([KEY])
     second, provenance = shared.read(KEY, producer, 1.0)  # the copy outlives the first task
     assert _rows(second) == list(range(50)) and provenance() == (SHARED_ROUTE, True)
-    assert producer.reads == 1 and store.memory_bytes == sum(b.nbytes for b in BATCHES)
+    held = sum(b.nbytes for b in BATCHES) + PARTITION_BYTES  # the copy's one partition
+    assert producer.reads == 1 and store.memory_bytes == held
     shared.release([KEY])
     assert store.partitions_held() == 0 and store.memory_bytes == 0
 
@@ -247,7 +248,7 @@ def test_a_cancel_stops_the_fetch_and_fails_its_readers(store: PartitionStore) -
 def test_a_copy_over_the_store_budget_spills_and_every_reader_gets_it_whole(tmp_path: Path) -> None:
     """Counted once: two batches fit the store; the rest spill, and readers get them back
     from disk, said to be copies of their own (so a whole read counts them)."""
-    store = PartitionStore(2 * BATCHES[0].nbytes, tmp_path, idle_timeout=10.0)
+    store = PartitionStore(2 * BATCHES[0].nbytes + PARTITION_BYTES, tmp_path, idle_timeout=10.0)
     producer, shared = Producer(), _expecting(store, 2)
     for _ in range(2):
         reader, provenance = shared.read(KEY, producer, 1.0)
@@ -255,7 +256,7 @@ def test_a_copy_over_the_store_budget_spills_and_every_reader_gets_it_whole(tmp_
         assert [batch.column(0).to_pylist() for batch, _ in read] == [
             batch.column(0).to_pylist() for batch in BATCHES]
         assert [in_store for _, in_store in read] == [True, True, False, False, False]
-    assert producer.reads == 1 and store.memory_bytes == 2 * BATCHES[0].nbytes
+    assert producer.reads == 1 and store.memory_bytes == 2 * BATCHES[0].nbytes + PARTITION_BYTES
     assert store.spilled_bytes > 0
     shared.release([KEY])
     shared.release([KEY])

@@ -8,9 +8,9 @@ import time
 import pyarrow as pa
 import pytest
 
-from sparkwire.coordinator.worker.store import PartitionStore
+from sparkwire.coordinator.worker.store import PARTITION_BYTES, PartitionStore
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import ConnectionLost, PartitionNotFound, QueryCancelled, TaskFailed
+from sparkwire.transport.errors import ConnectionLost, PartitionNotFound, QueryCancelled, SparkwireError, TaskFailed
 
 
 def batch(start: int, n: int = 1000) -> pa.RecordBatch:
@@ -107,3 +107,19 @@ def test_close_wakes_an_open_waiting_for_a_task_that_never_came(tmp_path):
     assert len(errors) == 1 and isinstance(errors[0], ConnectionLost)
     with pytest.raises(ConnectionLost):
         store.create("later", 0, 0, [0])
+
+
+def test_output_partitions_count_against_the_budget_before_any_row(tmp_path):
+    """A task's partitions hold memory from the start; a plan asking for more of them than
+    the budget has room for is refused, naming the task, and what was counted goes with the
+    query."""
+    store = PartitionStore(1000 * PARTITION_BYTES, tmp_path, idle_timeout=5)
+    store.create("q", 1, 0, list(range(600)))
+    assert store.memory_bytes == 600 * PARTITION_BYTES
+    with pytest.raises(SparkwireError, match=r"task 1/1 of query q would hold 600 output partitions"):
+        store.create("q", 1, 1, list(range(600)))
+    assert store.memory_bytes == 600 * PARTITION_BYTES and store.partitions_held() == 600
+    store.drop_query("q")
+    assert store.memory_bytes == 0
+    store.create("r", 1, 1, list(range(600)))  # room again
+    store.close()
