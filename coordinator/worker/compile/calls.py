@@ -26,6 +26,7 @@ from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
 from sparkwire.coordinator.worker.compile.integers import INTEGER_CALLS
+from sparkwire.coordinator.worker.compile.sizes import bounded
 
 __all__ = ["CALLS", "MODE_CALLS", "ZONE_CALLS"]
 
@@ -35,6 +36,7 @@ CALLS: dict[str, Builder] = {
     **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
     **FORMAT_CALLS,
 }
+CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argument says
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
