@@ -8,7 +8,12 @@
   worker process, sent as a cluster member; after each the worker must still answer a valid
   call within 5 s: a worker gone is a crash, no answer a hang;
 - **memory**: a join whose shuffle is 5x the cluster's memory (``worker.memory``); each
-  worker's peak RSS against its baseline (RSS after a small query) plus ``worker.memory``.
+  worker's peak RSS against its baseline (RSS after a small query) plus ``worker.memory``;
+- **member**: what a member holding the cluster's credentials can ask of a worker (a value
+  of 2^31 characters, tasks of 4,096 partitions each, a membership notice of its own): each
+  must be refused, the worker's peak RSS stay under its baseline plus ``worker.memory``, and
+  the next query be answered within a second; and a driver SIGKILLed must leave no files once
+  the next cluster has started.
 
 The reference is DuckDB on the same files (answers); the fuzz and memory figures are counts
 and bytes, not ratios.
@@ -230,6 +235,89 @@ def memory(directory: Path, memory: int) -> dict[str, Any]:
     return result
 
 
+def _member_cases(session: Session) -> dict[str, Any]:
+    """The requests a compromised member (or a buggy client) can make, by name."""
+    from sparkwire.coordinator.taskplan import Members, TaskPlan, encode_message, encode_tasks
+    from sparkwire.planner.api import functions as F
+    from sparkwire.planner.logical.expressions import Column
+    from sparkwire.planner.logical.sources import RangeSource
+    from sparkwire.planner.logical.staged import Boundary
+
+    member = session.cluster.client(session.cluster.addresses[0])
+    wide = Boundary(kind="shuffle", keys=(Column(name="id"),), partitions=4096)
+    flood = encode_tasks([encode_message(TaskPlan(
+        query_id="flood", stage=0, task=t, output=wide,
+        fragment=RangeSource(start=t, end=t + 1, step=1))) for t in range(256)])
+
+    def flooded() -> None:
+        try:
+            member.deliver(flood)
+        finally:
+            member.cancel("flood")  # what was queued before the refusal goes with the query
+
+    return {
+        "lpad to 2^31-1": lambda: session.range(2).select(
+            F.length(F.lpad(F.col("id").cast("string"), 2**31 - 1, "x"))).collect(),
+        "explode(split(lpad to 1e8))": lambda: session.range(1).select(
+            F.explode(F.split(F.lpad(F.lit(""), 10**8, "a,"), ","))).count(),
+        "256 tasks x 4096 partitions": flooded,
+        "a member's membership notice": lambda: member.deliver(
+            encode_message(Members(members=("tcp://127.0.0.1:9",)))),
+    }
+
+
+def member(memory: int) -> dict[str, Any]:
+    """Each member-side request refused, the worker within its memory and answering."""
+    from sparkwire.transport.errors import SparkwireError
+
+    cases: dict[str, Any] = {}
+    with Session(workers=1, transport="zmq", worker={"memory": memory}) as session:
+        pid = session.cluster.announcements[0].pid
+        session.range(10).count()
+        idle = _kib(pid, "VmRSS") * 1024
+        for name, attempt in _member_cases(session).items():
+            started = time.monotonic()
+            try:
+                attempt()
+                error = None
+            except SparkwireError as exc:
+                error = str(exc)[:160]
+            took = time.monotonic() - started
+            started = time.monotonic()
+            answered = session.range(3).count() == 3
+            cases[name] = {"refused": error is not None, "error": error, "seconds": took,
+                           "next_query_seconds": time.monotonic() - started, "answered": answered,
+                           "peak_over_memory_plus_idle": _kib(pid, "VmHWM") * 1024 / (memory + idle)}
+            print(f"member: {name}: refused {error is not None} in {took:.2f} s, next query "
+                  f"{cases[name]['next_query_seconds']:.2f} s", flush=True)
+    return {"memory_bytes": memory, "idle_rss_bytes": idle, "cases": cases,
+            "driver_sigkill_files_left": _killed_driver_leftovers()}
+
+
+def _killed_driver_leftovers() -> int:
+    """Files a SIGKILLed driver (2 zmq workers, one query run) leaves once the next cluster
+    has started beside it."""
+    import subprocess
+    import sys
+
+    from sparkwire.coordinator.clusters.credentials import CREDENTIALS_PREFIX
+    from sparkwire.coordinator.worker.spill import SPILL_PREFIX
+    from sparkwire.transport.owned import owner
+
+    driver = subprocess.Popen([sys.executable, "-c", (
+        "import time\nfrom sparkwire.coordinator import Session\n"
+        "s = Session(workers=2, transport='zmq')\nassert s.range(10).count() == 10\n"
+        "print('ready', flush=True)\ntime.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
+    assert driver.stdout is not None
+    driver.stdout.readline()
+    driver.send_signal(signal.SIGKILL)
+    driver.wait(10)
+    with Session(workers=1, transport="zmq") as session:
+        session.range(3).count()
+    return sum(1 for p in Path(tempfile.gettempdir()).iterdir()
+               if any(owner(p.name, prefix) == driver.pid for prefix in (CREDENTIALS_PREFIX, SPILL_PREFIX)))
+
+
 def plot(result: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     mem = result["memory"]
@@ -259,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
             "kills": kills(data, 1 if args.quick else 3),
             "fuzz": fuzz(50 if args.quick else 500),
             "memory": memory(directory, (64 if args.quick else 256) * MiB),
+            "member": member(512 * MiB),
         }
     path = write("reliability", result, lambda p: plot(result, p))
     print(f"wrote {path}")
@@ -266,7 +355,10 @@ def main(argv: list[str] | None = None) -> int:
           and all(k["correct"] == k["killed"] for k in result["kills"].values())
           and all(f["crashes"] == 0 and f["hangs"] == 0 for f in result["fuzz"].values())
           and result["memory"]["correct"]
-          and max(result["memory"]["peak_over_memory_plus_idle"]) <= 1)
+          and max(result["memory"]["peak_over_memory_plus_idle"]) <= 1
+          and all(c["refused"] and c["answered"] and c["next_query_seconds"] < 1
+                  and c["peak_over_memory_plus_idle"] <= 1 for c in result["member"]["cases"].values())
+          and result["member"]["driver_sigkill_files_left"] == 0)
     return 0 if ok else 1
 
 
