@@ -165,8 +165,10 @@ def fuzz(cases: int) -> dict[str, Any]:
         token = security.credentials().token()
         call = flight.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())],
                                         timeout=5)
-        client = flight.FlightClient(session.cluster.addresses[0],
+        client = flight.FlightClient(session.cluster.addresses[0],  # a member's: mutual TLS
                                      tls_root_certs=Path(security.ca_file).read_bytes(),
+                                     cert_chain=Path(security.cert_file).read_bytes(),
+                                     private_key=Path(security.key_file).read_bytes(),
                                      override_hostname=security.server_name)
         crashes = hangs = 0
         for _ in range(cases):
