@@ -116,6 +116,9 @@ def _window_call(expr: WindowCall, naming: bool) -> str:
         return f"ntile({expr.offset})"
     if expr.arg is None:
         return f"{name}()"
+    if expr.fn == "nth_value":
+        nulls = " ignore nulls" if expr.ignore_nulls else ""
+        return f"nth_value({_render(expr.arg, naming)}, {expr.offset}){nulls}"
     default = "NULL" if expr.default is None else _render(expr.default, naming)
     return f"{name}({_render(expr.arg, naming)}, {expr.offset}, {default})"
 
