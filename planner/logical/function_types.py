@@ -41,6 +41,9 @@ _STRING = frozenset({
 #: not move where it would run a different number of times (``rules.pushdown``).
 NONDETERMINISTIC = frozenset({"uuid", "rand", "randn", "monotonically_increasing_id",
                               "spark_partition_id"})
+#: Functions of a row's position in its task (``worker.compile.calls_task``): a window in
+#: DuckDB, which no aggregate's argument may hold (``planner.logical.aggregation``).
+ROW_POSITIONED = frozenset({"rand", "randn", "monotonically_increasing_id"})
 #: ``try_`` arithmetic, by the operator it is typed as.
 TRY_ARITHMETIC = {"try_add": "add", "try_subtract": "sub", "try_multiply": "mul",
                   "try_divide": "div", "try_mod": "mod"}

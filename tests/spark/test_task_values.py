@@ -56,6 +56,12 @@ def test_random_values_are_repeatable_spread_and_filterable(sessions) -> None:
     assert 800 < kept < 1200, "a filter keeps rows as drawn, in a QUALIFY"
 
 
-def test_a_seed_must_be_an_int_literal(sessions) -> None:
+def test_what_is_not_supported_is_refused_when_planned(sessions) -> None:
+    df = sessions[0].range(3)
     with pytest.raises(AnalysisError, match="rand takes an int literal seed"):
-        sessions[0].range(3).select(F.expr("rand(id)")).schema
+        df.select(F.expr("rand(id)")).schema
+    with pytest.raises(AnalysisError, match="inside an aggregate call are not supported"):
+        df.groupBy("id").agg(F.sum(F.rand(1))).schema
+    with pytest.raises(AnalysisError, match="inside an aggregate call are not supported"):
+        df.selectExpr("max(monotonically_increasing_id())").schema
+    assert df.withColumn("r", F.rand(1)).agg(F.sum("r")).count() == 1
