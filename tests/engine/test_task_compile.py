@@ -4,6 +4,7 @@ task's own values; every other fragment compiles once for its whole stage."""
 from __future__ import annotations
 
 import pyarrow as pa
+import pytest
 from tests.engine.engine_helpers import exchange
 
 from sparkwire.coordinator.worker.compile import compile_task
@@ -29,3 +30,11 @@ def test_only_a_fragment_reading_the_task_compiles_per_task() -> None:
     assert str(5 << 33) in fifth.sql and str(5 << 33) not in first.sql
     seeded = _project(call("rand", Lit(value=3)))
     assert compile_task(seeded, RESULT, True, "UTC", 1).sql != compile_task(seeded, RESULT, True, "UTC", 2).sql
+
+
+def test_a_task_call_of_the_wrong_arity_is_a_compile_error() -> None:
+    from sparkwire.coordinator.worker.compile import CompileError
+    from sparkwire.planner.logical.expressions import Call
+
+    with pytest.raises(CompileError, match="rand takes 2 argument"):
+        compile_task(_project(Call(fn="rand", args=())), RESULT, True, "UTC", 1)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from sparkwire.coordinator.worker.compile.arguments import arity
 from sparkwire.coordinator.worker.compile.nodes import call, cast
 
 __all__ = ["TASK_CALLS", "TaskBuilder"]
@@ -49,12 +50,14 @@ def _draw(seed: exp.Expr, task: int, stream: int) -> exp.Expr:
 
 
 def _rand(args: list[exp.Expr], task: int) -> exp.Expr:
+    arity("rand", args, 2)  # the seed, and whether it is shown (``render``'s alone)
     return _draw(args[0], task, 0)
 
 
 def _randn(args: list[exp.Expr], task: int) -> exp.Expr:
     """Box and Muller's transform of two draws; the first taken from (0, 1], so its
     logarithm is finite."""
+    arity("randn", args, 2)
     near_one = exp.Sub(this=exp.Literal.number(1),
                        expression=exp.Paren(this=_draw(args[0], task, 1)))
     radius = call("sqrt", exp.Mul(this=exp.Literal.number(-2), expression=call("ln", near_one)))
@@ -64,10 +67,12 @@ def _randn(args: list[exp.Expr], task: int) -> exp.Expr:
 
 
 def _increasing_id(args: list[exp.Expr], task: int) -> exp.Expr:
+    arity("monotonically_increasing_id", args, 0)
     return exp.Add(this=_bigint(task << _ROW_BITS), expression=exp.Paren(this=_position()))
 
 
 def _partition_id(args: list[exp.Expr], task: int) -> exp.Expr:
+    arity("spark_partition_id", args, 0)
     return cast(exp.Literal.number(task), "INTEGER")
 
 
