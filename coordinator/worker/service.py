@@ -48,7 +48,7 @@ from sparkwire.coordinator.worker.compile import (
     ExchangeTable,
     LocalTable,
     RowGroupTable,
-    compile_fragment,
+    compile_task,
 )
 from sparkwire.coordinator.worker.inputs import ExchangeInputs, TaskReads, input_keys
 from sparkwire.coordinator.worker.shared_inputs import SharedInputs
@@ -198,8 +198,8 @@ class Worker:
                 f"not members of the cluster, e.g. {min(strangers)!r}"
             )
         try:
-            compiled = compile_fragment(task_plan.fragment, task_plan.output, task_plan.ansi,
-                                        task_plan.time_zone)
+            compiled = compile_task(task_plan.fragment, task_plan.output, task_plan.ansi,
+                                    task_plan.time_zone, task_plan.task)
         except (ValueError, TypeError) as exc:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
         except RecursionError:

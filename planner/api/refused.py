@@ -139,6 +139,13 @@ def _table() -> tuple[Refusal, ...]:
             "Spark's anyway",
             {"functions": frozenset({"aes_encrypt", "aes_decrypt", "try_aes_decrypt"})},
         ),
+        Refusal(
+            "Spark's `histogram_numeric` is Ben-Haim and Tom-Tov's streaming histogram: it "
+            "merges the nearest bins as rows and partial results arrive, so its bins depend "
+            "on the order and the partitioning Spark happened to have, an answer no other "
+            "engine reproduces",
+            {"functions": frozenset({"histogram_numeric"})},
+        ),
     )
 
 

@@ -40,9 +40,10 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import types
 from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, check_unique, fresh
 from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Column, Expr, Lit, NamedExpr, Ref
+from sparkwire.planner.logical.function_types import ROW_POSITIONED
 from sparkwire.planner.logical.plan import Aggregate
 from sparkwire.planner.logical.render import sql
-from sparkwire.planner.logical.tree import children, has_aggregate, transform, transform_grouped
+from sparkwire.planner.logical.tree import children, has_aggregate, transform, transform_grouped, walk
 from sparkwire.planner.logical.typed import spark_typed
 
 KeysBy = Literal["name", "expression"]
@@ -126,6 +127,10 @@ def _check_not_nested(expr: Expr) -> None:
             return None
         if any(has_aggregate(a) for a in children(node)):
             raise AnalysisError(f"aggregate calls cannot be nested: {sql(node)}")
+        if any(isinstance(n, Call) and n.fn in ROW_POSITIONED for a in children(node) for n in walk(a)):
+            raise AnalysisError(
+                f"rand, randn and monotonically_increasing_id inside an aggregate call are not "
+                f"supported by sparkwire yet (compute them in a column first): {sql(node)}")
         return node
 
     transform_grouped(expr, check)

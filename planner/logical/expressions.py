@@ -105,6 +105,8 @@ ScalarFunction = Literal[
     "substring_index", "levenshtein", "printf", "ilike", "regexp_like", "regexp", "regexp_count",
     "regexp_extract_all", "regexp_substr", "regexp_instr", "elt", "find_in_set", "lcase", "ucase",
     "replace", "position", "encode", "decode", "uuid",
+    # the task's identity and randomness (planner.logical.functions.task_values, worker.compile.calls_task)
+    "rand", "randn", "monotonically_increasing_id", "spark_partition_id",
     # NULL functions and try_ arithmetic (planner.logical.functions.nulls, worker.compile.calls_nulls)
     "nvl", "nvl2", "nullif", "ifnull", "nullifzero", "zeroifnull", "equal_null",
     "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod",
@@ -242,6 +244,7 @@ AggregateAlias = Literal["first_value", "last_value", "approx_percentile", "try_
 #: Functions that exist only over a window (``planner.logical.windowing``): ranking and offsets.
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
+    "nth_value",
 ]
 #: The aggregates of two columns (``other`` is the second): covariances, correlation and the
 #: linear regressions (``regr_*(y, x)``, ``other`` being x).
@@ -349,22 +352,29 @@ class WindowCall(Node):
     """A ranking or offset function, meaningful only over a window (``Over``).
 
     ``offset`` is the rows ``lag``/``lead`` look back or ahead (never negative: a
-    negative lag is a lead) and the buckets of ``ntile``; ``arg`` and ``default`` belong
-    to ``lag``/``lead`` (the value read, and what a missing row gives)."""
+    negative lag is a lead), the buckets of ``ntile`` and the frame's row ``nth_value``
+    reads (from 1); ``arg`` belongs to ``lag``/``lead``/``nth_value`` (the value read),
+    ``default`` to ``lag``/``lead`` (what a missing row gives), ``ignore_nulls`` to
+    ``nth_value`` (count only non-NULL values)."""
 
     kind: Literal["window_call"] = "window_call"
     fn: WindowFunction
     arg: Expr | None = None
     offset: int = Field(default=1, ge=0, le=MAX_WINDOW_OFFSET)
     default: Expr | None = None
+    ignore_nulls: bool = False
 
     @model_validator(mode="after")
     def _arguments_fit(self) -> WindowCall:
         offsets = self.fn in ("lag", "lead")
-        if offsets != (self.arg is not None):
-            raise ValueError("lag and lead read a column, and only they do")
+        if (offsets or self.fn == "nth_value") != (self.arg is not None):
+            raise ValueError("lag, lead and nth_value read a column, and only they do")
         if self.default is not None and not offsets:
             raise ValueError("only lag and lead take a default")
+        if self.ignore_nulls and self.fn != "nth_value":
+            raise ValueError("only nth_value ignores NULLs")
+        if self.fn == "nth_value" and self.offset < 1:
+            raise ValueError("nth_value reads a row from 1")
         if self.fn == "ntile" and self.offset < 1:
             raise ValueError("ntile needs at least one bucket")
         return self
@@ -478,7 +488,8 @@ class SortKey(Node):
 
 class WindowItem(Node):
     """One output column of a ``Window`` operator: a window function or an aggregate
-    (over ``frame``; ranking and offset functions have none) under ``name``."""
+    (over ``frame``; ranking and offset functions have none, ``nth_value`` reads one as an
+    aggregate does) under ``name``."""
 
     name: Identifier
     function: Annotated[Union[AggCall, WindowCall], Field(discriminator="kind")]
@@ -487,7 +498,8 @@ class WindowItem(Node):
     @model_validator(mode="after")
     def _frame_for_aggregates(self) -> WindowItem:
         aggregate = isinstance(self.function, AggCall)
-        if aggregate != (self.frame is not None):
+        framed = aggregate or self.function.fn == "nth_value"
+        if framed != (self.frame is not None):
             raise ValueError("an aggregate over a window has a frame, a window function none")
         if aggregate and self.function.fn == "count_distinct":
             raise ValueError("count_distinct cannot run over a window")

@@ -7,12 +7,10 @@ peers, rows with equal order keys, are all inside); without one, the whole parti
 functions have a frame of their own, which a user's frame must equal (Spark refuses any
 other): ``ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`` for the ranks and ``ntile``,
 the same as ``RANGE`` for ``cume_dist``, and the one row ``n`` before (``lag``) or after
-(``lead``) for the offsets.
+(``lead``) for the offsets. ``nth_value`` reads its frame as an aggregate does.
 """
 
 from __future__ import annotations
-
-from typing import overload
 
 from sparkwire.planner.logical.expressions import AggCall, Frame, WindowCall
 
@@ -31,17 +29,10 @@ def effective(function: AggCall | WindowCall, frame: Frame | None, ordered: bool
     return UP_TO_PEERS if ordered else WHOLE_PARTITION
 
 
-@overload
-def required_frame(function: WindowCall) -> Frame: ...
-
-
-@overload
-def required_frame(function: AggCall) -> None: ...
-
-
 def required_frame(function: AggCall | WindowCall) -> Frame | None:
-    """The frame a ranking or offset function always has; None for aggregates."""
-    if isinstance(function, AggCall):
+    """The frame a ranking or offset function always has; None for aggregates and
+    ``nth_value``."""
+    if isinstance(function, AggCall) or function.fn == "nth_value":
         return None
     if function.fn == "cume_dist":
         return UP_TO_PEERS

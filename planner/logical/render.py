@@ -53,7 +53,7 @@ _FUNCTION_NAMES = {
     "sqrt": "SQRT", "pow": "POWER", "log": "LOG", "log10": "LOG10", "log2": "LOG2",
     "log1p": "LOG1P", "exp": "EXP", "signum": "SIGNUM", "rlike": "RLIKE",
     "regexp_like": "REGEXP_LIKE", "regexp": "REGEXP",
-    "create_map": "map", "named_struct": "struct",
+    "create_map": "map", "named_struct": "struct", "spark_partition_id": "SPARK_PARTITION_ID",
     **{fn: fn.upper() for fn in (  # planner.logical.functions.elementary
         "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
         "acosh", "atanh", "cot", "sec", "csc", "hypot", "degrees", "radians", "pi", "e", "cbrt",
@@ -116,6 +116,9 @@ def _window_call(expr: WindowCall, naming: bool) -> str:
         return f"ntile({expr.offset})"
     if expr.arg is None:
         return f"{name}()"
+    if expr.fn == "nth_value":
+        nulls = " ignore nulls" if expr.ignore_nulls else ""
+        return f"nth_value({_render(expr.arg, naming)}, {expr.offset}){nulls}"
     default = "NULL" if expr.default is None else _render(expr.default, naming)
     return f"{name}({_render(expr.arg, naming)}, {expr.offset}, {default})"
 
@@ -168,6 +171,9 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
+        if expr.fn in ("rand", "randn"):  # a seed the planner drew is hidden, as Spark hides it
+            hidden = expr.args[1].value  # type: ignore[union-attr]
+            return f"{expr.fn}()" if hidden else f"{expr.fn}({args[0]})"
         if expr.fn == "session_value":  # named as Spark names it (``current_schema()``)
             return f"{expr.args[0].value}()"  # type: ignore[union-attr]
         if expr.fn in _DATE_PARTS:

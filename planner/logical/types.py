@@ -102,6 +102,7 @@ _FIXED_RESULT: dict[str, pa.DataType] = {
     ),
     **function_types.MATH_RESULT,
     **function_types.DATE_RESULT,
+    **function_types.TASK_RESULT,
     **format_types.FORMAT_RESULT,
 }
 #: Java's shifts: of a bigint a bigint, of a narrower integer an int.

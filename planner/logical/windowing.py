@@ -140,14 +140,14 @@ def _checked(over: Over, scope: Scope) -> Over:
         raise AnalysisError(f"Distinct window functions are not supported: {text}")
     if isinstance(function, AggCall) and function.fn in _NOT_OVER_WINDOWS:
         raise AnalysisError(f"{function.fn} over a window is not supported by sparkwire: {text}")
-    if isinstance(function, WindowCall):
+    if isinstance(function, WindowCall) and function.fn != "nth_value":  # it reads its frame
         if not over.order_by:
             raise AnalysisError(
                 f"window function {function.fn} requires the window to be ordered; add "
                 f"orderBy to the window: {text}"
             )
         required = frames.required_frame(function)
-        if over.frame is not None and over.frame != required:
+        if required is not None and over.frame is not None and over.frame != required:
             raise AnalysisError(
                 f"the window frame of {function.fn} must be {frames.frame_text(required)} "
                 f"(or left out): {text}"

@@ -309,8 +309,12 @@ def _window_call(node: exp.Expr, inner: exp.Expr) -> ex.Expr:
     ignore_nulls = inner is not node
     if type(inner) in _RANKING:
         return registry.call(_RANKING[type(inner)])
+    if isinstance(inner, exp.NthValue):
+        return registry.call("nth_value", expression(inner.this),
+                             ex.Lit(value=_integer(inner.args["offset"], inner)),
+                             ex.Lit(value=ignore_nulls))
     if ignore_nulls and type(inner) not in EDGES:
-        raise unsupported(node, "IGNORE NULLS other than in first/last")
+        raise unsupported(node, "IGNORE NULLS other than in first/last/nth_value")
     if type(inner) in EDGES:
         if inner.args.get("expression") is not None:
             raise unsupported(node, f"{type(inner).__name__.upper()} with a second argument")

@@ -228,3 +228,28 @@ def test_sql_windows_match_pyspark(spark, sessions) -> None:
         return run(SQL)
 
     assert_same(program, [DATA], spark, sessions)
+
+
+#: nth_value's edges: NULLs to skip or count, NaN, -0.0, a frame shorter than n, a NULL
+#: partition; order keys without ties inside a partition, so each frame's rows are certain.
+NTH = pa.table({
+    "k": ["a", "a", "a", "a", "b", "b", None],
+    "o": pa.array([1, 2, 3, 4, 1, 2, 5], pa.int64()),
+    "x": pa.array([None, 2.5, None, -0.0, float("nan"), 7.0, 1.0]),
+})
+
+
+def nth_values(api, df):
+    F, W = api.F, api.Window
+    w = W.partitionBy("k").orderBy("o")
+    return df.select(
+        "k", "o", F.nth_value("x", 2).over(w), F.nth_value("x", 1, True).over(w).alias("a"),
+        F.nth_value("x", 2).over(w.rowsBetween(W.unboundedPreceding, W.unboundedFollowing)).alias("b"),
+        F.nth_value("o", 3, ignoreNulls=True).over(w.rowsBetween(-1, 1)),
+        F.expr("nth_value(x, 2) IGNORE NULLS OVER (PARTITION BY k ORDER BY o)").alias("s"),
+    )
+
+
+@pytest.mark.slow
+def test_nth_value_matches_pyspark(spark, sessions) -> None:
+    assert_same(nth_values, [NTH], spark, sessions)

@@ -19,7 +19,11 @@ of it; the modules, by job:
 
 from sparkwire.coordinator.worker.compile.boundaries import PARTITION_COLUMN
 from sparkwire.coordinator.worker.compile.errors import CompileError, spark_error
-from sparkwire.coordinator.worker.compile.fragment import CompiledFragment, compile_fragment
+from sparkwire.coordinator.worker.compile.fragment import (
+    CompiledFragment,
+    compile_fragment,
+    compile_task,
+)
 from sparkwire.coordinator.worker.compile.sources import (
     CachedTable,
     ExchangeTable,
@@ -38,5 +42,6 @@ __all__ = [
     "RowGroupTable",
     "TableInput",
     "compile_fragment",
+    "compile_task",
     "spark_error",
 ]

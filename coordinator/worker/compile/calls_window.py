@@ -58,6 +58,12 @@ def _shift(cls: type[exp.Func]) -> WindowBuilder:
     return build
 
 
+def _nth_value(args: list[exp.Expr], row: int) -> exp.Expr:
+    """The frame's ``row``-th value (``windows`` adds ``IGNORE NULLS``)."""
+    arity("nth_value", args, 1)
+    return exp.NthValue(this=args[0], offset=exp.Literal.number(row))
+
+
 #: Window functions Spark types ``int`` (DuckDB: BIGINT); ``over`` casts them.
 INTEGER_WINDOW_CALLS = frozenset({"row_number", "rank", "dense_rank", "ntile"})
 
@@ -71,4 +77,5 @@ WINDOW_CALLS: dict[str, WindowBuilder] = {
     "ntile": _ntile,
     "lag": _shift(exp.Lag),
     "lead": _shift(exp.Lead),
+    "nth_value": _nth_value,
 }

@@ -31,8 +31,8 @@ class Context(Expressions):
     query reads."""
 
     def __init__(self, ansi: bool, time_zone: str, compile_operator: OperatorCompiler,
-                 shared: dict[int, int] | None = None) -> None:
-        super().__init__(ansi, time_zone)
+                 shared: dict[int, int] | None = None, task: int = 0) -> None:
+        super().__init__(ansi, time_zone, task)
         self._aliases = 0
         self._compile_operator = compile_operator
         self.leaves = Leaves(time_zone)

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.calls import CALLS, MODE_CALLS, ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_lambdas import lambda_name
+from sparkwire.coordinator.worker.compile.calls_task import TASK_CALLS
 from sparkwire.coordinator.worker.compile.calls_aggregate import (
     AGGREGATE_BUILDERS,
     AGGREGATES,
@@ -48,11 +49,15 @@ __all__ = ["Expressions"]
 class Expressions:
     """Compiles one fragment's expressions: ``ansi`` is Spark's ANSI mode, which decides how
     division and casts fail (``division``, ``casts``); ``time_zone`` the session zone, in
-    which instants read as wall clocks (``zones``)."""
+    which instants read as wall clocks (``zones``); ``task`` the task's index, which
+    ``calls_task`` reads (``task_read`` records that one did, so the fragment's SQL is the
+    task's own rather than its stage's)."""
 
-    def __init__(self, ansi: bool, time_zone: str) -> None:
+    def __init__(self, ansi: bool, time_zone: str, task: int = 0) -> None:
         self.ansi = ansi
         self.time_zone = time_zone
+        self.task = task
+        self.task_read = False
 
     def named(self, named: NamedExpr) -> exp.Expr:
         return exp.alias_(self.expr(named.expr), ident(named.name), copy=False)
@@ -75,6 +80,9 @@ class Expressions:
                 return MODE_CALLS[node.fn](args, self.ansi)
             if node.fn in ZONE_CALLS:
                 return ZONE_CALLS[node.fn](args, self.time_zone)
+            if node.fn in TASK_CALLS:
+                self.task_read = True
+                return TASK_CALLS[node.fn](args, self.task)
             return CALLS[node.fn](args)
         if isinstance(node, AggCall):
             return self.aggregate(node)

@@ -27,7 +27,7 @@ from sparkwire.planner.logical.plan import Operator, ParquetWrite
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE
 
-__all__ = ["CompiledFragment", "compile_fragment"]
+__all__ = ["CompiledFragment", "compile_fragment", "compile_task"]
 
 
 @dataclass(frozen=True)
@@ -40,27 +40,42 @@ class CompiledFragment:
     tables: tuple[TableInput, ...]
     files: tuple[str, ...]
     write: ParquetWrite | None = None
+    #: The SQL reads the task's index (``calls_task``): each task compiles its own.
+    reads_task: bool = False
 
 
 @functools.lru_cache(maxsize=256)
 def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
-                     time_zone: str = DEFAULT_TIME_ZONE) -> CompiledFragment:
+                     time_zone: str = DEFAULT_TIME_ZONE, task: int = 0) -> CompiledFragment:
     """One DuckDB ``SELECT`` computing ``fragment`` and, for a shuffle, each row's partition;
     the fragment is walked once, collecting its tables as its leaves are compiled. ``ansi`` is
     Spark's ANSI mode, which decides how division and casts fail (``division``, ``casts``);
     ``time_zone`` the session zone, in which instants read as wall clocks (``zones``).
 
     Pure (plans are frozen, the result immutable), so the tasks of one stage that read the
-    same inputs compile once: TPC-H Q1's final stage has four tasks and 28 KB of SQL."""
+    same inputs compile once: TPC-H Q1's final stage has four tasks and 28 KB of SQL. Only a
+    fragment that ``reads_task`` (``rand``, ``spark_partition_id`` ...) is compiled again
+    for its ``task`` (``compile_task``)."""
     write = fragment if isinstance(fragment, ParquetWrite) else None
     if write is not None and output.kind != "result":
         raise CompileError("a Parquet write is the final stage, read by the coordinator")
     root = fragment if write is None else write.input
-    ctx = Context(ansi, time_zone, compile_operator, shared_subtrees(root))
+    ctx = Context(ansi, time_zone, compile_operator, shared_subtrees(root), task)
     query = ctx.with_ctes(partitioned(ctx, ctx.operator(root), output))
     return CompiledFragment(
         sql=query.sql(dialect=DIALECT, identify=True, copy=False),
         tables=tuple(ctx.leaves.tables.values()),
         files=tuple(ctx.leaves.files),
         write=write,
+        reads_task=ctx.task_read,
     )
+
+
+def compile_task(fragment: Operator, output: Boundary, ansi: bool, time_zone: str,
+                 task: int) -> CompiledFragment:
+    """``fragment`` compiled for task ``task``: its stage's SQL, shared by all its tasks,
+    unless that reads the task's index."""
+    compiled = compile_fragment(fragment, output, ansi, time_zone)
+    if not compiled.reads_task or task == 0:
+        return compiled
+    return compile_fragment(fragment, output, ansi, time_zone, task)

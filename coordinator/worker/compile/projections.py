@@ -1,4 +1,4 @@
-"""Row-wise operators: ``Filter`` (``WHERE``) and ``Project`` (named expressions), each one
+"""Row-wise operators: ``Filter`` (``WHERE``, or ``QUALIFY``) and ``Project`` (named expressions), each one
 ``SELECT`` over its input."""
 
 from __future__ import annotations
@@ -13,8 +13,13 @@ __all__ = ["filter_rows", "project"]
 
 
 def filter_rows(ctx: Context, op: Filter) -> exp.Select:
+    """``WHERE``, or ``QUALIFY`` where the predicate numbers the rows (``calls_task``): a
+    window cannot sit in a ``WHERE``."""
     source = ctx.input(op.input)
-    return star_from(source).where(ctx.expr(op.predicate), copy=False)
+    predicate = ctx.expr(op.predicate)
+    if predicate.find(exp.Window) is not None:
+        return star_from(source).qualify(predicate, copy=False)
+    return star_from(source).where(predicate, copy=False)
 
 
 def project(ctx: Context, op: Project) -> exp.Select:

@@ -41,6 +41,8 @@ def _over(ctx: Context, op: Window, item: WindowItem) -> exp.Expr:
     if isinstance(function, WindowCall):
         args = [ctx.expr(a) for a in (function.arg, function.default) if a is not None]
         call = WINDOW_CALLS[function.fn](args, function.offset)
+        if function.ignore_nulls:
+            call = exp.IgnoreNulls(this=call)
     elif function.fn in ("first", "last"):
         assert function.arg is not None
         call = edge_over_window(function.fn, ctx.expr(function.arg), function.ignore_nulls)

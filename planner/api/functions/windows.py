@@ -16,8 +16,8 @@ from sparkwire.planner.api.column import Column, ColumnOrName, Value, _value, li
 from sparkwire.planner.api.functions.core import call
 
 __all__ = [
-    "cume_dist", "dense_rank", "first", "lag", "last", "lead", "ntile", "percent_rank", "rank",
-    "row_number",
+    "cume_dist", "dense_rank", "first", "lag", "last", "lead", "nth_value", "ntile", "percent_rank",
+    "rank", "row_number",
 ]
 
 
@@ -63,6 +63,13 @@ def _offset(fn: Literal["lag", "lead"], col: ColumnOrName, offset: int, default:
     if function.default is not None and not isinstance(function.default, ex.Lit):
         raise AnalysisError(f"{function.fn}'s default must be a literal value, got a column")
     return built
+
+
+def nth_value(col: ColumnOrName, offset: int, ignoreNulls: bool | None = False) -> Column:
+    """The value of the window frame's ``offset``-th row (from 1), NULLs skipped with
+    ``ignoreNulls``."""
+    return call("nth_value", to_column(col).expr, ex.Lit(value=offset),
+                ex.Lit(value=bool(ignoreNulls)))
 
 
 def first(col: ColumnOrName, ignorenulls: bool = False) -> Column:

@@ -3,7 +3,8 @@
 
 ``ntile(n)`` takes a positive int literal; ``lag``/``lead(x[, offset[, default]])`` an
 int offset (1 unless given), a negative one turning a ``lag`` into a ``lead`` and back,
-as in Spark. The aggregates that also run over a window (``first``, ``sum`` ...) are in
+as in Spark; ``nth_value(x, n[, ignoreNulls])`` a positive int ``n``, and reads the frame
+the window gives (Spark's default unless given), as an aggregate does. The aggregates that also run over a window (``first``, ``sum`` ...) are in
 ``planner.logical.functions.aggregates``.
 """
 
@@ -14,7 +15,7 @@ from typing import Literal
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.limits import MAX_WINDOW_OFFSET
 from sparkwire.planner.logical.expressions import Expr, Lit, WindowCall, WindowFunction
-from sparkwire.planner.logical.functions.base import Function, int_option, shown
+from sparkwire.planner.logical.functions.base import Function, int_option, option, shown
 
 _NEXT_ROW = Lit(value=1)
 
@@ -46,9 +47,22 @@ def _offset(fn: Literal["lag", "lead"]) -> Function:
     return Function(fn, build, 1, 3)
 
 
+def nth_value(value: Expr, offset: Expr, ignore_nulls: Expr = Lit(value=False)) -> Expr:
+    """The value of the frame's ``offset``-th row (from 1; NULL where the frame is shorter),
+    counting only non-NULL values with ``ignore_nulls``."""
+    row = int_option(offset)
+    if row is None or not 1 <= row <= MAX_WINDOW_OFFSET:
+        raise AnalysisError(f"nth_value takes a positive int offset, got {shown(offset)}")
+    skip = option(ignore_nulls)
+    if not isinstance(skip, bool):
+        raise AnalysisError(f"nth_value takes a bool ignoreNulls, got {shown(ignore_nulls)}")
+    return WindowCall(fn="nth_value", arg=value, offset=row, ignore_nulls=skip)
+
+
 FUNCTIONS = (
     *(_ranking(fn) for fn in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist")),
     Function.of("ntile", ntile),
     _offset("lag"),
     _offset("lead"),
+    Function.of("nth_value", nth_value),
 )
