@@ -15,4 +15,5 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "is_valid_utf8": pa.bool_(),
     **dict.fromkeys(("to_binary", "try_to_binary"), pa.binary()),
     "jaro_winkler_similarity": pa.float64(),
+    **dict.fromkeys(("soundex", "format_number"), pa.string()),
 }

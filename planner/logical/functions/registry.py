@@ -45,6 +45,7 @@ from sparkwire.planner.logical.functions import (
     texts,
     transcoding,
     windows,
+    spellings,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -52,7 +53,7 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
-             session_info, try_calendar, jsons, transcoding)
+             session_info, try_calendar, jsons, transcoding, spellings)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
