@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, Self
 
 from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.column_regex import ColumnRegex
 from sparkwire.planner.api.frame import ROWS_ONLY, Frame, check_names, window_not_supported
 from sparkwire.planner.api.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.api.functions.nested import GeneratorColumn
@@ -84,7 +85,9 @@ class FrameTransformations(Frame):
             return self._aggregate((), columns)
         outputs: list[tuple[str, Expr]] = []
         for item in items:
-            if _is_star(item):
+            if isinstance(item, ColumnRegex):
+                outputs.extend((a.name, a.column) for a in self._attrs if item.matches(a.name))
+            elif _is_star(item):
                 outputs.extend((a.name, a.column) for a in self._attrs)
             else:
                 outputs.append(self._named(F.to_column(item)))
