@@ -218,6 +218,13 @@ class FrameTransformations(Frame):
             raise AnalysisError(f"limit takes a non-negative int, got {n!r}")
         return self._derive(Limit(input=self._plan, n=n), self._attrs)
 
+    def offset(self, num: int) -> Self:
+        """Every row but the first ``num`` (which ones are first: the frame's order, so
+        after ``orderBy`` the same as Spark's); gathered into one task, as Spark's is."""
+        if isinstance(num, bool) or not isinstance(num, int) or num < 0:
+            raise AnalysisError(f"offset takes a non-negative int, got {num!r}")
+        return self._derive(Limit(input=self._plan, n=None, offset=num), self._attrs)
+
     def _aggregate(self, keys: GroupKeys, exprs: Iterable[object],
                    sets: Sequence[GroupingSet] | None = None) -> Self:
         """Each aggregate is an expression over aggregate calls (of input columns) and

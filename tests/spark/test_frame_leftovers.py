@@ -1,11 +1,14 @@
 """DataFrame leftovers of issue 35 against real PySpark: ``colRegex`` (backticked regexes
-over the column names, case ignored, possessive quantifiers; a plain name) and ``toJSON``
-(each row's JSON text: NULL fields left out, nested values, non-ASCII text)."""
+over the column names, case ignored, possessive quantifiers; a plain name), ``toJSON``
+(each row's JSON text: NULL fields left out, nested values, non-ASCII text) and ``offset``
+(alone, under and over a limit, past the end), over rows spread across tasks; SQL's
+``LIMIT n OFFSET m`` against DuckDB as the oracle (the same clause there)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+import duckdb
 import pyarrow as pa
 import pytest
 
@@ -17,6 +20,15 @@ FRAME = pa.table({
     "d": [dt.date(2020, 1, 1), None, dt.date(1969, 12, 31)], "arr": [[1, None], [], None],
 })
 
+#: Unique keys over several chunks (``SPARKWIRE_TASK_BYTES=0``: a task per core).
+KEYED = pa.table({"k": list(range(11, -1, -1)), "v": [f"r{i}" for i in range(12)]})
+
+
+def offsets(api, df):
+    ordered = df.orderBy("k")
+    return (ordered.limit(5).offset(2).unionByName(ordered.offset(9)).unionByName(ordered.offset(3).limit(2))
+            .unionByName(ordered.offset(20)).unionByName(df.orderBy(api.F.col("k").desc()).offset(1).limit(1)))
+
 
 def regex_selects(api, df):
     return df.select(df.colRegex("`COL1`"), df.colRegex("`(col2)?+.+_.+`"), df.colRegex("d"),
@@ -25,8 +37,9 @@ def regex_selects(api, df):
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:The return type of DataFrame.toJSON")  # PySpark's own: it will be a DataFrame
-def test_col_regex_and_to_json_match_pyspark(spark, sessions) -> None:
+def test_col_regex_to_json_and_offset_match_pyspark(spark, sessions) -> None:
     assert_same(regex_selects, [FRAME], spark, sessions)
+    assert_same(offsets, [KEYED], spark, sessions)
     want = sorted(spark.createDataFrame(FRAME).toJSON().collect())
     for session in sessions:
         got = session.createDataFrame(FRAME).toJSON()
@@ -34,13 +47,23 @@ def test_col_regex_and_to_json_match_pyspark(spark, sessions) -> None:
         assert sorted(row.value for row in got.collect()) == want
 
 
-def test_col_regex_only_in_select(sessions) -> None:
+def test_col_regex_only_in_select_and_offset_not_negative(sessions) -> None:
     df = sessions[0].createDataFrame(FRAME)
     for build, why in [
         (lambda: df.filter(df.colRegex("`c.*`")).schema, "cannot resolve"),
         (lambda: df.select(df.colRegex("`c.*`").alias("a")).schema, "cannot resolve"),
         (lambda: df.colRegex("t.`c.*`"), "qualified"),
         (lambda: df.colRegex("`(`"), "invalid"),
+        (lambda: df.offset(-1), "non-negative"),
     ]:
         with pytest.raises(AnalysisError, match=why):
             build()
+
+
+@pytest.mark.parametrize("query", ["SELECT k, v FROM t ORDER BY k DESC LIMIT 3 OFFSET 2",
+                                   "SELECT k FROM t ORDER BY k OFFSET 10", "SELECT k FROM t ORDER BY k OFFSET 12"])
+def test_sql_offset_matches_duckdb(sessions, query) -> None:
+    session = sessions[-1]
+    session.createDataFrame(KEYED).createOrReplaceTempView("t")
+    t = KEYED  # noqa: F841 - the table DuckDB's query reads
+    assert [tuple(r.values()) for r in session.sql(query).toArrow().to_pylist()] == duckdb.sql(query).fetchall()
