@@ -218,6 +218,8 @@ ScalarFunction = Literal[
     "to_binary", "try_to_binary",
     # spelling values as text (planner.logical.functions.spellings, worker.compile.calls_spellings)
     "soundex", "format_number",
+    # base32 (planner.logical.functions.encodings, worker.compile.calls_encodings)
+    "to_base32", "from_base32",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

@@ -20,6 +20,8 @@ FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.JSONKeys: (("this",), "json_object_keys"),
     exp.Typeof: (("this",), "typeof"),
     exp.Soundex: (("this",), "soundex"),
+    exp.ToBase32: (("this",), "to_base32"),
+    exp.FromBase32: (("this",), "from_base32"),
     exp.JSONFormat: (("this",), "to_json"),
     exp.FromJson: (("this", "expression"), "from_json"),
 }

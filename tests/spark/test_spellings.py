@@ -1,6 +1,7 @@
-"""``soundex`` and ``format_number`` against real PySpark: one table of edge cases (NULLs,
-empty strings, non-letters and non-ASCII letters, H and W, NaN, -0.0, infinities, ties
-at the rounding place, extreme integers, decimals) and one select of
+"""``soundex``, ``format_number``, ``to_base32`` and ``from_base32`` against real PySpark:
+one table of edge cases (NULLs, empty strings, non-letters and non-ASCII letters, H and W,
+NaN, -0.0, infinities, ties at the rounding place, extreme integers, decimals; base32 of
+every padding length, lower case, characters outside the alphabet, partial bytes) and one select of
 every function, in the DataFrame API and in SQL text (``F.expr``), so the family costs one
 Spark job."""
 
@@ -28,6 +29,10 @@ SPELLINGS = pa.table({
     "p": pa.array([v if v is None else decimal.Decimal(v) for v in ["2.500", "3.500", "-0.001", "12345678.125", "0.000", "-2.500",
                                                                   "0.005", "-0.015", "99999999.999", None, "1.000", "1.000",
                                                                   "-12345.678", "0.499"]], pa.decimal128(11, 3)),
+    "b32": pa.array(["MFRGG===", "MFRGG", "mfrgg===", "", "MY======", "MZXQ====", "1", "MFRG G===", "ZZ", None,
+                     "MZXW6YTBOI======", "MZXW6YTB", "YOUQ====", "M Y======"]),
+    "bin": pa.array([b"", b"\x00", b"\xff\xfe", None, b"foobar", b"fooba", b"foob", b"foo", b"fo", b"f",
+                     b"\x80" * 7, b"abc", b"\x01\x02\x03\x04\x05", b"z"]),
 })
 
 
@@ -39,6 +44,8 @@ def spellings(api, df):
         F_.format_number("f", 3), F_.format_number("i", 2), F_.format_number("i", 0), F_.format_number("n", 1),
         F_.format_number("p", 0), F_.format_number("p", 2), F_.format_number("p", 5),
         F_.expr("format_number(x, 1) AS sql_fn"), F_.expr("format_number(p, 1) AS sql_fn_p"),
+        F_.to_base32("s"), F_.to_base32("bin"), F_.from_base32("b32"), F_.from_base32(F_.to_base32("s")).alias("round"),
+        F_.expr("to_base32(bin) AS sql_to32"), F_.expr("from_base32(b32) AS sql_from32"),
     )
 
 
@@ -59,8 +66,11 @@ def test_refused_with_a_reason(sessions) -> None:
             build()
 
 
-def test_a_double_past_2_pow_53_fails_the_query(sessions) -> None:
-    """Java writes it from FloatingDecimal's digits (``1e23`` as ``99,...,990,000,000``)."""
-    df = sessions[0].createDataFrame(pa.table({"x": [1.0, 1e23]}))
-    with pytest.raises(Exception, match="FloatingDecimal"):
-        df.select(F.format_number("x", 2)).collect()
+@pytest.mark.parametrize(("values", "build", "why"), [
+    ([1.0, 1e23], lambda: F.format_number("x", 2), "FloatingDecimal"),  # Java's digits: 99,...,990,000,000
+    (["MY======", "M=ZXW6"], lambda: F.from_base32("x"), "after its '=' padding"),  # Spark: 0x03
+])
+def test_what_spark_writes_its_own_way_fails_the_query(sessions, values, build, why) -> None:
+    df = sessions[0].createDataFrame(pa.table({"x": values}))
+    with pytest.raises(Exception, match=why):
+        df.select(build()).collect()
