@@ -1,6 +1,7 @@
 """The DataFrame methods of issue 35 that rename, add or keep columns, or say how the frame
 is to be planned, a layer of their own (``planner.api.frame``): ``toDF``, ``withColumns``,
-``withColumnsRenamed``, ``checkpoint``/``localCheckpoint``, ``hint`` and ``isStreaming``.
+``withColumnsRenamed``, ``checkpoint``/``localCheckpoint``, ``hint``, ``isStreaming``,
+``colRegex`` (``planner.api.column_regex``) and ``toJSON``.
 
 A rename changes no data, so ``toDF`` and ``withColumnsRenamed`` change only the names the
 frame's attributes show (their plan columns stay): names may then repeat, as Spark lets
@@ -20,7 +21,9 @@ from dataclasses import replace
 from typing import Self
 
 from sparkwire.planner.api.actions import FrameActions
+from sparkwire.planner.api.column_regex import column_regex
 from sparkwire.planner.api.frame import check_names
+from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.functions import Column
 from sparkwire.planner.errors import AnalysisError
 
@@ -102,3 +105,15 @@ class FrameExtras(FrameActions):
         hinted = self._derive(self._plan, self._attrs)
         object.__setattr__(hinted, "_broadcast", True)
         return hinted
+
+    def colRegex(self, colName: str) -> Column:  # noqa: N802, N803 - PySpark's names
+        """A name in backticks is a regex selecting every column whose whole name it
+        matches (in ``select``); any other name is that column."""
+        regex = column_regex(colName)
+        return self[colName] if regex is None else regex
+
+    def toJSON(self, use_unicode: bool = True) -> Self:  # noqa: N802 - PySpark's name
+        """Each row as a JSON object, in one string column ``value``: Spark Connect's
+        answer (classic PySpark's is an RDD of those strings, and sparkwire has no RDDs);
+        written by ``to_json`` of the row's struct, so its rules and limits apply."""
+        return self.select(F.to_json(F.struct(*(self[a.name] for a in self._attrs))).alias("value"))

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, Self
 
 from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.column_regex import ColumnRegex
 from sparkwire.planner.api.frame import ROWS_ONLY, Frame, check_names, window_not_supported
 from sparkwire.planner.api.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.api.functions.nested import GeneratorColumn
@@ -84,7 +85,9 @@ class FrameTransformations(Frame):
             return self._aggregate((), columns)
         outputs: list[tuple[str, Expr]] = []
         for item in items:
-            if _is_star(item):
+            if isinstance(item, ColumnRegex):
+                outputs.extend((a.name, a.column) for a in self._attrs if item.matches(a.name))
+            elif _is_star(item):
                 outputs.extend((a.name, a.column) for a in self._attrs)
             else:
                 outputs.append(self._named(F.to_column(item)))
@@ -214,6 +217,13 @@ class FrameTransformations(Frame):
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise AnalysisError(f"limit takes a non-negative int, got {n!r}")
         return self._derive(Limit(input=self._plan, n=n), self._attrs)
+
+    def offset(self, num: int) -> Self:
+        """Every row but the first ``num`` (which ones are first: the frame's order, so
+        after ``orderBy`` the same as Spark's); gathered into one task, as Spark's is."""
+        if isinstance(num, bool) or not isinstance(num, int) or num < 0:
+            raise AnalysisError(f"offset takes a non-negative int, got {num!r}")
+        return self._derive(Limit(input=self._plan, n=None, offset=num), self._attrs)
 
     def _aggregate(self, keys: GroupKeys, exprs: Iterable[object],
                    sets: Sequence[GroupingSet] | None = None) -> Self:

@@ -81,7 +81,7 @@ def _line(op: Operator) -> str:
             keys = ", ".join(sort_key(k) for k in op.keys)
             return f"Sort [{keys}]" + ("" if op.limit is None else f" limit={op.limit}")
         case Limit():
-            return f"Limit {op.n}"
+            return ("Limit" if op.n is None else f"Limit {op.n}") + (f" offset={op.offset}" if op.offset else "")
         case Sample():
             return f"Sample {op.rows} rows"
         case Generate():

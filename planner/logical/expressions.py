@@ -218,6 +218,10 @@ ScalarFunction = Literal[
     "url_encode", "url_decode", "try_url_decode", "is_valid_utf8", "make_valid_utf8",
     "validate_utf8", "try_validate_utf8", "quote", "typeof", "jaro_winkler_similarity", "mask",
     "to_binary", "try_to_binary",
+    # spelling values as text (planner.logical.functions.spellings, worker.compile.calls_spellings)
+    "soundex", "format_number",
+    # base32 (planner.logical.functions.encodings, worker.compile.calls_encodings)
+    "to_base32", "from_base32",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

@@ -15,4 +15,6 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "is_valid_utf8": pa.bool_(),
     **dict.fromkeys(("to_binary", "try_to_binary"), pa.binary()),
     "jaro_winkler_similarity": pa.float64(),
+    **dict.fromkeys(("soundex", "format_number", "to_base32"), pa.string()),
+    "from_base32": pa.binary(),
 }

@@ -176,10 +176,20 @@ class Sort(Node):
 
 
 class Limit(Node):
+    """The input's first ``n`` rows after skipping ``offset`` (``LIMIT n OFFSET offset``);
+    ``n`` None keeps every row past the offset (``df.offset``)."""
+
     INPUTS: ClassVar[tuple[str, ...]] = ("input",)
     op: Literal["limit"] = "limit"
     input: Operator
-    n: int = Field(ge=0)
+    n: int | None = Field(ge=0)
+    offset: int = Field(default=0, ge=0)
+
+    @property
+    def reach(self) -> int | None:
+        """How many of the input's first rows the answer can come from: what each task
+        keeps before the rows are gathered (None: all)."""
+        return None if self.n is None else self.n + self.offset
 
 
 class Sample(Node):

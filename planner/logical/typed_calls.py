@@ -25,6 +25,10 @@ double, which fails the cast to a bigint.
 worker answers; ``to_json(x)`` carries ``x``'s type name too, which the worker writes the
 JSON from (of a timestamp, or of anything but a struct, array or map, it is refused); the UTF-8 checks of anything but a string are refused (a binary may hold
 invalid UTF-8, which Arrow strings cannot).
+
+``format_number(x, d)`` says which kind of number ``x`` is (``format_number(x, d,
+'double')``, ``'decimal'`` or ``'integer'``; a float is widened to a double, as Java's
+``DecimalFormat`` reads it): the worker rounds each kind its own way.
 """
 
 from __future__ import annotations
@@ -65,6 +69,9 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Call) and node.fn == "to_json" and len(node.args) == 1:
             operand = typed_calls(node.args[0], columns)
             return Call(fn="to_json", args=(operand, Lit(value=_json_type(types.infer(operand, columns)))))
+        if isinstance(node, Call) and node.fn == "format_number" and len(node.args) == 2:
+            return _number_kind(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
+                                columns)
         if isinstance(node, Call) and node.fn in _UTF8_CHECKS:
             _check_string(node, columns)
             return None
@@ -110,6 +117,20 @@ def _nanvl(args: list[Expr], columns: Mapping[str, pa.DataType]) -> Call:
     to = "float32" if kinds == [pa.float32(), pa.float32()] else "float64"
     return Call(fn="nanvl", args=tuple(a if k == types.from_name(to) else Cast(expr=a, to=to)
                                        for a, k in zip(args, kinds, strict=True)))
+
+
+def _number_kind(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
+    """``format_number`` with its operand's kind added (a float widened to a double)."""
+    value, places = call.args
+    kind = types.infer(value, columns)
+    if pa.types.is_floating(kind):
+        return Call(fn=call.fn, args=(Cast(expr=value, to="float64") if kind != pa.float64() else value,
+                                      places, Lit(value="double")))
+    if pa.types.is_decimal(kind):
+        return Call(fn=call.fn, args=(value, places, Lit(value="decimal")))
+    if pa.types.is_integer(kind) or pa.types.is_null(kind):
+        return Call(fn=call.fn, args=(value, places, Lit(value="integer")))
+    raise AnalysisError(f"format_number takes a number, got {types.spark_type_name(kind)}")
 
 
 def _check_string(call: Call, columns: Mapping[str, pa.DataType]) -> None:

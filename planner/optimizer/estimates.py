@@ -105,7 +105,8 @@ def _bytes(op: Operator) -> int:
         case Aggregate():
             return estimate_bytes(op.input) // 2 if op.keys else _ROW_BYTES
         case Limit():
-            return min(estimate_bytes(op.input), op.n * _ROW_BYTES)
+            below = max(0, estimate_bytes(op.input) - op.offset * _ROW_BYTES)
+            return below if op.n is None else min(below, op.n * _ROW_BYTES)
         case Sample():
             return min(estimate_bytes(op.input), op.rows * _ROW_BYTES)
         case Generate():
@@ -209,7 +210,8 @@ class _Rows:
                 below = rows(node.input)
                 return (max(1, below // 2) if below else 0) if node.keys else 1
             case Limit():
-                return min(rows(node.input), node.n)
+                below = max(0, rows(node.input) - node.offset)
+                return below if node.n is None else min(below, node.n)
             case Sample():
                 return min(rows(node.input), node.rows)
             case Generate():

@@ -188,7 +188,7 @@ class _Cutter:
             case Filter() | Project() | Generate() | Expand():
                 return self.extend(self.cut(op.input), lambda f: with_children(op, [f]))
             case Limit():
-                return self.gather(self.cut(op.input), lambda f: with_children(op, [f]))
+                return self.limit(op)
             case Sort():
                 return self.sort(op)
             case Aggregate():
@@ -239,6 +239,17 @@ class _Cutter:
         if open_.tasks > 1 and not open_.published:
             open_ = self.extend(open_, build)
         return self.extend(self.single(open_), build)
+
+    def limit(self, op: Limit) -> OpenStage:
+        """Without an offset, ``gather``; with one, each task keeps the rows the answer can
+        come from (all of them for an offset alone), and one task skips and takes: only the
+        gathered rows can say which come first."""
+        open_ = self.cut(op.input)
+        if not op.offset:
+            return self.gather(open_, lambda f: with_children(op, [f]))
+        if op.reach is not None and open_.tasks > 1 and not open_.published:
+            open_ = self.extend(open_, lambda f: Limit(input=f, n=op.reach))
+        return self.extend(self.single(open_), lambda f: with_children(op, [f]))
 
     def single(self, open_: OpenStage) -> OpenStage:
         if open_.tasks > 1 or open_.published:

@@ -186,14 +186,9 @@ def order_limit(node: exp.Expr, relation: Relation, hidden: Sequence[exp.Ordered
         keys = [_sort_key(o, relation) if id(o) not in computed else sort_key(o, computed[id(o)].column)
                 for o in order.expressions]
         relation = Relation(Sort(input=relation.plan, keys=tuple(keys)), relation.attrs)
-    limit = node.args.get("limit")
-    if limit is not None:
-        value = limit.expression
-        if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
-            raise unsupported(limit, "LIMIT other than a non-negative integer")
-        relation = Relation(Limit(input=relation.plan, n=int(value.this)), relation.attrs)
-    if node.args.get("offset") is not None:
-        raise unsupported(node.args["offset"], "OFFSET")
+    limit, offset = (_count(node.args.get(k), what) for k, what in (("limit", "LIMIT"), ("offset", "OFFSET")))
+    if limit is not None or offset:
+        relation = Relation(Limit(input=relation.plan, n=limit, offset=offset or 0), relation.attrs)
     if hidden:
         kept = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in outputs)
         relation = Relation(Project(input=relation.plan, columns=kept), outputs)
@@ -211,3 +206,13 @@ def _sort_key(node: exp.Ordered, relation: Relation) -> ex.SortKey:
     except AnalysisError:
         raise unsupported(node, "ORDER BY an expression that is not in the SELECT list") from None
     return key.model_copy(update={"expr": resolved})
+
+
+def _count(clause: exp.Expr | None, what: str) -> int | None:
+    """A ``LIMIT`` or ``OFFSET`` clause's non-negative integer literal (None: no clause)."""
+    if clause is None:
+        return None
+    value = clause.expression
+    if not (isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit()):
+        raise unsupported(clause, f"{what} other than a non-negative integer")
+    return int(value.this)

@@ -20,4 +20,7 @@ def sort(ctx: Context, op: Sort) -> exp.Select:
 
 def limit(ctx: Context, op: Limit) -> exp.Select:
     source = ctx.input(op.input)
-    return star_from(source).limit(op.n, copy=False)
+    query = star_from(source)
+    if op.n is not None:
+        query = query.limit(op.n, copy=False)
+    return query.offset(op.offset, copy=False) if op.offset else query

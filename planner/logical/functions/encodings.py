@@ -12,6 +12,10 @@ worker's builders: ``coordinator.worker.compile.calls_encodings``):
   ``unhex`` decodes hex digits (an odd count gets a leading 0) to ``binary``, NULL for any
   other character; ``bin`` is the binary digits of a ``bigint``'s two's complement.
 
+- ``to_base32`` encodes bytes (a string's UTF-8) in RFC 4648's base32, ``=`` padded;
+  ``from_base32`` decodes to ``binary`` as Apache Commons' lenient decoder does (case
+  ignored, characters outside the alphabet skipped, a last partial byte dropped).
+
 ``crc32``, ``hash`` and ``xxhash64`` are refused with their reason
 (``planner.api.refused``); ``conv`` is not written yet.
 """
@@ -41,4 +45,6 @@ FUNCTIONS = (
     *(plain(name) for name in ("md5", "sha1", "base64", "unbase64", "hex", "unhex", "bin")),
     plain("sha"),
     Function.of("sha2", sha2),
+    plain("to_base32"),
+    plain("from_base32"),
 )

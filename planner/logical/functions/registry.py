@@ -46,6 +46,7 @@ from sparkwire.planner.logical.functions import (
     transcoding,
     windows,
     task_values,
+    spellings,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -53,7 +54,7 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
-             session_info, try_calendar, jsons, transcoding, task_values)
+             session_info, try_calendar, jsons, transcoding, task_values, spellings)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
