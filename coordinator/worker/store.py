@@ -13,9 +13,11 @@ output, so they count against the same budget once and spill beyond it, and drop
 their query like any output, whatever happened to the tasks that read them.
 
 An output's partitions cost memory before any row arrives (``PARTITION_BYTES`` each, the
-bookkeeping of one partition), counted against the same budget from ``create`` until the
-output is dropped: a plan of many tasks of thousands of partitions each is refused with a
-clear error, where it once grew a 512 MiB worker by 1.4 GB that no budget saw.
+bookkeeping of one partition), counted with the batches from ``create`` until the output is
+dropped, and at most half the budget: a plan of many tasks of thousands of partitions each
+is refused with a clear error, where it once grew a 512 MiB worker by 1.4 GB that no budget
+saw. (Bookkeeping cannot spill, so a store full of batches takes it beyond its budget, by
+half at most, and spills the batches that come next.)
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class TaskOutput:
         self.error: SparkwireError | None = None
         self.dropped = False
         self.memory_bytes = 0
+        self.partition_bytes = 0  # of ``memory_bytes``: its partitions' bookkeeping
         self._spill_path: Path | None = None
         self._spill_file: int | None = None
         self._spill_size = 0
@@ -210,13 +213,14 @@ class TaskOutput:
             for part in self.partitions.values():
                 part.entries.clear()
             freed, self.memory_bytes = self.memory_bytes, 0
+            bookkeeping, self.partition_bytes = self.partition_bytes, 0
             if self._spill_file is not None:
                 os.close(self._spill_file)
                 self._spill_file = None
                 if self._spill_path is not None:
                     self._spill_path.unlink(missing_ok=True)
             self.cond.notify_all()
-        self._store._release(freed)
+        self._store._release(freed, bookkeeping)
 
 
 class PartitionStore:
@@ -227,6 +231,7 @@ class PartitionStore:
         self.spill_dir = spill_dir
         self.idle_timeout = idle_timeout
         self.memory_bytes = 0
+        self.partition_bytes = 0  # of ``memory_bytes``: the outputs' partitions' bookkeeping
         self.spilled_bytes = 0
         self._tasks: dict[tuple[str, int, int, int], TaskOutput] = {}  # query, stage, task, attempt
         # Recently dropped queries, so a late open() fails fast instead of waiting; bounded.
@@ -257,17 +262,22 @@ class PartitionStore:
 
     def _output(self, query_id: str, stage: int, task: int, partitions: list[int],
                 attempt: int) -> TaskOutput:
-        """A new output, its partitions' bookkeeping counted against the budget."""
+        """A new output, its partitions' bookkeeping counted against the budget: at most half
+        of it may go to bookkeeping (batches beyond the rest spill; bookkeeping cannot), but
+        for one output's, which a store of any size takes (1 MiB at ``MAX_PARTITIONS``)."""
         overhead = len(partitions) * PARTITION_BYTES
-        if not self._reserve(overhead):
-            raise SparkwireError(
-                f"task {stage}/{task} of query {query_id} would hold {len(partitions)} output "
-                f"partitions ({overhead >> 10} KiB before any row), more than is left of the "
-                f"worker's {self.memory_budget >> 20} MiB partition store "
-                f"({self.memory_bytes >> 20} MiB held); plan fewer partitions or give "
-                "worker.memory more")
+        with self._cond:
+            if self.partition_bytes and self.partition_bytes + overhead > self.memory_budget // 2:
+                raise SparkwireError(
+                    f"task {stage}/{task} of query {query_id} would hold {len(partitions)} output "
+                    f"partitions ({overhead >> 10} KiB before any row), more than is left of "
+                    f"the half of the worker's {self.memory_budget >> 20} MiB partition store "
+                    f"that partitions may take ({self.partition_bytes >> 20} MiB held); plan "
+                    "fewer partitions or give worker.memory more")
+            self.partition_bytes += overhead
+            self.memory_bytes += overhead  # with the batches: new ones spill sooner
         output = TaskOutput(self, query_id, stage, task, partitions, attempt)
-        output.memory_bytes = overhead  # freed with the output (``TaskOutput._drop``)
+        output.memory_bytes = output.partition_bytes = overhead  # freed with it (``_drop``)
         return output
 
     def create_copy(self, key: PartitionKey) -> TaskOutput:
@@ -374,6 +384,7 @@ class PartitionStore:
             self.memory_bytes += nbytes
             return True
 
-    def _release(self, nbytes: int) -> None:
+    def _release(self, nbytes: int, partition_bytes: int = 0) -> None:
         with self._cond:
             self.memory_bytes -= nbytes
+            self.partition_bytes -= partition_bytes

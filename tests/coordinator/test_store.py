@@ -110,16 +110,19 @@ def test_close_wakes_an_open_waiting_for_a_task_that_never_came(tmp_path):
 
 
 def test_output_partitions_count_against_the_budget_before_any_row(tmp_path):
-    """A task's partitions hold memory from the start; a plan asking for more of them than
-    the budget has room for is refused, naming the task, and what was counted goes with the
-    query."""
-    store = PartitionStore(1000 * PARTITION_BYTES, tmp_path, idle_timeout=5)
+    """A task's partitions hold memory from the start, with the batches; a plan asking for
+    more of them than half the budget is refused, naming the task, and what was counted goes
+    with the query. Batches filling the store do not stop a task's partitions (they spill)."""
+    store = PartitionStore(2000 * PARTITION_BYTES, tmp_path, idle_timeout=5)
     store.create("q", 1, 0, list(range(600)))
-    assert store.memory_bytes == 600 * PARTITION_BYTES
+    assert store.memory_bytes == store.partition_bytes == 600 * PARTITION_BYTES
     with pytest.raises(SparkwireError, match=r"task 1/1 of query q would hold 600 output partitions"):
         store.create("q", 1, 1, list(range(600)))
     assert store.memory_bytes == 600 * PARTITION_BYTES and store.partitions_held() == 600
     store.drop_query("q")
-    assert store.memory_bytes == 0
-    store.create("r", 1, 1, list(range(600)))  # room again
+    assert store.memory_bytes == store.partition_bytes == 0
+    full = store.create("r", 1, 0, [0])
+    full.start(pa.schema([("a", pa.int64())]))
+    full.write(0, pa.record_batch({"a": pa.array(range(2000 * PARTITION_BYTES // 8 - 64), pa.int64())}))
+    store.create("r", 1, 1, list(range(600)))  # a full store still takes them
     store.close()

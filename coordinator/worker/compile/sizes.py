@@ -26,16 +26,22 @@ __all__ = ["bounded"]
 _REPEATED = template("length(:s) * CAST(:n AS HUGEINT)")
 _STEPS = template("abs(CAST(:b AS HUGEINT) - :a) // greatest(abs(CAST(:s AS HUGEINT)), 1) + 1")
 _PLACE = template("abs(CAST(:p AS HUGEINT))")
-_AT_MOST = template(f"least(:n, {MAX_VALUE_LENGTH + 1})")
-_TIMES_AT_MOST = template(f"least(:n, {MAX_VALUE_LENGTH} // greatest(length(:s), 1) + 1)")
-_PLACE_AT_MOST = template(f"greatest(least(:p, {MAX_VALUE_LENGTH + 1}), -{MAX_VALUE_LENGTH + 1})")
+# The clamps are CASEs, not least()/greatest(), which skip NULLs: a NULL argument stays NULL.
+_AT_MOST = template(f"CASE WHEN :n > {MAX_VALUE_LENGTH} THEN {MAX_VALUE_LENGTH + 1} ELSE :n END")
+_TIMES_AT_MOST = template(
+    f"CASE WHEN length(:s) * CAST(:n AS HUGEINT) > {MAX_VALUE_LENGTH} "
+    f"THEN {MAX_VALUE_LENGTH} // greatest(length(:s), 1) + 1 ELSE :n END")
+_PLACE_AT_MOST = template(
+    f"CASE WHEN :p > {MAX_VALUE_LENGTH} THEN {MAX_VALUE_LENGTH + 1} "
+    f"WHEN :p < -{MAX_VALUE_LENGTH} THEN -{MAX_VALUE_LENGTH + 1} ELSE :p END")
 # The stop a sequence reaches in at most MAX_VALUE_LENGTH steps (within BIGINT: it lies
 # between the start and the given stop).
 _STOP_AT_MOST = template(
-    f"CAST(CASE WHEN :b >= :a THEN least(CAST(:b AS HUGEINT), "
-    f"CAST(:a AS HUGEINT) + abs(CAST(:s AS HUGEINT)) * {MAX_VALUE_LENGTH}) "
-    f"ELSE greatest(CAST(:b AS HUGEINT), CAST(:a AS HUGEINT) - abs(CAST(:s AS HUGEINT)) * "
-    f"{MAX_VALUE_LENGTH}) END AS BIGINT)")
+    f"CAST(CASE WHEN CAST(:b AS HUGEINT) - :a > abs(CAST(:s AS HUGEINT)) * {MAX_VALUE_LENGTH} "
+    f"THEN CAST(:a AS HUGEINT) + abs(CAST(:s AS HUGEINT)) * {MAX_VALUE_LENGTH} "
+    f"WHEN CAST(:a AS HUGEINT) - :b > abs(CAST(:s AS HUGEINT)) * {MAX_VALUE_LENGTH} "
+    f"THEN CAST(:a AS HUGEINT) - abs(CAST(:s AS HUGEINT)) * {MAX_VALUE_LENGTH} "
+    f"ELSE :b END AS BIGINT)")
 _STEP = template("CASE WHEN :a <= :b THEN 1 ELSE -1 END")
 
 Args = list[exp.Expr]
