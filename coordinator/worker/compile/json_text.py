@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import call, cast, ident
-from sparkwire.coordinator.worker.compile.texts import floating_text, nested_text
+from sparkwire.coordinator.worker.compile.texts import concat, floating_text, nested_text, or_null
 from sparkwire.planner.logical import typenames
 
 #: Leaf types written as DuckDB prints them.
@@ -37,18 +37,18 @@ def json_text(value: exp.Expr, tree: typenames.TypeTree, depth: int = 0) -> exp.
                                                                field, depth))
                    for name, field in zip(tree.fields, tree.args, strict=True)]
         inner = call("concat_ws", exp.Literal.string(","), *members) if members else exp.Literal.string("")
-        text = _concat(exp.Literal.string("{"), inner, exp.Literal.string("}"))
+        text = concat(exp.Literal.string("{"), inner, exp.Literal.string("}"))
         return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
                                     true=exp.Null())], default=text)
     if tree.kind == "array":
-        return _each(value, depth, "[", "]", lambda item: _or_null(json_text(item, tree.args[0], depth + 1)))
+        return _each(value, depth, "[", "]", lambda item: or_null(json_text(item, tree.args[0], depth + 1)))
     if tree.kind == "map":
         key_type, value_type = tree.args
 
         def entry(e: exp.Expr) -> exp.Expr:
             key = _key_text(call("struct_extract", e, "key"), key_type, depth + 1)
             item = json_text(call("struct_extract", e.copy(), "value"), value_type, depth + 1)
-            return _concat(_quoted(key), exp.Literal.string(":"), _or_null(item))
+            return concat(_quoted(key), exp.Literal.string(":"), or_null(item))
 
         return _each(call("map_entries", value), depth, "{", "}", entry)
     return _leaf(value, tree.name)
@@ -71,18 +71,18 @@ def _leaf(value: exp.Expr, name: str) -> exp.Expr:
     if name in ("float64", "float32"):
         text = floating_text(value)
         special = exp.Or(this=call("isnan", value.copy()), expression=call("isinf", value.copy()))
-        return exp.Case(ifs=[exp.If(this=special, true=_concat(exp.Literal.string('"'), text.copy(),
+        return exp.Case(ifs=[exp.If(this=special, true=concat(exp.Literal.string('"'), text.copy(),
                                                                  exp.Literal.string('"')))], default=text)
     if name == "date":
-        return _concat(exp.Literal.string('"'), cast(value, "VARCHAR"), exp.Literal.string('"'))
+        return concat(exp.Literal.string('"'), cast(value, "VARCHAR"), exp.Literal.string('"'))
     if name == "binary":
-        return _concat(exp.Literal.string('"'), call("to_base64", value), exp.Literal.string('"'))
+        return concat(exp.Literal.string('"'), call("to_base64", value), exp.Literal.string('"'))
     raise CompileError(f"to_json of {name} is not supported")
 
 
 def _member(name: exp.Expr, text: exp.Expr) -> exp.Expr:
     """``"name":text``, NULL (left out by ``concat_ws``) where the field is NULL."""
-    return _concat(_quoted(name), exp.Literal.string(":"), text)
+    return concat(_quoted(name), exp.Literal.string(":"), text)
 
 
 def _quoted(text: exp.Expr) -> exp.Expr:
@@ -94,15 +94,4 @@ def _each(items: exp.Expr, depth: int, opening: str, closing: str,
     name = f"__sparkwire_json{depth}"
     each = exp.Lambda(this=text_of(exp.Column(this=ident(name))), expressions=[ident(name)])
     texts = call("array_to_string", call("list_transform", items, each), ",")
-    return _concat(exp.Literal.string(opening), texts, exp.Literal.string(closing))
-
-
-def _or_null(text: exp.Expr) -> exp.Expr:
-    return exp.Coalesce(this=text, expressions=[exp.Literal.string("null")])
-
-
-def _concat(*parts: exp.Expr) -> exp.Expr:
-    text = parts[0]
-    for part in parts[1:]:
-        text = exp.DPipe(this=text, expression=part, safe=False)
-    return text
+    return concat(exp.Literal.string(opening), texts, exp.Literal.string(closing))

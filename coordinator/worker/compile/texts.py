@@ -30,9 +30,9 @@ def nested_text(value: exp.Expr, tree: typenames.TypeTree, depth: int = 0) -> ex
     if tree.kind == "map":
         return _joined(call("map_entries", value), tree, depth, "{", "}", _entry_text)
     if tree.kind == "struct":
-        fields = [_or_null(nested_text(call("struct_extract", value.copy(), name), field, depth))
+        fields = [or_null(nested_text(call("struct_extract", value.copy(), name), field, depth))
                   for name, field in zip(tree.fields, tree.args, strict=True)]
-        text = _concat(exp.Literal.string("{"), *_separated(fields), exp.Literal.string("}"))
+        text = concat(exp.Literal.string("{"), *_separated(fields), exp.Literal.string("}"))
         return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
                                     true=exp.Null())], default=text)
     if tree.name in ("float64", "float32"):
@@ -41,14 +41,14 @@ def nested_text(value: exp.Expr, tree: typenames.TypeTree, depth: int = 0) -> ex
 
 
 def _element_text(item: exp.Expr, tree: typenames.TypeTree, depth: int) -> exp.Expr:
-    return _or_null(nested_text(item, tree, depth))
+    return or_null(nested_text(item, tree, depth))
 
 
 def _entry_text(entry: exp.Expr, tree: typenames.TypeTree, depth: int) -> exp.Expr:
     key_type, value_type = tree.args
     key = nested_text(call("struct_extract", entry, "key"), key_type, depth)
-    value = _or_null(nested_text(call("struct_extract", entry.copy(), "value"), value_type, depth))
-    return _concat(key, exp.Literal.string(" -> "), value)
+    value = or_null(nested_text(call("struct_extract", entry.copy(), "value"), value_type, depth))
+    return concat(key, exp.Literal.string(" -> "), value)
 
 
 def _joined(items: exp.Expr, tree: typenames.TypeTree, depth: int, opening: str, closing: str,
@@ -58,7 +58,7 @@ def _joined(items: exp.Expr, tree: typenames.TypeTree, depth: int, opening: str,
     each = exp.Lambda(this=text_of(exp.Column(this=ident(name)), tree, depth + 1),
                       expressions=[ident(name)])
     texts = call("array_to_string", call("list_transform", items, each), ", ")
-    return _concat(exp.Literal.string(opening), texts, exp.Literal.string(closing))
+    return concat(exp.Literal.string(opening), texts, exp.Literal.string(closing))
 
 
 def _separated(parts: list[exp.Expr]) -> list[exp.Expr]:
@@ -70,11 +70,13 @@ def _separated(parts: list[exp.Expr]) -> list[exp.Expr]:
     return separated
 
 
-def _or_null(text: exp.Expr) -> exp.Expr:
+def or_null(text: exp.Expr) -> exp.Expr:
+    """``text``, or ``null`` where it is NULL (how Spark prints a NULL inside a value)."""
     return exp.Coalesce(this=text, expressions=[exp.Literal.string("null")])
 
 
-def _concat(*parts: exp.Expr) -> exp.Expr:
+def concat(*parts: exp.Expr) -> exp.Expr:
+    """``parts`` joined with ``||`` (NULL if any is)."""
     text = parts[0]
     for part in parts[1:]:
         text = exp.DPipe(this=text, expression=part, safe=False)
