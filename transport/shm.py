@@ -1,6 +1,8 @@
-"""The shared-memory transport: workers are processes on one host, batches are mapped zero-copy.
+"""The shared-memory transport: workers are processes on one host, batches travel in /dev/shm.
 
-Capabilities: zero copy, crosses processes, not hosts, authenticates; ``max_inflight_bytes``
+Capabilities: zero copy (a batch for a client of the same transport instance is handed over;
+across processes the reader copies it out of shared memory once, before validating it), crosses
+processes, not hosts, authenticates; ``max_inflight_bytes``
 is a reader's credit window. Security is the zmq transport's CURVE on the control socket: the
 per-cluster credential besides the 0600 modes of the socket and the segments. Options are the zmq transport's (``credit_bytes``, ``idle_timeout``,
 ``heartbeat``, ``max_streams``) without ``host``. Addresses are ``shm://PATH``, PATH a Unix
@@ -14,7 +16,7 @@ stream while idle for at most 5 s, segments
 ``/dev/shm/sparkwire-<pid>-<server>-<n>`` are ``transport.shm_segments``).
 
 Reclamation: the server pings the peers that still have segments to map, so that a gone one
-fails the send and the server unlinks what it never mapped; a closing server unlinks
+fails the send and the server unlinks what it never opened; a closing server unlinks
 everything under its prefix. Segments and socket directories of processes that died are
 swept, by pid, whenever a server starts or closes (``sweep``).
 """
@@ -150,7 +152,7 @@ class ShmTransport(ZmqTransport):
 
     def close(self) -> None:
         super().close()
-        self._codec.close()  # its readers' cached arena mappings
+        self._codec.close()  # its readers' arena descriptors
         self._local.batches.clear()
 
     @staticmethod

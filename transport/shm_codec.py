@@ -11,8 +11,11 @@ A batch's payload is one descriptor frame naming where its Arrow IPC bytes
 - ``shm NAME SIZE``: a segment of its own (``transport.shm_segments``), when the arena is
   full because the consumer holds on to batches.
 
-The reader maps a segment and unlinks it; ``read_ipc`` gives a batch whose buffers point into
-the mapping, so the memory is freed with the last mapping. What a reader never maps is freed
+The reader opens a segment and unlinks it, and copies the batch's bytes out before it
+validates them (``read_ipc``): a producer is another process, and what it writes into the
+segment after the check must not reach a batch the reader already trusts (a double fetch),
+nor may a segment it truncates fault the reader, as a mapping would. The copy costs about a
+memcpy; an arena allocation is the producer's again as soon as it is copied. What a reader never maps is freed
 by whoever learns of it first: a reader that closes drops what reaches it (``discard``); a
 server's codec keeps, per peer, the names it sent that still exist (``waiting``), and unlinks
 them when the peer is gone (``release``) or everything under its prefix when it closes.
@@ -22,19 +25,21 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import re
 import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import pyarrow as pa
 
 from sparkwire.transport.errors import ConnectionLost, ProtocolError, TransportError
 from sparkwire.transport.ipc import InlineCodec, read_ipc, write_ipc
-from sparkwire.transport.shm_arena import Arena, MappedArena
-from sparkwire.transport.shm_segments import SHM_DIR, map_and_unlink, new_segment, unlink
+from sparkwire.transport.shm_arena import Arena, ReadArena
+from sparkwire.transport.shm_segments import SHM_DIR, new_segment, open_and_unlink, read_at, unlink
 from sparkwire.transport.wire import Frame
 
 INLINE_BELOW = 64 << 10
@@ -44,6 +49,7 @@ IDLE_ARENAS_PER_PEER = 1
 ARENA_IDLE_SECONDS = 5.0
 _FRAME = re.compile(rb"(shm|mem|arena) (sparkwire-[0-9]{1,10}-[0-9a-f]{8}-[0-9]{1,19})((?: [0-9]{1,15}){0,3})")
 _INLINE = InlineCodec()
+T = TypeVar("T")
 
 
 @dataclass
@@ -65,12 +71,12 @@ class ProducerStream:
 
 class ShmCodec:
     """A ``ipc.PayloadCodec`` over segments in /dev/shm; a server's codec also tracks, per
-    peer, what it sent and the peer has not mapped yet. ``current.stream`` is the stream being
+    peer, what it sent and the peer has not opened yet. ``current.stream`` is the stream being
     packed on this thread (``pack`` runs on the stream's worker thread, see ``shm.ShmServer``)."""
 
     def __init__(self, local: Handover, prefix: str = "", arena_bytes: int = 0) -> None:
         self._local, self._prefix, self._arena_bytes = local, prefix, arena_bytes
-        self._arenas: dict[str, MappedArena] = {}
+        self._arenas: dict[str, ReadArena] = {}
         self._count = itertools.count()
         self._lock = threading.Lock()
         self._held: dict[bytes, set[str]] = {}
@@ -122,7 +128,7 @@ class ShmCodec:
 
     def finish(self, stream: ProducerStream) -> None:
         """The stream is over: its arena waits for the peer's next stream (its pages stay
-        faulted, and the peer keeps its mapping), or is retired so the reader may drop it."""
+        faulted, and the peer keeps its descriptor), or is retired so the reader may drop it."""
         arena, stream.arena = stream.arena, None
         if arena is None:
             return
@@ -171,7 +177,7 @@ class ShmCodec:
             unlink(SHM_DIR / name)
 
     def waiting(self) -> list[bytes]:
-        """Forget what peers mapped; the peers that still have segments to map."""
+        """Forget what peers opened; the peers that still have segments to open."""
         with self._lock:
             held = {peer: set(names) for peer, names in self._held.items()}
         mapped = {peer: {n for n in names if not self._exists(n)} for peer, names in held.items()}
@@ -198,7 +204,9 @@ class ShmCodec:
         if self._prefix:
             self._free([p.name for p in SHM_DIR.glob(f"{self._prefix}-*")])
         with self._lock:
-            self._arenas.clear()
+            idle = [n for n, a in self._arenas.items() if not a.users]  # a reader closes its own
+            for name in idle:
+                self._arenas.pop(name).close()
 
     # -- reader side ------------------------------------------------------------------------
     @staticmethod
@@ -211,19 +219,26 @@ class ShmCodec:
             raise ProtocolError("malformed shm batch descriptor")
         return found[1], found[2].decode(), numbers
 
-    def _arena(self, name: str, size: int, start: int, nbytes: int) -> MappedArena:
-        """The reader's mapping of an arena, counting one more allocation seen; drops the
-        mappings of arenas whose streams are over once all their allocations were seen."""
+    def _use(self, name: str, numbers: list[int], use: Callable[[ReadArena, int, int], T]) -> T:
+        """``use(arena, start, nbytes)`` on the reader's descriptor of arena ``name``, counting
+        one more allocation seen; then closes the descriptors of arenas whose streams are over
+        and all of whose allocations were seen, never one that another thread reads."""
+        size, start, nbytes = numbers
         with self._lock:
             arena = self._arenas.get(name)
             if arena is None:
-                arena = self._arenas[name] = MappedArena(map_and_unlink(name, size, writable=True))
+                arena = self._arenas[name] = ReadArena(open_and_unlink(name, size, writable=True), size)
             if not arena.holds(start, nbytes):
                 raise ProtocolError(f"allocation {start}+{nbytes} outside arena {name}")
             arena.seen += 1
-            for done in [n for n, a in self._arenas.items() if a.over()]:
-                del self._arenas[done]
-        return arena
+            arena.users += 1
+        try:
+            return use(arena, start, nbytes)
+        finally:
+            with self._lock:
+                arena.users -= 1
+                for done in [n for n, a in self._arenas.items() if not a.users and (self._closed or a.over())]:
+                    self._arenas.pop(done).close()
 
     def unpack(self, frames: Sequence[Frame], schema: pa.Schema) -> pa.RecordBatch:
         kind, name, numbers = self._parse(frames)
@@ -235,15 +250,19 @@ class ShmCodec:
                 raise ConnectionLost(f"batch {name} is gone: its worker closed")
             return batch
         if kind == b"shm":
-            return read_ipc(pa.py_buffer(map_and_unlink(name, numbers[0], writable=False)), schema)
-        size, start, nbytes = numbers
-        arena = self._arena(name, size, start, nbytes)
-        return read_ipc(arena.batch_buffer(start, nbytes), schema)  # frees the allocation with the batch
+            fd = open_and_unlink(name, numbers[0], writable=False)
+            try:
+                return read_ipc(read_at(fd, 0, numbers[0]), schema)
+            finally:
+                os.close(fd)
+        # Validated on our own copy: what the producer writes into the arena later cannot
+        # reach it (a double fetch), and the allocation is the producer's again at once.
+        return read_ipc(self._use(name, numbers, ReadArena.read), schema)
 
     def discard(self, frames: Sequence[Frame]) -> None:
         with contextlib.suppress(ProtocolError, ConnectionLost):
             kind, name, numbers = self._parse(frames)
             if kind == b"arena":
-                self._arena(name, *numbers).free(numbers[1])
+                self._use(name, numbers, lambda arena, start, _nbytes: arena.free(start))
             elif kind != b"ipc":
                 self._free([name])

@@ -1,4 +1,5 @@
-"""What only the shared-memory transport has: batches mapped from /dev/shm across processes,
+"""What only the shared-memory transport has: batches through /dev/shm across processes, copied
+out before they are checked,
 segments reclaimed whoever stops first (reader, cancel, a killed worker, a vanished reader),
 private sockets and segments, and nothing left in /dev/shm after the suite."""
 
@@ -6,6 +7,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -14,9 +18,11 @@ import pytest
 from tests.transport.conftest import remote_process, wait_until
 from tests.transport.remote_service import command
 from sparkwire.transport.base import PartitionKey
-from sparkwire.transport.errors import ConfigError, ConnectionLost, QueryCancelled, Timeout
+from sparkwire.transport.errors import ConfigError, ConnectionLost, ProtocolError, QueryCancelled, Timeout
 from sparkwire.transport.registry import create_transport
 from sparkwire.transport.shm import ShmTransport
+from sparkwire.transport.shm_arena import HEADER
+from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
 from sparkwire.transport.shm_segments import SHM_DIR, sweep
 from sparkwire.transport.stream import PartitionReader
 from tests.credentials import SECURITY
@@ -104,21 +110,94 @@ def test_socket_and_segments_are_private_and_removed_on_close():
         reader.close()
 
 
-def test_batches_are_mapped_from_shared_memory_in_another_process():
+def test_batches_from_another_process_are_copied_out_of_shared_memory():
     with ShmTransport(security=SECURITY) as transport, remote_process("shm") as (proc, address):
         client = transport.connect(address)
         client.deliver(big("z", 3))
         batches = list(client.read(PartitionKey("z", 0, 0, 0), 10))
         assert [b.num_rows for b in batches] == [MiB // 8] * 3
-        spans = mappings()
-        for batch in batches:
-            for buffer in batch.column(0).buffers():
-                if buffer is None:
-                    continue
-                owner = [name for low, high, name in spans if low <= buffer.address < high]
-                assert owner and owner[0].startswith(f"/dev/shm/sparkwire-{proc.pid}-"), owner
-                assert owner[0].endswith("(deleted)"), "a mapped segment must be unlinked already"
+        rows = MiB // 8  # value = row number (one column, one partition: remote_service)
+        assert [b.column(0).to_pylist() for b in batches] == [
+            list(range(b * rows, (b + 1) * rows)) for b in range(3)]
+        mapped = [name for _, _, name in mappings() if "/dev/shm/sparkwire-" in name]
+        assert not mapped, f"the reader maps what its producer can still write: {mapped}"
         client.close()
+
+
+def _producer_and_reader(arena_bytes: int = 8 * MiB) -> tuple[ShmCodec, ShmCodec]:
+    producer = ShmCodec(Handover(), f"sparkwire-{os.getpid()}-{os.urandom(4).hex()}", arena_bytes)
+    producer.current.stream = ProducerStream(b"another process")
+    return producer, ShmCodec(Handover())
+
+
+def test_a_producer_cannot_change_or_fault_a_batch_after_the_reader_checked_it():
+    """A producer is another process that can still write the segment: rewriting a batch the
+    reader validated (a double fetch) or truncating the segment under it must neither change
+    the batch nor crash the reader."""
+    producer, reader = _producer_and_reader()
+    batch = pa.record_batch({"s": [f"row {i}" for i in range(20_000)], "n": pa.array(range(20_000))})
+    frames = producer.pack(batch)
+    assert bytes(frames[0]).startswith(b"arena ")
+    arena = producer.current.stream.arena
+    held = os.open(SHM_DIR / arena.name, os.O_RDWR)  # as the producer's process could
+    got = reader.unpack(frames, batch.schema)
+    arena.writable[:] = b"\xff" * arena.size  # everything, the batch's offsets included
+    got.validate(full=True)
+    assert got.equals(batch)
+
+    second = producer.pack(batch)  # the reader holds this arena open now: cut it short
+    os.ftruncate(held, 0)
+    os.close(held)
+    with pytest.raises(ProtocolError, match="ended .* early"):
+        reader.unpack(second, batch.schema)
+    producer.close()
+    reader.close()
+
+
+_FLIPPER = """
+import mmap, os, signal, sys
+path, start = sys.argv[1], int(sys.argv[2])
+fd = os.open(path, os.O_RDWR)
+view = memoryview(mmap.mmap(fd, os.fstat(fd).st_size))
+true = bytes(view[start:])
+noise = os.urandom(len(true))
+stopping = []
+signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+print("ready", flush=True)
+while not stopping:
+    view[start:] = noise
+    view[start:] = true
+view[start:] = noise
+"""
+
+
+def test_a_writer_racing_the_reader_never_gets_an_unchecked_batch_through():
+    """Another process flips a sent batch between noise and its true bytes while the reader
+    reads it again and again: each read is refused or gives the true batch, which stays so
+    after the writer has left noise behind."""
+    producer, reader = _producer_and_reader()
+    batch = pa.record_batch({"s": [f"value {i}" for i in range(10_000)]})
+    frames = producer.pack(batch)
+    path = SHM_DIR / producer.current.stream.arena.name
+    writer = subprocess.Popen([sys.executable, "-c", _FLIPPER, str(path), str(HEADER)],
+                              stdout=subprocess.PIPE, text=True)
+    kept, refused, deadline = [], 0, time.monotonic() + 10
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "ready\n"
+        while (not kept or not refused) and time.monotonic() < deadline:
+            try:
+                kept.append(reader.unpack(frames, batch.schema))
+            except ProtocolError:
+                refused += 1
+    finally:
+        writer.terminate()
+        assert writer.wait(10) == 0
+    assert kept and refused, f"the race showed nothing: {len(kept)} read, {refused} refused"
+    for got in kept:
+        got.validate(full=True)
+        assert got.equals(batch)
+    producer.close()
+    reader.close()
 
 
 def test_segments_are_freed_after_an_early_close_and_a_cancel():
