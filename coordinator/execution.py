@@ -67,6 +67,8 @@ class Calls(Protocol):
 
     def cancel(self, query_id: str) -> None: ...
 
+    def finished(self, query_id: str) -> None: ...
+
 
 class QueryResult(Closeable):
     """The result stream of one query: ``schema``, iteration, ``metrics``, ``close()``.
@@ -210,6 +212,16 @@ class QueryResult(Closeable):
             if self._awaited.get((run.stage, run.task)) == run:
                 del self._awaited[(run.stage, run.task)]
                 self._heard.notify_all()
+
+    def interrupt(self, reason: str) -> bool:
+        """Stop the query as ``SparkSession.interrupt*`` does: its reader gets
+        ``QueryCancelled(reason)``, every worker cancels its tasks (DuckDB interrupted). True
+        if it was still running."""
+        with self._lock:
+            running = not (self._closed or self._complete or self._failure is not None)
+        if running:
+            self._fail(QueryCancelled(reason, condition="SPARK_JOB_CANCELLED"))
+        return running
 
     def _fail(self, exc: SparkwireError) -> None:
         """The query fails with ``exc``, unless it failed or closed already: stop it
@@ -404,7 +416,7 @@ class QueryResult(Closeable):
                 self._failure = exc
             failure = self._failure
         self._coordinator.cancel(self.query_id)
-        if isinstance(failure, QueryError):
+        if isinstance(failure, (QueryError, QueryCancelled)):  # nothing more precise to wait for
             return failure
         self._coordinator.statuses.flush(_FAILURE_GRACE)
         with self._lock:
@@ -437,6 +449,7 @@ class QueryResult(Closeable):
             self._heard.notify_all()
         self.metrics.seconds = time.perf_counter() - self.metrics.started
         self._coordinator.statuses.forget(self.query_id)
+        self._coordinator.finished(self.query_id)
         self._coordinator.cancel(self.query_id)
         if self._reader is not None:
             self._reader.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 
 from sparkwire.coordinator import delivery
 from sparkwire.coordinator.adaptive import Policy, barriers
@@ -42,14 +43,19 @@ class QueryCoordinator(Closeable):
         self._members_lock = threading.Lock()
         # What each worker was last told of the membership, and the cluster's losses then.
         self._told: dict[str, tuple[frozenset[str], int]] = {}
+        # The queries not closed yet, with their job tags: what ``interrupt`` may stop.
+        self._running: dict[str, tuple[QueryResult, frozenset[str]]] = {}
+        self._running_lock = threading.Lock()
         self._calls = delivery.FanOut()
         self.statuses = StatusChannel(cluster.losses, shutdown=settings.timeouts.shutdown)
         cluster.driver.take_statuses(self.statuses.put)
 
-    def execute(self, plan: StagedPlan, progress: Progress | None = None) -> QueryResult:
-        """Run ``plan``. A worker lost while the plans are being delivered means starting
-        over under a new query id (nothing has run that matters yet); once started, losses
-        are recovered task by task (``QueryResult``)."""
+    def execute(self, plan: StagedPlan, progress: Progress | None = None,
+                tags: frozenset[str] = frozenset()) -> QueryResult:
+        """Run ``plan``, under the caller's job ``tags`` (``interrupt``). A worker lost while
+        the plans are being delivered means starting over under a new query id (nothing has
+        run that matters yet); once started, losses are recovered task by task
+        (``QueryResult``)."""
         for start in range(1, MAX_ATTEMPTS + 1):
             losses = self.cluster.losses()
             policy = self.policy()
@@ -57,6 +63,8 @@ class QueryCoordinator(Closeable):
             scheduler = Scheduler(plan, self.live_workers(), self.cluster.driver_address, held)
             result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses,
                                  policy)
+            with self._running_lock:  # from before it starts: starting can take the whole query
+                self._running[result.query_id] = (result, tags)
             try:
                 result.start()
             except SparkwireError as exc:
@@ -118,6 +126,22 @@ class QueryCoordinator(Closeable):
         self._tell_members()
         dead = set(self.cluster.dead())
         return [address for address in self.cluster.addresses if address not in dead]
+
+    def interrupt(self, chosen: Callable[[str, frozenset[str]], bool],
+                  reason: Callable[[str], str]) -> list[str]:
+        """Interrupt the running queries ``chosen(query_id, tags)`` picks (PySpark's
+        ``interruptAll``/``interruptTag``/``interruptOperation``); the ids of those that were
+        still running. Each fails with ``QueryCancelled`` and is cancelled on every worker."""
+        with self._running_lock:
+            picked = [result for query_id, (result, tags) in self._running.items()
+                      if chosen(query_id, tags)]
+        return [result.query_id for result in picked
+                if result.interrupt(reason(result.query_id))]
+
+    def finished(self, query_id: str) -> None:
+        """The query closed: it can no longer be interrupted."""
+        with self._running_lock:
+            self._running.pop(query_id, None)
 
     def cancel(self, query_id: str) -> None:
         """Cancel the query on every worker and the driver at once, waiting at most the

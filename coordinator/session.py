@@ -153,6 +153,28 @@ class Session(Closeable):
     def clearTags(self) -> None:  # noqa: N802 - PySpark's name
         self._tags.clear()
 
+    def interruptAll(self) -> list[str]:  # noqa: N802 - PySpark's name
+        """Stop every query of this session still running, from any thread: each fails with
+        ``QueryCancelled`` (Spark's ``SPARK_JOB_CANCELLED``) and its tasks are cancelled on
+        every worker. The ids of the queries interrupted."""
+        return self._coordinator.interrupt(
+            lambda _query, _tags: True,
+            lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled as part of cancellation of all jobs")
+
+    def interruptTag(self, tag: str) -> list[str]:  # noqa: N802 - PySpark's name
+        """Stop the running queries started under job tag ``tag`` (``addTag``)."""
+        return self._coordinator.interrupt(
+            lambda _query, tags: tag in tags,
+            lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled part of cancelled job tags {tag}")
+
+    def interruptOperation(self, op_id: str) -> list[str]:  # noqa: N802 - PySpark's name
+        """Stop the running query whose id is ``op_id`` (as ``interruptAll`` and
+        ``interruptTag`` return them); [] when none such runs. Spark's operation ids are
+        numbers, ours are the query ids."""
+        return self._coordinator.interrupt(
+            lambda query, _tags: query == op_id,
+            lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled as part of cancellation of the operation")
+
     def stop(self) -> None:
         """``close()``, PySpark's name for it."""
         self.close()
@@ -274,7 +296,7 @@ class Session(Closeable):
             self.uncache(plan)
 
     def execute(self, plan: StagedPlan) -> QueryResult:
-        result = self._coordinator.execute(plan, self.progress)
+        result = self._coordinator.execute(plan, self.progress, frozenset(self._tags.get()))
         self._last = result
         return result
 
