@@ -38,7 +38,8 @@ from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineIn
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
-from sparkwire.coordinator.worker.files import check_files, check_output_directory
+from sparkwire.coordinator.worker.files import (check_files, check_output_directory, recheck_files,
+                                                unblock_fifos)
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.pieces import Pieces, PieceTarget
 from sparkwire.coordinator.worker.compile import (
@@ -106,6 +107,7 @@ class _Task:
         self.cancelled.set()
         if self.engine is not None:
             self.engine.interrupt()
+        unblock_fifos(self.compiled.files)  # DuckDB may be stuck opening one: an interrupt waits
         self.reads.close()
 
 
@@ -298,6 +300,7 @@ class Worker:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
+                recheck_files(task.compiled.files, self.settings.worker.engine.data_roots)
                 for name, source in inputs:
                     if isinstance(source, RowGroupTable):
                         engine.register_row_groups(name, source.splits)

@@ -53,10 +53,12 @@ class Running:
             self.finished.set()
 
     def busy(self) -> bool:
-        """The worker process is computing (more than half a core over 0.3 s)."""
+        """The worker process is computing: over a sixth of a core for 0.3 s (a loaded CI
+        machine shares its two cores with the suite's other worker; an idle worker only
+        beats its heart)."""
         before = _cpu_seconds(self.worker)
         time.sleep(0.3)
-        return _cpu_seconds(self.worker) - before > 0.15
+        return _cpu_seconds(self.worker) - before > 0.05
 
 
 def _cross_join(s: Session) -> DataFrame:  # 4e10 rows: minutes, unless stopped
@@ -101,7 +103,7 @@ def test_interrupt_tag_stops_only_the_queries_under_that_tag(session):
     query = Running(session, _cross_join, tag="nightly")
     assert wait_until(query.busy, 30)
     assert session.interruptTag("adhoc") == []  # another tag: left running
-    assert not query.finished.wait(0.5) and query.busy()
+    assert not query.finished.wait(0.5)
     ids = _stops(query, lambda: session.interruptTag("nightly"))
     assert len(ids) == 1 and "nightly" in str(query.error)
     assert session.interruptOperation(ids[0]) == []  # over already
@@ -110,10 +112,11 @@ def test_interrupt_tag_stops_only_the_queries_under_that_tag(session):
 
 
 def test_interrupt_operation_stops_the_query_by_its_id(session):
+    before = set(session._coordinator._running)  # noqa: SLF001 - the ids interruptAll would give
     query = Running(session, _explode, tag="by-id")
     assert wait_until(query.busy, 30)
     assert session.interruptOperation("no-such-query") == []
-    (running,) = session._coordinator._running  # noqa: SLF001 - its id, as interruptAll would give
+    (running,) = set(session._coordinator._running) - before  # noqa: SLF001
     ids = _stops(query, lambda: session.interruptOperation(running))
     assert ids == [running]
     _serves_next(session)
