@@ -108,6 +108,8 @@ class ProcessCluster(ClusterBase):
         """Restart every worker process that has exited, under its old worker id, so a
         query after a worker's death runs on a full cluster instead of failing on it."""
         with self._replacing:
+            if self._closed:  # its workers are stopping, its credentials going: none anew
+                return
             for index, proc in enumerate(self._procs):
                 if proc.poll() is None:
                     continue
@@ -155,6 +157,8 @@ class ProcessCluster(ClusterBase):
         return [proc.poll() is None for proc in self._procs]
 
     def _stop_workers(self) -> None:
+        with self._replacing:  # a replacement being started is in the list once this returns
+            pass
         for proc in self._procs:
             if proc.stdin is not None:
                 try:
