@@ -94,6 +94,9 @@ class TimeoutSettings(_Section):
     shutdown: float = Field(default=10.0, gt=0)  # for worker threads to stop on close
     # for every worker to answer a query's cancel at its end; a slower one is not waited for
     cancel: float = Field(default=2.0, gt=0)
+    # for one task to run on its worker; past it the task is stopped and its query fails (a
+    # task run again would take as long), so that no task holds a slot for good
+    task: float = Field(default=3600.0, gt=0)
 
 
 class Settings(BaseSettings):

@@ -266,6 +266,9 @@ class Worker:
                 continue
             with self._lock:
                 self._running.setdefault(task.plan.query_id, set()).add(task)
+            deadline = threading.Timer(self.settings.timeouts.task, self._overran, (task,))
+            deadline.daemon = True
+            deadline.start()
             try:
                 self._run(task)
             except BaseException as exc:  # noqa: BLE001 - the slot must outlive any task
@@ -275,6 +278,7 @@ class Worker:
                     message = redact(f"{type(exc).__name__}: {exc}", task.compiled.files)
                     self._fail(task, TaskFailed(f"worker {self.worker_id}: {message}"))
             finally:
+                deadline.cancel()
                 self._whole_inputs.give(task.reads.held)
                 self._shared.release(input_keys(task.plan))
                 with self._lock:
@@ -283,6 +287,14 @@ class Worker:
                         peers.discard(task)
                         if not peers:
                             del self._running[task.plan.query_id]
+
+    def _overran(self, task: _Task) -> None:
+        """``task`` ran past ``timeouts.task``: it fails, then is stopped like a cancelled one."""
+        limit = self.settings.timeouts.task
+        self._fail(task, QueryError(
+            f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}: ran longer "
+            f"than timeouts.task ({limit:g} s) and was stopped"))
+        task.cancel()
 
     def _run(self, task: _Task) -> None:
         plan, output = task.plan, task.output

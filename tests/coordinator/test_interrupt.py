@@ -15,7 +15,7 @@ import pytest
 from sparkwire.coordinator import Session
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.dataframe import DataFrame
-from sparkwire.transport.errors import QueryCancelled
+from sparkwire.transport.errors import QueryCancelled, QueryError
 from tests.transport.conftest import wait_until
 
 #: Seconds a stopped query and a quiet worker get; the target is 1 s, slack for a loaded CI.
@@ -120,3 +120,13 @@ def test_interrupt_operation_stops_the_query_by_its_id(session):
     ids = _stops(query, lambda: session.interruptOperation(running))
     assert ids == [running]
     _serves_next(session)
+
+
+def test_a_task_past_its_deadline_is_stopped_and_fails_its_query():
+    with Session(workers=1, worker={"task_slots": 1}, timeouts={"task": 1.0}) as s:
+        started = time.monotonic()
+        with pytest.raises(QueryError, match=r"ran longer than timeouts.task \(1 s\)"):
+            _cross_join(s).collect()
+        assert time.monotonic() - started < 1 + STOPS_WITHIN
+        assert wait_until(lambda: not s.cluster.workers[0]._running, STOPS_WITHIN)
+        _serves_next(s)
