@@ -1,6 +1,7 @@
 """``EXISTS (q)`` and ``x IN (q)`` where a semi or anti join cannot stand for them: under
 OR (TPC-DS Q10 and Q35's ``EXISTS (web) OR EXISTS (catalog)``, Q45's ``zip IN (...) OR
-item IN (SELECT ...)``), under a NOT of more than the predicate itself, inside a CASE. Each
+item IN (SELECT ...)``), under a NOT of more than the predicate itself, inside a CASE, in
+the SELECT list of a query that does not aggregate (``outputs``). Each
 becomes a **mark**: a boolean the condition then reads like any column, as DuckDB's and
 DataFusion's mark joins make it. Here it is built from ordinary operators, so the cutter
 plans it as it plans any join (the subquery's side broadcast when small, else both sides
@@ -50,13 +51,15 @@ def predicate_subqueries(condition: exp.Expr) -> list[exp.Expr]:
     ]
 
 
-def marked(relation: Relation, condition: exp.Expr, ctx: Context) -> tuple[Relation, exp.Expr]:
+def marked(relation: Relation, condition: exp.Expr, ctx: Context,
+           value: bool = False) -> tuple[Relation, exp.Expr]:
     """``relation`` with a mark joined in for each predicate subquery of ``condition`` (a
-    WHERE conjunct), and the condition reading the marks instead (columns by their internal
-    names, which ``subqueries`` resolves as they are)."""
+    WHERE conjunct, or with ``value`` an expression whose value is kept: a SELECT item,
+    where NULL and FALSE differ), and the condition reading the marks instead (columns by
+    their internal names, which ``subqueries`` resolves as they are)."""
     replaced = condition.copy()
     for node in predicate_subqueries(replaced):
-        exact = not _null_as_false(node, replaced)
+        exact = value or not _null_as_false(node, replaced)
         if isinstance(node, exp.In):
             relation, mark = _in_mark(relation, node, exact, ctx)
         else:

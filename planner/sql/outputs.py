@@ -10,7 +10,8 @@ them before normalisation (``planner.sql.naming``). A generator in the SELECT li
 window function of an aggregating SELECT above the aggregate (``planner.logical.aggregation``).
 ORDER BY keys that are no outputs are computed as hidden items (``planner.sql.ordering``).
 Scalar subqueries in the SELECT list, HAVING and hidden ORDER BY keys are joined in as
-one-row columns (``planner.sql.scalars``).
+one-row columns (``planner.sql.scalars``); ``EXISTS`` and ``IN`` subqueries of a SELECT list
+that does not aggregate as marks (``planner.sql.marks``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from sparkwire.planner.logical.analyzer import Attribute, Relation, Scope, fresh
 from sparkwire.planner.logical.grouping_sets import GroupingSet, expand, over_expanded, refuse_grouping
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.plan import Filter, Limit, Project, Sort
+from sparkwire.planner.sql.context import Context
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
+from sparkwire.planner.sql.marks import marked, predicate_subqueries
 from sparkwire.planner.sql.grouping import group_by
 from sparkwire.planner.sql.scalars import Value, joined, lifted
 from sparkwire.planner.sql.syntax import has_subquery
@@ -36,13 +39,15 @@ from sparkwire.planner.logical.windowing import pull_windows
 
 
 def project_or_aggregate(
-    node: exp.Select, relation: Relation, value: Value, hidden: Sequence[exp.Ordered] = (),
+    node: exp.Select, relation: Relation, value: Value, ctx: Context,
+    hidden: Sequence[exp.Ordered] = (),
 ) -> Relation:
     """The SELECT list, grouped and aggregated when GROUP BY, HAVING or an aggregate
     asks for it; ``value`` translates an uncorrelated scalar subquery of the SELECT list,
     HAVING or a hidden key (``planner.sql.scalars``), joined in before projecting or after
-    aggregating. The ``hidden`` ORDER BY keys (``planner.sql.ordering``) are computed as
-    more items, after the SELECT list."""
+    aggregating; an ``EXISTS``/``IN`` subquery of a SELECT item that does not aggregate
+    becomes a mark joined in before projecting (``planner.sql.marks``). The ``hidden`` ORDER
+    BY keys (``planner.sql.ordering``) are computed as more items, after the SELECT list."""
     columns = relation.attrs  # what * means, without generated columns
     generator, relation, added = _generator(node, relation)
     written = [item for item in node.expressions if item is not generator and not _is_star(item)]
@@ -50,6 +55,9 @@ def project_or_aggregate(
     clauses = [*written, *(key.this for key in hidden), *([having.this] if having is not None else [])]
     lifted_clauses, values = lifted(clauses, value)
     by_id = {id(original): copy for original, copy in zip(clauses, lifted_clauses, strict=True)}
+    marks = [item for item in written if predicate_subqueries(by_id[id(item)])]
+    for item in marks:
+        relation, by_id[id(item)] = marked(relation, by_id[id(item)], ctx, value=True)
     scope = Scope([*relation.attrs, *(v.attrs[-1] for v in values)])
     items: list[tuple[str, ex.Expr]] = []
     for item in node.expressions:
@@ -74,6 +82,8 @@ def project_or_aggregate(
         condition = scope.resolve(expression(by_id[id(having.this)]))
     group = node.args.get("group")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
+    if grouped and marks:
+        raise unsupported(marks[0], "an EXISTS or IN subquery in the SELECT list of an aggregating query")
     if not grouped:
         refuse_grouping([e for _, e in items])
         return _projected(joined(relation, values), items)

@@ -82,10 +82,10 @@ def _select(node: exp.Select, ctx: Context) -> Relation:
     inline_windows(node)
     source = relation
     value = partial(uncorrelated_value, ctx=ctx)
-    relation = project_or_aggregate(node, source, value)
+    relation = project_or_aggregate(node, source, value, ctx)
     hidden = hidden_order_keys(node, relation)
     if hidden:  # SELECT again, computing the keys too: rare, and planning is cheap
-        relation = project_or_aggregate(node, source, value, hidden)
+        relation = project_or_aggregate(node, source, value, ctx, hidden)
     if node.args.get("distinct") is not None:
         keys = tuple(ex.NamedExpr(name=a.internal, expr=a.column) for a in relation.attrs)
         relation = Relation(Aggregate(input=relation.plan, keys=keys, aggregates=()), relation.attrs)

@@ -73,6 +73,14 @@ QUERIES = {
     "grouped_in_under_or": (
         "select * from t where x < 2 or k in (select k from u group by k having count(*) > 1)"
     ),
+    # EXISTS and IN in the SELECT list: marks whose NULLs are kept (SQL's three values)
+    "exists_in_select_list": "select k, exists (select * from u where u.k = t.k and u.w > 1) e from t",
+    "in_in_select_list_with_nulls": "select k, k in (select k from u) i, x not in (select w from u) n from t",
+    "correlated_in_in_select_list": "select k, x in (select w + 1 from u where u.k = t.k) i from t",
+    "exists_in_case_in_select_list": (
+        "select k, case when exists (select * from v where v.k = t.k) then x else -x end c, "
+        "k in (select k from v) or x > 4 o from t"
+    ),
     # a correlated scalar subquery whose group is missing reads its value over no rows
     "count_of_a_missing_group": "select * from t where (select count(*) from u where u.k = t.k) = 0",
     "count_plus_one_under_or": "select * from t where (select count(w) + 1 from u where u.k = t.k) = 1 or x > 8",

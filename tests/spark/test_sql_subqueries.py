@@ -1,4 +1,4 @@
-"""Subqueries under OR, NOT and CASE (mark joins, ``planner.sql.marks``) and correlated
+"""Subqueries under OR, NOT and CASE and in the SELECT list (mark joins, ``planner.sql.marks``) and correlated
 counts against real PySpark, on 1 and 3 workers: names, types and values must match. The
 point is SQL's three-valued logic: ``x IN (q)`` unmatched is NULL when ``x`` is NULL or
 ``q`` holds a NULL, so ``NOT (x IN (q))`` keeps no such row; a correlated ``count(*)`` over
@@ -40,3 +40,18 @@ QUERY = " UNION ALL ".join(f"SELECT {i} AS c, g, a FROM t WHERE {c}" for i, c in
 @pytest.mark.slow
 def test_subqueries_under_or_not_and_case_match_pyspark(spark, sessions) -> None:
     assert_same(sql(QUERY), [DATA], spark, sessions)
+
+
+#: EXISTS and IN in the SELECT list (marks kept as values), where Spark 4.3 and SQL agree: no
+#: NULL probe and no NULL among the subquery's values (see the module docstring).
+SELECT_LIST = (
+    "SELECT g, a, EXISTS (SELECT 1 FROM t s WHERE s.b = t.a) AS e, "
+    "coalesce(a, 0) IN (SELECT b FROM t WHERE b IS NOT NULL) AS i, "
+    "CASE WHEN EXISTS (SELECT 1 FROM t s WHERE s.g = t.g AND s.b > 4) THEN 'many' ELSE 'few' END AS c, "
+    "NOT EXISTS (SELECT 1 FROM t s WHERE s.a = t.b) AS n FROM t"
+)
+
+
+@pytest.mark.slow
+def test_exists_and_in_in_the_select_list_match_pyspark(spark, sessions) -> None:
+    assert_same(sql(SELECT_LIST), [DATA], spark, sessions)
