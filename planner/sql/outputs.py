@@ -31,6 +31,7 @@ from sparkwire.planner.sql.context import Context
 from sparkwire.planner.sql.expressions import expression, sort_key, unsupported
 from sparkwire.planner.sql.generators import generated, is_generator, select_generator
 from sparkwire.planner.sql.marks import marked, predicate_subqueries
+from sparkwire.planner.sql.subqueries import correlated_subqueries, scalar_columns
 from sparkwire.planner.sql.grouping import group_by
 from sparkwire.planner.sql.scalars import Value, joined, lifted
 from sparkwire.planner.sql.syntax import has_subquery
@@ -52,9 +53,17 @@ def project_or_aggregate(
     generator, relation, added = _generator(node, relation)
     written = [item for item in node.expressions if item is not generator and not _is_star(item)]
     having = node.args.get("having")
-    clauses = [*written, *(key.this for key in hidden), *([having.this] if having is not None else [])]
+    # correlated scalar subqueries of the SELECT list: joined in as columns, first
+    correlated = {id(item): item for item in written if correlated_subqueries(item, ctx)}
+    defaults: dict[str, ex.Expr] = {}
+    for key, item in list(correlated.items()):
+        relation, correlated[key], more = scalar_columns(relation, item, ctx)
+        defaults.update(more)
+    clauses = [*(correlated.get(id(item), item) for item in written), *(key.this for key in hidden),
+               *([having.this] if having is not None else [])]
     lifted_clauses, values = lifted(clauses, value)
-    by_id = {id(original): copy for original, copy in zip(clauses, lifted_clauses, strict=True)}
+    originals = [*written, *(key.this for key in hidden), *([having.this] if having is not None else [])]
+    by_id = {id(original): copy for original, copy in zip(originals, lifted_clauses, strict=True)}
     marks = [item for item in written if predicate_subqueries(by_id[id(item)])]
     for item in marks:
         relation, by_id[id(item)] = marked(relation, by_id[id(item)], ctx, value=True)
@@ -72,7 +81,8 @@ def project_or_aggregate(
         name = item.alias_or_name
         written_value = by_id[id(item)]
         written_value = written_value.unalias() if isinstance(written_value, exp.Alias) else written_value
-        items.append((name, scope.resolve(expression(written_value))))
+        items.append((name, scope.resolve(expression(written_value), first=lambda n: (
+            defaults.get(n.name) if isinstance(n, ex.Column) else None))))
     taken = {name.casefold() for name, _ in items}
     items.extend((fresh("_sort", taken), scope.resolve(expression(by_id[id(key.this)]))) for key in hidden)
     condition = None
@@ -82,8 +92,9 @@ def project_or_aggregate(
         condition = scope.resolve(expression(by_id[id(having.this)]))
     group = node.args.get("group")
     grouped = group is not None or having is not None or any(has_aggregate(e) for _, e in items)
-    if grouped and marks:
-        raise unsupported(marks[0], "an EXISTS or IN subquery in the SELECT list of an aggregating query")
+    if grouped and (marks or correlated):
+        raise unsupported((marks or list(correlated.values()))[0],
+                          "a correlated or EXISTS/IN subquery in the SELECT list of an aggregating query")
     if not grouped:
         refuse_grouping([e for _, e in items])
         return _projected(joined(relation, values), items)

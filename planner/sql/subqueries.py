@@ -5,7 +5,8 @@
   keys, anything else the residual: Q21's ``l2.l_suppkey <> l1.l_suppkey``);
 - ``x IN (q)`` a semi join on ``x = q's column``; ``NOT x IN (q)`` a null-aware anti join
   (``NOT IN`` semantics, a NULL in ``q`` keeps nothing);
-- a scalar subquery in a condition: uncorrelated, any query, a cross join with its one
+- a scalar subquery in a condition (or, correlated, in a SELECT list: ``scalar_columns``,
+  for ``planner.sql.outputs``): uncorrelated, any query, a cross join with its one
   row (which the cutter broadcasts; ``planner.sql.scalars``, with Spark's check that it
   returned at most one row); correlated by equalities, ``q`` grouped by its correlated
   columns and joined on them, a value that is no aggregate checked per group
@@ -153,16 +154,31 @@ def _sourcetables_of(select: exp.Select, ctx: Context) -> tuple[set[str], list[e
 
 def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: Context) -> Relation:
     """A condition holding scalar subqueries: each one joined in as a column, then the
-    condition is a plain filter over it. An uncorrelated one is any query, one row with
-    Spark's row check (``planner.sql.scalars``); a correlated one is grouped by its
-    correlated columns and joined on them (see the module's docstring for which join)."""
+    condition is a plain filter over it (``scalar_columns``)."""
+    relation, replaced, defaults = scalar_columns(relation, node, ctx, filtering=True)
+    predicate = _resolve_internal(relation, expression(replaced))
+    predicate = transform(predicate, lambda n: defaults.get(n.name) if isinstance(n, ex.Column) else None)
+    return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
+
+
+def scalar_columns(
+    relation: Relation, node: exp.Expr, ctx: Context, filtering: bool = False,
+) -> tuple[Relation, exp.Expr, dict[str, ex.Expr]]:
+    """``relation`` with each scalar subquery of ``node`` joined in as a column, a copy of
+    ``node`` naming those columns instead, and what each column reads where a correlated
+    subquery's group is missing (by column; the value over no rows, a ``count`` 0). An
+    uncorrelated one is any query, one row with Spark's row check (``planner.sql.scalars``);
+    a correlated one is grouped by its correlated columns and joined on them: an inner join
+    where ``filtering`` and it is compared at the top of the condition (a missing group
+    fails the comparison anyway), else a left join."""
     replaced = node.copy()
     defaults: dict[str, ex.Expr] = {}
     for sub in [s for s in replaced.find_all(exp.Subquery) if not in_nested_query(s, replaced)]:
         if _correlated(sub, ctx):
             value, on, empty = _correlated_value(sub, relation, ctx)
-            how: JoinType = "inner" if empty is None and _null_dropped(sub, replaced) else "left"
-            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, how, on)
+            inner = empty is None and filtering and _null_dropped(sub, replaced)
+            plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs,
+                                       "inner" if inner else "left", on)
         else:
             value, empty = uncorrelated_value(sub, ctx), None
             plan, attrs = analyze_join(relation.plan, relation.attrs, value.plan, value.attrs, "cross", None)
@@ -174,9 +190,14 @@ def _scalar_comparison(relation: Relation, node: exp.Expr, ctx: Context) -> Rela
             defaults[column] = ex.Case(branches=((ex.Call(fn="is_null", args=(matched,)), empty),),
                                        otherwise=ex.Column(name=column))
         sub.replace(exp.column(column))
-    predicate = _resolve_internal(relation, expression(replaced))
-    predicate = transform(predicate, lambda n: defaults.get(n.name) if isinstance(n, ex.Column) else None)
-    return Relation(Filter(input=relation.plan, predicate=predicate), relation.attrs)
+    return relation, replaced, defaults
+
+
+def correlated_subqueries(node: exp.Expr, ctx: Context) -> list[exp.Subquery]:
+    """The scalar subqueries of ``node`` (outside nested queries) that name outer columns."""
+    return [s for s in node.find_all(exp.Subquery)
+            if not in_nested_query(s, node) and _correlated(s, ctx)
+            and not (isinstance(s.parent, exp.In) and s.parent.args.get("query") is s)]
 
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)

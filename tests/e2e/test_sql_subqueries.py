@@ -81,6 +81,12 @@ QUERIES = {
         "select k, case when exists (select * from v where v.k = t.k) then x else -x end c, "
         "k in (select k from v) or x > 4 o from t"
     ),
+    # correlated scalar subqueries in the SELECT list: a missing group reads the value over no rows
+    "correlated_scalars_in_select_list": (
+        "select k, (select count(*) from u where u.k = t.k) n, (select max(w) from u where u.k = t.k) m, "
+        "x + (select sum(w) from u where u.k = t.k and u.w > 1) s from t"
+    ),
+    "correlated_plain_row_in_select_list": "select k, (select w from v where v.k = t.k) w from t",
     # a correlated scalar subquery whose group is missing reads its value over no rows
     "count_of_a_missing_group": "select * from t where (select count(*) from u where u.k = t.k) = 0",
     "count_plus_one_under_or": "select * from t where (select count(w) + 1 from u where u.k = t.k) = 1 or x > 8",

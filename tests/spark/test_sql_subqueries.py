@@ -43,15 +43,18 @@ def test_subqueries_under_or_not_and_case_match_pyspark(spark, sessions) -> None
 
 
 #: EXISTS and IN in the SELECT list (marks kept as values), where Spark 4.3 and SQL agree: no
-#: NULL probe and no NULL among the subquery's values (see the module docstring).
+#: NULL probe and no NULL among the subquery's values (see the module docstring); correlated
+#: scalar subqueries there, a missing group's count 0.
 SELECT_LIST = (
     "SELECT g, a, EXISTS (SELECT 1 FROM t s WHERE s.b = t.a) AS e, "
     "coalesce(a, 0) IN (SELECT b FROM t WHERE b IS NOT NULL) AS i, "
     "CASE WHEN EXISTS (SELECT 1 FROM t s WHERE s.g = t.g AND s.b > 4) THEN 'many' ELSE 'few' END AS c, "
-    "NOT EXISTS (SELECT 1 FROM t s WHERE s.a = t.b) AS n FROM t"
+    "NOT EXISTS (SELECT 1 FROM t s WHERE s.a = t.b) AS n, "
+    "(SELECT count(*) FROM t s WHERE s.g = t.g) AS cnt, "
+    "(SELECT max(s.b) FROM t s WHERE s.g = t.g AND s.a > 1) + a AS m FROM t"
 )
 
 
 @pytest.mark.slow
-def test_exists_and_in_in_the_select_list_match_pyspark(spark, sessions) -> None:
+def test_subqueries_in_the_select_list_match_pyspark(spark, sessions) -> None:
     assert_same(sql(SELECT_LIST), [DATA], spark, sessions)
