@@ -144,6 +144,8 @@ ScalarFunction = Literal[
     "make_timestamp_ntz", "unix_date", "unix_seconds", "unix_millis", "unix_micros",
     "timestamp_seconds", "timestamp_millis", "timestamp_micros", "date_diff",
     "date_from_unix_date", "to_unix_timestamp", "now", "localtimestamp", "nanvl", "convert_timezone",
+    # units between and added to timestamps (planner.logical.functions.timestamp_units)
+    "timestampdiff", "timestampadd",
     # math (planner.logical.functions.numeric)
     "round",
     "bround",

@@ -64,7 +64,8 @@ DATE_RESULT: dict[str, pa.DataType] = {
                      "try_make_timestamp", "try_make_timestamp_ltz"), INSTANT),
     **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone",
                      "try_make_timestamp_ntz"), WALL_CLOCK),
-    **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp"), pa.int64()),
+    **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp",
+                     "timestampdiff"), pa.int64()),
 }
 
 #: The fixed result types of ``planner.logical.functions.task_values`` (Spark's).

@@ -180,6 +180,8 @@ def _render(expr: Expr, naming: bool) -> str:
             return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn in _ANSWERED:
             return f"{expr.fn}({args[0]})"
+        if expr.fn == "timestampadd":  # not the wall-clock flag the analyzer added
+            return f"timestampadd({', '.join(args[:3])})"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         if expr.fn == "get_item":

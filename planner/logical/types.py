@@ -268,6 +268,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return _arithmetic("mod" if expr.fn == "pmod" else expr.fn, args[0], args[1])
     if expr.fn in ("coalesce", "greatest", "least"):
         return common_all(args)
+    if expr.fn == "timestampadd":  # a wall clock stays one, anything else becomes an instant
+        return WALL_CLOCK if args[2] == WALL_CLOCK else INSTANT
     if expr.fn in _FIXED_RESULT:
         if expr.fn == "format_string":
             _check_format_arguments(expr, args)

@@ -24,6 +24,7 @@ from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.compile.calls_spellings import SPELLING_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
+from sparkwire.coordinator.worker.compile.calls_timestamp_units import TIMESTAMP_UNIT_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
 from sparkwire.coordinator.worker.compile.integers import INTEGER_CALLS
@@ -43,4 +44,5 @@ MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
 }
 
-ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS}
+ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS,
+                                     **TIMESTAMP_UNIT_CALLS}
