@@ -106,7 +106,7 @@ ScalarFunction = Literal[
     "regexp_extract_all", "regexp_substr", "regexp_instr", "elt", "find_in_set", "lcase", "ucase",
     "replace", "position", "encode", "decode", "uuid",
     # the task's identity and randomness (planner.logical.functions.task_values, worker.compile.calls_task)
-    "rand", "randn", "monotonically_increasing_id", "spark_partition_id",
+    "rand", "randn", "monotonically_increasing_id", "spark_partition_id", "uniform", "randstr", "shuffle",
     # NULL functions and try_ arithmetic (planner.logical.functions.nulls, worker.compile.calls_nulls)
     "nvl", "nvl2", "nullif", "ifnull", "nullifzero", "zeroifnull", "equal_null",
     "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod",

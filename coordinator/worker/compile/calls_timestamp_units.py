@@ -22,7 +22,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.arguments import arity, literal_text
-from sparkwire.coordinator.worker.compile.nodes import cast
+from sparkwire.coordinator.worker.compile.nodes import call, cast
 from sparkwire.coordinator.worker.compile.templates import template
 from sparkwire.coordinator.worker.compile.zones import from_local, to_local
 from sparkwire.planner.spark.datetime_patterns import add_unit, diff_unit
@@ -36,14 +36,21 @@ _MICROS = {"microsecond": 1, "millisecond": 1_000, "second": 1_000_000, "minute"
 _CALENDAR = {"day": ("DAY", 1), "week": ("DAY", 7), "month": ("MONTH", 1),
              "quarter": ("MONTH", 3), "year": ("MONTH", 12)}
 
-_CLOCK_DIFF = template("(epoch_us(:e) - epoch_us(:s)) // :n")
+# the wall clocks bound once (a lambda over a one-element list: DuckDB has no LET), since each
+# is read many times and may be a costly cast (a string read in the session zone)
+_BOUND = "list_extract(list_transform([{{'s': :s, 'e': :e}}], __sparkwire_t -> {}), 1)"
+_S, _E = "__sparkwire_t.s", "__sparkwire_t.e"
+_CLOCK_DIFF = template(_BOUND.format(f"(epoch_us({_E}) - epoch_us({_S})) // :n"))
 # the end's date, one day nearer the start where its time of day falls short of the start's
-_END_DATE = ("CASE WHEN CAST(:e AS DATE) > CAST(:s AS DATE) AND CAST(:e AS TIME) < CAST(:s AS TIME) "
-             "THEN CAST(:e AS DATE) - 1 WHEN CAST(:e AS DATE) < CAST(:s AS DATE) "
-             "AND CAST(:e AS TIME) > CAST(:s AS TIME) THEN CAST(:e AS DATE) + 1 ELSE CAST(:e AS DATE) END")
-_DAYS_DIFF = template(f"CAST(({_END_DATE}) - CAST(:s AS DATE) AS BIGINT) // :n")
+_END_DATE = (f"CASE WHEN CAST({_E} AS DATE) > CAST({_S} AS DATE) AND CAST({_E} AS TIME) < CAST({_S} AS TIME) "
+             f"THEN CAST({_E} AS DATE) - 1 WHEN CAST({_E} AS DATE) < CAST({_S} AS DATE) "
+             f"AND CAST({_E} AS TIME) > CAST({_S} AS TIME) THEN CAST({_E} AS DATE) + 1 ELSE CAST({_E} AS DATE) END")
+_DAYS_DIFF = template(_BOUND.format(f"CAST(({_END_DATE}) - CAST({_S} AS DATE) AS BIGINT) // :n"))
 _PACKED = "((year({d}) * 12 + month({d})) * 32 + day({d}))"
-_MONTHS_DIFF = template(f"(({_PACKED.format(d=f'({_END_DATE})')} - {_PACKED.format(d='CAST(:s AS DATE)')}) // 32) // :n")
+_MONTHS = f"({_PACKED.format(d=f'({_END_DATE})')} - {_PACKED.format(d=f'CAST({_S} AS DATE)')}) // 32"
+_MONTHS_DIFF = template(_BOUND.format(f"({_MONTHS}) // :n"))
+# a wall clock read back in the zone reads it several times (``zones.from_local``): bound once
+_WALL_CLOCK = "__sparkwire_w"
 
 
 def _timestampdiff(args: list[exp.Expr], zone: str) -> exp.Expr:
@@ -55,6 +62,14 @@ def _timestampdiff(args: list[exp.Expr], zone: str) -> exp.Expr:
     kind, count = _CALENDAR[unit]
     counted = _DAYS_DIFF if kind == "DAY" else _MONTHS_DIFF
     return counted(s=start, e=end, n=exp.Literal.number(count))
+
+
+def _in_zone(wall_clock: exp.Expr, zone: str) -> exp.Expr:
+    """``from_local(wall_clock, zone)`` with ``wall_clock`` computed once."""
+    body = from_local(exp.column(_WALL_CLOCK), zone)
+    lambda_ = exp.Lambda(this=body, expressions=[exp.to_identifier(_WALL_CLOCK)])
+    mapped = call("list_transform", exp.Array(expressions=[wall_clock]), lambda_)
+    return call("list_extract", mapped, exp.Literal.number(1))
 
 
 def _timestampadd(args: list[exp.Expr], zone: str) -> exp.Expr:
@@ -72,7 +87,7 @@ def _timestampadd(args: list[exp.Expr], zone: str) -> exp.Expr:
                         cast(exp.Mul(this=quantity, expression=exp.Literal.number(count)), "INTEGER"))
     if wall_clock:
         return cast(exp.Add(this=cast(moved, "TIMESTAMP"), expression=interval), "TIMESTAMP")
-    return from_local(exp.Add(this=to_local(moved, zone), expression=interval), zone)
+    return _in_zone(exp.Add(this=to_local(moved, zone), expression=interval), zone)
 
 
 TIMESTAMP_UNIT_CALLS = {"timestampdiff": _timestampdiff, "timestampadd": _timestampadd}
