@@ -90,7 +90,7 @@ def _uniform(args: list[exp.Expr], task: int) -> exp.Expr:
     low, high = cast(args[2], "DOUBLE"), cast(args[3], "DOUBLE")
     spread = exp.Mul(this=exp.Paren(this=exp.Sub(this=high, expression=low.copy())),
                      expression=_draw(args[0], task, 0))
-    value = exp.Add(this=low, expression=spread)
+    value: exp.Expr = exp.Add(this=low, expression=spread)
     kind = duckdb_type(literal_text(args[4], "uniform's type"))
     if kind.is_type(*exp.DataType.INTEGER_TYPES):
         value = call("trunc", value)
