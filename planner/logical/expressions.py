@@ -107,6 +107,8 @@ ScalarFunction = Literal[
     "replace", "position", "encode", "decode", "uuid",
     # the task's identity and randomness (planner.logical.functions.task_values, worker.compile.calls_task)
     "rand", "randn", "monotonically_increasing_id", "spark_partition_id", "uniform", "randstr", "shuffle",
+    # withField and dropFields, written out by the analyzer (planner.logical.struct_updates)
+    "update_fields",
     # NULL functions and try_ arithmetic (planner.logical.functions.nulls, worker.compile.calls_nulls)
     "nvl", "nvl2", "nullif", "ifnull", "nullifzero", "zeroifnull", "equal_null",
     "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod",

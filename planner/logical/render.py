@@ -184,6 +184,10 @@ def _render(expr: Expr, naming: bool) -> str:
             return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn in _ANSWERED:
             return f"{expr.fn}({args[0]})"
+        if expr.fn == "update_fields":  # Spark's UpdateFields: WithField(value), dropfield()
+            ops = [f"WithField({a})" if op.value == "with" else "dropfield()"  # type: ignore[union-attr]
+                   for op, a in zip(expr.args[1::3], args[3::3], strict=True)]
+            return f"update_fields({', '.join([args[0], *ops])})"
         if expr.fn == "timestampadd":  # not the wall-clock flag the analyzer added
             return f"timestampadd({', '.join(args[:3])})"
         if expr.fn == "between":

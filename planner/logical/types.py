@@ -59,7 +59,7 @@ from collections.abc import Callable, Mapping
 import pyarrow as pa
 
 from sparkwire.planner.logical import (array_types, collection_types, format_types, function_types,
-                                       summary_types, typenames)
+                                       struct_updates, summary_types, typenames)
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -268,6 +268,8 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return _arithmetic("mod" if expr.fn == "pmod" else expr.fn, args[0], args[1])
     if expr.fn in ("coalesce", "greatest", "least"):
         return common_all(args)
+    if expr.fn == "update_fields":
+        return struct_updates.updated_type(args[0], expr, args)
     if expr.fn == "uniform":  # the type both bounds up-cast to (Spark's Uniform.dataType)
         return _uniform(_plain(args[2]), _plain(args[3]))
     if expr.fn == "shuffle":
