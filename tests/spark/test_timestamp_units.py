@@ -41,9 +41,9 @@ DATA = pa.table({
 })
 _DIFF_UNITS = ("YEAR", "quarter", "Month", "week", "DAY", "hour", "minute", "second", "millisecond",
                "microsecond")
-_ADD_UNITS = (*_DIFF_UNITS[:-4], "dayofyear", "second", "millisecond")
-SQL_FORMS = ("timestampdiff(QUARTER, d, b)", "timestampdiff(DAY, d, w)", "timestampadd(MINUTE, q, d)",
-             "timestampadd(YEAR, q, w)", "dateadd(DAY, q, d)", "timestampadd(WEEK, 1, s)")
+# the calendar units move the wall clock, the clock units the instant: one of each kind
+_ADD_UNITS = ("YEAR", "quarter", "month", "week", "dayofyear", "hour", "second")
+SQL_FORMS = ("timestampdiff(QUARTER, d, b)", "timestampadd(MINUTE, q, d)", "dateadd(DAY, q, d)")
 
 
 def units(api, df):
@@ -51,10 +51,10 @@ def units(api, df):
     return df.select(
         *(F_.timestamp_diff(unit, "a", "b") for unit in _DIFF_UNITS),
         F_.timestamp_diff("hour", "w", "b"), F_.timestamp_diff("day", "d", "a"),
-        F_.timestamp_diff("month", "s", "d"), F_.timestamp_diff("second", "w", "w"),
-        *(F_.timestamp_add(unit, "q", "a") for unit in _ADD_UNITS if unit != "millisecond"),
+        F_.timestamp_diff("month", "s", "d"),
+        *(F_.timestamp_add(unit, "q", "a") for unit in _ADD_UNITS),
         F_.timestamp_add("month", "q", "w"), F_.timestamp_add("hour", "q", "w"),
-        F_.timestamp_add("week", "q", "d"), F_.timestamp_add("millisecond", api.F.lit(-1500), "s"),
+        F_.timestamp_add("week", "q", "s"), F_.timestamp_add("millisecond", api.F.lit(-1500), "s"),
         *(F_.expr(text) for text in SQL_FORMS),
     )
 
