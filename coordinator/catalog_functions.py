@@ -25,6 +25,8 @@ from sparkwire.planner.logical.functions.registry import FUNCTIONS
 _PLAN_ONLY = frozenset({
     "get_item", "get_field", "count_distinct", "sum_distinct", "create_map",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "negate", "product",
+    # syntax in Spark's parser (TIMESTAMPDIFF(unit, ...)), not functions of its registry
+    "timestamp_diff", "timestampdiff", "timestamp_add", "timestampadd",
 })
 _CLASS = "sparkwire.planner.logical.functions.registry"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol, Union
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical import render
+from sparkwire.planner.logical import render, struct_updates
 from sparkwire.planner.logical.functions import casts, registry
 from sparkwire.planner.logical.functions.base import alias as checked_alias
 from sparkwire.planner.logical.literals import literal
@@ -243,6 +243,15 @@ class Column:
 
     def getField(self, name: str) -> Column:  # noqa: N802 - PySpark's name
         return self._function("get_field", lit(name).expr)
+
+    def withField(self, fieldName: str, col: Column) -> Column:  # noqa: N802, N803 - PySpark's names
+        """This struct with ``fieldName`` (dotted: nested) set (``planner.logical.struct_updates``)."""
+        if not isinstance(col, Column):
+            raise AnalysisError(f"withField takes a Column, got {type(col).__name__}")
+        return Column(struct_updates.with_field(self._expr, fieldName, col.expr))
+
+    def dropFields(self, *fieldNames: str) -> Column:  # noqa: N802, N803 - PySpark's names
+        return Column(struct_updates.drop_fields(self._expr, *fieldNames))
 
     def __getattr__(self, name: str) -> Column:
         # Only called for missing attributes: a PySpark Column method sparkwire lacks says

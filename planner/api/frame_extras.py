@@ -1,7 +1,7 @@
 """The DataFrame methods of issue 35 that rename, add or keep columns, or say how the frame
 is to be planned, a layer of their own (``planner.api.frame``): ``toDF``, ``withColumns``,
 ``withColumnsRenamed``, ``checkpoint``/``localCheckpoint``, ``hint``, ``isStreaming``,
-``colRegex`` (``planner.api.column_regex``) and ``toJSON``.
+``colRegex`` (``planner.api.column_regex``), ``toJSON`` and ``to`` (``planner.api.schema_match``).
 
 A rename changes no data, so ``toDF`` and ``withColumnsRenamed`` change only the names the
 frame's attributes show (their plan columns stay): names may then repeat, as Spark lets
@@ -23,6 +23,7 @@ from typing import Self
 from sparkwire.planner.api.actions import FrameActions
 from sparkwire.planner.api.column_regex import column_regex
 from sparkwire.planner.api.frame import check_names
+from sparkwire.planner.api.schema_match import matched_columns
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.functions import Column
 from sparkwire.planner.errors import AnalysisError
@@ -46,6 +47,15 @@ class FrameExtras(FrameActions):
                 f"{len(self._attrs)} columns"
             )
         return self._named_as(list(cols))
+
+    def to(self, schema: object) -> Self:
+        """The columns matched to ``schema`` by name, reordered and cast
+        (``planner.api.schema_match``)."""
+        columns = []
+        for name, to, alias in matched_columns(self.schema, schema):
+            column = F.lit(None) if name is None else self[name]
+            columns.append((column if to is None else column.cast(to)).alias(alias))
+        return self.select(*columns)
 
     def withColumnsRenamed(self, colsMap: Mapping[str, str]) -> Self:  # noqa: N802, N803
         """Each column named as a key (in any case) renamed to its value, one rename after

@@ -106,7 +106,9 @@ ScalarFunction = Literal[
     "regexp_extract_all", "regexp_substr", "regexp_instr", "elt", "find_in_set", "lcase", "ucase",
     "replace", "position", "encode", "decode", "uuid",
     # the task's identity and randomness (planner.logical.functions.task_values, worker.compile.calls_task)
-    "rand", "randn", "monotonically_increasing_id", "spark_partition_id",
+    "rand", "randn", "monotonically_increasing_id", "spark_partition_id", "uniform", "randstr", "shuffle",
+    # withField and dropFields, written out by the analyzer (planner.logical.struct_updates)
+    "update_fields",
     # NULL functions and try_ arithmetic (planner.logical.functions.nulls, worker.compile.calls_nulls)
     "nvl", "nvl2", "nullif", "ifnull", "nullifzero", "zeroifnull", "equal_null",
     "try_add", "try_subtract", "try_multiply", "try_divide", "try_mod",
@@ -144,6 +146,8 @@ ScalarFunction = Literal[
     "make_timestamp_ntz", "unix_date", "unix_seconds", "unix_millis", "unix_micros",
     "timestamp_seconds", "timestamp_millis", "timestamp_micros", "date_diff",
     "date_from_unix_date", "to_unix_timestamp", "now", "localtimestamp", "nanvl", "convert_timezone",
+    # units between and added to timestamps (planner.logical.functions.timestamp_units)
+    "timestampdiff", "timestampadd",
     # math (planner.logical.functions.numeric)
     "round",
     "bround",

@@ -40,10 +40,11 @@ _STRING = frozenset({
 #: Functions whose value differs between calls on the same row: a condition holding one may
 #: not move where it would run a different number of times (``rules.pushdown``).
 NONDETERMINISTIC = frozenset({"uuid", "rand", "randn", "monotonically_increasing_id",
-                              "spark_partition_id"})
+                              "spark_partition_id", "uniform", "randstr", "shuffle"})
 #: Functions of a row's position in its task (``worker.compile.calls_task``): a window in
 #: DuckDB, which no aggregate's argument may hold (``planner.logical.aggregation``).
-ROW_POSITIONED = frozenset({"rand", "randn", "monotonically_increasing_id"})
+ROW_POSITIONED = frozenset({"rand", "randn", "monotonically_increasing_id", "uniform", "randstr",
+                            "shuffle"})
 #: ``try_`` arithmetic, by the operator it is typed as.
 TRY_ARITHMETIC = {"try_add": "add", "try_subtract": "sub", "try_multiply": "mul",
                   "try_divide": "div", "try_mod": "mod"}
@@ -64,7 +65,8 @@ DATE_RESULT: dict[str, pa.DataType] = {
                      "try_make_timestamp", "try_make_timestamp_ltz"), INSTANT),
     **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone",
                      "try_make_timestamp_ntz"), WALL_CLOCK),
-    **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp"), pa.int64()),
+    **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp",
+                     "timestampdiff"), pa.int64()),
 }
 
 #: The fixed result types of ``planner.logical.functions.task_values`` (Spark's).
@@ -72,6 +74,7 @@ TASK_RESULT: dict[str, pa.DataType] = {
     **dict.fromkeys(("rand", "randn"), pa.float64()),
     "monotonically_increasing_id": pa.int64(),
     "spark_partition_id": pa.int32(),
+    "randstr": pa.string(),
 }
 
 #: The fixed result types of ``planner.logical.functions.elementary``, bits and encodings.

@@ -175,6 +175,8 @@ CHECKS: dict[str, dict[int, Check]] = {
     "trunc_date": {1: _text(datetime_patterns.date_unit)},
     "next_day": {1: _text(datetime_patterns.iso_day)},
     "months_between": {2: _boolean},
+    "timestampdiff": {0: _text(datetime_patterns.diff_unit)},
+    "timestampadd": {0: _text(datetime_patterns.add_unit)},
     "round": {1: _integer},
     "bround": {1: _integer},
     "sha2": {1: _integer},

@@ -19,6 +19,8 @@ worker's builders do not know operand types, so the analyzer puts the cast in th
   the session zone, which the worker's builder reads there; but ``unix_timestamp`` counts
   a wall clock's seconds as UTC's (Spark's ``micros / 1000000`` of a ``timestamp_ntz``);
   ``to_timestamp_ntz`` without a pattern reads a wall clock;
+- ``timestampadd`` reads an instant but keeps a wall clock, and is told which it got (a
+  fourth argument, true for a wall clock: Spark moves one in UTC, an instant in the zone);
 - comparisons and the functions that take one common type (``=``, ``<``, ``between``,
   ``in``, ``<=>``, ``coalesce``, ``greatest``, ``least``) of an instant with a string, date
   or wall clock: those become instants in the session zone (DuckDB would read them in UTC).
@@ -34,7 +36,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from sparkwire.planner.logical import types
-from sparkwire.planner.logical.expressions import Call, Cast, Expr
+from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit
 from sparkwire.planner.logical.tree import transform
 
 _TIMES = frozenset({"string", "date", "timestamp", "timestamp_ntz"})
@@ -65,7 +67,7 @@ _TRYING = frozenset({"try_to_date", "try_to_timestamp"})
 #: ``unix_timestamp`` and ``to_unix_timestamp``: seconds of an instant, or of a parsed string.
 _UNIX_SECONDS = frozenset({"unix_timestamp", "to_unix_timestamp"})
 #: Functions reading instants at these positions whatever their arity.
-_ALWAYS_INSTANTS = {"date_trunc": (1,), "months_between": (0, 1)}
+_ALWAYS_INSTANTS = {"date_trunc": (1,), "months_between": (0, 1), "timestampdiff": (1, 2)}
 #: Functions whose operands Spark brings to one type: an instant among them wins.
 _COMMON_TYPE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "between", "in", "eq_null_safe",
                           "coalesce", "greatest", "least"})
@@ -80,6 +82,8 @@ def local_time(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
     def visit(node: Expr) -> Expr | None:
         if not isinstance(node, Call):
             return None
+        if node.fn == "timestampadd" and len(node.args) == 3:
+            return _timestamp_add(node, columns)
         wanted = _reads(node, columns)
         if not wanted:
             return None
@@ -93,6 +97,16 @@ def local_time(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         return Call(fn=node.fn, args=tuple(args))
 
     return transform(expr, visit)
+
+
+def _timestamp_add(node: Call, columns: Mapping[str, pa.DataType]) -> Call:
+    """``timestampadd(unit, n, ts)`` with ``ts`` an instant unless it is a wall clock, and
+    whether it is one added."""
+    unit, quantity, moved = (local_time(a, columns) for a in node.args)
+    wall_clock = _type_name(moved, columns) == "timestamp_ntz"
+    if not wall_clock:
+        moved = _as(moved, "timestamp", columns, node.fn)
+    return Call(fn=node.fn, args=(unit, quantity, moved, Lit(value=wall_clock)))
 
 
 def _reads(node: Call, columns: Mapping[str, pa.DataType]) -> dict[int, str]:

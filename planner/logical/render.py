@@ -75,6 +75,9 @@ _DATE_PARTS = {"date_part": "date_part({}, {})", "datepart": "datepart({} FROM {
                "extract": "extract({} FROM {})"}
 # Calls the planner answered, shown without the answer it added (``typeof``, ``schema_of_json``; ``to_json``'s and ``from_json``'s type).
 _ANSWERED = frozenset({"typeof", "schema_of_json", "to_json", "from_json"})
+# The random functions: a seed and whether the planner drew it, then how many operands
+# Spark shows (``task_values``; ``uniform``'s type name after them is the analyzer's).
+_SEEDED = {"rand": 0, "randn": 0, "uniform": 2, "randstr": 1, "shuffle": 1}
 # Spark prints these window functions in upper case, the others in lower case.
 _WINDOW_NAMES = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
 
@@ -171,15 +174,22 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
-        if expr.fn in ("rand", "randn"):  # a seed the planner drew is hidden, as Spark hides it
+        if expr.fn in _SEEDED:  # a seed the planner drew is hidden, as Spark hides it
+            operands = args[2:2 + _SEEDED[expr.fn]]
             hidden = expr.args[1].value  # type: ignore[union-attr]
-            return f"{expr.fn}()" if hidden else f"{expr.fn}({args[0]})"
+            return f"{expr.fn}({', '.join(operands if hidden else [*operands, args[0]])})"
         if expr.fn == "session_value":  # named as Spark names it (``current_schema()``)
             return f"{expr.args[0].value}()"  # type: ignore[union-attr]
         if expr.fn in _DATE_PARTS:
             return _DATE_PARTS[expr.fn].format(*args[:2])
         if expr.fn in _ANSWERED:
             return f"{expr.fn}({args[0]})"
+        if expr.fn == "update_fields":  # Spark's UpdateFields: WithField(value), dropfield()
+            ops = [f"WithField({a})" if op.value == "with" else "dropfield()"  # type: ignore[union-attr]
+                   for op, a in zip(expr.args[1::3], args[3::3], strict=True)]
+            return f"update_fields({', '.join([args[0], *ops])})"
+        if expr.fn == "timestampadd":  # not the wall-clock flag the analyzer added
+            return f"timestampadd({', '.join(args[:3])})"
         if expr.fn == "between":
             return f"({args[0]} BETWEEN {args[1]} AND {args[2]})"
         if expr.fn == "get_item":

@@ -19,6 +19,12 @@ of NaN is 0 and of a value beyond a bigint (the infinities too) Java's saturatio
 ANSI on ``ARITHMETIC_OVERFLOW`` (``coordinator.worker.compile.calls_math``); DuckDB's floor is a
 double, which fails the cast to a bigint.
 
+``uniform(seed, hidden, min, max)`` names the type it gives last: the worker draws a double
+and truncates it toward zero into an integer type, or casts it to a float or double.
+
+``update_fields`` (``withField``, ``dropFields``) is written out as a ``named_struct`` of
+the struct's type (``planner.logical.struct_updates``).
+
 ``nanvl`` has its operands cast to the double it gives (a float where both are floats).
 
 ``typeof(x)`` carries Spark's name of ``x``'s type (``typeof(x, 'array<int>')``), which the
@@ -39,7 +45,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical import types
+from sparkwire.planner.logical import struct_updates, types
 from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit, ScalarFunction
 from sparkwire.planner.logical.tree import transform
 
@@ -72,6 +78,12 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Call) and node.fn == "format_number" and len(node.args) == 2:
             return _number_kind(Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args)),
                                 columns)
+        if isinstance(node, Call) and node.fn == "uniform" and len(node.args) == 4:
+            drawn = Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args))
+            return Call(fn=node.fn, args=(*drawn.args, Lit(value=types.to_name(types.infer(drawn, columns)))))
+        if isinstance(node, Call) and node.fn == "update_fields":
+            updated = Call(fn=node.fn, args=tuple(typed_calls(a, columns) for a in node.args))
+            return struct_updates.expanded(updated, types.infer(updated.args[0], columns))
         if isinstance(node, Call) and node.fn in _UTF8_CHECKS:
             _check_string(node, columns)
             return None

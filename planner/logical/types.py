@@ -59,7 +59,7 @@ from collections.abc import Callable, Mapping
 import pyarrow as pa
 
 from sparkwire.planner.logical import (array_types, collection_types, format_types, function_types,
-                                       summary_types, typenames)
+                                       struct_updates, summary_types, typenames)
 from sparkwire.planner.spark import format_string
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -268,6 +268,14 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return _arithmetic("mod" if expr.fn == "pmod" else expr.fn, args[0], args[1])
     if expr.fn in ("coalesce", "greatest", "least"):
         return common_all(args)
+    if expr.fn == "update_fields":
+        return struct_updates.updated_type(args[0], expr, args)
+    if expr.fn == "uniform":  # the type both bounds up-cast to (Spark's Uniform.dataType)
+        return _uniform(_plain(args[2]), _plain(args[3]))
+    if expr.fn == "shuffle":
+        return args[2]
+    if expr.fn == "timestampadd":  # a wall clock stays one, anything else becomes an instant
+        return WALL_CLOCK if args[2] == WALL_CLOCK else INSTANT
     if expr.fn in _FIXED_RESULT:
         if expr.fn == "format_string":
             _check_format_arguments(expr, args)
@@ -445,6 +453,31 @@ def _as_decimal(t: pa.DataType) -> pa.Decimal128Type:
 
 def _numeric(t: pa.DataType) -> bool:
     return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t))
+
+
+def _uniform(low: pa.DataType, high: pa.DataType) -> pa.DataType:
+    """``uniform``'s type, as Spark's: of two integers the wider, of an integer and a float
+    the float; a decimal bound's decimal (of two, the one with room for both); a double
+    where a bound is NULL or else."""
+    if not all(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+               or pa.types.is_null(t) for t in (low, high)):
+        raise AnalysisError(f"uniform takes numeric bounds, got {spark_type_name(low)} and "
+                            f"{spark_type_name(high)}")
+    if pa.types.is_null(low) or pa.types.is_null(high):
+        return pa.float64()
+    if low == high:
+        return low
+    decimals = [t for t in (low, high) if pa.types.is_decimal(t)]
+    if len(decimals) == 2:
+        scale = max(low.scale, high.scale)
+        return pa.decimal128(max(low.precision - low.scale, high.precision - high.scale) + scale, scale)
+    if decimals:
+        return decimals[0]
+    if low in _INT_RANK and high in _INT_RANK:
+        return max(low, high, key=_INT_RANK.__getitem__)
+    if pa.float32() in (low, high) and (low in _INT_RANK or high in _INT_RANK):
+        return pa.float32()
+    return pa.float64()
 
 
 def _plain(t: pa.DataType) -> pa.DataType:

@@ -134,3 +134,18 @@ def _unit(unit: str, known: dict[str, str] | dict[str, int], function: str) -> s
             f"{function} of {unit!r} is not supported by sparkwire (known: {', '.join(known)})"
         )
     return str(known[key])
+
+
+#: The units ``timestampdiff`` counts (Spark's ``timestampDiffMap``), in lower case.
+DIFF_UNITS = {u: u for u in ("year", "quarter", "month", "week", "day", "hour", "minute", "second",
+                             "millisecond", "microsecond")}
+#: The units ``timestampadd`` moves by: those and ``dayofyear``, a day.
+ADD_UNITS = {**DIFF_UNITS, "dayofyear": "day"}
+
+
+def diff_unit(unit: str) -> str:
+    return _unit(unit, DIFF_UNITS, "timestampdiff")
+
+
+def add_unit(unit: str) -> str:
+    return _unit(unit, ADD_UNITS, "timestampadd")

@@ -95,6 +95,9 @@ _BY_CLASS: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.DateFromUnixDate: (("this",), "date_from_unix_date"),
     exp.Localtimestamp: ((), "localtimestamp"),
     exp.ConvertTimezone: (("source_tz", "target_tz", "timestamp"), "convert_timezone"),
+    # TIMESTAMPDIFF(unit, start, end), TIMESTAMPADD(unit, n, ts) and DATEADD(unit, n, ts)
+    exp.TimestampDiff: (("unit", "expression", "this"), "timestampdiff"),
+    exp.TimestampAdd: (("unit", "expression", "this"), "timestampadd"),
     exp.IsNan: (("this",), "isnan"),
     exp.Nanvl: (("this", "expression"), "nanvl"),
     exp.Round: (("this", "decimals"), "round"),

@@ -11,6 +11,9 @@ from sqlglot import exp
 TASK_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.Rand: (("this",), "rand"),
     exp.Randn: (("this",), "randn"),
+    exp.Uniform: (("this", "expression", "gen"), "uniform"),
+    exp.Randstr: (("this", "generator"), "randstr"),
+    exp.Shuffle: (("this",), "shuffle"),  # sqlglot parses no seed: shuffle(a, 1) is refused
 }
 #: The ones sqlglot leaves as anonymous calls, resolved by their own names.
 TASK_NAMES = frozenset({"monotonically_increasing_id", "spark_partition_id"})

@@ -1,5 +1,5 @@
 """Issue 35's DataFrame and Column methods and its known bugs, against real PySpark:
-``toDF``, ``withColumns``, ``withColumnsRenamed``, ``localCheckpoint``, ``hint`` and
+``toDF``, ``to(schema)``, ``withColumns``, ``withColumnsRenamed``, ``localCheckpoint``, ``hint`` and
 ``F.broadcast``, ``isStreaming``, ``df.stat``, SQL without FROM and with parameters,
 ``Window`` bounds as constants and infinities, IntEnum and nested ``Row`` values,
 self-joins on one DataFrame's column, a function over a window expression and ``drop`` of
@@ -44,7 +44,12 @@ def test_renames_checkpoints_and_hints(spark, sessions) -> None:
                                  "g": F.lit(Grade.HIGH)}))
         assert not renamed.isStreaming
         kept = renamed.hint("shuffle_merge").localCheckpoint()
-        keys = df.filter(F.col("id") < 5).select(F.col("id").alias("n"), F.col("k").alias("k2"))
+        T = api.T  # to(schema): reordered, matched in any case, cast, a column dropped
+        schema = T.StructType([T.StructField("K", T.StringType()), T.StructField("ID", T.LongType()),
+                               T.StructField("I", T.DoubleType()), T.StructField("d", T.TimestampType()),
+                               T.StructField("x", T.StringType()), T.StructField("absent", T.DateType())])
+        keys = (df.filter(F.col("id") < 5).to(schema)
+                .select(F.col("ID").alias("n"), F.col("K").alias("k2"), "I", "d", "x", "absent"))
         return kept.join(F.broadcast(keys), "n", "left").join(keys.hint("broadcast"), "n")
 
     assert_same(program, [DATA], spark, sessions)
@@ -192,3 +197,21 @@ def test_broadcast_hint_steers_the_join_strategy(sessions) -> None:
         assert "shuffle both sides" in full.explain_string()
         assert full.count() == 100
         assert "shuffle both sides" in big.join(small, "id").explain_string()
+
+
+def test_to_a_schema_fails_where_pyspark_does(spark, sessions) -> None:
+    """A missing column the schema says is never NULL, a string into an int and a nullable
+    column into a field never NULL fail in both, before anything runs (a missing nullable
+    one is NULL: in the program above)."""
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import types as PT
+
+    from sparkwire import types as T
+
+    cases = [(["id"], "missing", "long"), (["k"], "k", "int"), (["i"], "i", "int")]
+    for (_, name, kind), nullable in zip(cases, (False, True, False), strict=True):
+        for types, frame, error in ((PT, spark.createDataFrame(DATA), AnalysisException),
+                                    (T, sessions[0].createDataFrame(DATA), AnalysisError)):
+            atomic = types.LongType() if kind == "long" else types.IntegerType()
+            with pytest.raises(error):
+                frame.to(types.StructType([types.StructField(name, atomic, nullable)])).schema

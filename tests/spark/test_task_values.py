@@ -3,7 +3,9 @@
 ``spark_partition_id`` against real PySpark over a range cut into Spark's slices (our tasks
 are then Spark's partitions, so the ids are Spark's exactly); ``rand``/``randn`` have
 Spark's names and types, but not its random stream, so their values are checked for what
-they promise: in range, repeatable, spread, and filtered as drawn."""
+they promise: in range, repeatable, spread, and filtered as drawn; so do ``uniform``,
+``randstr`` and ``shuffle``, whose names and types (``typeof``) are compared with PySpark's
+beside what their values keep whatever the stream (range, length, alphabet, elements)."""
 
 from __future__ import annotations
 
@@ -56,12 +58,53 @@ def test_random_values_are_repeatable_spread_and_filterable(sessions) -> None:
     assert 800 < kept < 1200, "a filter keeps rows as drawn, in a QUALIFY"
 
 
+#: Arrays with NULLs, an empty one and a NULL one, for ``shuffle``.
+ARRAYS = pa.table({"a": pa.array([[3, 1, None, 2], [], None, [7, 7]], pa.list_(pa.int32())),
+                   "n": pa.array([5, 0, 2, None], pa.int32())})
+
+
+def drawn(api, df):
+    F_ = api.F
+    return df.select(
+        F_.typeof(F_.uniform(F_.lit(0), F_.lit(10), 3)), F_.typeof(F_.uniform(1.5, F_.lit(2), 4)),
+        F_.typeof(F_.uniform(F_.lit(-5), F_.lit(10**12), 1)), F_.typeof(F_.uniform(F_.lit(None), 3, 1)),
+        (F_.uniform(F_.lit(0), F_.lit(10), 3) >= 0) & (F_.uniform(F_.lit(0), F_.lit(10), 3) < 10),
+        F_.uniform(F_.lit(-1.0), F_.lit(-0.5), 2) < -0.5,
+        F_.length(F_.randstr(F_.lit(6), 2)), F_.randstr(F_.lit(0), 1), F_.randstr(F_.lit(12), 9).rlike("^[0-9a-zA-Z]+$"),
+        F_.sort_array(F_.shuffle("a", 5)), F_.size(F_.shuffle("a")), F_.typeof(F_.shuffle("a", 1)),
+        F_.expr("uniform(1, 100, 2) < 100 AND uniform(0.5, 12.25, 1) < 12.25").alias("sql_uniform"),
+        F_.expr("typeof(uniform(1, 2.5, 1)) || typeof(uniform(0.5, 12.25)) || typeof(uniform(1Y, 2S, 1))"
+                " || typeof(uniform(1, 2.5F, 1))").alias("sql_types"),
+        F_.expr("length(randstr(4, 1))").alias("sql_randstr"),
+        F_.expr("sort_array(shuffle(a))").alias("sql_shuffle"),
+    )
+
+
+@pytest.mark.slow
+def test_drawn_values_match_pyspark_in_names_types_and_bounds(spark, sessions) -> None:
+    assert_same(drawn, [ARRAYS], spark, sessions)
+
+
+def test_drawn_values_cover_their_range_and_repeat(sessions) -> None:
+    df = sessions[-1].range(0, 2000, numPartitions=4).select(
+        F.uniform(0, 10, 7).alias("u"), F.randstr(3, 7).alias("s"),
+        F.shuffle(F.array(F.lit(1), F.lit(2), F.lit(3)), 7).alias("p"))
+    first, again = df.toArrow(), df.toArrow()
+    assert first.equals(again), "a plan run again draws the same values"
+    assert set(first.column("u").to_pylist()) == set(range(10)), "every integer of [0, 10), none else"
+    assert len(set(first.column("s").to_pylist())) > 1900, "strings differ row by row"
+    orders = first.column("p").to_pylist()
+    assert all(sorted(p) == [1, 2, 3] for p in orders) and len({tuple(p) for p in orders}) == 6
+
+
 def test_what_is_not_supported_is_refused_when_planned(sessions) -> None:
     df = sessions[0].range(3)
     with pytest.raises(AnalysisError, match="rand takes an int literal seed"):
         df.select(F.expr("rand(id)")).schema
     with pytest.raises(AnalysisError, match="inside an aggregate call are not supported"):
         df.groupBy("id").agg(F.sum(F.rand(1))).schema
+    with pytest.raises(AnalysisError, match="uniform takes constant bounds"):
+        df.select(F.uniform(0, F.col("id"))).schema
     with pytest.raises(AnalysisError, match="inside an aggregate call are not supported"):
         df.selectExpr("max(monotonically_increasing_id())").schema
     assert df.withColumn("r", F.rand(1)).agg(F.sum("r")).count() == 1

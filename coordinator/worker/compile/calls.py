@@ -6,6 +6,8 @@ depends on Spark's ANSI mode, division and integer arithmetic (``MODE_CALLS``); 
 
 from __future__ import annotations
 
+from sqlglot import exp
+
 from sparkwire.coordinator.worker.compile.arguments import Builder, ModeBuilder, ZoneBuilder
 from sparkwire.coordinator.worker.compile.calls_arrays import ARRAY_CALLS
 from sparkwire.coordinator.worker.compile.calls_bits import BIT_CALLS
@@ -24,9 +26,11 @@ from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.compile.calls_spellings import SPELLING_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
+from sparkwire.coordinator.worker.compile.calls_timestamp_units import TIMESTAMP_UNIT_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
 from sparkwire.coordinator.worker.compile.integers import INTEGER_CALLS
+from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.sizes import bounded
 
 __all__ = ["CALLS", "MODE_CALLS", "ZONE_CALLS"]
@@ -39,8 +43,19 @@ CALLS: dict[str, Builder] = {
 }
 CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argument says
 
+
+def _written_out(args: list[exp.Expr]) -> exp.Expr:
+    """``update_fields`` (``withField``/``dropFields``): the analyzer writes it out as a
+    ``named_struct`` (``planner.logical.struct_updates``), so a plan still holding one was
+    not made by a planner."""
+    raise CompileError("update_fields must be written out by the planner, not sent to a worker")
+
+
+CALLS["update_fields"] = _written_out
+
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
 }
 
-ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS}
+ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS,
+                                     **TIMESTAMP_UNIT_CALLS}
