@@ -22,8 +22,7 @@ def df(executor):
 @pytest.mark.parametrize(("get", "name", "owner"), [
     (lambda df: df.rdd, "rdd", "DataFrame"),
     (lambda df: df.mapInPandas, "mapInPandas", "DataFrame"),
-    (lambda df: F.col("a").withField, "withField", "Column"),
-    (lambda df: df.a.dropFields, "dropFields", "Column"),
+    (lambda df: F.col("a").outer, "outer", "Column"),
     (lambda df: df.groupBy("a").applyInPandas, "applyInPandas", "GroupedData"),
     (lambda df: F.sentences, "sentences", "functions"),
 ])
