@@ -47,6 +47,7 @@ from sparkwire.planner.logical.functions import (
     windows,
     task_values,
     spellings,
+    listaggs,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -54,7 +55,8 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
-             session_info, try_calendar, jsons, transcoding, task_values, spellings)
+             session_info, try_calendar, jsons, transcoding, task_values, spellings,
+             listaggs)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
