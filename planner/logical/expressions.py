@@ -222,6 +222,8 @@ ScalarFunction = Literal[
     "soundex", "format_number",
     # base32 (planner.logical.functions.encodings, worker.compile.calls_encodings)
     "to_base32", "from_base32",
+    # base conversion (planner.logical.functions.radix, worker.compile.calls_radix)
+    "conv",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

@@ -22,6 +22,7 @@ from sparkwire.coordinator.worker.compile.calls_math import MATH_CALLS, MATH_MOD
 from sparkwire.coordinator.worker.compile.calls_nulls import NULL_CALLS, TRY_CALLS
 from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.compile.calls_spellings import SPELLING_CALLS
+from sparkwire.coordinator.worker.compile.calls_radix import RADIX_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
@@ -41,6 +42,7 @@ CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argume
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
+    **RADIX_MODE_CALLS,
 }
 
 ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS}
