@@ -224,6 +224,8 @@ ScalarFunction = Literal[
     "to_base32", "from_base32",
     # base conversion (planner.logical.functions.radix, worker.compile.calls_radix)
     "conv",
+    # keyed digests (planner.logical.functions.macs, worker.compile.calls_hmac)
+    "hmac",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

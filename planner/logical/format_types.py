@@ -18,4 +18,5 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     **dict.fromkeys(("soundex", "format_number", "to_base32"), pa.string()),
     "from_base32": pa.binary(),
     "conv": pa.string(),
+    "hmac": pa.binary(),
 }

@@ -23,6 +23,7 @@ from sparkwire.coordinator.worker.compile.calls_nulls import NULL_CALLS, TRY_CAL
 from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.compile.calls_spellings import SPELLING_CALLS
 from sparkwire.coordinator.worker.compile.calls_radix import RADIX_MODE_CALLS
+from sparkwire.coordinator.worker.compile.calls_hmac import HMAC_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
@@ -36,7 +37,7 @@ CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
     **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
-    **FORMAT_CALLS, **SPELLING_CALLS,
+    **FORMAT_CALLS, **SPELLING_CALLS, **HMAC_CALLS,
 }
 CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argument says
 

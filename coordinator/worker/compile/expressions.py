@@ -101,7 +101,8 @@ class Expressions:
             raise CompileError(f"window function {node.fn} outside a Window operator")
         if isinstance(node, Cast):
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
-            # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
+            # non-ASCII text, unlike Spark's UTF-8 encoding; a user's cast (its source
+            # known) encodes instead (``casts.spark_cast``), the planner's stay plain.
             mode: Mode = "try" if node.safe else "ansi" if self.ansi else "legacy"
             return spark_cast(self.expr(node.expr), node.source, node.to, mode, self.time_zone)
         raise CompileError(f"unsupported expression {type(node).__name__}")

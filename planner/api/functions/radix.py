@@ -1,13 +1,21 @@
-"""``conv`` of ``pyspark.sql.functions``, re-exported by ``planner.api.functions``; built,
-and its semantics written down, in ``planner.logical.functions.radix``."""
+"""``conv`` and ``hmac`` of ``pyspark.sql.functions``, re-exported by
+``planner.api.functions``; built, and their semantics written down, in
+``planner.logical.functions.radix`` and ``macs``."""
 
 from __future__ import annotations
 
 from sparkwire.planner.api.column import Column, ColumnOrName, lit, to_column
 from sparkwire.planner.api.functions.core import call
 
-__all__ = ["conv"]
+__all__ = ["conv", "hmac"]
 
 
 def conv(col: ColumnOrName, fromBase: int, toBase: int) -> Column:  # noqa: N803 - PySpark's names
     return call("conv", to_column(col).expr, lit(fromBase).expr, lit(toBase).expr)
+
+
+def hmac(key: ColumnOrName, message: ColumnOrName, algorithm: ColumnOrName | None = None) -> Column:
+    args = [to_column(key).expr, to_column(message).expr]
+    if algorithm is not None:
+        args.append(to_column(algorithm).expr)
+    return call("hmac", *args)

@@ -49,6 +49,7 @@ from sparkwire.planner.logical.functions import (
     spellings,
     listaggs,
     radix,
+    macs,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -57,7 +58,7 @@ _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, coll
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
              session_info, try_calendar, jsons, transcoding, task_values, spellings,
-             listaggs, radix)
+             listaggs, radix, macs)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
