@@ -55,6 +55,7 @@ def test_refused_with_a_reason(sessions) -> None:
     df = sessions[0].createDataFrame(DATA)
     for build, why in [
         (lambda: F.listagg("s", F.col("k")), "string literal or NULL delimiter"),
+        (lambda: F.listagg("s", b","), "binary delimiter"),
         (lambda: df.groupBy("k").agg(F.listagg(F.col("s").cast("binary"))).schema, "binary column"),
         (lambda: df.agg(F.expr("listagg(DISTINCT s) WITHIN GROUP (ORDER BY o)")).schema, "orders by x itself"),
     ]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.api.column import Column, ColumnOrName, lit, to_column
 from sparkwire.planner.api.functions.core import call
 
@@ -16,6 +17,8 @@ Delimiter = Column | str | bytes | None
 
 def _joining(name: str) -> Callable[[ColumnOrName, Delimiter], Column]:
     def build(col: ColumnOrName, delimiter: Delimiter = None) -> Column:
+        if isinstance(delimiter, bytes):
+            raise AnalysisError(f"{name} of a binary delimiter is not supported by sparkwire")
         separator = delimiter if isinstance(delimiter, Column) else lit(delimiter)
         return call(name, to_column(col).expr, separator.expr)
 
