@@ -226,6 +226,8 @@ ScalarFunction = Literal[
     "conv",
     # keyed digests (planner.logical.functions.macs, worker.compile.calls_hmac)
     "hmac",
+    # to_char of dates and binary, made another call once typed (planner.logical.typed_to_char)
+    "to_char", "to_varchar",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",

@@ -19,4 +19,5 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "from_base32": pa.binary(),
     "conv": pa.string(),
     "hmac": pa.binary(),
+    **dict.fromkeys(("to_char", "to_varchar"), pa.string()),
 }

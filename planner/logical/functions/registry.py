@@ -50,6 +50,7 @@ from sparkwire.planner.logical.functions import (
     listaggs,
     radix,
     macs,
+    char_formats,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -58,7 +59,7 @@ _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, coll
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
              session_info, try_calendar, jsons, transcoding, task_values, spellings,
-             listaggs, radix, macs)
+             listaggs, radix, macs, char_formats)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
