@@ -320,6 +320,7 @@ def test_all_call_functions_covered() -> None:
     from sparkwire.coordinator.worker.compile.calls_formats import FORMAT_CALLS
     from sparkwire.coordinator.worker.compile.calls_task import TASK_CALLS
     from sparkwire.coordinator.worker.compile.calls_spellings import SPELLING_CALLS
+    from sparkwire.coordinator.worker.compile.calls_hmac import HMAC_CALLS
 
     # arrays, maps and structs: tests/engine/test_collections.py and tests/spark/test_arrays.py;
     # the later string, NULL and try_ functions: against PySpark in tests/spark/test_texts.py;
@@ -329,8 +330,10 @@ def test_all_call_functions_covered() -> None:
     # functions, the try_ parsers and nanvl: tests/spark/test_calendar.py; the session's
     # functions and try_make_timestamp: tests/spark/test_aggregate_forms.py; JSON, URL and
     # UTF-8 functions: tests/spark/test_formats.py; the task's identity and randomness:
-    # tests/spark/test_task_values.py; soundex and format_number: tests/spark/test_spellings.py
-    families = {*TASK_CALLS, *ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
+    # tests/spark/test_task_values.py; soundex and format_number: tests/spark/test_spellings.py;
+    # hmac and conv: tests/spark/test_macs.py, test_radix.py; to_char/to_varchar, made other calls by the analyzer:
+    # tests/spark/test_char_formats.py
+    families = {*HMAC_CALLS, "conv", "to_char", "to_varchar", *TASK_CALLS, *ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
                 *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp", "session_value", *FORMAT_CALLS,
                 *TRY_CALENDAR_CALLS, *TRY_CALENDAR_ZONE_CALLS, *SPELLING_CALLS}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
