@@ -25,6 +25,7 @@ from sparkwire.planner.logical.functions.registry import FUNCTIONS
 _PLAN_ONLY = frozenset({
     "get_item", "get_field", "count_distinct", "sum_distinct", "create_map",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "negate", "product",
+    "listagg_distinct", "string_agg_distinct",
 })
 _CLASS = "sparkwire.planner.logical.functions.registry"
 
