@@ -27,6 +27,7 @@ _PLAN_ONLY = frozenset({
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "negate", "product",
     # syntax in Spark's parser (TIMESTAMPDIFF(unit, ...)), not functions of its registry
     "timestamp_diff", "timestampdiff", "timestamp_add", "timestampadd",
+    "listagg_distinct", "string_agg_distinct",
 })
 _CLASS = "sparkwire.planner.logical.functions.registry"
 

@@ -146,6 +146,12 @@ def _table() -> tuple[Refusal, ...]:
             "engine reproduces",
             {"functions": frozenset({"histogram_numeric"})},
         ),
+        Refusal(
+            "Spark's `sentences` splits text with the JDK's `BreakIterator` for a locale: its "
+            "own rule tables (and a dictionary for Thai), not Unicode's default segmentation "
+            "that other engines implement, so its sentences and words could not match exactly",
+            {"functions": frozenset({"sentences"})},
+        ),
     )
 
 

@@ -44,6 +44,7 @@ from sparkwire.planner.logical.self_joins import self_join_equality
 from sparkwire.planner.logical.tree import column_names, has_window, transform
 from sparkwire.planner.logical.typed import spark_typed
 from sparkwire.planner.logical.typed_calls import typed_calls
+from sparkwire.planner.logical.typed_to_char import TO_CHARS, spelling, to_chars
 from sparkwire.planner.logical.lambdas import bind_lambdas
 from sparkwire.planner.logical.local_time import local_time
 
@@ -134,6 +135,10 @@ class Scope:
                 container = transform(node.args[0], visit)
                 struct = pa.types.is_struct(self.type_of(self.resolve(node.args[0])))
                 return Call(fn="get_field" if struct else "get_item", args=(container, node.args[1]))
+            if isinstance(node, Call) and node.fn in TO_CHARS and len(node.args) == 2:
+                operand = transform(node.args[0], visit)
+                return spelling(Call(fn=node.fn, args=(operand, node.args[1])),
+                                self.type_of(self.resolve(node.args[0])))
             return None
 
         return transform(expr, visit)
@@ -167,7 +172,7 @@ class Scope:
 
     def typed(self, expr: Expr) -> Expr:
         """``expr``, whose columns are already plan columns, typed as Spark types it."""
-        typed = spark_typed(bind_lambdas(expr, self.types), self.types)
+        typed = to_chars(spark_typed(bind_lambdas(expr, self.types), self.types), self.types)
         return typed_calls(local_time(_map_lookups(typed, self.types), self.types), self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:

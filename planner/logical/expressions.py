@@ -226,6 +226,12 @@ ScalarFunction = Literal[
     "soundex", "format_number",
     # base32 (planner.logical.functions.encodings, worker.compile.calls_encodings)
     "to_base32", "from_base32",
+    # base conversion (planner.logical.functions.radix, worker.compile.calls_radix)
+    "conv",
+    # keyed digests (planner.logical.functions.macs, worker.compile.calls_hmac)
+    "hmac",
+    # to_char of dates and binary, made another call once typed (planner.logical.typed_to_char)
+    "to_char", "to_varchar",
 ]
 AggregateFunction = Literal[
     "sum", "count", "avg", "min", "max", "count_distinct", "any_value", "quantile", "first",
@@ -243,12 +249,14 @@ AggregateFunction = Literal[
     "mode", "try_sum", "try_avg",
     # the merge halves of collect_list / collect_set (planner.physical.aggregates)
     "merge_lists", "merge_sets",
+    # strings joined by a delimiter (planner.logical.functions.listaggs)
+    "listagg", "listagg_distinct",
 ]
 #: The names Spark prints for an aggregate called by another name than its own (Spark's
 #: ``FUNC_ALIAS``: ``first_value(x)`` is ``first``, named ``first_value(x)``), and the
 #: spelling of ``mode(x, true)`` (``planner.logical.render``).
 AggregateAlias = Literal["first_value", "last_value", "approx_percentile", "try_sum", "try_avg",
-                         "deterministic_mode"]
+                         "deterministic_mode", "string_agg"]
 #: Functions that exist only over a window (``planner.logical.windowing``): ranking and offsets.
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
@@ -261,6 +269,8 @@ PAIR_AGGREGATES = frozenset({"covar_samp", "covar_pop", "corr", "regr_count", "r
                              "regr_intercept", "regr_r2"})
 #: The aggregates taking a value and the column ordering it (``other``): ``max_by``, ``min_by``.
 ORDERED_PICKS = frozenset({"max_by", "min_by"})
+#: The aggregates joining strings with a ``separator``, ordered by ``other`` where given.
+LISTAGGS = frozenset({"listagg", "listagg_distinct"})
 #: Percentages one ``percentile_approx`` may ask for.
 MAX_PERCENTAGES = 1024
 
@@ -321,7 +331,10 @@ class AggCall(Node):
     ``percentile_approx`` takes ``accuracy`` and either one ``fraction`` or several
     ``fractions`` (then its result is an array); ``covar_samp``, ``covar_pop`` and ``corr``
     take their second column as ``other`` (``PAIR_AGGREGATES``), ``max_by``/``min_by`` their
-    ordering (``ORDERED_PICKS``); ``percentile`` takes one ``fraction`` or several."""
+    ordering (``ORDERED_PICKS``); ``percentile`` takes one ``fraction`` or several;
+    ``listagg``/``listagg_distinct`` (``LISTAGGS``) their ``separator`` (None: Spark's
+    NULL delimiter, nothing between values) and, under ``WITHIN GROUP``, the key ordering
+    the values as ``other``, sorted ``ascending`` with ``nulls_first`` as told."""
 
     kind: Literal["aggregate"] = "aggregate"
     fn: AggregateFunction
@@ -334,6 +347,9 @@ class AggCall(Node):
     other: Expr | None = None
     #: how Spark names the call, where not after ``fn`` (the name only, never the value)
     alias: AggregateAlias | None = None
+    separator: str | None = None
+    ascending: bool = True
+    nulls_first: bool = True
 
     @model_validator(mode="after")
     def _fraction_for_quantile(self) -> AggCall:
@@ -350,6 +366,11 @@ class AggCall(Node):
             raise ValueError("percentile_approx takes an accuracy, and only it does")
         if self.ignore_nulls and self.fn not in ("first", "last"):
             raise ValueError("only first and last can ignore NULLs")
+        if self.fn not in LISTAGGS and (self.separator is not None or not self.ascending
+                                        or not self.nulls_first):
+            raise ValueError("only listagg takes a separator and an ordering")
+        if self.fn in LISTAGGS:
+            return self
         two = self.fn in PAIR_AGGREGATES | ORDERED_PICKS
         if two != (self.other is not None and self.arg is not None):
             raise ValueError(f"{self.fn} takes {'two columns' if two else 'one'}")

@@ -17,4 +17,7 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "jaro_winkler_similarity": pa.float64(),
     **dict.fromkeys(("soundex", "format_number", "to_base32"), pa.string()),
     "from_base32": pa.binary(),
+    "conv": pa.string(),
+    "hmac": pa.binary(),
+    **dict.fromkeys(("to_char", "to_varchar"), pa.string()),
 }

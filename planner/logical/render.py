@@ -30,6 +30,7 @@ from sparkwire.planner.logical.expressions import (
     Grouping,
     Lambda,
     LambdaVar,
+    LISTAGGS,
     Lit,
     NamedExpr,
     Over,
@@ -105,6 +106,19 @@ def sort_key(key: SortKey, naming: bool = False) -> str:
     order = "ASC" if key.ascending else "DESC"
     nulls = "FIRST" if key.nulls_first else "LAST"
     return f"{_render(key.expr, naming)} {order} NULLS {nulls}"
+
+
+def _listagg(expr: AggCall, naming: bool) -> str:
+    """Spark's name for ``listagg``: ``listagg(DISTINCT s, ,) WITHIN GROUP (ORDER BY i ASC
+    NULLS FIRST)``, the delimiter shown as its text (``NULL`` for none)."""
+    assert expr.arg is not None
+    distinct = "DISTINCT " if expr.fn == "listagg_distinct" else ""
+    delimiter = "NULL" if expr.separator is None else expr.separator
+    text = f"{expr.alias or 'listagg'}({distinct}{_render(expr.arg, naming)}, {delimiter})"
+    if expr.other is None:
+        return text
+    key = SortKey(expr=expr.other, ascending=expr.ascending, nulls_first=expr.nulls_first)
+    return f"{text} WITHIN GROUP (ORDER BY {sort_key(key, naming)})"
 
 
 def window_function(function: AggCall | WindowCall, frame: Frame | None) -> str:
@@ -223,6 +237,8 @@ def _render(expr: Expr, naming: bool) -> str:
             shown = repr(expr.fraction) if expr.fractions is None else \
                 f"array({', '.join(map(repr, expr.fractions))})"
             return f"{name}({r(expr.arg)}, {shown}, {expr.accuracy})"
+        if expr.fn in LISTAGGS:
+            return _listagg(expr, naming)
         if expr.other is not None:
             return f"{expr.fn}({r(expr.arg)}, {r(expr.other)})"
         if expr.fn == "percentile":  # Spark shows the frequency, always 1 here

@@ -6,6 +6,7 @@ them; ``planner.logical.types`` asks here, as it asks ``collection_types``.
 - ``product``, ``median`` and ``percentile`` give doubles (an array of them for several
   percentages), of numeric columns;
 - ``max_by``/``min_by`` give their value's type;
+- ``listagg``/``string_agg`` give a string, of a value cast to a string, binary refused (``planner.logical.functions.listaggs``);
 - ``regr_count`` is a bigint; the other regressions are doubles, typed with the statistics
   (``regr_avgx``/``regr_avgy`` of a decimal, a decimal in Spark, refused).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import AggCall
+from sparkwire.planner.logical.expressions import AggCall, Cast
 
 _BOOLEAN = frozenset({"bool_and", "bool_or", "every", "some"})
 _DOUBLES = frozenset({"product", "median", "percentile"})
@@ -35,6 +36,11 @@ def aggregate_type(call: AggCall, arg: pa.DataType) -> pa.DataType | None:
         return pa.float64()
     if call.fn in ("max_by", "min_by"):
         return arg
+    if call.fn in ("listagg", "listagg_distinct"):  # of its value cast to a string
+        if isinstance(call.arg, Cast) and call.arg.source == "binary":
+            raise AnalysisError(f"{call.alias or 'listagg'} of a binary column is not supported by "
+                                "sparkwire (Spark's answer is binary); cast it to string first")
+        return pa.string()
     if call.fn == "regr_count":
         return pa.int64()
     if call.fn.startswith("regr_"):

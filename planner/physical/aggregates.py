@@ -194,8 +194,8 @@ def _prepare(agg: Aggregate, keys: tuple[str, ...]) -> tuple[Items, dict[str, st
         name
         for a in agg.aggregates
         for node in walk(a.expr)
-        if isinstance(node, AggCall) and node.arg is not None
-        for name in column_names(node.arg)
+        if isinstance(node, AggCall)  # its argument and its other column (max_by's ordering ...)
+        for name in column_names(node)
     ))
     taken = set(keys) | set(used)
     plain = {k.name for k in agg.keys if k.expr == Column(name=k.name)}

@@ -26,6 +26,7 @@ from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.functions.casts import cast_type
+from sparkwire.planner.logical.functions.listaggs import within_group
 from sparkwire.planner.logical.literals import literal
 from sparkwire.planner.limits import check_in_list
 from sparkwire.planner.sql.errors import SqlError
@@ -126,6 +127,8 @@ def expression(node: exp.Expr) -> ex.Expr:
             return registry.call("extract", ex.Lit(value=node.this.name), expression(node.expression))
         case exp.Count():
             return _count(node)
+        case exp.GroupConcat():
+            return _listagg(node)
         case exp.Window():
             return _window(node)
         case exp.IgnoreNulls() if type(node.this) in EDGES:
@@ -272,6 +275,26 @@ def _count(node: exp.Count) -> ex.Expr:
             raise unsupported(node, "COUNT(DISTINCT ...) of several columns")
         return registry.call("count_distinct", expression(arg.expressions[0]))
     return registry.call("count", expression(arg))
+
+
+def _listagg(node: exp.GroupConcat) -> ex.Expr:
+    """``listagg``/``string_agg`` (sqlglot reads both as one node, so both are named
+    ``listagg``), ``DISTINCT`` and ``WITHIN GROUP (ORDER BY key)`` included."""
+    arg, keys = node.this, []
+    if isinstance(arg, exp.Order):
+        arg, keys = arg.this, arg.expressions
+    distinct = isinstance(arg, exp.Distinct)
+    if distinct:
+        if len(arg.expressions) != 1:
+            raise unsupported(node, "LISTAGG(DISTINCT ...) of several columns")
+        arg = arg.expressions[0]
+    if len(keys) > 1:
+        raise unsupported(node, "LISTAGG ... WITHIN GROUP (ORDER BY ...) of several keys")
+    separator = node.args.get("separator")
+    args = [expression(arg)] + ([] if separator is None else [expression(separator)])
+    call = registry.call("listagg_distinct" if distinct else "listagg", *args)
+    assert isinstance(call, ex.AggCall)
+    return within_group(call, sort_key(keys[0])) if keys else call
 
 
 _RANKING: dict[type[exp.Expr], str] = {

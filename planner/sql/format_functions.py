@@ -24,12 +24,14 @@ FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.FromBase32: (("this",), "from_base32"),
     exp.JSONFormat: (("this",), "to_json"),
     exp.FromJson: (("this", "expression"), "from_json"),
+    exp.ToChar: (("this", "format"), "to_char"),
 }
 #: The ones sqlglot leaves as anonymous calls, resolved by their own names.
 FORMAT_NAMES = frozenset({
     "json_array_length", "schema_of_json", "url_encode", "url_decode", "try_url_decode",
     "is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_utf8", "quote",
     "jaro_winkler_similarity", "mask", "to_binary", "try_to_binary", "format_number",
+    "conv", "hmac", "to_varchar",
 })
 
 

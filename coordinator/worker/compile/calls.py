@@ -24,6 +24,8 @@ from sparkwire.coordinator.worker.compile.calls_math import MATH_CALLS, MATH_MOD
 from sparkwire.coordinator.worker.compile.calls_nulls import NULL_CALLS, TRY_CALLS
 from sparkwire.coordinator.worker.compile.calls_text import TEXT_CALLS
 from sparkwire.coordinator.worker.compile.calls_spellings import SPELLING_CALLS
+from sparkwire.coordinator.worker.compile.calls_radix import RADIX_MODE_CALLS
+from sparkwire.coordinator.worker.compile.calls_hmac import HMAC_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_timestamp_units import TIMESTAMP_UNIT_CALLS
@@ -39,7 +41,7 @@ CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
     **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
-    **FORMAT_CALLS, **SPELLING_CALLS,
+    **FORMAT_CALLS, **SPELLING_CALLS, **HMAC_CALLS,
 }
 CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argument says
 
@@ -55,6 +57,7 @@ CALLS["update_fields"] = _written_out
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
+    **RADIX_MODE_CALLS,
 }
 
 ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS,

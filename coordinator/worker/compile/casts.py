@@ -83,6 +83,8 @@ def spark_cast(value: exp.Expr, source: str | None, to: str, mode: Mode,
     instants in the session time zone ``zone``."""
     if source is None or source == to:
         return exp.Cast(this=value, to=duckdb_type(to))
+    if source == "string" and to == "binary":  # its UTF-8 bytes (DuckDB's cast reads \xNN escapes)
+        return call("encode", value)
     if source == "string":
         return _from_string(value, to, mode, zone)
     if "timestamp" in (source, to):

@@ -23,6 +23,7 @@ from sparkwire.coordinator.worker.compile.calls_aggregate import (
     edge_aggregate,
     quantile,
 )
+from sparkwire.coordinator.worker.compile.calls_listagg import listagg
 from sparkwire.coordinator.worker.compile.casts import Mode, spark_cast
 from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.literals import literal
@@ -35,6 +36,7 @@ from sparkwire.planner.logical.expressions import (
     Cast,
     Column,
     Expr,
+    LISTAGGS,
     Lambda,
     LambdaVar,
     Lit,
@@ -99,7 +101,8 @@ class Expressions:
             raise CompileError(f"window function {node.fn} outside a Window operator")
         if isinstance(node, Cast):
             # Caveat: DuckDB's VARCHAR -> BLOB cast reads `\xNN` escapes and refuses
-            # non-ASCII text, unlike Spark's UTF-8 encoding; it stays a plain cast.
+            # non-ASCII text, unlike Spark's UTF-8 encoding; a user's cast (its source
+            # known) encodes instead (``casts.spark_cast``), the planner's stay plain.
             mode: Mode = "try" if node.safe else "ansi" if self.ansi else "legacy"
             return spark_cast(self.expr(node.expr), node.source, node.to, mode, self.time_zone)
         raise CompileError(f"unsupported expression {type(node).__name__}")
@@ -112,6 +115,10 @@ class Expressions:
         arg = self.expr(node.arg)
         if node.fn in ("quantile", "percentile_approx", "percentile"):
             return quantile(arg, node.fraction, node.fractions, interpolated=node.fn == "percentile")
+        if node.fn in LISTAGGS:
+            key = None if node.other is None else self.expr(node.other)
+            return listagg(arg, node.separator, node.fn == "listagg_distinct", key,
+                           node.ascending, node.nulls_first)
         if node.fn in ORDERED_PICKS and node.other is not None:
             return ORDERED_PICKS[node.fn](arg, self.expr(node.other))
         if node.fn in ("first", "last"):

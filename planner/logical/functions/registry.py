@@ -48,6 +48,10 @@ from sparkwire.planner.logical.functions import (
     task_values,
     spellings,
     timestamp_units,
+    listaggs,
+    radix,
+    macs,
+    char_formats,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -56,7 +60,7 @@ _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, coll
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
              session_info, try_calendar, jsons, transcoding, task_values, spellings,
-             timestamp_units)
+             timestamp_units, listaggs, radix, macs, char_formats)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
