@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import uuid
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import grpc
 from pyspark.sql.connect.proto import base_pb2, base_pb2_grpc, commands_pb2, relations_pb2
@@ -34,6 +34,16 @@ if TYPE_CHECKING:
     from sparkwire.coordinator.session import Session
 
 R = TypeVar("R")
+
+
+class _Answer(Protocol):
+    """A response message: each carries both session ids."""
+
+    session_id: str
+    server_side_session_id: str
+
+
+M = TypeVar("M", bound=_Answer)
 _EXPLAIN_EXTENDED = {base_pb2.AnalyzePlanRequest.Explain.EXPLAIN_MODE_EXTENDED,
                      base_pb2.AnalyzePlanRequest.Explain.EXPLAIN_MODE_FORMATTED}
 _INTERRUPT = base_pb2.InterruptRequest
@@ -61,8 +71,11 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
         self.server_session_id = str(uuid.uuid4())
         self.operations = Operations(session)
 
-    def _ids(self, request: Any) -> dict[str, str]:
-        return {"session_id": request.session_id, "server_side_session_id": self.server_session_id}
+    def _answer(self, response: M, request: Any) -> M:
+        """``response`` with the client's session id and the server's, which the client checks."""
+        response.session_id = request.session_id
+        response.server_side_session_id = self.server_session_id
+        return response
 
     # -- execute -------------------------------------------------------------------------------
     def ExecutePlan(self, request: base_pb2.ExecutePlanRequest,  # noqa: N802 - the protocol's name
@@ -73,14 +86,12 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
                 for response in self._execute(request.plan, operation_id):
                     response.response_id = str(uuid.uuid4())
                     response.operation_id = operation_id
-                    response.session_id = request.session_id
-                    response.server_side_session_id = self.server_session_id
-                    yield response
+                    yield self._answer(response, request)
         except Exception as error:  # noqa: BLE001 - see _spark_errors
             context.abort_with_status(status_of(error))
-        yield base_pb2.ExecutePlanResponse(
+        yield self._answer(base_pb2.ExecutePlanResponse(
             result_complete=base_pb2.ExecutePlanResponse.ResultComplete(), response_id=str(uuid.uuid4()),
-            operation_id=operation_id, **self._ids(request))
+            operation_id=operation_id), request)
 
     def _execute(self, plan: base_pb2.Plan, operation_id: str) -> Iterator[base_pb2.ExecutePlanResponse]:
         if plan.HasField("root"):
@@ -124,7 +135,7 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
     @_spark_errors
     def AnalyzePlan(self, request: base_pb2.AnalyzePlanRequest,  # noqa: N802
                     context: grpc.ServicerContext) -> base_pb2.AnalyzePlanResponse:
-        response = base_pb2.AnalyzePlanResponse(**self._ids(request))
+        response = self._answer(base_pb2.AnalyzePlanResponse(), request)
         kind = request.WhichOneof("analyze")
         answer = base_pb2.AnalyzePlanResponse
         if kind == "spark_version":
@@ -156,7 +167,7 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
     def Config(self, request: base_pb2.ConfigRequest,  # noqa: N802
                context: grpc.ServicerContext) -> base_pb2.ConfigResponse:
         pairs = configure(self.session, request.operation)
-        return base_pb2.ConfigResponse(pairs=pairs, **self._ids(request))
+        return self._answer(base_pb2.ConfigResponse(pairs=pairs), request)
 
     @_spark_errors
     def Interrupt(self, request: base_pb2.InterruptRequest,  # noqa: N802
@@ -168,12 +179,12 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
             ids = self.operations.interrupt(operation_id=request.operation_id)
         else:
             ids = self.operations.interrupt()
-        return base_pb2.InterruptResponse(interrupted_ids=ids, **self._ids(request))
+        return self._answer(base_pb2.InterruptResponse(interrupted_ids=ids), request)
 
     @_spark_errors
     def ReleaseExecute(self, request: base_pb2.ReleaseExecuteRequest,  # noqa: N802
                        context: grpc.ServicerContext) -> base_pb2.ReleaseExecuteResponse:
-        return base_pb2.ReleaseExecuteResponse(operation_id=request.operation_id, **self._ids(request))
+        return self._answer(base_pb2.ReleaseExecuteResponse(operation_id=request.operation_id), request)
 
     @_spark_errors
     def ReattachExecute(self, request: base_pb2.ReattachExecuteRequest,  # noqa: N802
@@ -186,4 +197,4 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
     @_spark_errors
     def ReleaseSession(self, request: base_pb2.ReleaseSessionRequest,  # noqa: N802
                        context: grpc.ServicerContext) -> base_pb2.ReleaseSessionResponse:
-        return base_pb2.ReleaseSessionResponse(**self._ids(request))
+        return self._answer(base_pb2.ReleaseSessionResponse(), request)
