@@ -4,7 +4,9 @@ The protocol types every literal (``integer``, ``long``, ``short`` ...); Python'
 not (an ``int`` is ``int`` or ``bigint`` by size, as ``F.lit`` makes it). So a value whose
 Python form would read back as another Spark type is cast to the one the client sent, and
 arrays, maps and structs are built by the registry's ``array``, ``map`` and
-``named_struct``, as the SQL text ``array(1, 2)`` is.
+``named_struct``, as the SQL text ``array(1, 2)`` is. A decimal takes the type of its
+digits (``1.25`` is ``decimal(3,2)``), as classic PySpark's ``lit`` gives it: PySpark's
+client sends every decimal literal as ``decimal(10,0)``, which would round it.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ def literal(value: Literal) -> Column:
     """``value`` as a Column of the type the client gave it."""
     kind = value.WhichOneof("literal_type")
     match kind:
-        case "null":
-            return lit(None).cast(from_proto(value.null))
+        case "null":  # a NULL of type void (``F.lit(None)``) is our untyped NULL
+            void = value.null.WhichOneof("kind") in (None, "null")
+            return lit(None) if void else lit(None).cast(from_proto(value.null))
         case "binary":
             return call("unhex", lit(value.binary.hex()).expr)
         case "array":
@@ -45,8 +48,6 @@ def literal(value: Literal) -> Column:
             return call("named_struct", *(e for name, element in zip(names, value.struct.elements, strict=True)
                                           for e in (lit(name).expr, literal(element).expr)))
     column = lit(python_value(value))  # type: ignore[arg-type]
-    if kind == "decimal" and value.decimal.HasField("precision"):
-        return column.cast(f"decimal({value.decimal.precision},{value.decimal.scale})")
     return column.cast(_CAST[kind]) if kind in _CAST else column
 
 

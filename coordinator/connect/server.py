@@ -60,7 +60,7 @@ class ConnectServer(Closeable):
 
     def wait(self, timeout: float | None = None) -> bool:
         """Blocks until the server stops or ``timeout`` seconds pass; whether it stopped."""
-        return bool(self._server.wait_for_termination(timeout))
+        return not self._server.wait_for_termination(timeout)  # gRPC answers whether it timed out
 
     def close(self) -> None:
         """Interrupts the running operations, then stops within ``CLOSE_GRACE_S``."""
