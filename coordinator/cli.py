@@ -82,12 +82,37 @@ def _parser() -> argparse.ArgumentParser:
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
     add_worker_arguments(worker)
+    connect = commands.add_parser(
+        "connect", help="serve Spark Connect (sc://HOST:PORT) on a session until Ctrl-C")
+    connect.add_argument("--port", type=int, default=15002, help="port (default 15002, Spark's)")
+    connect.add_argument("--host", default="127.0.0.1", help="a loopback address (default 127.0.0.1)")
     covered = commands.add_parser(
         "coverage", help="count PySpark's public names that work, are refused, or are missing")
     covered.add_argument("--missing", action="store_true", help="list the missing names")
     covered.add_argument("--markdown", action="store_true",
                          help="print README's table of what is refused and why")
     return parser
+
+
+def _serve_connect(console: Console, args: argparse.Namespace) -> int:
+    """``sparkwire connect``: a Spark Connect server on a session made from the flags, until
+    Ctrl-C; a PySpark program reaches it with ``SparkSession.builder.remote(address)``."""
+    from sparkwire.connect import serve
+
+    try:
+        settings = load_settings(args.config, transport=args.transport, overrides_from="flag",
+                                 workers=args.workers, ansi=args.ansi, time_zone=args.time_zone)
+        with Session(settings=settings) as session, serve(session, args.port, args.host) as server:
+            console.print(f"sparkwire Spark Connect at {server.address} ({session.workers} workers); "
+                          "Ctrl-C stops it", markup=False)
+            while not server.wait(1.0):
+                pass
+    except KeyboardInterrupt:
+        return 0
+    except (SparkwireError, PlanError, OSError) as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        return 1
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(refused.markdown() if args.markdown else coverage.render(
             coverage.report(), list_missing=args.missing))
         return 0
+    if args.command == "connect":
+        return _serve_connect(console, args)
     spark = None
     try:
         kind = _query_kind(args.query) if args.command != "demo" else "builtin"

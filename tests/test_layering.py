@@ -6,6 +6,9 @@
   (``api``) builds on ``sql``, which builds logical plans; the optimizer and the stage cutter
   read the logical plan; the worker reads the plan models and Spark's rules, never the API,
   the SQL front end, the optimizer or the cutter;
+- the Spark Connect server (``coordinator/connect/``) reads the planner only through its
+  public surface (``planner.api``, and ``planner.errors``): a protocol relation becomes
+  DataFrame API calls, never a third path into the logical plan;
 - ``transport`` imports neither other package, and the planner imports neither;
 - nothing imports the folders by their bare names (installed, they exist only as
   ``sparkwire.*``).
@@ -40,6 +43,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 #: What the worker may read of the planner: the plan models and Spark's rules.
 WORKER_READS = LAYERS[0] + LAYERS[1] + LAYERS[2]
+#: What the Spark Connect server may read of the planner: the API a program uses.
+CONNECT_READS = ("planner.api", "planner.errors")
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
@@ -134,7 +139,8 @@ def layer_of(module: str) -> int | None:
 
 def upward_imports(graph: Mapping[str, set[str]]) -> dict[str, list[str]]:
     """Each planner module's imports of a higher layer, and each worker module's imports of
-    any planner module it may not read."""
+    any planner module it may not read, and each Spark Connect module's imports of the
+    planner below its API."""
     found: dict[str, list[str]] = {}
     for module, targets in graph.items():
         rank = layer_of(module)
@@ -143,6 +149,9 @@ def upward_imports(graph: Mapping[str, set[str]]) -> dict[str, list[str]]:
         elif module.startswith("coordinator.worker"):
             bad = [t for t in targets if t.startswith("planner") and not any(
                 t == p or t.startswith(p + ".") for p in WORKER_READS)]
+        elif module.startswith("coordinator.connect"):
+            bad = [t for t in targets if t.startswith("planner") and not any(
+                t == p or t.startswith(p + ".") for p in CONNECT_READS)]
         else:
             bad = []
         if bad:
@@ -165,7 +174,8 @@ def test_every_planner_module_is_in_a_layer() -> None:
 
 def test_the_checks_catch_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
     """The checks above on a small tree with one lazy cycle, one ``TYPE_CHECKING`` import of
-    a higher layer and one worker module reading the optimizer: each is found."""
+    a higher layer, one worker module reading the optimizer and one Spark Connect module
+    reading the logical plan: each is found."""
     sources = {
         "planner/__init__.py": "",
         "planner/logical/__init__.py": "",
@@ -184,6 +194,10 @@ def test_the_checks_catch_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
         "coordinator/worker/engine.py": (
             "from sparkwire.planner.logical.a import f\nfrom sparkwire.planner.optimizer import rules\n"
         ),
+        "coordinator/connect/__init__.py": "",
+        "coordinator/connect/relations.py": (
+            "from sparkwire.planner.api.frame import Frame\nfrom sparkwire.planner.logical import a\n"
+        ),
     }
     for name, text in sources.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -194,6 +208,7 @@ def test_the_checks_catch_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
     assert upward_imports(graph) == {
         "planner.logical.c": ["planner.api.frame"],
         "coordinator.worker.engine": ["planner.optimizer", "planner.optimizer.rules"],
+        "coordinator.connect.relations": ["planner.logical", "planner.logical.a"],
     }
 
 

@@ -84,8 +84,13 @@ class FrameActions(FrameTransformations):
 
     def show(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> None:
         """The first ``n`` rows as PySpark prints them (``planner.api.show``)."""
+        print(self.show_string(n, truncate, vertical))
+
+    def show_string(self, n: int = 20, truncate: bool | int = True, vertical: bool = False) -> str:
+        """What ``show`` prints, as text: Spark's ``Dataset.showString``, which a Spark
+        Connect client asks for (``coordinator.connect``) and prints itself."""
         local = as_wall_clocks(self.limit(n + 1).toArrow(), self._executor.time_zone)
-        print(show_string(local, n, truncate, vertical))
+        return show_string(local, n, truncate, vertical)
 
 
 def rows_of(table: pa.Table) -> list[Row]:

@@ -19,7 +19,8 @@ from sparkwire.planner.logical.nullability import UNKNOWN, Nulls
 
 _ATOMIC: dict[pa.DataType, type[T.DataType]] = {
     pa.null(): T.NullType, pa.string(): T.StringType, pa.large_string(): T.StringType,
-    pa.binary(): T.BinaryType, pa.large_binary(): T.BinaryType, pa.bool_(): T.BooleanType,
+    pa.string_view(): T.StringType, pa.binary(): T.BinaryType, pa.large_binary(): T.BinaryType,
+    pa.binary_view(): T.BinaryType, pa.bool_(): T.BooleanType,
     pa.date32(): T.DateType, pa.int8(): T.ByteType, pa.int16(): T.ShortType,
     pa.int32(): T.IntegerType, pa.int64(): T.LongType, pa.float32(): T.FloatType,
     pa.float64(): T.DoubleType,

@@ -16,12 +16,14 @@ from sparkwire.coordinator.tpch import TPCH_TABLES
 from tests.e2e.conftest import rows_close
 
 
-def expected_answers(tpch: Path) -> dict[str, pa.Table]:
-    """DuckDB's result of every query over views on the same Parquet files."""
+def expected_answers(tpch: Path, names: tuple[str, ...] = QUERY_NAMES,
+                     tables: tuple[str, ...] = TPCH_TABLES) -> dict[str, pa.Table]:
+    """DuckDB's result of each query (all 22 by default) over views on the same Parquet
+    files of ``tables``."""
     con = duckdb.connect()
-    for table in TPCH_TABLES:
+    for table in tables:
         con.execute(f"create view {table} as select * from read_parquet('{tpch / table}/*.parquet')")
-    return {name: con.sql(sql_query(name)).to_arrow_table() for name in QUERY_NAMES}
+    return {name: con.sql(sql_query(name)).to_arrow_table() for name in names}
 
 
 def same(got: pa.Table, want: pa.Table) -> bool:

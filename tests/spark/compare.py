@@ -48,6 +48,17 @@ def sparkwire_api() -> Api:
 Program = Callable[..., Any]
 
 
+def connect_api() -> Api:
+    """PySpark's namespace as a Spark Connect program reaches it: the functions and
+    ``Window`` that ``pyspark.sql.functions`` hands out once a remote session is made (here
+    named directly, so the process's classic Spark session stays classic)."""
+    from pyspark.sql import types
+    from pyspark.sql.connect import functions
+    from pyspark.sql.connect.window import Window
+
+    return Api(functions, Window, types)
+
+
 def assert_same(
     program: Program,
     tables: Iterable[pa.Table],
@@ -61,11 +72,7 @@ def assert_same(
     """``program`` gives the same names, types and rows in PySpark and in each session,
     both in the session time zone ``time_zone``."""
     tables = list(tables)
-    spark.conf.set(ZONE_KEY, time_zone)
-    expected = program(pyspark_api(), *(spark.createDataFrame(t) for t in tables))
-    want_types = [(f.name, f.dataType.simpleString()) for f in expected.schema.fields]
-    want_rows = [normalize(row.asDict(recursive=True), want_types) for row in expected.collect()]
-    want_times = _timestamp_types(expected.toArrow().schema) if _has_timestamps(want_types) else {}
+    want_types, want_rows, want_times = _expected(program, tables, spark, time_zone)
     for session in sessions:
         before = session.conf.get(ZONE_KEY)
         session.conf.set(ZONE_KEY, time_zone)
@@ -81,6 +88,32 @@ def assert_same(
                     for row in result.to_pylist()]
         _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel,
                      where=f"{session.settings.workers} worker(s)")
+
+
+def assert_same_remote(program: Program, tables: Iterable[pa.Table], spark: Any, remote: Any, *,
+                       ordered: bool = False, rel: float = 1e-9) -> None:
+    """``program``, unchanged, gives the same names, types and rows through ``remote`` (a
+    PySpark Spark Connect session on sparkwire's server, ``sparkwire.connect``) as in
+    classic PySpark, both in UTC; rows as each one's ``collect()`` gives them."""
+    tables = list(tables)
+    want_types, want_rows, _ = _expected(program, tables, spark, "UTC")
+    remote.conf.set(ZONE_KEY, "UTC")
+    ours = program(connect_api(), *(remote.createDataFrame(t) for t in tables))
+    assert [(f.name, f.dataType.simpleString()) for f in ours.schema.fields] == want_types
+    got_rows = [normalize(row.asDict(recursive=True), want_types) for row in ours.collect()]
+    _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel, where="Spark Connect")
+
+
+def _expected(program: Program, tables: list[pa.Table], spark: Any, time_zone: str) -> tuple[
+        list[tuple[str, str]], list[tuple[Any, ...]], dict[str, pa.DataType]]:
+    """PySpark's answer: the (name, type) pairs, the normalized rows and the Arrow types of
+    the timestamp columns."""
+    spark.conf.set(ZONE_KEY, time_zone)
+    expected = program(pyspark_api(), *(spark.createDataFrame(t) for t in tables))
+    want_types = [(f.name, f.dataType.simpleString()) for f in expected.schema.fields]
+    want_rows = [normalize(row.asDict(recursive=True), want_types) for row in expected.collect()]
+    want_times = _timestamp_types(expected.toArrow().schema) if _has_timestamps(want_types) else {}
+    return want_types, want_rows, want_times
 
 
 ZONE_KEY = "spark.sql.session.timeZone"

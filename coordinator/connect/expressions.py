@@ -1,0 +1,157 @@
+"""A protocol expression as our ``Column``, built through the DataFrame API.
+
+The client sends Spark's operators as functions by their SQL names (``+``, ``==``, ``and``,
+``not`` ...) and every other function by name. The operators become the ``Column`` operators
+a program writes (``a + b``), which name and type their result as Spark does; the rest go to
+the function registry by name (``planner.api.functions.core.call``), the one table the
+DataFrame API and SQL build calls through. A column reference that carries the id of the
+DataFrame it was taken from (``df["a"]`` in a self-join) resolves against that frame, as
+our own ``df["a"]`` does.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+
+from pyspark.sql.connect.proto import expressions_pb2
+
+from sparkwire.coordinator.connect.errors import PlanNotSupported
+from sparkwire.coordinator.connect.literals import literal
+from sparkwire.coordinator.connect.types import from_proto
+from sparkwire.planner.api import functions as F
+from sparkwire.planner.api.column import Column, SortOrder
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.functions.core import call
+
+Expression = expressions_pb2.Expression
+Unary = Callable[[Column], Column]
+Binary = Callable[[Column, Column], Column]
+
+#: Spark's operators by the name the client sends, as our Column's operators.
+_BINARY: dict[str, Binary] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "%": operator.mod, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge, "and": operator.and_,
+    "or": operator.or_, "<=>": Column.eqNullSafe, "|": Column.bitwiseOR, "&": Column.bitwiseAND,
+    "^": Column.bitwiseXOR, "contains": Column.contains, "startswith": Column.startswith,
+    "endswith": Column.endswith,
+}
+_UNARY: dict[str, Unary] = {
+    "not": operator.invert, "negative": operator.neg, "isnull": Column.isNull,
+    "isnotnull": Column.isNotNull, "isnan": Column.isNaN,
+}
+#: Methods whose second argument our API takes as a Python string (a pattern).
+_PATTERN: dict[str, Callable[[Column, str], Column]] = {
+    "like": Column.like, "rlike": Column.rlike, "ilike": Column.ilike,
+}
+#: ``f(DISTINCT x)``: the registry's name for each aggregate that has such a form.
+_DISTINCT = {"count": "count_distinct", "sum": "sum_distinct"}
+_SORT = {
+    (Expression.SortOrder.SORT_DIRECTION_ASCENDING, Expression.SortOrder.SORT_NULLS_FIRST): Column.asc_nulls_first,
+    (Expression.SortOrder.SORT_DIRECTION_ASCENDING, Expression.SortOrder.SORT_NULLS_LAST): Column.asc_nulls_last,
+    (Expression.SortOrder.SORT_DIRECTION_DESCENDING, Expression.SortOrder.SORT_NULLS_FIRST): Column.desc_nulls_first,
+    (Expression.SortOrder.SORT_DIRECTION_DESCENDING, Expression.SortOrder.SORT_NULLS_LAST): Column.desc_nulls_last,
+}
+
+
+class Expressions:
+    """Translates the expressions of one plan; ``frames`` are its DataFrames by plan id
+    (filled by ``relations.Relations`` as it builds them)."""
+
+    def __init__(self, frames: Mapping[int, DataFrame]) -> None:
+        self._frames = frames
+
+    def column(self, e: Expression) -> Column:
+        """``e`` as a Column."""
+        kind = e.WhichOneof("expr_type")
+        match kind:
+            case "literal":
+                return literal(e.literal)
+            case "unresolved_attribute":
+                return self._attribute(e.unresolved_attribute)
+            case "unresolved_star":
+                target = e.unresolved_star.unparsed_target
+                return F.col(target or "*")
+            case "unresolved_function":
+                f = e.unresolved_function
+                return self._function(f.function_name, list(f.arguments), f.is_distinct)
+            case "call_function":
+                return self._function(e.call_function.function_name, list(e.call_function.arguments), False)
+            case "expression_string":
+                return F.expr(e.expression_string.expression)
+            case "alias":
+                return self._alias(e.alias)
+            case "cast":
+                return self._cast(e.cast)
+            case "unresolved_extract_value":
+                extract = e.unresolved_extract_value
+                return self.column(extract.child)[self.column(extract.extraction)]
+        raise _unsupported(e, kind)
+
+    def sort_order(self, order: Expression.SortOrder) -> SortOrder:
+        """A sort key (``Sort`` relations carry these, not expressions); an unspecified
+        direction is ascending, unspecified nulls come first ascending and last descending,
+        as in Spark."""
+        column = self.column(order.child)
+        direction = order.direction or Expression.SortOrder.SORT_DIRECTION_ASCENDING
+        nulls = order.null_ordering or (
+            Expression.SortOrder.SORT_NULLS_FIRST if direction == Expression.SortOrder.SORT_DIRECTION_ASCENDING
+            else Expression.SortOrder.SORT_NULLS_LAST)
+        return _SORT[(direction, nulls)](column)
+
+    def _attribute(self, attribute: Expression.UnresolvedAttribute) -> Column:
+        name = attribute.unparsed_identifier
+        frame = self._frames.get(attribute.plan_id) if attribute.HasField("plan_id") else None
+        return frame[name] if frame is not None else F.col(name)
+
+    def _alias(self, alias: Expression.Alias) -> Column:
+        if len(alias.name) != 1 or alias.HasField("metadata"):
+            raise PlanNotSupported("an alias of several names or with metadata is not supported "
+                                   "by sparkwire", condition="UNSUPPORTED_FEATURE.CONNECT_ALIAS")
+        return self.column(alias.expr).alias(alias.name[0])
+
+    def _cast(self, cast: Expression.Cast) -> Column:
+        column = self.column(cast.expr)
+        to = from_proto(cast.type) if cast.HasField("type") else cast.type_str
+        if cast.eval_mode == Expression.Cast.EVAL_MODE_TRY:
+            return column.try_cast(to if isinstance(to, str) else to.simpleString())
+        return column.cast(to)
+
+    def _function(self, name: str, arguments: list[Expression], distinct: bool) -> Column:
+        key = name.casefold()
+        if distinct:
+            if key not in _DISTINCT:
+                raise PlanNotSupported(f"{name}(DISTINCT ...) is not supported by sparkwire",
+                                       condition="UNSUPPORTED_FEATURE.CONNECT_DISTINCT_AGGREGATE")
+            key = _DISTINCT[key]
+        if key == "count" and len(arguments) == 1 and arguments[0].WhichOneof("expr_type") == "unresolved_star":
+            return F.count("*")
+        args = [self.column(a) for a in arguments]
+        if key in _BINARY and len(args) == 2:
+            return _BINARY[key](args[0], args[1])
+        if key in _UNARY and len(args) == 1:
+            return _UNARY[key](args[0])
+        if key in _PATTERN and len(args) == 2 and arguments[1].literal.HasField("string"):
+            return _PATTERN[key](args[0], arguments[1].literal.string)
+        if key == "in" and args:
+            return args[0].isin(*args[1:])
+        if key == "when":
+            return _case(args)
+        if key == "count" and len(args) == 1:
+            return F.count(args[0])  # count(lit(1)) is count(*), named count(1), as in PySpark
+        return call(key, *(a.expr for a in args))
+
+
+def _case(args: list[Column]) -> Column:
+    """``CASE WHEN c1 THEN v1 ... ELSE e END``, sent as ``when(c1, v1, ..., e)``."""
+    pairs, rest = args[: len(args) // 2 * 2], args[len(args) // 2 * 2:]
+    case = F.when(pairs[0], pairs[1])
+    for condition, value in zip(pairs[2::2], pairs[3::2], strict=True):
+        case = case.when(condition, value)
+    return case.otherwise(rest[0]) if rest else case
+
+
+def _unsupported(e: Expression, kind: str | None) -> PlanNotSupported:
+    number = Expression.DESCRIPTOR.fields_by_name[kind].number if kind else 0
+    return PlanNotSupported.field("spark.connect.Expression", str(kind), number)
