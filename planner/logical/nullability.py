@@ -138,6 +138,8 @@ def _generated(op: Generate) -> dict[str, Nulls]:
     """``explode`` and its kin: the position is never NULL, a map's key neither; an element
     or a value is NULL where the collection holds NULLs; ``_outer`` emits a row of NULLs."""
     source = expression_nulls(op.expr, _operator(op.input))
+    if op.kind == "structs":  # inline: a field of an element, which may be NULL
+        return {name: UNKNOWN for name in op.names}
     parts = [NOT_NULL] if op.position else []
     parts += [NOT_NULL, source.part(1)] if op.kind == "map" else [source.part(0)]
     return {name: UNKNOWN if op.outer else part for name, part in zip(op.names, parts, strict=True)}

@@ -9,7 +9,7 @@ Python function),
 ``statistics`` (``stddev``, ``corr`` ...), ``summaries`` (``bool_and``, ``max_by``, ``percentile`` ...), ``grouping``, ``windows``, ``elementary``
 (trigonometry ...), ``bits`` and ``encodings`` (digests, hex, base64; one-column ones made
 by ``unary``), ``aggregate_forms`` (``first_value``, ``mode``, ``try_sum`` ...), ``session_info``
-(``current_user``, ``version`` ...), ``try_calendar`` (``try_make_timestamp`` ...), ``formats`` (JSON, URLs, UTF-8), ``spellings`` (``soundex``, ``format_number``), ``listaggs`` (``listagg``, ``string_agg`` ...), ``radix`` (``conv``, ``hmac``, ``to_char``), ``json_tuples`` (``json_tuple``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
+(``current_user``, ``version`` ...), ``try_calendar`` (``try_make_timestamp`` ...), ``formats`` (JSON, URLs, UTF-8), ``spellings`` (``soundex``, ``format_number``), ``listaggs`` (``listagg``, ``string_agg`` ...), ``radix`` (``conv``, ``hmac``, ``to_char``), ``json_tuples`` (``json_tuple``), ``stacks`` (``stack``), with ``Column``, ``col`` and ``lit`` (``planner.api.column``). Each function
 reads PySpark's arguments (``core``: a ``str`` where a column is expected is a column name,
 a Python value where a value is expected a literal) and has the function registry
 (``planner.logical.functions``) build the call, as the SQL front end does. The group modules
@@ -42,6 +42,7 @@ from sparkwire.planner.api.functions.spellings import *  # noqa: F403
 from sparkwire.planner.api.functions.listaggs import *  # noqa: F403
 from sparkwire.planner.api.functions.radix import *  # noqa: F403
 from sparkwire.planner.api.functions.json_tuples import *  # noqa: F403
+from sparkwire.planner.api.functions.stacks import *  # noqa: F403
 from sparkwire.planner.api.functions.grouping import *  # noqa: F403
 from sparkwire.planner.api.functions.lambdas import *  # noqa: F403
 from sparkwire.planner.api.functions.hints import *  # noqa: F403
