@@ -24,6 +24,8 @@ def strings(api, df):
         "s",
         F_.concat_ws("-", "s", "t"), F_.concat_ws("", "t"), F_.concat("s", "t"),
         F_.lpad("s", 12, "*"), F_.rpad("s", 4, "xy"), F_.lpad("s", 3, ""), F_.rpad("t", -1, "x"),
+        F_.lpad("s", F_.col("n").cast("bigint"), "-").alias("lpad_bigint"),
+        F_.rpad("t", F_.col("n").cast("bigint"), "=").alias("rpad_bigint"),
         F_.regexp_replace("s", r"[a-z]\.", "<$0>"), F_.regexp_replace("s", r"(\w)(\d+)", r"$2\$$1"),
         F_.regexp_extract("s", r"([a-z])(\d+)", 2), F_.regexp_extract("s", r"(x)?(\.)", 1),
         F_.instr("s", "b"), F_.instr("s", ""), F_.locate("b", "s"), F_.locate("b", "s", 3),

@@ -43,6 +43,7 @@ _STOP_AT_MOST = template(
     f"THEN CAST(:a AS HUGEINT) - abs(CAST(:s AS HUGEINT)) * {MAX_VALUE_LENGTH} "
     f"ELSE :b END AS BIGINT)")
 _STEP = template("CASE WHEN :a <= :b THEN 1 ELSE -1 END")
+_AS_INT = template("CAST(:n AS INTEGER)")
 
 Args = list[exp.Expr]
 
@@ -61,8 +62,9 @@ def _sequence(args: Args) -> tuple[exp.Expr, Args]:
 #: clamped so that it can make no longer one (what DuckDB evaluates when it folds constants:
 #: it folds the value's branch too, whatever the check says); and what the length counts.
 _BOUNDS: dict[str, tuple[Callable[[Args], tuple[exp.Expr, Args]], str]] = {
-    "lpad": (lambda a: (a[1], _with(a, 1, _AT_MOST(n=a[1]))), "characters"),
-    "rpad": (lambda a: (a[1], _with(a, 1, _AT_MOST(n=a[1]))), "characters"),
+    # DuckDB's pads take an INTEGER length, Spark casts a BIGINT one: within the bound it fits
+    "lpad": (lambda a: (a[1], _with(a, 1, _AS_INT(n=_AT_MOST(n=a[1])))), "characters"),
+    "rpad": (lambda a: (a[1], _with(a, 1, _AS_INT(n=_AT_MOST(n=a[1])))), "characters"),
     "repeat": (lambda a: (_REPEATED(s=a[0], n=a[1]), _with(a, 1, _TIMES_AT_MOST(s=a[0], n=a[1]))),
                "characters"),
     "array_repeat": (lambda a: (a[1], _with(a, 1, _AT_MOST(n=a[1]))), "elements"),
