@@ -27,19 +27,17 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeAlias, assert_never
 
 import pyarrow as pa
 
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineInterrupted, TaskEngine
+from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineInterrupted
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
-from sparkwire.coordinator.worker.files import (check_files, check_output_directory, recheck_files,
-                                                unblock_fifos)
+from sparkwire.coordinator.worker.files import check_files, check_output_directory, recheck_files
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.pieces import Pieces, PieceTarget
 from sparkwire.coordinator.worker.compile import (
@@ -51,10 +49,11 @@ from sparkwire.coordinator.worker.compile import (
     RowGroupTable,
     compile_task,
 )
-from sparkwire.coordinator.worker.inputs import ExchangeInputs, TaskReads, input_keys
+from sparkwire.coordinator.worker.inputs import ExchangeInputs, input_keys
 from sparkwire.coordinator.worker.shared_inputs import SharedInputs
 from sparkwire.coordinator.worker.spill import new_spill_dir
-from sparkwire.coordinator.worker.store import PartitionStore, TaskOutput
+from sparkwire.coordinator.worker.store import PartitionStore
+from sparkwire.coordinator.worker.task import Task
 from sparkwire.coordinator.membership import MembershipCheck
 from sparkwire.coordinator.taskplan import (Members, TaskPlan, Tasks, TaskStatus,
                                             decode_message, encode_message)
@@ -91,26 +90,6 @@ def _in_hand(source: _Source) -> bool:
     return not isinstance(source, pa.RecordBatchReader)
 
 
-@dataclass(eq=False)  # identity: tasks live in sets
-class _Task:
-    plan: TaskPlan
-    compiled: CompiledFragment
-    output: TaskOutput
-    cancelled: threading.Event = field(default_factory=threading.Event)
-    engine: TaskEngine | None = None
-    reads: TaskReads = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.reads = TaskReads(self.plan.query_id, self.cancelled)
-
-    def cancel(self) -> None:
-        self.cancelled.set()
-        if self.engine is not None:
-            self.engine.interrupt()
-        unblock_fifos(self.compiled.files)  # DuckDB may be stuck opening one: an interrupt waits
-        self.reads.close()
-
-
 class Worker:
     """A worker's whole state: its queue, slots, partition store and peer connections."""
 
@@ -140,10 +119,10 @@ class Worker:
         self._whole_inputs = ByteBudget(memory.whole_input)
         self._inputs = ExchangeInputs(self._client, self._shared, self._whole_inputs,
                                       settings.timeouts.partition_wait)
-        self._queue: FairQueue[_Task] = FairQueue(settings.worker.max_queued_tasks,
+        self._queue: FairQueue[Task] = FairQueue(settings.worker.max_queued_tasks,
                                                   settings.worker.max_queued_per_query)
         self._lock = threading.Lock()
-        self._running: dict[str, set[_Task]] = {}
+        self._running: dict[str, set[Task]] = {}
         self._clients: dict[str, TransportClient] = {}
         self._address: str | None = None  # where this worker is served, once it is
         self._local: dict[str, list[pa.Table]] = {}
@@ -224,7 +203,7 @@ class Worker:
         if task_plan.keep is not None:
             self.store.pin(task_plan.keep, task_plan.task, output)
         try:
-            self._queue.put(task_plan.query_id, _Task(task_plan, compiled, output))
+            self._queue.put(task_plan.query_id, Task(task_plan, compiled, output))
         except QueueFull as full:
             error = SparkwireError(f"worker {self.worker_id} is busy: {full}")
             output.fail(error)
@@ -288,7 +267,7 @@ class Worker:
                         if not peers:
                             del self._running[task.plan.query_id]
 
-    def _overran(self, task: _Task) -> None:
+    def _overran(self, task: Task) -> None:
         """``task`` ran past ``timeouts.task``: it fails, then is stopped like a cancelled one."""
         limit = self.settings.timeouts.task
         self._fail(task, QueryError(
@@ -296,7 +275,7 @@ class Worker:
             f"than timeouts.task ({limit:g} s) and was stopped"))
         task.cancel()
 
-    def _run(self, task: _Task) -> None:
+    def _run(self, task: Task) -> None:
         plan, output = task.plan, task.output
         started = time.perf_counter()
         data = list(range(plan.output.partitions))
@@ -359,7 +338,7 @@ class Worker:
              "threads": threads}
         )
 
-    def _fail(self, task: _Task, error: SparkwireError) -> None:
+    def _fail(self, task: Task, error: SparkwireError) -> None:
         """The task failed with ``error``: its readers see it, and so does the coordinator;
         unless its output was complete already (it was reported so)."""
         if task.output.fail(error):
@@ -377,7 +356,7 @@ class Worker:
             _log.warning("worker %s: cannot report stage %s task %s of query %s to %s: %s",
                          self.worker_id, plan.stage, plan.task, plan.query_id, plan.report_to, exc)
 
-    def _failure(self, task: _Task, exc: BaseException) -> TaskFailed:
+    def _failure(self, task: Task, exc: BaseException) -> TaskFailed:
         """What a failed task tells its readers. A failure of its own query (DuckDB refused a
         value, a cast, the plan) is a ``QueryError``: it would fail again anywhere, so the
         coordinator fails the query at once. One reading an input is a plain ``TaskFailed``,
@@ -391,7 +370,7 @@ class Worker:
         where = f"worker {self.worker_id}, stage {task.plan.stage}, task {task.plan.task}"
         return (QueryError if own else TaskFailed)(f"{where}: {message}")
 
-    def _inputs_of(self, task: _Task, whole: bool) -> list[tuple[str, _Source]]:
+    def _inputs_of(self, task: Task, whole: bool) -> list[tuple[str, _Source]]:
         """Every table the compiled query reads, under the compiler's names, to register;
         exchange inputs whole where they are small (``ExchangeInputs.whole``) when the
         fragment joins (DuckDB then orders its joins by their rows) or ``whole`` asks,
