@@ -45,7 +45,9 @@ def test_what_a_killed_driver_left_is_removed_by_the_next_cluster() -> None:
     finally:
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait(10)
-    assert len(workers) == 2 and _owned_by(driver.pid)  # nothing ran to remove them
+    # A cluster another test starts in parallel may sweep them first, so their presence after
+    # the kill is not asserted: the check above saw them, the one below sees them gone.
+    assert len(workers) == 2
     started = time.monotonic()
     with Session(workers=1, transport="zmq") as session:
         assert session.range(3).count() == 3
