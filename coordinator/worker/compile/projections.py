@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.context import Context, unique_names
+from sparkwire.coordinator.worker.compile.hoisting import hoist_operands
 from sparkwire.coordinator.worker.compile.nodes import select_from, star_from
 from sparkwire.planner.logical.plan import Filter, Project
 
@@ -24,5 +25,6 @@ def filter_rows(ctx: Context, op: Filter) -> exp.Select:
 
 def project(ctx: Context, op: Project) -> exp.Select:
     unique_names((c.name for c in op.columns), "project")
+    op = hoist_operands(op)
     source = ctx.input(op.input)
     return select_from(map(ctx.named, op.columns), source)
