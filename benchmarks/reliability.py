@@ -12,8 +12,10 @@
 - **member**: what a member holding the cluster's credentials can ask of a worker (a value
   of 2^31 characters, tasks of 4,096 partitions each, a membership notice of its own): each
   must be refused, the worker's peak RSS stay under its baseline plus ``worker.memory``, and
-  the next query be answered within a second; and a driver SIGKILLed must leave no files once
-  the next cluster has started.
+  the next query be answered within a second; a query that runs for ever (a 4e10-row cross
+  join) must be stopped by ``interruptAll`` from another thread, and by ``timeouts.task``
+  (``TASK_DEADLINE`` seconds here) when nobody interrupts it, each freeing the worker for the
+  next query; and a driver SIGKILLed must leave no files once the next cluster has started.
 
 The reference is DuckDB on the same files (answers); the fuzz and memory figures are counts
 and bytes, not ratios.
@@ -27,6 +29,7 @@ import os
 import random
 import signal
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -47,6 +50,8 @@ from sparkwire.coordinator.metrics import QueryMetrics  # noqa: E402
 
 MiB = 1 << 20
 WORKERS = 2
+#: The member cases' ``timeouts.task``: a task running longer fails its query and is stopped.
+TASK_DEADLINE = 5.0
 
 
 def _table(path: Path, rows: int, keys: int, seed: int, row_groups: int = 8) -> Path:
@@ -257,6 +262,18 @@ def _member_cases(session: Session) -> dict[str, Any]:
         finally:
             member.cancel("flood")  # what was queued before the refusal goes with the query
 
+    def endless() -> None:
+        right = session.range(200_000).withColumnRenamed("id", "other")
+        session.range(200_000).crossJoin(right).agg(F.sum("other")).collect()
+
+    def interrupted() -> None:
+        timer = threading.Timer(1.0, session.interruptAll)
+        timer.start()
+        try:
+            endless()
+        finally:
+            timer.cancel()
+
     return {
         "lpad to 2^31-1": lambda: session.range(2).select(
             F.length(F.lpad(F.col("id").cast("string"), 2**31 - 1, "x"))).collect(),
@@ -265,6 +282,8 @@ def _member_cases(session: Session) -> dict[str, Any]:
         "256 tasks x 4096 partitions": flooded,
         "a member's membership notice": lambda: member.deliver(
             encode_message(Members(members=("tcp://127.0.0.1:9",)))),
+        "interruptAll of a 4e10-row cross join after 1 s": interrupted,
+        f"a 4e10-row cross join past timeouts.task ({TASK_DEADLINE:g} s)": endless,
     }
 
 
@@ -273,7 +292,8 @@ def member(memory: int) -> dict[str, Any]:
     from sparkwire.transport.errors import SparkwireError
 
     cases: dict[str, Any] = {}
-    with Session(workers=1, transport="zmq", worker={"memory": memory}) as session:
+    with Session(workers=1, transport="zmq", worker={"memory": memory},
+                 timeouts={"task": TASK_DEADLINE}) as session:
         pid = session.cluster.announcements[0].pid
         session.range(10).count()
         idle = _kib(pid, "VmRSS") * 1024

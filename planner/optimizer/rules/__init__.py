@@ -22,6 +22,7 @@ from sparkwire.planner.optimizer.rules.projects import merge_projects
 from sparkwire.planner.optimizer.rules.pushdown import push_filters
 from sparkwire.planner.optimizer.rules.reduction import reduce_semi_join_inputs
 from sparkwire.planner.optimizer.rules.semijoins import push_semi_joins
+from sparkwire.planner.optimizer.rules.shared_filters import filter_shared
 from sparkwire.planner.optimizer.rules.transitivity import copy_semi_joins
 
 Rule = Callable[[Operator], Operator]
@@ -31,6 +32,7 @@ RULES: tuple[Rule, ...] = (
     outer_to_inner,
     derive_side_filters,
     push_filters,
+    filter_shared,
     prune_columns,
     left_join_to_anti,
     push_semi_joins,

@@ -11,9 +11,21 @@ columns (Spark's rule): it then drops whole partitions, which changes no other r
 values; any other condition would remove rows a window function counts or ranks. Below an
 aggregate, likewise, a deterministic condition on plain grouping keys: TPC-DS q39 reads one
 year's inventory aggregate twice, for January and for February, and each month's rows are
-now chosen before the join and the aggregate, not after."""
+now chosen before the join and the aggregate, not after.
+
+A condition goes into both inputs of a set operation, named as each input names its
+columns: a row of the result is a row of an input with the same values, so the condition
+holds of it there (deterministic conditions; set operations compare rows NULL-equal, a
+deterministic condition gives equal rows one answer). An OR that cannot move as a whole
+still says something below: each branch that can be true needs its parts that can move true,
+so ``(y = 2001 AND total > 0) OR y = 2002`` over an aggregate grouped by ``y`` moves
+``y = 2001 OR y = 2002`` below it and stays as it is above (``_implied``; ``disjunctions``
+does the same for a join's sides). TPC-DS q04's year totals are filtered so by year
+before they are aggregated (``shared_filters``)."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from sparkwire.planner.logical.expressions import Call, Column, Expr
 from sparkwire.planner.logical.function_types import NONDETERMINISTIC
@@ -23,12 +35,14 @@ from sparkwire.planner.logical.plan import (
     Join,
     Operator,
     Project,
+    SetOperation,
     Window,
     children,
+    operators,
     output_columns,
     with_children,
 )
-from sparkwire.planner.logical.predicates import conjunction, conjuncts, nonempty_conjunction
+from sparkwire.planner.logical.predicates import conjunction, conjuncts, disjuncts, nonempty_conjunction
 from sparkwire.planner.logical.tree import column_names, transform, walk
 
 #: The joins a filter above may move into the left (right) input of: those that do not pad
@@ -39,15 +53,29 @@ RIGHT_OK = ("inner", "right", "cross")
 
 
 def push_filters(plan: Operator) -> Operator:
-    """Top-down: each filter sinks as far as it can, then its inputs are visited."""
+    """Top-down: each filter sinks as far as it can, then its inputs are visited. A filter
+    stops above a subtree the plan holds more than once (a view or CTE read twice), which
+    the stage cutter computes once for all its readers: filtered for one reader, it would be
+    computed again for each (``shared_filters`` moves the OR of all readers' conditions
+    into it instead)."""
+    return _push(plan, _shared(plan))
+
+
+def _shared(plan: Operator) -> frozenset[Operator]:
+    """The subtrees doing work that ``plan`` holds more than once."""
+    seen = Counter(op for op in operators(plan) if isinstance(op, Join | Aggregate | SetOperation | Window))
+    return frozenset(op for op, n in seen.items() if n > 1)
+
+
+def _push(plan: Operator, shared: frozenset[Operator]) -> Operator:
     if isinstance(plan, Filter):
-        plan = _sink(plan)
+        plan = _sink(plan, shared)
     elif isinstance(plan, Join) and plan.condition is not None and not plan.null_aware:
-        plan = _sink_condition(plan)
-    return with_children(plan, [push_filters(c) for c in children(plan)])
+        plan = _sink_condition(plan, shared)
+    return with_children(plan, [_push(c, shared) for c in children(plan)])
 
 
-def _sink_condition(join: Join) -> Join:
+def _sink_condition(join: Join, shared: frozenset[Operator]) -> Join:
     """The parts of the join's condition that read one side only, moved into that side
     when the join drops that side's unmatched rows."""
     parts = conjuncts(join.condition)
@@ -57,13 +85,16 @@ def _sink_condition(join: Join) -> Join:
     if not to_left and not to_right:
         return join
     kept = [p for p in parts if p not in to_left and p not in to_right]
-    moved = with_children(join, [_filtered(join.left, to_left), _filtered(join.right, to_right)])
+    moved = with_children(join, [_filtered(join.left, to_left, shared),
+                                 _filtered(join.right, to_right, shared)])
     return moved.model_copy(update={"condition": conjunction(kept)})
 
 
-def _sink(op: Filter) -> Operator:
+def _sink(op: Filter, shared: frozenset[Operator]) -> Operator:
     """The filter's conditions placed as low as one step allows; what cannot move stays."""
     below = op.input
+    if below in shared:
+        return op
     parts = conjuncts(op.predicate)
     if isinstance(below, Join):
         left_cols, right_cols = set(output_columns(below.left)), set(output_columns(below.right))
@@ -72,18 +103,50 @@ def _sink(op: Filter) -> Operator:
         kept = [p for p in parts if p not in to_left and p not in to_right]
         if not to_left and not to_right:
             return op
-        join = with_children(below, [_filtered(below.left, to_left), _filtered(below.right, to_right)])
-        return _filtered(join, kept)
+        join = with_children(below, [_filtered(below.left, to_left, shared),
+                                     _filtered(below.right, to_right, shared)])
+        return _filtered(join, kept, shared)
     if isinstance(below, Project | Window | Aggregate):
         passing = _passing(below)
-        moved = [p for p in parts if _reads(p) and _reads(p) <= passing.keys()
-                 and (not isinstance(below, Aggregate) or _deterministic(p))]
+        moved = [p for p in parts if _movable(p, passing, below)]
+        kept = [p for p in parts if p not in moved]
+        implied = [i for p in kept if (i := _implied(p, passing, below)) is not None]
+        if not moved and not implied:
+            return op
+        renamed = [_renamed(p, passing) for p in moved + implied]
+        # what stays cannot move from here: filtered again, an OR would imply its part anew
+        sunk = with_children(below, [_filtered(below.input, renamed, shared)])
+        return Filter(input=sunk, predicate=op.predicate if not moved else nonempty_conjunction(kept)) \
+            if kept else sunk
+    if isinstance(below, SetOperation):
+        moved = [p for p in parts if _deterministic(p)]
         if not moved:
             return op
         kept = [p for p in parts if p not in moved]
-        renamed = [_renamed(p, passing) for p in moved]
-        return _filtered(with_children(below, [_filtered(below.input, renamed)]), kept)
+        names = output_columns(below.left)
+        right = dict(zip(names, output_columns(below.right), strict=True))
+        inputs = [_filtered(below.left, moved, shared),
+                  _filtered(below.right, [_renamed(p, right) for p in moved], shared)]
+        return _filtered(with_children(below, inputs), kept, shared)
     return op
+
+
+def _movable(part: Expr, passing: dict[str, str], below: Operator) -> bool:
+    return (bool(_reads(part)) and _reads(part) <= passing.keys()
+            and (not isinstance(below, Aggregate) or _deterministic(part)))
+
+
+def _implied(part: Expr, passing: dict[str, str], below: Operator) -> Expr | None:
+    """What an OR that cannot move below ``below`` implies there: the OR of each branch's
+    parts that can move, where every branch has one; else None."""
+    branches = disjuncts(part)
+    if len(branches) < 2:
+        return None
+    sides = [conjunction([p for p in conjuncts(b) if _movable(p, passing, below)]) for b in branches]
+    if any(side is None for side in sides):
+        return None
+    unique = list(dict.fromkeys(side for side in sides if side is not None))
+    return unique[0] if len(unique) == 1 else Call(fn="or", args=tuple(unique))
 
 
 def _passing(op: Project | Window | Aggregate) -> dict[str, str]:
@@ -111,11 +174,12 @@ def _reads(predicate: Expr) -> set[str]:
     return set(column_names(predicate))
 
 
-def _filtered(op: Operator, parts: list[Expr]) -> Operator:
+def _filtered(op: Operator, parts: list[Expr], shared: frozenset[Operator]) -> Operator:
     """``op`` under a filter of ``parts`` (merged into a filter already there), sunk."""
     predicate = conjunction(parts)
     if predicate is None:
         return op
-    if isinstance(op, Filter):
-        return Filter(input=op.input, predicate=nonempty_conjunction([*conjuncts(op.predicate), *parts]))
-    return _sink(Filter(input=op, predicate=predicate))
+    if isinstance(op, Filter):  # a part already there is not added twice
+        merged = list(dict.fromkeys([*conjuncts(op.predicate), *parts]))
+        return Filter(input=op.input, predicate=nonempty_conjunction(merged))
+    return _sink(Filter(input=op, predicate=predicate), shared)
