@@ -28,6 +28,7 @@ from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
 from sparkwire.planner.api.pyspark_names import DATAFRAME
 from sparkwire.planner.api.stat import DataFrameStatFunctions
+from sparkwire.planner.api.subqueries import value_column
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import check_unique
@@ -93,6 +94,19 @@ class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface):
     def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> Self:
         """A global aggregate: one row; also ``agg({"column": "function"})``."""
         return GroupedData(self, ()).agg(*exprs)
+
+    # -- subqueries (``planner.api.subqueries``) -----------------------------------------------
+    def scalar(self) -> Column:
+        """This frame's one value (one column, at most one row) as a Column of another
+        frame's ``filter``, ``select`` or ``withColumn``: no row reads NULL, more than one
+        fails the query with Spark's ``SCALAR_SUBQUERY_TOO_MANY_ROWS``."""
+        return value_column(self, "scalarsubquery()")
+
+    def exists(self) -> Column:
+        """Whether this frame has a row, as a boolean Column of another frame (Spark's
+        ``EXISTS``): the scalar ``count(*) > 0`` of its first row, so no more is read."""
+        found = self.limit(1).agg((F.count(F.lit(1)) > 0).alias("exists"))
+        return value_column(found, "exists()")
 
     # -- statistics (``planner.api.stat``) --------------------------------------------------
     @property
