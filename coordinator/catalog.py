@@ -255,7 +255,8 @@ class Catalog:
 
     # -- caching -----------------------------------------------------------------------
     def cacheTable(self, tableName: str, storageLevel: object = None) -> None:  # noqa: N802, N803
-        self._frame(tableName).cache()
+        df = self._frame(tableName)
+        df.cache() if storageLevel is None else df.persist(storageLevel)
 
     def uncacheTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
         self._frame(tableName).unpersist()

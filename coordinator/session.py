@@ -221,8 +221,12 @@ class Session(Closeable):
                            columns=tuple(table.column_names), bytes=table.nbytes,
                            rows=table.num_rows)
 
-    def cache(self, plan: Operator) -> None:
-        self._caches.setdefault(plan, _Cache())
+    def cache(self, plan: Operator, level: object = None) -> None:
+        self._caches.setdefault(plan, _Cache(level=level))
+
+    def storage_level(self, plan: Operator) -> object:
+        cache = self._caches.get(plan)
+        return None if cache is None else cache.level
 
     def uncache(self, plan: Operator) -> None:
         cache = self._caches.pop(plan, None)
@@ -369,6 +373,8 @@ class _Cache:
     """A cached plan: where its chunks are, and under which id, once it is materialized."""
 
     source: CachedSource | None = None
+    #: the storage level asked, which ``df.storageLevel`` reports (``planner.api.storage_level``)
+    level: object = None
 
 
 def _make_cluster(

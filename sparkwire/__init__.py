@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sparkwire.planner.api import functions
     from sparkwire.planner.api.column import Column
     from sparkwire.planner.api.dataframe import DataFrame
+    from sparkwire.planner.api.storage_level import StorageLevel
     from sparkwire.planner.api.window import Window
     from sparkwire.planner.errors import AnalysisError, PlanError
     from sparkwire.transport.errors import SparkwireError
@@ -35,6 +36,7 @@ _EXPORTS = {
     "DataFrame": "sparkwire.planner.api.dataframe:DataFrame",
     "PlanError": "sparkwire.planner.errors:PlanError",
     "Session": "sparkwire.coordinator.session:Session",
+    "StorageLevel": "sparkwire.planner.api.storage_level:StorageLevel",
     "Settings": "sparkwire.coordinator.config:Settings",
     "SparkwireError": "sparkwire.transport.errors:SparkwireError",
     "Window": "sparkwire.planner.api.window:Window",
