@@ -23,6 +23,7 @@ from sparkwire.planner.api.combining import FrameCombining
 from sparkwire.planner.api.frame import check_names
 from sparkwire.planner.api.frame_extras import FrameExtras
 from sparkwire.planner.api.frame_methods import FrameMethods
+from sparkwire.planner.api.frame_recent import FrameRecent
 from sparkwire.planner.api.frame_surface import FrameSurface
 from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
@@ -38,7 +39,7 @@ from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
-class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface):
+class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface, FrameRecent):
     __slots__ = ()
 
     def __repr__(self) -> str:
