@@ -39,6 +39,7 @@ from sparkwire.coordinator.session_builder import Builder, Tags, activate, activ
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.executor import View
+from sparkwire.planner.api.tvf import TableValuedFunction
 from sparkwire.planner.api.sources import DataFrameReader, create_dataframe, range_dataframe, sql_dataframe
 from sparkwire.planner.sql.parameters import Args
 from sparkwire.planner.logical.expressions import AggCall, NamedExpr
@@ -74,7 +75,7 @@ class Session(Closeable):
     an in-process ``LocalCluster``. Pass a ``WorkerTransport`` instance as ``transport`` to
     run the in-process cluster over it. Pass a ``Cluster`` you built (say, a ``ProcessCluster``
     with ``placements``) as ``cluster`` to run on it with its settings; the session then owns
-    it and closes it.
+    it and closes it, unless ``owns_cluster`` is False (``newSession``).
     """
 
     def __init__(
@@ -87,6 +88,7 @@ class Session(Closeable):
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
+        owns_cluster: bool = True,
         **overrides: Any,
     ) -> None:
         if settings is None and cluster is not None and not isinstance(cluster, str):
@@ -95,6 +97,9 @@ class Session(Closeable):
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
         self.settings = settings
+        #: the settings as made, which a new session starts from (``conf.set`` replaces ``settings``)
+        self._made_with = settings
+        self._owns_cluster = owns_cluster
         self.spark = spark
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
         self._coordinator = QueryCoordinator(self.cluster, settings)
@@ -130,6 +135,19 @@ class Session(Closeable):
         if session is None:
             raise ConfigError("there is no active session", condition="NO_ACTIVE_OR_DEFAULT_SESSION")
         return session
+
+    def newSession(self) -> Session:  # noqa: N802 - PySpark's name
+        """A session on this one's cluster with its own temporary views, conf (as this
+        session was made, without later ``conf.set``), caches and tags, as Spark's new
+        session shares the SparkContext only. Closing it leaves the cluster to this session;
+        closing this one stops the cluster under both, as stopping Spark's context does."""
+        return Session(cluster=self.cluster, spark=self.spark, settings=self._made_with,
+                       progress=self.progress, owns_cluster=False)
+
+    @property
+    def tvf(self) -> TableValuedFunction:
+        """Spark 4's table-valued functions (``planner.api.tvf``)."""
+        return TableValuedFunction(self)
 
     @property
     def version(self) -> str:
@@ -361,7 +379,8 @@ class Session(Closeable):
         self._caches.clear()
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
-        self.cluster.close()
+        if self._owns_cluster:
+            self.cluster.close()
         self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
