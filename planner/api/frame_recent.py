@@ -1,10 +1,14 @@
 """Spark 4's DataFrame methods over rows and partitions, a layer of their own
-(``planner.api.frame``): ``zipWithIndex``, ``transpose`` and ``repartitionById``.
+(``planner.api.frame``): ``zipWithIndex``, ``zip``, ``transpose`` and ``repartitionById``.
 
 - ``zipWithIndex`` numbers the rows 0, 1, ... in the frame's order, which is the order of
   its tasks and of the rows in each (``monotonically_increasing_id`` encodes both): the
   ``row_number`` over that id, so every row gathers into one task, as Spark's
   ``zipWithIndex`` also counts each partition's rows before numbering them.
+- ``zip`` puts two frames' columns side by side where Spark can: both computed by
+  projections alone from one plan (the same plan once each side's chain of ``Project``\s is
+  stripped), so they are one projection of that plan, each side's expressions written
+  over its input (Spark's ``ZIP_PLANS_NOT_MERGEABLE`` otherwise).
 - ``transpose`` is computed on the driver, as Spark computes it: the index column's
   values become the column names, so they are known only once the rows are read. The
   rows (at most ``TRANSPOSE_MAX_VALUES``, Spark's ``spark.sql.transposeMaxValues``
@@ -20,6 +24,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Self
 
 import pyarrow as pa
@@ -32,6 +38,11 @@ from sparkwire.planner.api.relations import local_relation
 from sparkwire.planner.api.window import Window
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import types
+from sparkwire.planner.logical.analyzer import Attribute, fresh
+from sparkwire.planner.logical.expressions import Column as ColumnRef
+from sparkwire.planner.logical.expressions import Expr, NamedExpr
+from sparkwire.planner.logical.plan import Operator, Project
+from sparkwire.planner.logical.tree import transform
 from sparkwire.planner.logical.types import spark_type_name
 
 #: Spark's ``spark.sql.transposeMaxValues`` default: the most index values ``transpose`` takes.
@@ -52,6 +63,24 @@ class FrameRecent(FrameActions):
         order = Window.orderBy(F.monotonically_increasing_id())
         index = (F.row_number().over(order) - 1).cast("bigint")
         return self.select("*", index.alias(indexColName))
+
+    def zip(self, other: Self) -> Self:
+        """This frame's columns, then ``other``'s, row by row: both must be projections of
+        one plan."""
+        base, left = _over_input(self._plan, self._attrs)
+        other_base, right = _over_input(other._plan, other._attrs)
+        if base != other_base:
+            raise AnalysisError(
+                "the two DataFrames of zip() cannot be merged: they must be projections of "
+                "the same plan", condition="ZIP_PLANS_NOT_MERGEABLE")
+        taken: set[str] = set()
+        items, attrs = [], []
+        for attr, expr in [*zip(self._attrs, left, strict=True), *zip(other._attrs, right, strict=True)]:
+            internal = fresh(attr.internal, taken) if attr.internal.casefold() in taken else attr.internal
+            taken.add(internal.casefold())
+            items.append(NamedExpr(name=internal, expr=expr))
+            attrs.append(replace(attr, internal=internal))
+        return self._derive(Project(input=base, columns=tuple(items)), attrs)
 
     def transpose(self, indexColumn: ColumnOrName | None = None) -> Self:  # noqa: N803 - PySpark's name
         """The index column's values (the first column by default) as the columns, in
@@ -100,3 +129,18 @@ class FrameRecent(FrameActions):
                 parameters={"requiredType": '"INT"', "inputType": f'"{spark_type_name(kind).upper()}"'})
         target = F.coalesce(F.pmod(given, F.lit(numPartitions)), F.lit(0))
         return partitioning.repartition(self, numPartitions, [target])
+
+
+def _over_input(plan: Operator, attrs: Sequence[Attribute]) -> tuple[Operator, list[Expr]]:
+    """The plan under ``plan``'s chain of projections, and each of ``attrs`` as an
+    expression over it."""
+    exprs: list[Expr] = [a.column for a in attrs]
+    while isinstance(plan, Project):
+        inner = {c.name: c.expr for c in plan.columns}
+
+        def substitute(node: Expr, inner: dict[str, Expr] = inner) -> Expr | None:
+            return inner.get(node.name) if isinstance(node, ColumnRef) else None
+
+        exprs = [transform(e, substitute) for e in exprs]
+        plan = plan.input
+    return plan, exprs
