@@ -75,7 +75,8 @@ class Session(Closeable):
     an in-process ``LocalCluster``. Pass a ``WorkerTransport`` instance as ``transport`` to
     run the in-process cluster over it. Pass a ``Cluster`` you built (say, a ``ProcessCluster``
     with ``placements``) as ``cluster`` to run on it with its settings; the session then owns
-    it and closes it, unless ``owns_cluster`` is False (``newSession``).
+    it and closes it, unless it comes with the ``coordinator`` already running on it, which
+    the session then shares (``newSession``) and closes neither.
     """
 
     def __init__(
@@ -88,7 +89,7 @@ class Session(Closeable):
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
-        owns_cluster: bool = True,
+        coordinator: QueryCoordinator | None = None,
         **overrides: Any,
     ) -> None:
         if settings is None and cluster is not None and not isinstance(cluster, str):
@@ -99,10 +100,11 @@ class Session(Closeable):
         self.settings = settings
         #: the settings as made, which a new session starts from (``conf.set`` replaces ``settings``)
         self._made_with = settings
-        self._owns_cluster = owns_cluster
+        self._owns_cluster = coordinator is None
         self.spark = spark
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
-        self._coordinator = QueryCoordinator(self.cluster, settings)
+        # one coordinator a cluster: it takes the workers' status reports for itself
+        self._coordinator = coordinator or QueryCoordinator(self.cluster, settings)
         self.progress = progress
         self._last: QueryResult | None = None
         self._sources: list[str] = []
@@ -142,7 +144,7 @@ class Session(Closeable):
         session shares the SparkContext only. Closing it leaves the cluster to this session;
         closing this one stops the cluster under both, as stopping Spark's context does."""
         return Session(cluster=self.cluster, spark=self.spark, settings=self._made_with,
-                       progress=self.progress, owns_cluster=False)
+                       progress=self.progress, coordinator=self._coordinator)
 
     @property
     def tvf(self) -> TableValuedFunction:
@@ -381,7 +383,7 @@ class Session(Closeable):
             self.cluster.driver.unpublish(source_id)
         if self._owns_cluster:
             self.cluster.close()
-        self._coordinator.close()
+            self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
 

@@ -6,8 +6,8 @@
   ``row_number`` over that id, so every row gathers into one task, as Spark's
   ``zipWithIndex`` also counts each partition's rows before numbering them.
 - ``zip`` puts two frames' columns side by side where Spark can: both computed by
-  projections alone from one plan (the same plan once each side's chain of ``Project``\s is
-  stripped), so they are one projection of that plan, each side's expressions written
+  projections alone from one plan (the same plan once each side's chain of projections
+  is stripped), so they are one projection of that plan, each side's expressions written
   over its input (Spark's ``ZIP_PLANS_NOT_MERGEABLE`` otherwise).
 - ``transpose`` is computed on the driver, as Spark computes it: the index column's
   values become the column names, so they are known only once the rows are read. The
