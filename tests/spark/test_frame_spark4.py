@@ -1,7 +1,7 @@
 """Spark 4's DataFrame, session and catalog methods of issue 35 against real PySpark:
 ``scalar``/``exists`` subqueries (in ``filter``, ``withColumn`` and ``select``; no row,
 NULLs, SELECT names equal but for case), ``transpose``, ``zipWithIndex``, ``zip``,
-``storageLevel``, ``tvf``, and the catalog's answers on a Parquet table with Hive partitions;
+``storageLevel``, ``tvf``, SQL's SELECT names equal but for case, and the catalog's answers on a Parquet table with Hive partitions;
 ``observe`` against DuckDB as the oracle of its aggregates. Few Spark jobs: each program
 holds a family."""
 
@@ -41,8 +41,9 @@ def subqueries(api, df, other):
 def generated(api, df):
     F = api.F  # noqa: N806
     tvf = df.sparkSession.tvf
+    cased = df.sparkSession.sql("SELECT 1 AS a, 'x' AS A")  # two columns to Spark
     return tvf.posexplode(F.array(F.lit(1), F.lit(None).cast("int"))).crossJoin(
-        tvf.stack(F.lit(2), F.lit(1), F.lit("a"), F.lit(2), F.lit(None).cast("string")))
+        tvf.stack(F.lit(2), F.lit(1), F.lit("a"), F.lit(2), F.lit(None).cast("string"))).crossJoin(cased)
 
 
 @pytest.mark.slow
