@@ -40,7 +40,7 @@ from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
-class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface, FrameRecent):
+class DataFrame(FrameRecent, FrameMethods, FrameCombining, FrameExtras, FrameSurface):
     __slots__ = ()
 
     def __repr__(self) -> str:

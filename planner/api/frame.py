@@ -12,7 +12,7 @@ against a real class rather than a ``self: DataFrame`` annotation the class cann
     FrameMethods          na, describe, sample, repartition, cache, write  (api.frame_methods)
     FrameExtras           toDF, withColumns(Renamed), checkpoint, hint     (api.frame_extras)
     FrameSurface          temp views, isEmpty, tail, unpivot, randomSplit ... (api.frame_surface)
-    FrameRecent           zipWithIndex, transpose, repartitionById          (api.frame_recent)
+    FrameRecent           zipWithIndex, zip, nearestByJoin, transpose ...   (api.frame_recent)
     DataFrame             groupBy and agg, explain, temporary views    (api.dataframe)
 
 A layer makes a new frame through the instance, ``self._derive(plan, attributes)`` (the same

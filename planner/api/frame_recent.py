@@ -1,5 +1,6 @@
 """Spark 4's DataFrame methods over rows and partitions, a layer of their own
-(``planner.api.frame``): ``zipWithIndex``, ``zip``, ``transpose`` and ``repartitionById``.
+(``planner.api.frame``): ``zipWithIndex``, ``zip``, ``nearestByJoin``, ``transpose`` and
+``repartitionById``.
 
 - ``zipWithIndex`` numbers the rows 0, 1, ... in the frame's order, which is the order of
   its tasks and of the rows in each (``monotonically_increasing_id`` encodes both): the
@@ -9,6 +10,12 @@
   projections alone from one plan (the same plan once each side's chain of projections
   is stripped), so they are one projection of that plan, each side's expressions written
   over its input (Spark's ``ZIP_PLANS_NOT_MERGEABLE`` otherwise).
+- ``nearestByJoin`` is the cross product Spark evaluates too: each left row (numbered by
+  ``monotonically_increasing_id``) joined to the right rows whose ranking is not NULL (a
+  left outer join keeps a row that has none, with NULLs), ranked per left row by
+  ``row_number`` (smallest first for ``distance``, largest for ``similarity``), the first
+  ``numResults`` kept. Ties are broken as the window sorts them; Spark leaves them
+  unspecified too.
 - ``transpose`` is computed on the driver, as Spark computes it: the index column's
   values become the column names, so they are known only once the rows are read. The
   rows (at most ``TRANSPOSE_MAX_VALUES``, Spark's ``spark.sql.transposeMaxValues``
@@ -33,6 +40,7 @@ import pyarrow as pa
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api import partitioning
 from sparkwire.planner.api.actions import FrameActions
+from sparkwire.planner.api.combining import FrameCombining
 from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.relations import local_relation
 from sparkwire.planner.api.window import Window
@@ -48,11 +56,14 @@ from sparkwire.planner.logical.types import spark_type_name
 #: Spark's ``spark.sql.transposeMaxValues`` default: the most index values ``transpose`` takes.
 TRANSPOSE_MAX_VALUES = 500
 
+#: The most rows ``nearestByJoin`` keeps per left row, as Spark bounds ``numResults``.
+NEAREST_MAX_RESULTS = 100_000
+
 #: The name Spark gives the column of the transposed frame that holds the old column names.
 TRANSPOSE_KEY = "key"
 
 
-class FrameRecent(FrameActions):
+class FrameRecent(FrameCombining, FrameActions):
     """A layer of ``DataFrame`` (``planner.api.frame``)."""
 
     __slots__ = ()
@@ -81,6 +92,31 @@ class FrameRecent(FrameActions):
             items.append(NamedExpr(name=internal, expr=expr))
             attrs.append(replace(attr, internal=internal))
         return self._derive(Project(input=base, columns=tuple(items)), attrs)
+
+    def nearestByJoin(self, other: Self, rankingExpression: Column, numResults: int,  # noqa: N802, N803
+                      mode: str, direction: str, *, joinType: str = "inner") -> Self:  # noqa: N803
+        """For each row, up to ``numResults`` rows of ``other`` ranked by
+        ``rankingExpression``: ``direction`` ``distance`` keeps the smallest, ``similarity``
+        the largest; ``joinType`` ``inner`` or ``leftouter``; ``mode`` ``exact`` or
+        ``approx`` (both exact here)."""
+        how = joinType.replace("_", "").casefold()
+        for ok, kind, value, known in (
+            (isinstance(numResults, int) and 1 <= numResults <= NEAREST_MAX_RESULTS,
+             "NUM_RESULTS_OUT_OF_RANGE", numResults, f"1 to {NEAREST_MAX_RESULTS}"),
+            (mode.casefold() in ("approx", "exact"), "UNSUPPORTED_MODE", mode, "'approx', 'exact'"),
+            (direction.casefold() in ("distance", "similarity"), "UNSUPPORTED_DIRECTION", direction,
+             "'distance', 'similarity'"),
+            (how in ("inner", "leftouter", "left"), "UNSUPPORTED_JOIN_TYPE", joinType, "'INNER', 'LEFT OUTER'"),
+        ):
+            if not ok:
+                raise AnalysisError(f"invalid nearest-by join: {value!r}; expected {known}",
+                                    condition=f"NEAREST_BY_JOIN.{kind}")
+        row, rank = "__nearest_row", "__nearest_rank"
+        left = self.select("*", F.monotonically_increasing_id().alias(row))
+        pairs = left.join(other, rankingExpression.isNotNull(), "inner" if how == "inner" else "left")
+        order = rankingExpression.asc() if direction.casefold() == "distance" else rankingExpression.desc()
+        ranked = pairs.withColumn(rank, F.row_number().over(Window.partitionBy(row).orderBy(order)))
+        return ranked.filter(F.col(rank) <= numResults).drop(row, rank)
 
     def transpose(self, indexColumn: ColumnOrName | None = None) -> Self:  # noqa: N803 - PySpark's name
         """The index column's values (the first column by default) as the columns, in

@@ -1,7 +1,7 @@
 """Spark 4's DataFrame, session and catalog methods of issue 35 against real PySpark:
 ``scalar``/``exists`` subqueries (in ``filter``, ``withColumn`` and ``select``; no row,
 NULLs, SELECT names equal but for case), ``transpose``, ``storageLevel``, ``tvf``, SQL's SELECT names equal but for case, and the catalog's answers on a Parquet table with Hive partitions;
-``observe``, ``zip`` and ``zipWithIndex`` against DuckDB as the oracle of the values. Few Spark jobs: each program
+``observe``, ``zip``, ``zipWithIndex`` and ``nearestByJoin`` against DuckDB as the oracle of the values. Few Spark jobs: each program
 holds a family."""
 
 from __future__ import annotations
@@ -59,6 +59,30 @@ def test_zip_with_index_numbers_the_rows_in_order(sessions) -> None:
         got = session.createDataFrame(FRAME).orderBy(F.desc_nulls_last("x")).zipWithIndex("n")
         assert got.dtypes[-1] == ("n", "bigint") and not got.schema["n"].nullable  # Spark's LongType
         assert list(map(str, got.toArrow().to_pylist())) == list(map(str, want.to_pylist()))
+
+
+USERS = pa.table({"user_id": pa.array([1, 2, 3, 4], pa.int32()), "score": [10.0, 20.0, None, 40.0]})
+PRODUCTS = pa.table({"product": ["A", "B", "C", "D"], "pscore": [11.0, 22.0, 5.0, None]})
+
+
+@pytest.mark.parametrize(("how", "direction", "order"), [("inner", "distance", "ASC"),
+                                                         ("leftouter", "similarity", "DESC")])
+def test_nearest_by_join_keeps_the_best_ranked_not_null(sessions, how, direction, order) -> None:
+    # Spark's rules (checked with PySpark 4.3): a NULL ranking is never a match, a left
+    # outer join keeps a row without one, with NULLs
+    users, products = USERS, PRODUCTS  # noqa: F841 - read by DuckDB below
+    join = "JOIN" if how == "inner" else "LEFT JOIN"
+    want = duckdb.sql(
+        f"SELECT user_id, score, product, pscore FROM (SELECT *, row_number() OVER (PARTITION BY "
+        f"user_id ORDER BY abs(score - pscore) {order}) AS r FROM users {join} products "
+        f"ON abs(score - pscore) IS NOT NULL) WHERE r <= 2").to_arrow_table()
+    for session in sessions:
+        u, p = session.createDataFrame(USERS), session.createDataFrame(PRODUCTS)
+        got = u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "exact", direction, joinType=how)
+        assert got.columns == want.column_names
+        assert sorted(map(str, got.toArrow().to_pylist())) == sorted(map(str, want.to_pylist()))
+    with pytest.raises(AnalysisError, match="1 to 100000"):
+        u.nearestByJoin(p, F.abs(u.score - p.pscore), 0, "exact", direction)
 
 
 def test_zip_is_both_projections_row_by_row(sessions) -> None:
