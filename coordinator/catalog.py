@@ -19,10 +19,11 @@ answers for a name it does not have.
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple, Protocol
 
-from sparkwire.coordinator import catalog_functions
+from sparkwire.coordinator import catalog_functions, catalog_tables
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.sources import DataFrameReader
 from sparkwire.planner.api.unsupported import not_supported
@@ -212,14 +213,50 @@ class Catalog:
         if not self.dropTempView(viewName) and not ifExists:
             raise not_found(viewName)
 
+    def getCreateTableString(self, tableName: str, asSerde: bool = False) -> str:  # noqa: N802, N803
+        """Spark's ``SHOW CREATE TABLE`` of a table (``coordinator.catalog_tables``); of a
+        temporary view, Spark's refusal. ``asSerde`` changes nothing: no table here is Hive's."""
+        name = self._found(tableName)
+        if not self._is_table(name):
+            raise AnalysisError(f"SHOW CREATE TABLE is not supported on a temporary view {quote(name)}",
+                                condition="UNSUPPORTED_SHOW_CREATE_TABLE.ON_TEMPORARY_VIEW",
+                                parameters={"tableName": quote(name)})
+        path, df = self._tables[name]
+        return catalog_tables.create_table_string(name, path, df)
+
+    def getTableProperties(self, tableName: str) -> dict[str, str]:  # noqa: N802, N803
+        """A table's ``option.path``, as Spark keeps it; a temporary view has none."""
+        name = self._found(tableName)
+        return catalog_tables.table_properties(self._tables[name][0]) if self._is_table(name) else {}
+
+    def listPartitions(self, tableName: str) -> list[catalog_tables.TablePartition]:  # noqa: N802, N803
+        """The Hive partitions a table reads now (``coordinator.catalog_tables``)."""
+        name = self._table(tableName, "'Catalog.listPartitions'")
+        return catalog_tables.partitions(*self._tables[name])
+
+    def recoverPartitions(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
+        """Reads the table's directory again, partitions added since included: Spark puts
+        them in its metastore; sparkwire, which reads every file the path holds, lists
+        them again (``refreshTable``)."""
+        self.refreshTable(self._table(tableName, "'recoverPartitions()'"))
+
+    def refreshByPath(self, path: str) -> None:  # noqa: N802 - PySpark's name
+        """Reads again every table whose files lie at or under ``path``."""
+        root = os.path.abspath(path)
+        for name, (where, _) in list(self._tables.items()):
+            if self._is_table(name) and os.path.commonpath([root, os.path.abspath(where)]) == root:
+                self.refreshTable(name)
+
+    def analyzeTable(self, tableName: str, noScan: bool = False) -> None:  # noqa: N802, N803
+        """Accepted, and nothing to do: the planner's estimates read the Parquet footers
+        at every query (``planner.spark.parquet_meta``), where Spark keeps statistics in its
+        metastore only when asked."""
+        self._table(tableName, "'Catalog.analyzeTable'")
+
     def truncateTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
         """Refused as Spark refuses it: every table here is external (its files are not
         the catalog's to delete), and a view is no table."""
-        name = self._found(tableName)
-        if not self._is_table(name):
-            raise AnalysisError(f"'Catalog.truncateTable' expects a table but {quote(name)} is a view.",
-                                condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE",
-                                parameters={"viewName": quote(name), "operation": "'Catalog.truncateTable'"})
+        name = self._table(tableName, "'Catalog.truncateTable'")
         raise AnalysisError(f"Operation not allowed: TRUNCATE TABLE on external tables: {quote(name)}")
 
     # -- functions (``coordinator.catalog_functions``) --------------------------------------
@@ -255,7 +292,8 @@ class Catalog:
 
     # -- caching -----------------------------------------------------------------------
     def cacheTable(self, tableName: str, storageLevel: object = None) -> None:  # noqa: N802, N803
-        self._frame(tableName).cache()
+        df = self._frame(tableName)
+        df.cache() if storageLevel is None else df.persist(storageLevel)
 
     def uncacheTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
         self._frame(tableName).unpersist()
@@ -280,6 +318,15 @@ class Catalog:
         name = self._name(table, None)
         if name not in self._session.views:
             raise not_found(table)
+        return name
+
+    def _table(self, table: str, operation: str) -> str:
+        """The name of a table (not a view), else Spark's refusal for ``operation``."""
+        name = self._found(table)
+        if not self._is_table(name):
+            raise AnalysisError(f"{operation} expects a table but {quote(name)} is a view.",
+                                condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE",
+                                parameters={"viewName": quote(name), "operation": operation})
         return name
 
     def _is_table(self, name: str) -> bool:

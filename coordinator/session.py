@@ -39,6 +39,7 @@ from sparkwire.coordinator.session_builder import Builder, Tags, activate, activ
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.executor import View
+from sparkwire.planner.api.tvf import TableValuedFunction
 from sparkwire.planner.api.sources import DataFrameReader, create_dataframe, range_dataframe, sql_dataframe
 from sparkwire.planner.sql.parameters import Args
 from sparkwire.planner.logical.expressions import AggCall, NamedExpr
@@ -74,7 +75,8 @@ class Session(Closeable):
     an in-process ``LocalCluster``. Pass a ``WorkerTransport`` instance as ``transport`` to
     run the in-process cluster over it. Pass a ``Cluster`` you built (say, a ``ProcessCluster``
     with ``placements``) as ``cluster`` to run on it with its settings; the session then owns
-    it and closes it.
+    it and closes it, unless it comes with the ``coordinator`` already running on it, which
+    the session then shares (``newSession``) and closes neither.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class Session(Closeable):
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
+        coordinator: QueryCoordinator | None = None,
         **overrides: Any,
     ) -> None:
         if settings is None and cluster is not None and not isinstance(cluster, str):
@@ -95,9 +98,13 @@ class Session(Closeable):
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
         self.settings = settings
+        #: the settings as made, which a new session starts from (``conf.set`` replaces ``settings``)
+        self._made_with = settings
+        self._owns_cluster = coordinator is None
         self.spark = spark
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
-        self._coordinator = QueryCoordinator(self.cluster, settings)
+        # one coordinator a cluster: it takes the workers' status reports for itself
+        self._coordinator = coordinator or QueryCoordinator(self.cluster, settings)
         self.progress = progress
         self._last: QueryResult | None = None
         self._sources: list[str] = []
@@ -130,6 +137,19 @@ class Session(Closeable):
         if session is None:
             raise ConfigError("there is no active session", condition="NO_ACTIVE_OR_DEFAULT_SESSION")
         return session
+
+    def newSession(self) -> Session:  # noqa: N802 - PySpark's name
+        """A session on this one's cluster with its own temporary views, conf (as this
+        session was made, without later ``conf.set``), caches and tags, as Spark's new
+        session shares the SparkContext only. Closing it leaves the cluster to this session;
+        closing this one stops the cluster under both, as stopping Spark's context does."""
+        return Session(cluster=self.cluster, spark=self.spark, settings=self._made_with,
+                       progress=self.progress, coordinator=self._coordinator)
+
+    @property
+    def tvf(self) -> TableValuedFunction:
+        """Spark 4's table-valued functions (``planner.api.tvf``)."""
+        return TableValuedFunction(self)
 
     @property
     def version(self) -> str:
@@ -221,8 +241,12 @@ class Session(Closeable):
                            columns=tuple(table.column_names), bytes=table.nbytes,
                            rows=table.num_rows)
 
-    def cache(self, plan: Operator) -> None:
-        self._caches.setdefault(plan, _Cache())
+    def cache(self, plan: Operator, level: object = None) -> None:
+        self._caches.setdefault(plan, _Cache(level=level))
+
+    def storage_level(self, plan: Operator) -> object:
+        cache = self._caches.get(plan)
+        return None if cache is None else cache.level
 
     def uncache(self, plan: Operator) -> None:
         cache = self._caches.pop(plan, None)
@@ -357,8 +381,9 @@ class Session(Closeable):
         self._caches.clear()
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
-        self.cluster.close()
-        self._coordinator.close()
+        if self._owns_cluster:
+            self.cluster.close()
+            self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
 
@@ -369,6 +394,8 @@ class _Cache:
     """A cached plan: where its chunks are, and under which id, once it is materialized."""
 
     source: CachedSource | None = None
+    #: the storage level asked, which ``df.storageLevel`` reports (``planner.api.storage_level``)
+    level: object = None
 
 
 def _make_cluster(

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from sparkwire.planner.api import functions
     from sparkwire.planner.api.column import Column
     from sparkwire.planner.api.dataframe import DataFrame
+    from sparkwire.planner.api.observation import Observation
+    from sparkwire.planner.api.storage_level import StorageLevel
     from sparkwire.planner.api.window import Window
     from sparkwire.planner.errors import AnalysisError, PlanError
     from sparkwire.transport.errors import SparkwireError
@@ -33,8 +35,10 @@ _EXPORTS = {
     "AnalysisError": "sparkwire.planner.errors:AnalysisError",
     "Column": "sparkwire.planner.api.column:Column",
     "DataFrame": "sparkwire.planner.api.dataframe:DataFrame",
+    "Observation": "sparkwire.planner.api.observation:Observation",
     "PlanError": "sparkwire.planner.errors:PlanError",
     "Session": "sparkwire.coordinator.session:Session",
+    "StorageLevel": "sparkwire.planner.api.storage_level:StorageLevel",
     "Settings": "sparkwire.coordinator.config:Settings",
     "SparkwireError": "sparkwire.transport.errors:SparkwireError",
     "Window": "sparkwire.planner.api.window:Window",

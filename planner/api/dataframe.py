@@ -23,11 +23,14 @@ from sparkwire.planner.api.combining import FrameCombining
 from sparkwire.planner.api.frame import check_names
 from sparkwire.planner.api.frame_extras import FrameExtras
 from sparkwire.planner.api.frame_methods import FrameMethods
+from sparkwire.planner.api.frame_recent import FrameRecent
 from sparkwire.planner.api.frame_surface import FrameSurface
 from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
 from sparkwire.planner.api.pyspark_names import DATAFRAME
+from sparkwire.planner.api.observation import Observation
 from sparkwire.planner.api.stat import DataFrameStatFunctions
+from sparkwire.planner.api.subqueries import value_column
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import check_unique
@@ -37,7 +40,7 @@ from sparkwire.planner.logical.grouping_sets import GroupingSet, cube, rollup
 from sparkwire.planner.optimizer.rules import optimize
 
 
-class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface):
+class DataFrame(FrameRecent, FrameMethods, FrameCombining, FrameExtras, FrameSurface):
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -93,6 +96,37 @@ class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface):
     def agg(self, *exprs: Column | Sequence[Column] | dict[str, str]) -> Self:
         """A global aggregate: one row; also ``agg({"column": "function"})``."""
         return GroupedData(self, ()).agg(*exprs)
+
+    # -- subqueries (``planner.api.subqueries``) -----------------------------------------------
+    def scalar(self) -> Column:
+        """This frame's one value (one column, at most one row) as a Column of another
+        frame's ``filter``, ``select`` or ``withColumn``: no row reads NULL, more than one
+        fails the query with Spark's ``SCALAR_SUBQUERY_TOO_MANY_ROWS``."""
+        return value_column(self, "scalarsubquery()")
+
+    def exists(self) -> Column:
+        """Whether this frame has a row, as a boolean Column of another frame (Spark's
+        ``EXISTS``): the scalar ``count(*) > 0`` of its first row, so no more is read."""
+        found = self.limit(1).agg((F.count(F.lit(1)) > 0).alias("exists"))
+        return value_column(found, "exists()")
+
+    def observe(self, observation: Observation | str, *exprs: Column) -> Self:
+        """This frame, its metrics (``exprs``: aggregates or literals, named) read after
+        an action through ``observation.get`` (``planner.api.observation``). Observed
+        under a name instead, they would reach Spark's query listeners, which sparkwire
+        has not: the frame is returned as it is."""
+        if not exprs:
+            raise AnalysisError("observe needs at least one metric", condition="CANNOT_BE_EMPTY",
+                                parameters={"item": "exprs"})
+        metrics = self.agg(*exprs)
+        if isinstance(observation, Observation):
+            observation.attach(metrics)
+        elif not isinstance(observation, str):
+            raise AnalysisError(f"observe takes an Observation or a name, got {type(observation).__name__}",
+                                condition="NOT_EXPECTED_TYPE",
+                                parameters={"arg_name": "observation", "expected_type": "Observation or str",
+                                            "arg_type": type(observation).__name__})
+        return self._derive(self._plan, self._attrs)
 
     # -- statistics (``planner.api.stat``) --------------------------------------------------
     @property

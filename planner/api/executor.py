@@ -69,8 +69,12 @@ class Executor(PlanSettings, Protocol):
     def execute(self, plan: StagedPlan) -> ResultStream:
         """Start the plan and return its result stream."""
 
-    def cache(self, plan: Operator) -> None:
-        """Keep ``plan``'s result on the workers from its first use on (``planner.api.caching``)."""
+    def cache(self, plan: Operator, level: object = None) -> None:
+        """Keep ``plan``'s result on the workers from its first use on (``planner.api.caching``),
+        remembering the storage level asked (the first, as Spark keeps it)."""
+
+    def storage_level(self, plan: Operator) -> object:
+        """The storage level ``plan`` was cached with; None when it is not cached."""
 
     def uncache(self, plan: Operator) -> None:
         """Release ``plan``'s cache; a no-op if it has none."""

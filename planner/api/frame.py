@@ -12,6 +12,7 @@ against a real class rather than a ``self: DataFrame`` annotation the class cann
     FrameMethods          na, describe, sample, repartition, cache, write  (api.frame_methods)
     FrameExtras           toDF, withColumns(Renamed), checkpoint, hint     (api.frame_extras)
     FrameSurface          temp views, isEmpty, tail, unpivot, randomSplit ... (api.frame_surface)
+    FrameRecent           zipWithIndex, zip, nearestByJoin, transpose ...   (api.frame_recent)
     DataFrame             groupBy and agg, explain, temporary views    (api.dataframe)
 
 A layer makes a new frame through the instance, ``self._derive(plan, attributes)`` (the same
@@ -42,6 +43,7 @@ from sparkwire.planner.logical.analyzer import (
     Relation,
     Scope,
     check_unique,
+    fresh,
     new_plan_id,
     passed_through,
     projected,
@@ -195,17 +197,23 @@ class Frame:
         windowed = pull_windows(self._plan, self._attrs, [expr for _, expr in outputs])
         outputs = [(name, expr) for (name, _), expr in zip(outputs, windowed.exprs, strict=True)]
         by_internal = {a.internal: a for a in windowed.attrs}
-        items = []
+        internals = []
         for name, expr in outputs:
             kept = by_internal.get(expr.name) if isinstance(expr, ColumnRef) else None
-            internal = kept.internal if kept is not None and kept.name == name else name
-            items.append(NamedExpr(name=internal, expr=expr))
-        check_unique(i.name for i in items)
-        folded = [name.casefold() for name, _ in outputs]
-        for (name, _), item in zip(outputs, items, strict=True):
-            computed = item.name not in by_internal or item.expr != by_internal[item.name].column
-            if computed and folded.count(name.casefold()) > 1:
+            internals.append(kept.internal if kept is not None and kept.name == name else name)
+        names = [name for name, _ in outputs]
+        for (name, expr), internal in zip(outputs, internals, strict=True):
+            computed = internal not in by_internal or expr != by_internal[internal].column
+            if internals.count(internal) > 1 or (computed and names.count(name) > 1):
                 raise AnalysisError(f"duplicate column name {name!r}; give one of them an alias")
+        # names equal but for case are two columns to Spark; DuckDB ignores case, so the
+        # plan's names for them are kept apart
+        taken: set[str] = set()
+        items = []
+        for (_, expr), internal in zip(outputs, internals, strict=True):
+            internal = fresh(internal, taken) if internal.casefold() in taken else internal
+            taken.add(internal.casefold())
+            items.append(NamedExpr(name=internal, expr=expr))
         attrs = projected(Scope(windowed.attrs), items, new_plan_id())
         attrs = tuple(replace(a, name=name) for a, (name, _) in zip(attrs, outputs, strict=True))
 

@@ -17,6 +17,7 @@ from sparkwire.planner.api.describe import describe, summary
 from sparkwire.planner.api.functions import ColumnOrName
 from sparkwire.planner.api.io import DataFrameWriter
 from sparkwire.planner.api.na import NO_VALUE, DataFrameNaFunctions
+from sparkwire.planner.api.storage_level import StorageLevel
 
 
 class FrameMethods(FrameActions):
@@ -58,13 +59,20 @@ class FrameMethods(FrameActions):
 
     def cache(self) -> Self:
         """Keep this result on the workers from its first use on (``planner.api.caching``)."""
-        self._executor.cache(self._plan)
+        return self.persist()
+
+    def persist(self, storageLevel: object = StorageLevel.MEMORY_AND_DISK_DESER) -> Self:  # noqa: N803
+        """``cache()``: the workers' stores hold it in memory and spill beyond their budget,
+        whatever the storage level asked; ``storageLevel`` reports the level asked."""
+        self._executor.cache(self._plan, storageLevel)
         return self
 
-    def persist(self, storageLevel: object = None) -> Self:  # noqa: N803 - PySpark's name
-        """``cache()``: the workers' stores hold it in memory and spill beyond their budget,
-        whatever the storage level asked."""
-        return self.cache()
+    @property
+    def storageLevel(self) -> object:  # noqa: N802 - PySpark's name
+        """The level this frame's plan was persisted with, as Spark reports it
+        (``StorageLevel.NONE`` when it is not cached)."""
+        level = self._executor.storage_level(self._plan)
+        return StorageLevel.NONE if level is None else level
 
     def unpersist(self, blocking: bool = False) -> Self:
         """Release the workers' copy (at once: ``blocking`` changes nothing)."""

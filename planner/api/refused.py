@@ -152,6 +152,39 @@ def _table() -> tuple[Refusal, ...]:
             "that other engines implement, so its sentences and words could not match exactly",
             {"functions": frozenset({"sentences"})},
         ),
+        Refusal(
+            "correlated subqueries from the DataFrame API: a sparkwire DataFrame resolves each "
+            "column where it is written, so the subquery's frame cannot name a column of the "
+            "query that will use it; write the correlated query in SQL (`session.sql`), whose "
+            "planner decorrelates it (`df.scalar()` and `df.exists()` work uncorrelated)",
+            {"Column": frozenset({"outer"}), "DataFrame": frozenset({"lateralJoin"})},
+        ),
+        Refusal(
+            "PySpark's classic (non-Connect) session has none either: it raises "
+            "`ONLY_SUPPORTED_WITH_SPARK_CONNECT` or `CLASSIC_OPERATION_NOT_SUPPORTED_ON_DF`; "
+            "sparkwire reports a query's progress to `Session(progress=...)` and its metrics "
+            "in `session.last_metrics`",
+            {"DataFrame": frozenset({"executionInfo"}),
+             "SparkSession": frozenset({"registerProgressHandler", "removeProgressHandler",
+                                        "clearProgressHandlers"})},
+        ),
+        Refusal(
+            "a table argument (`df.asTable()`) only feeds a Python UDTF, which sparkwire's "
+            "workers cannot run (see user code above)",
+            {"DataFrame": frozenset({"asTable"})},
+        ),
+        Refusal(
+            "plotting draws with plotly on the driver from rows PySpark samples or aggregates "
+            "by its own rules; `df.toPandas().plot` draws the same data without them",
+            {"DataFrame": frozenset({"plot"})},
+        ),
+        Refusal(
+            "column metadata and hidden metadata columns: sparkwire's attributes carry a name "
+            "and a type only, so metadata could not follow a column through every operator "
+            "as Spark's attribute references carry it, and its sources expose no hidden "
+            "columns (Spark's `_metadata` of file sources)",
+            {"DataFrame": frozenset({"withMetadata", "metadataColumn"})},
+        ),
     )
 
 

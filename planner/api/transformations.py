@@ -20,6 +20,7 @@ from sparkwire.planner.api.frame import ROWS_ONLY, Frame, check_names, window_no
 from sparkwire.planner.api.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.api.grouped import GroupKeys
+from sparkwire.planner.api.subqueries import with_values
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
 from sparkwire.planner.logical.analyzer import Attribute, Scope, fresh
@@ -53,6 +54,8 @@ class FrameTransformations(Frame):
                 f"aggregate functions are not allowed in filter: {sql(condition.expr)}; "
                 "aggregate first with groupBy().agg(), then filter its result"
             )
+        if (joined := with_values(self, [condition.expr], lambda f: f.filter(condition))) is not None:
+            return joined
         refuse_grouping([condition.expr])
         if has_window(condition.expr):
             raise AnalysisError(
@@ -72,6 +75,8 @@ class FrameTransformations(Frame):
         if any(isinstance(c, GeneratorColumn) for c in items):
             return self._select_generating(items)
         columns = [F.to_column(c) for c in items]
+        if (joined := with_values(self, [c.expr for c in columns], lambda f: f.select(*items))) is not None:
+            return joined
         # a window over an aggregate is planned as agg, then withColumn over a window: a
         # select holding windows is a projection, which refuses aggregates in it
         windowed = any(has_window(c.expr) for c in columns)
@@ -128,6 +133,8 @@ class FrameTransformations(Frame):
             replaced = [a.name.casefold() == name.casefold() for a in self._attrs]
             items: list[Any] = [generated if r else a.name for a, r in zip(self._attrs, replaced, strict=True)]
             return self._select_generating(items if any(replaced) else [*items, generated])
+        if (joined := with_values(self, [col.expr], lambda f: f.withColumn(name, col))) is not None:
+            return joined
         _, expr = self._named(col, "withColumn")
         outputs = [
             (name, expr) if a.name.casefold() == name.casefold() else (a.name, a.column)

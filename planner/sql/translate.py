@@ -21,7 +21,7 @@ from functools import partial
 from sqlglot import exp
 
 from sparkwire.planner.logical import expressions as ex
-from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, analyze_set_operation
+from sparkwire.planner.logical.analyzer import Attribute, Relation, analyze_join, analyze_set_operation, fresh
 from sparkwire.planner.logical.plan import Aggregate, JoinType, Project, SetKind
 from sparkwire.planner.logical.predicates import conjunction
 from sparkwire.planner.logical.ranges import range_source
@@ -141,8 +141,15 @@ def respelled(relation: Relation, spellings: Sequence[str | None]) -> Relation:
 
 
 def _renamed(relation: Relation, names: Sequence[str]) -> Relation:
-    items = tuple(ex.NamedExpr(name=n, expr=a.column) for n, a in zip(names, relation.attrs, strict=True))
-    attrs = tuple(Attribute(n, n, a.type) for n, a in zip(names, relation.attrs, strict=True))
+    """The outputs under ``names``; names equal but for case (``SELECT 1 AS a, 2 AS A``,
+    two columns to Spark) get plan names kept apart, as DuckDB ignores case."""
+    taken: set[str] = set()
+    internals = []
+    for n in names:
+        internals.append(fresh(n, taken) if n.casefold() in taken else n)
+        taken.add(internals[-1].casefold())
+    items = tuple(ex.NamedExpr(name=i, expr=a.column) for i, a in zip(internals, relation.attrs, strict=True))
+    attrs = tuple(Attribute(n, i, a.type) for n, i, a in zip(names, internals, relation.attrs, strict=True))
     return Relation(Project(input=relation.plan, columns=items), attrs)
 
 

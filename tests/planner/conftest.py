@@ -72,6 +72,9 @@ class FakeExecutor:
     def has_caches(self) -> bool:
         return False
 
+    def storage_level(self, plan: object) -> None:
+        return None
+
     def cached_source(self, plan: object) -> None:
         return None
 
