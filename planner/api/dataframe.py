@@ -28,6 +28,7 @@ from sparkwire.planner.api.functions import Column, ColumnOrName
 from sparkwire.planner.api.grouped import GroupedData
 from sparkwire.planner.api.pyspark_names import DATAFRAME
 from sparkwire.planner.api.stat import DataFrameStatFunctions
+from sparkwire.planner.api.time_windows import with_time_window
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import check_unique
@@ -53,7 +54,8 @@ class DataFrame(FrameMethods, FrameCombining, FrameExtras, FrameSurface):
         return self[name]
 
     def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:  # noqa: N802
-        return GroupedData(self, tuple(self._group_keys(cols, "groupBy")))
+        widened, keys = with_time_window(self, F.flatten_arguments(cols))
+        return GroupedData(widened, tuple(widened._group_keys(tuple(keys), "groupBy")))
 
     groupby = groupBy
 

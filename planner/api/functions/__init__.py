@@ -66,3 +66,4 @@ from sparkwire.planner.api.unsupported import missing_attribute
 def __getattr__(name: str) -> object:
     """``F.<name>`` for a PySpark function sparkwire lacks says so (PEP 562)."""
     raise missing_attribute("functions", name, FUNCTIONS)
+from sparkwire.planner.api.functions.time_windows import *  # noqa: F403
