@@ -152,6 +152,14 @@ def _table() -> tuple[Refusal, ...]:
             "that other engines implement, so its sentences and words could not match exactly",
             {"functions": frozenset({"sentences"})},
         ),
+        Refusal(
+            "Spark's collations (`UTF8_LCASE`, `UNICODE`, `UNICODE_CI`, locales with `_AI`/`_CI`) "
+            "compare and hash strings by ICU's collation keys; DuckDB's collations (`NOCASE`, "
+            "`NOACCENT`, ICU by locale) order and equate strings differently, so a collated "
+            "comparison, grouping or join could not match exactly (`collation` of a string is "
+            "always `SYSTEM.BUILTIN.UTF8_BINARY` and works)",
+            {"functions": frozenset({"collate"})},
+        ),
     )
 
 

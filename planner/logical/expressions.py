@@ -214,6 +214,11 @@ ScalarFunction = Literal[
     "assert_true",
     # what the session says (planner.logical.functions.session_info): (Spark's name, value)
     "session_value",
+    # a string's collation, always UTF8_BINARY (planner.logical.functions.collations)
+    "collation",
+    # vectors of floats (planner.logical.functions.vectors, worker.compile.calls_vectors)
+    "vector_inner_product", "vector_cosine_similarity", "vector_l2_distance", "vector_norm",
+    "vector_normalize",
     # the make_timestamp family, NULL where it fails (planner.logical.functions.try_calendar)
     "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     # JSON, URL and UTF-8 functions (planner.logical.functions.jsons, transcoding;

@@ -20,4 +20,8 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "conv": pa.string(),
     "hmac": pa.binary(),
     **dict.fromkeys(("to_char", "to_varchar"), pa.string()),
+    "collation": pa.string(),
+    **dict.fromkeys(("vector_inner_product", "vector_cosine_similarity", "vector_l2_distance", "vector_norm"),
+                    pa.float32()),
+    "vector_normalize": pa.list_(pa.field("element", pa.float32())),
 }

@@ -20,6 +20,7 @@ FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.JSONKeys: (("this",), "json_object_keys"),
     exp.Typeof: (("this",), "typeof"),
     exp.Soundex: (("this",), "soundex"),
+    exp.Collation: (("this",), "collation"),
     exp.ToBase32: (("this",), "to_base32"),
     exp.FromBase32: (("this",), "from_base32"),
     exp.JSONFormat: (("this",), "to_json"),

@@ -58,6 +58,9 @@ from sparkwire.planner.api.functions.aggregate_forms import *  # noqa: F403
 from sparkwire.planner.api.functions.session_info import *  # noqa: F403
 from sparkwire.planner.api.functions.try_calendar import *  # noqa: F403
 from sparkwire.planner.api.functions.task_values import *  # noqa: F403
+from sparkwire.planner.api.functions.time_windows import *  # noqa: F403
+from sparkwire.planner.api.functions.calling import *  # noqa: F403
+from sparkwire.planner.api.functions.vectors import *  # noqa: F403
 from sparkwire.planner.api.functions.timestamp_units import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS
 from sparkwire.planner.api.unsupported import missing_attribute
@@ -66,4 +69,3 @@ from sparkwire.planner.api.unsupported import missing_attribute
 def __getattr__(name: str) -> object:
     """``F.<name>`` for a PySpark function sparkwire lacks says so (PEP 562)."""
     raise missing_attribute("functions", name, FUNCTIONS)
-from sparkwire.planner.api.functions.time_windows import *  # noqa: F403
