@@ -207,7 +207,7 @@ ScalarFunction = Literal[
     "str_to_map",
     # higher-order functions of a Lambda (planner.logical.lambdas, worker.compile.calls_lambdas)
     "transform", "filter", "exists", "forall", "aggregate", "reduce", "zip_with", "map_filter",
-    "transform_keys", "transform_values",
+    "transform_keys", "transform_values", "map_zip_with",
     # failing the query on purpose (planner.logical.functions.assertions): (error class, message)
     # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
     "raise_error",
