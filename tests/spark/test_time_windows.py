@@ -2,7 +2,7 @@
 timestamps, instants before the epoch, on a window's boundary, a microsecond before one,
 far dates): a grouping by sliding windows with ``startTime``, an alias and
 ``window_time``, and a select of a tumbling window (which drops NULL timestamps), one
-Spark job each; the refusals Spark makes, with
+Spark job each (the select also holds ``date_format``'s unpadded year ``y``, year 1 included); the refusals Spark makes, with
 Spark's reasons."""
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def sliding(api, df):
 def selected(api, df):
     F_ = api.F
     return (df.select(F_.window("ts", "1 hour", startTime="-15 minutes").alias("h"), "v")
-            .select("*", F_.col("h").start.alias("start")))
+            .select("*", F_.col("h").start.alias("start"), F_.date_format("h.start", "y"),
+                    F_.date_format("h.end", "y-M-d 'y' yyyy HH:mm")))
 
 
 @pytest.mark.slow
