@@ -214,6 +214,9 @@ ScalarFunction = Literal[
     "assert_true",
     # what the session says (planner.logical.functions.session_info): (Spark's name, value)
     "session_value",
+    # json_tuple's value of one top-level key, the last of a repeated one
+    # (planner.logical.functions.json_tuples, worker.compile.calls_json_tuples)
+    "json_tuple_value",
     # a string's collation, always UTF8_BINARY (planner.logical.functions.collations)
     "collation",
     # vectors of floats (planner.logical.functions.vectors, worker.compile.calls_vectors)
