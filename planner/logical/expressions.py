@@ -217,6 +217,8 @@ ScalarFunction = Literal[
     # json_tuple's value of one top-level key, the last of a repeated one
     # (planner.logical.functions.json_tuples, worker.compile.calls_json_tuples)
     "json_tuple_value",
+    # a URL's parts as java.net.URI reads them (planner.logical.functions.urls, worker.compile.calls_urls)
+    "parse_url", "try_parse_url",
     # a string's collation, always UTF8_BINARY (planner.logical.functions.collations)
     "collation",
     # vectors of floats (planner.logical.functions.vectors, worker.compile.calls_vectors)

@@ -31,6 +31,7 @@ from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TE
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_CALLS
 from sparkwire.coordinator.worker.compile.calls_json_tuples import JSON_TUPLE_CALLS
+from sparkwire.coordinator.worker.compile.calls_urls import URL_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_timestamp_units import TIMESTAMP_UNIT_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
@@ -61,7 +62,7 @@ CALLS["update_fields"] = _written_out
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
-    **RADIX_MODE_CALLS,
+    **RADIX_MODE_CALLS, **URL_MODE_CALLS,
 }
 
 ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS,
