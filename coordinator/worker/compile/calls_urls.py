@@ -140,8 +140,9 @@ def _parse_url(fn: str) -> ModeBuilder:
         failing = ansi and fn == "parse_url"
         invalid = raise_error("INVALID_URL", "The url is invalid: ", url.copy(), ". Use \"try_parse_url\" to "
                               "tolerate invalid URL and return NULL instead.") if failing else exp.Null()
-        return _ANSWER(u=url, p=part.copy(), k=args[2] if len(args) == 3 else exp.Literal.string(""), valid=_VALID(u=url, a=authority, server_ok=server_ok, **nodes),
-                       part=value, invalid=invalid)
+        key = args[2] if len(args) == 3 else exp.Literal.string("")
+        valid = _VALID(u=url, a=authority, server_ok=server_ok, **nodes)
+        return _ANSWER(u=url, p=part.copy(), k=key, valid=valid, part=value, invalid=invalid)
 
     return build
 

@@ -23,9 +23,9 @@ _ONE = template("CASE WHEN :a IS NULL OR list_count(:a) < len(:a) THEN NULL ELSE
 _PRODUCTS = template(
     f"coalesce(list_sum(list_transform(list_zip(:a, :b), lambda {_X}: "
     f"CAST({_X}[1] AS DOUBLE) * CAST({_X}[2] AS DOUBLE))), 0.0)")
+_DIFFERENCE = f"(CAST({_X}[1] AS DOUBLE) - CAST({_X}[2] AS DOUBLE))"
 _SQUARES = template(
-    f"coalesce(list_sum(list_transform(list_zip(:a, :b), lambda {_X}: "
-    f"(CAST({_X}[1] AS DOUBLE) - CAST({_X}[2] AS DOUBLE)) * (CAST({_X}[1] AS DOUBLE) - CAST({_X}[2] AS DOUBLE)))), 0.0)")
+    f"coalesce(list_sum(list_transform(list_zip(:a, :b), lambda {_X}: {_DIFFERENCE} * {_DIFFERENCE})), 0.0)")
 _COSINE = template("CASE WHEN :na = 0.0 OR :nb = 0.0 THEN NULL ELSE :dot / sqrt(:na * :nb) END")
 _NORMS = {
     1.0: template(f"coalesce(list_sum(list_transform(:a, lambda {_X}: abs(CAST({_X} AS DOUBLE)))), 0.0)"),
