@@ -219,6 +219,8 @@ ScalarFunction = Literal[
     "json_tuple_value",
     # a URL's parts as java.net.URI reads them (planner.logical.functions.urls, worker.compile.calls_urls)
     "parse_url", "try_parse_url",
+    # text read in Spark's number format (planner.logical.functions.number_formats)
+    "to_number", "try_to_number",
     # a string's collation, always UTF8_BINARY (planner.logical.functions.collations)
     "collation",
     # vectors of floats (planner.logical.functions.vectors, worker.compile.calls_vectors)

@@ -33,6 +33,7 @@ FORMAT_NAMES = frozenset({
     "json_array_length", "schema_of_json", "url_encode", "url_decode", "try_url_decode",
     "is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_utf8", "quote",
     "jaro_winkler_similarity", "mask", "to_binary", "try_to_binary", "format_number", "try_parse_url",
+    "to_number", "try_to_number",
     "conv", "hmac", "to_varchar",
 })
 

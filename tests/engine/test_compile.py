@@ -339,7 +339,7 @@ def test_all_call_functions_covered() -> None:
     # tests/spark/test_urls.py; json_tuple_value: tests/spark/test_json_tuples.py
     from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_CALLS
     from sparkwire.coordinator.worker.compile.calls_urls import URL_MODE_CALLS
-    families = {*VECTOR_CALLS, *URL_MODE_CALLS, "collation", "json_tuple_value", *HMAC_CALLS, "conv", "to_char", "to_varchar", *TASK_CALLS, *ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
+    families = {*VECTOR_CALLS, *URL_MODE_CALLS, "to_number", "try_to_number", "collation", "json_tuple_value", *HMAC_CALLS, "conv", "to_char", "to_varchar", *TASK_CALLS, *ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
                 *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp", "session_value", *FORMAT_CALLS,
                 *TRY_CALENDAR_CALLS, *TRY_CALENDAR_ZONE_CALLS, *SPELLING_CALLS, *TIMESTAMP_UNIT_CALLS,
                 "update_fields"}

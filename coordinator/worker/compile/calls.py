@@ -32,6 +32,7 @@ from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR
 from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_CALLS
 from sparkwire.coordinator.worker.compile.calls_json_tuples import JSON_TUPLE_CALLS
 from sparkwire.coordinator.worker.compile.calls_urls import URL_MODE_CALLS
+from sparkwire.coordinator.worker.compile.calls_number_formats import NUMBER_FORMAT_CALLS
 from sparkwire.coordinator.worker.compile.calls_timestamp_units import TIMESTAMP_UNIT_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
@@ -46,7 +47,7 @@ CALLS: dict[str, Builder] = {
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
     **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
     **FORMAT_CALLS, **SPELLING_CALLS, **HMAC_CALLS, **COLLATION_CALLS, **VECTOR_CALLS,
-    **JSON_TUPLE_CALLS,
+    **JSON_TUPLE_CALLS, **NUMBER_FORMAT_CALLS,
 }
 CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argument says
 

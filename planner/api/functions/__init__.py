@@ -63,6 +63,7 @@ from sparkwire.planner.api.functions.calling import *  # noqa: F403
 from sparkwire.planner.api.functions.vectors import *  # noqa: F403
 from sparkwire.planner.api.functions.urls import *  # noqa: F403
 from sparkwire.planner.api.functions.unions import *  # noqa: F403
+from sparkwire.planner.api.functions.number_formats import *  # noqa: F403
 from sparkwire.planner.api.functions.timestamp_units import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS
 from sparkwire.planner.api.unsupported import missing_attribute
