@@ -31,6 +31,7 @@ from sparkwire.planner.api.pyspark_names import DATAFRAME
 from sparkwire.planner.api.observation import Observation
 from sparkwire.planner.api.stat import DataFrameStatFunctions
 from sparkwire.planner.api.subqueries import value_column
+from sparkwire.planner.api.time_windows import with_time_window
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import check_unique
@@ -56,7 +57,8 @@ class DataFrame(FrameRecent, FrameMethods, FrameCombining, FrameExtras, FrameSur
         return self[name]
 
     def groupBy(self, *cols: ColumnOrName | Sequence[ColumnOrName]) -> GroupedData[Self]:  # noqa: N802
-        return GroupedData(self, tuple(self._group_keys(cols, "groupBy")))
+        widened, keys = with_time_window(self, F.flatten_arguments(cols))
+        return GroupedData(widened, tuple(widened._group_keys(tuple(keys), "groupBy")))
 
     groupby = groupBy
 

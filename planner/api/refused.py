@@ -185,6 +185,14 @@ def _table() -> tuple[Refusal, ...]:
             "columns (Spark's `_metadata` of file sources)",
             {"DataFrame": frozenset({"withMetadata", "metadataColumn"})},
         ),
+        Refusal(
+            "Spark's collations (`UTF8_LCASE`, `UNICODE`, `UNICODE_CI`, locales with `_AI`/`_CI`) "
+            "compare and hash strings by ICU's collation keys; DuckDB's collations (`NOCASE`, "
+            "`NOACCENT`, ICU by locale) order and equate strings differently, so a collated "
+            "comparison, grouping or join could not match exactly (`collation` of a string is "
+            "always `SYSTEM.BUILTIN.UTF8_BINARY` and works)",
+            {"functions": frozenset({"collate"})},
+        ),
     )
 
 

@@ -21,6 +21,8 @@ from sparkwire.planner.api.functions import Column, ColumnOrName, SortOrder
 from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.api.grouped import GroupKeys
 from sparkwire.planner.api.subqueries import with_values
+from sparkwire.planner.api.functions.time_windows import time_window
+from sparkwire.planner.api.time_windows import with_time_window
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.aggregation import GroupKey, analyze_aggregate
 from sparkwire.planner.logical.analyzer import Attribute, Scope, fresh
@@ -72,6 +74,9 @@ class FrameTransformations(Frame):
         items = F.flatten_arguments(cols)
         if not items:
             raise AnalysisError("select needs at least one column")
+        if any(time_window(c) is not None for c in items):
+            widened, items = with_time_window(self, items)
+            return widened.select(*items)
         if any(isinstance(c, GeneratorColumn) for c in items):
             return self._select_generating(items)
         columns = [F.to_column(c) for c in items]

@@ -49,7 +49,7 @@ _INTEGERS = (pa.int8(), pa.int16(), pa.int32(), pa.int64())
 
 _HIGHER_ORDER = frozenset({
     "transform", "filter", "exists", "forall", "aggregate", "reduce", "zip_with", "map_filter",
-    "transform_keys", "transform_values",
+    "transform_keys", "transform_values", "map_zip_with",
 })
 ARRAY_FUNCTIONS = _HIGHER_ORDER | frozenset({
     "array_size", "cardinality", "array_position", "array_join", "try_element_at", "array_repeat",
@@ -107,6 +107,8 @@ def _higher_order(fn: str, args: list[pa.DataType]) -> pa.DataType:
         return array_of(args[1])
     if fn == "zip_with":
         return array_of(args[2])
+    if fn == "map_zip_with":
+        return pa.map_(_map(fn, args[0]).key_type, args[2])
     if fn == "transform_keys":
         return pa.map_(args[1], _map(fn, args[0]).item_type)
     if fn == "transform_values":

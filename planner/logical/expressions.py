@@ -207,13 +207,25 @@ ScalarFunction = Literal[
     "str_to_map",
     # higher-order functions of a Lambda (planner.logical.lambdas, worker.compile.calls_lambdas)
     "transform", "filter", "exists", "forall", "aggregate", "reduce", "zip_with", "map_filter",
-    "transform_keys", "transform_values",
+    "transform_keys", "transform_values", "map_zip_with",
     # failing the query on purpose (planner.logical.functions.assertions): (error class, message)
     # and (condition, message), typed void as Spark's; compiled to DuckDB's error()
     "raise_error",
     "assert_true",
     # what the session says (planner.logical.functions.session_info): (Spark's name, value)
     "session_value",
+    # json_tuple's value of one top-level key, the last of a repeated one
+    # (planner.logical.functions.json_tuples, worker.compile.calls_json_tuples)
+    "json_tuple_value",
+    # a URL's parts as java.net.URI reads them (planner.logical.functions.urls, worker.compile.calls_urls)
+    "parse_url", "try_parse_url",
+    # text read in Spark's number format (planner.logical.functions.number_formats)
+    "to_number", "try_to_number",
+    # a string's collation, always UTF8_BINARY (planner.logical.functions.collations)
+    "collation",
+    # vectors of floats (planner.logical.functions.vectors, worker.compile.calls_vectors)
+    "vector_inner_product", "vector_cosine_similarity", "vector_l2_distance", "vector_norm",
+    "vector_normalize",
     # the make_timestamp family, NULL where it fails (planner.logical.functions.try_calendar)
     "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     # JSON, URL and UTF-8 functions (planner.logical.functions.jsons, transcoding;

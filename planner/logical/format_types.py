@@ -20,4 +20,10 @@ FORMAT_RESULT: dict[str, pa.DataType] = {
     "conv": pa.string(),
     "hmac": pa.binary(),
     **dict.fromkeys(("to_char", "to_varchar"), pa.string()),
+    "collation": pa.string(),
+    "json_tuple_value": pa.string(),
+    **dict.fromkeys(("parse_url", "try_parse_url"), pa.string()),
+    **dict.fromkeys(("vector_inner_product", "vector_cosine_similarity", "vector_l2_distance", "vector_norm"),
+                    pa.float32()),
+    "vector_normalize": pa.list_(pa.field("element", pa.float32())),
 }

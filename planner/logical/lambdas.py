@@ -30,7 +30,7 @@ from sparkwire.planner.logical.tree import transform
 #: The higher-order functions, by the position of their first lambda argument.
 HIGHER_ORDER = {
     "transform": 1, "filter": 1, "exists": 1, "forall": 1, "aggregate": 2, "reduce": 2,
-    "zip_with": 2, "map_filter": 1, "transform_keys": 1, "transform_values": 1,
+    "zip_with": 2, "map_filter": 1, "transform_keys": 1, "transform_values": 1, "map_zip_with": 2,
 }
 
 
@@ -56,6 +56,13 @@ def bind_lambdas(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
 def _parameters(fn: str, kinds: list[pa.DataType]) -> list[list[pa.DataType]]:
     """The types each lambda of ``fn`` is passed, from its other arguments' types."""
     collection = kinds[0]
+    if fn == "map_zip_with":
+        if not (pa.types.is_map(collection) and pa.types.is_map(kinds[1])):
+            raise AnalysisError(f"map_zip_with takes two maps, got {collection} and {kinds[1]}")
+        if collection.key_type != kinds[1].key_type:
+            raise AnalysisError(f"map_zip_with takes two maps of one key type, got {collection.key_type} and "
+                                f"{kinds[1].key_type}; cast one of them")
+        return [[collection.key_type, collection.item_type, kinds[1].item_type]]
     if fn in ("map_filter", "transform_keys", "transform_values"):
         if not pa.types.is_map(collection):
             raise AnalysisError(f"{fn} takes a map, got {collection}")

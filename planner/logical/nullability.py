@@ -87,7 +87,7 @@ _PROPAGATING = frozenset({
     "lower", "upper", "length", "concat", "trim", "ltrim", "rtrim", "initcap", "like", "rlike",
     "startswith", "endswith", "contains", "substring", "substr", "split",
 })
-_NEVER_NULL_CALLS = frozenset({"is_null", "is_not_null", "isnan", "eq_null_safe", "session_value",
+_NEVER_NULL_CALLS = frozenset({"is_null", "is_not_null", "isnan", "eq_null_safe", "session_value", "collation",
                                "rand", "randn", "monotonically_increasing_id",
                                "spark_partition_id"})
 _NEVER_NULL_AGGREGATES = frozenset({"count", "count_distinct", "count_if", "approx_count_distinct",

@@ -87,6 +87,12 @@ def typed_calls(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Call) and node.fn in _UTF8_CHECKS:
             _check_string(node, columns)
             return None
+        if isinstance(node, Call) and node.fn.startswith("vector_"):
+            _check_vectors(node, columns)
+            return None
+        if isinstance(node, Call) and node.fn == "collation":
+            _check_collated(types.infer(node.args[0], columns))
+            return None
         if not (isinstance(node, Call) and node.fn in (*_DOUBLE_FORMS, *_BIGINT_FORMS)):
             return None
         operand = typed_calls(node.args[0], columns)
@@ -143,6 +149,22 @@ def _number_kind(call: Call, columns: Mapping[str, pa.DataType]) -> Call:
     if pa.types.is_integer(kind) or pa.types.is_null(kind):
         return Call(fn=call.fn, args=(value, places, Lit(value="integer")))
     raise AnalysisError(f"format_number takes a number, got {types.spark_type_name(kind)}")
+
+
+def _check_vectors(call: Call, columns: Mapping[str, pa.DataType]) -> None:
+    """The vector functions take ``array<float>``, as Spark's type check says."""
+    vectors = call.args[:1] if call.fn in ("vector_norm", "vector_normalize") else call.args
+    for position, arg in enumerate(vectors, 1):
+        kind = types.infer(arg, columns)
+        if not (pa.types.is_null(kind) or (pa.types.is_list(kind) and kind.value_type == pa.float32())):
+            raise AnalysisError(f"[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] {call.fn}'s argument {position} "
+                                f"requires the \"ARRAY<FLOAT>\" type, got {types.spark_type_name(kind)}")
+
+
+def _check_collated(kind: pa.DataType) -> None:
+    """``collation(x)`` takes a string, as Spark's (``DATATYPE_MISMATCH`` otherwise)."""
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)):
+        raise AnalysisError(f"collation takes a string, got {types.spark_type_name(kind)}")
 
 
 def _check_string(call: Call, columns: Mapping[str, pa.DataType]) -> None:

@@ -60,7 +60,7 @@ import pyarrow as pa
 
 from sparkwire.planner.logical import (array_types, collection_types, format_types, function_types,
                                        struct_updates, summary_types, typenames)
-from sparkwire.planner.spark import format_string
+from sparkwire.planner.spark import format_string, number_formats
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import (
@@ -250,6 +250,11 @@ def _call(expr: Call, columns: Mapping[str, pa.DataType]) -> pa.DataType:
         return pa.float64()
     if expr.fn == "session_value":
         return pa.string()
+    if expr.fn in ("to_number", "try_to_number"):
+        written = expr.args[1]
+        assert isinstance(written, Lit) and isinstance(written.value, str)  # the registry's
+        parsed = number_formats.parse(written.value)
+        return pa.decimal128(parsed.precision, parsed.scale)
     if expr.fn in ("exact_integer", "from_json"):
         named = expr.args[1]
         assert isinstance(named, Lit) and isinstance(named.value, str)  # literal_args

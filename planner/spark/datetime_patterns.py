@@ -10,7 +10,7 @@ plan is built: a silently different date format is worse than none.
 =========  =====================  ===========  ==================================
 letters    meaning                formatting   parsing
 =========  =====================  ===========  ==================================
-yyyy, y    year                   %Y           %Y
+yyyy, y    year                   %Y, year     %Y
 yy         two-digit year         %y           %y
 MMMM/MMM   month name / short     %B / %b      %B / %b
 MM, M      month                  %m, %-m      %m
@@ -66,7 +66,28 @@ DAYS = {
 
 def strftime_pattern(pattern: str, parsing: bool = False) -> str:
     """The DuckDB ``strftime``/``strptime`` pattern for Spark's ``pattern``."""
-    out: list[str] = []
+    return "".join(_YEAR if d is None else d for d in _directives(pattern, parsing))
+
+
+def format_pieces(pattern: str) -> list[str]:
+    """Spark's formatting ``pattern`` as the DuckDB ``strftime`` patterns between which the
+    year is written unpadded: Java's ``y`` writes year 1 as ``1`` where DuckDB's ``%Y``
+    (Spark's ``yyyy``) pads it to ``0001``, and DuckDB has no unpadded year."""
+    pieces = [""]
+    for directive in _directives(pattern, parsing=False):
+        if directive is None:
+            pieces.append("")
+        else:
+            pieces[-1] += directive
+    return pieces
+
+
+_YEAR = "%Y"
+
+
+def _directives(pattern: str, parsing: bool) -> list[str | None]:
+    """The directives of ``pattern``, None for a year written unpadded (formatting ``y``)."""
+    out: list[str | None] = []
     i = 0
     while i < len(pattern):
         ch = pattern[i]
@@ -87,12 +108,12 @@ def strftime_pattern(pattern: str, parsing: bool = False) -> str:
                     f"datetime pattern {pattern!r}: the letters {letters!r} are not supported by "
                     f"sparkwire (supported: {', '.join(sorted(_FORMAT))})"
                 )
-            out.append(directive)
+            out.append(None if letters == "y" and not parsing else directive)
             i += run
             continue
         out.append("%%" if ch == "%" else ch)
         i += 1
-    return "".join(out)
+    return out
 
 
 def _quoted(pattern: str, i: int) -> tuple[str, int]:

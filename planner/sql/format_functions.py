@@ -20,6 +20,8 @@ FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.JSONKeys: (("this",), "json_object_keys"),
     exp.Typeof: (("this",), "typeof"),
     exp.Soundex: (("this",), "soundex"),
+    exp.Collation: (("this",), "collation"),
+    exp.ParseUrl: (("this", "part_to_extract", "key"), "parse_url"),
     exp.ToBase32: (("this",), "to_base32"),
     exp.FromBase32: (("this",), "from_base32"),
     exp.JSONFormat: (("this",), "to_json"),
@@ -30,7 +32,8 @@ FORMAT_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
 FORMAT_NAMES = frozenset({
     "json_array_length", "schema_of_json", "url_encode", "url_decode", "try_url_decode",
     "is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_utf8", "quote",
-    "jaro_winkler_similarity", "mask", "to_binary", "try_to_binary", "format_number",
+    "jaro_winkler_similarity", "mask", "to_binary", "try_to_binary", "format_number", "try_parse_url",
+    "to_number", "try_to_number",
     "conv", "hmac", "to_varchar",
 })
 

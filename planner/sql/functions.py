@@ -30,6 +30,7 @@ from sparkwire.planner.sql.format_functions import FORMAT_CLASSES, FORMAT_NAMES,
 from sparkwire.planner.sql.lambdas import higher_order
 from sparkwire.planner.sql.math_functions import MATH_CLASSES, MATH_NAMES
 from sparkwire.planner.sql.session_functions import SESSION_CLASSES, SESSION_NAMES
+from sparkwire.planner.logical.functions.vectors import VECTOR_NAMES
 from sparkwire.planner.sql.task_functions import TASK_CLASSES, TASK_NAMES
 
 _SPARK = Dialect.get_or_raise("spark")
@@ -155,7 +156,7 @@ _BY_NAME = frozenset({
     "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
     "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES, *FORMAT_NAMES,
-    *TASK_NAMES,
+    *TASK_NAMES, *VECTOR_NAMES,
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

@@ -23,7 +23,8 @@ from sparkwire.planner.sql.collections import Translate
 from sparkwire.planner.sql.syntax import is_lambda_exists
 
 #: The higher-order functions sqlglot leaves anonymous, resolved by their own names.
-_BY_NAME = frozenset({"forall", "zip_with", "map_filter", "transform_keys", "transform_values"})
+_BY_NAME = frozenset({"forall", "zip_with", "map_filter", "transform_keys", "transform_values",
+                      "map_zip_with"})
 _BY_CLASS: dict[type[exp.Expr], str] = {
     exp.Exists: "exists", exp.Transform: "transform", exp.ArrayFilter: "filter"}
 _NUMBERS = itertools.count()

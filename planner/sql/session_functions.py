@@ -15,4 +15,4 @@ SESSION_CLASSES: dict[type[exp.Expr], tuple[tuple[str, ...], str]] = {
     exp.SessionUser: ((), "session_user"),
 }
 #: The ones sqlglot leaves as anonymous calls, resolved by their own names.
-SESSION_NAMES = frozenset({"user", "version"})
+SESSION_NAMES = frozenset({"user", "version", "current_path"})

@@ -12,6 +12,7 @@ from sparkwire.coordinator.worker.compile.arguments import Builder, ModeBuilder,
 from sparkwire.coordinator.worker.compile.calls_arrays import ARRAY_CALLS
 from sparkwire.coordinator.worker.compile.calls_bits import BIT_CALLS
 from sparkwire.coordinator.worker.compile.calls_calendar import CALENDAR_CALLS, CALENDAR_ZONE_CALLS
+from sparkwire.coordinator.worker.compile.calls_collations import COLLATION_CALLS
 from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_CALLS
 from sparkwire.coordinator.worker.compile.calls_core import CALLS as CORE_CALLS
 from sparkwire.coordinator.worker.compile.calls_dates import DATE_CALLS, ZONE_CALLS as DATE_ZONE_CALLS
@@ -28,6 +29,10 @@ from sparkwire.coordinator.worker.compile.calls_radix import RADIX_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_hmac import HMAC_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
+from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_CALLS
+from sparkwire.coordinator.worker.compile.calls_json_tuples import JSON_TUPLE_CALLS
+from sparkwire.coordinator.worker.compile.calls_urls import URL_MODE_CALLS
+from sparkwire.coordinator.worker.compile.calls_number_formats import NUMBER_FORMAT_CALLS
 from sparkwire.coordinator.worker.compile.calls_timestamp_units import TIMESTAMP_UNIT_CALLS
 from sparkwire.coordinator.worker.compile.casing import CASING_CALLS
 from sparkwire.coordinator.worker.compile.division import DIVISION_CALLS
@@ -41,7 +46,8 @@ CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
     **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
-    **FORMAT_CALLS, **SPELLING_CALLS, **HMAC_CALLS,
+    **FORMAT_CALLS, **SPELLING_CALLS, **HMAC_CALLS, **COLLATION_CALLS, **VECTOR_CALLS,
+    **JSON_TUPLE_CALLS, **NUMBER_FORMAT_CALLS,
 }
 CALLS.update(bounded(CALLS))  # the calls that make a value as long as an argument says
 
@@ -57,7 +63,7 @@ CALLS["update_fields"] = _written_out
 
 MODE_CALLS: dict[str, ModeBuilder] = {
     **DIVISION_CALLS, **INTEGER_CALLS, **MATH_MODE_CALLS, **TEXT_MODE_CALLS, **ELEMENTARY_MODE_CALLS,
-    **RADIX_MODE_CALLS,
+    **RADIX_MODE_CALLS, **URL_MODE_CALLS,
 }
 
 ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS,

@@ -61,10 +61,19 @@ def _epoch_us(instant: exp.Expr) -> exp.Expr:
 
 def _date_format(args: list[exp.Expr]) -> exp.Expr:
     arity("date_format", args, 2)
-    pattern = datetime_patterns.strftime_pattern(literal_text(args[1], "date_format's pattern"))
-    return exp.Anonymous(
-        this="strftime", expressions=[cast(args[0], "TIMESTAMP"), exp.Literal.string(pattern)]
-    )
+    pieces = datetime_patterns.format_pieces(literal_text(args[1], "date_format's pattern"))
+    wall_clock = cast(args[0], "TIMESTAMP")
+    year = cast(exp.Anonymous(this="year", expressions=[wall_clock]), "VARCHAR")
+    parts: list[exp.Expr] = []
+    for i, piece in enumerate(pieces):
+        if i > 0:  # a year Spark writes unpadded (``y``) before each piece but the first
+            parts.append(year.copy())
+        if piece:
+            parts.append(exp.Anonymous(this="strftime", expressions=[wall_clock.copy(), exp.Literal.string(piece)]))
+    written = parts[0] if parts else exp.Anonymous(this="strftime", expressions=[wall_clock, exp.Literal.string("")])
+    for part in parts[1:]:
+        written = exp.DPipe(this=written, expression=part, safe=False)
+    return written
 
 
 def _parsed(text: exp.Expr, pattern: exp.Expr, trying: bool = False) -> exp.Expr:

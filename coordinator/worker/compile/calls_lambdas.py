@@ -12,6 +12,8 @@ differ, Spark wins:
 - ``aggregate``/``reduce`` fold from ``zero`` (DuckDB's ``list_reduce`` with its initial
   value; ``[]`` gives ``zero``), then apply ``finish`` to the result; NULL for a NULL array;
 - ``zip_with`` pads the shorter array with NULLs (``list_zip``'s), NULL when either is NULL;
+- ``map_zip_with`` walks the first map's keys, then the second's it lacks, each side's
+  value NULL where its map lacks the key; NULL when either map is;
 - ``map_filter``/``transform_values``/``transform_keys`` walk ``map_entries``;
   ``transform_keys`` fails on a NULL or repeated new key as Spark's map building does
   (``calls_maps``).
@@ -154,6 +156,25 @@ def _transform_keys(args: list[exp.Expr]) -> exp.Expr:
     return checked_map(call("list_transform", entries, key), values)
 
 
+def _map_zip_with(args: list[exp.Expr]) -> exp.Expr:
+    """Spark's keys: the first map's, then the second's it lacks; each side's value NULL
+    where that map lacks the key."""
+    if len(args) != 3:
+        raise CompileError(f"map_zip_with takes 3 arguments, got {len(args)}")
+    first, second = args[0], args[1]
+    user = _lambda("map_zip_with", args[2], 3)
+    key = col(_OWN)
+    own = call("map_keys", first.copy())
+    added = call("list_filter", call("map_keys", second.copy()),
+                 _over([_OWN], exp.Not(this=call("list_contains", own.copy(), key.copy()))))
+    keys = call("list_concat", own, added)
+    sides = (key, call("map_extract_value", first.copy(), key.copy()),
+             call("map_extract_value", second.copy(), key.copy()))
+    body = _put(user.this, dict(zip(_params(user), sides, strict=False)))
+    values = call("list_transform", keys.copy(), _over([_OWN], body))
+    return _EITHER_NULL(a=first, b=second, value=call("map", keys, values))
+
+
 LAMBDA_CALLS: dict[str, Builder] = {
     "transform": _walk("transform", "list_transform"),
     "filter": _walk("filter", "list_filter"),
@@ -165,4 +186,5 @@ LAMBDA_CALLS: dict[str, Builder] = {
     "map_filter": _map_filter,
     "transform_values": _transform_values,
     "transform_keys": _transform_keys,
+    "map_zip_with": _map_zip_with,
 }

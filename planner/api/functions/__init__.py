@@ -58,6 +58,12 @@ from sparkwire.planner.api.functions.aggregate_forms import *  # noqa: F403
 from sparkwire.planner.api.functions.session_info import *  # noqa: F403
 from sparkwire.planner.api.functions.try_calendar import *  # noqa: F403
 from sparkwire.planner.api.functions.task_values import *  # noqa: F403
+from sparkwire.planner.api.functions.time_windows import *  # noqa: F403
+from sparkwire.planner.api.functions.calling import *  # noqa: F403
+from sparkwire.planner.api.functions.vectors import *  # noqa: F403
+from sparkwire.planner.api.functions.urls import *  # noqa: F403
+from sparkwire.planner.api.functions.unions import *  # noqa: F403
+from sparkwire.planner.api.functions.number_formats import *  # noqa: F403
 from sparkwire.planner.api.functions.timestamp_units import *  # noqa: F403
 from sparkwire.planner.api.pyspark_names import FUNCTIONS
 from sparkwire.planner.api.unsupported import missing_attribute

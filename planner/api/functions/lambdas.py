@@ -21,7 +21,7 @@ from sparkwire.planner.logical import expressions as ex
 
 __all__ = [
     "aggregate", "exists", "filter", "forall", "map_filter", "reduce", "transform",
-    "transform_keys", "transform_values", "zip_with",
+    "transform_keys", "transform_values", "zip_with", "map_zip_with",
 ]
 
 _NUMBERS = itertools.count()
@@ -78,6 +78,10 @@ def _folded(name: str, col: ColumnOrName, zero: ColumnOrName, merge: Function,
 
 def zip_with(left: ColumnOrName, right: ColumnOrName, f: Function) -> Column:
     return call("zip_with", to_column(left).expr, to_column(right).expr, lambda_of(f, 2))
+
+
+def map_zip_with(col1: ColumnOrName, col2: ColumnOrName, f: Function) -> Column:
+    return call("map_zip_with", to_column(col1).expr, to_column(col2).expr, lambda_of(f, 3))
 
 
 def map_filter(col: ColumnOrName, f: Function) -> Column:

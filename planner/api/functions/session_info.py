@@ -10,7 +10,7 @@ from sparkwire.planner.api.column import Column
 from sparkwire.planner.api.functions.core import call
 
 __all__ = ["current_catalog", "current_database", "current_schema", "current_user", "session_user",
-           "user", "version"]
+           "user", "version", "current_path"]
 
 
 def _niladic(name: str) -> Callable[[], Column]:
@@ -28,3 +28,4 @@ current_user = _niladic("current_user")
 user = _niladic("user")
 session_user = _niladic("session_user")
 version = _niladic("version")
+current_path = _niladic("current_path")

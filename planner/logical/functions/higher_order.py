@@ -21,4 +21,5 @@ FUNCTIONS = (
     plain("aggregate", (3, 4)),
     plain("reduce", (3, 4)),
     plain("zip_with", 3),
+    plain("map_zip_with", 3),
 )

@@ -52,6 +52,10 @@ from sparkwire.planner.logical.functions import (
     radix,
     macs,
     char_formats,
+    collations,
+    vectors,
+    urls,
+    number_formats,
 )
 from sparkwire.planner.logical.functions.base import Function
 from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
@@ -60,7 +64,8 @@ _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, coll
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
              session_info, try_calendar, jsons, transcoding, task_values, spellings,
-             timestamp_units, listaggs, radix, macs, char_formats)
+             timestamp_units, listaggs, radix, macs, char_formats, collations, vectors, urls,
+             number_formats)
 
 
 def _joined(entries: Iterable[Function]) -> Mapping[str, Function]:
