@@ -94,10 +94,17 @@ class Session(Closeable):
         if settings is None:
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
-        self.settings = settings
-        self.spark = spark
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
         self._coordinator = QueryCoordinator(self.cluster, settings)
+        #: The session this one shares its cluster with (``newSession``); None: it owns it.
+        self._parent: Session | None = None
+        self._own_state(settings, spark, progress)
+        activate(self)
+
+    def _own_state(self, settings: Settings, spark: Any, progress: Progress | None) -> None:
+        """What each session has of its own, even beside others on one cluster."""
+        self.settings = settings
+        self.spark = spark
         self.progress = progress
         self._last: QueryResult | None = None
         self._sources: list[str] = []
@@ -111,7 +118,21 @@ class Session(Closeable):
         #: PySpark's ``spark.catalog``: the temporary views and Parquet tables by name.
         self.catalog = Catalog(self)
         self._tags = Tags()
-        activate(self)
+        #: Every query of this session carries it, so ``interruptAll`` stops this session's
+        #: queries only, not those of the others sharing the cluster.
+        self._scope = f"sparkwire-session-{uuid.uuid4().hex}"
+
+    def newSession(self) -> Session:  # noqa: N802 - PySpark's name
+        """PySpark's ``newSession``: a session of its own temporary views, runtime config
+        (starting from this one's), caches and tags, on this session's cluster. Closing it
+        leaves the cluster running; closing this one ends the cluster for both. The active
+        session stays this one."""
+        child = object.__new__(Session)
+        child.cluster = self.cluster
+        child._coordinator = self._coordinator
+        child._parent = self
+        child._own_state(self.settings, self.spark, self.progress)
+        return child
 
     # -- PySpark's ways to reach a session (``coordinator.session_builder``) -----------------
     builder = _BuilderProperty()
@@ -158,13 +179,13 @@ class Session(Closeable):
         ``QueryCancelled`` (Spark's ``SPARK_JOB_CANCELLED``) and its tasks are cancelled on
         every worker. The ids of the queries interrupted."""
         return self._coordinator.interrupt(
-            lambda _query, _tags: True,
+            lambda _query, tags: self._scope in tags,
             lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled as part of cancellation of all jobs")
 
     def interruptTag(self, tag: str) -> list[str]:  # noqa: N802 - PySpark's name
         """Stop the running queries started under job tag ``tag`` (``addTag``)."""
         return self._coordinator.interrupt(
-            lambda _query, tags: tag in tags,
+            lambda _query, tags: tag in tags and self._scope in tags,
             lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled part of cancelled job tags {tag}")
 
     def interruptOperation(self, op_id: str) -> list[str]:  # noqa: N802 - PySpark's name
@@ -172,7 +193,7 @@ class Session(Closeable):
         ``interruptTag`` return them); [] when none such runs. Spark's operation ids are
         numbers, ours are the query ids."""
         return self._coordinator.interrupt(
-            lambda query, _tags: query == op_id,
+            lambda query, tags: query == op_id and self._scope in tags,
             lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled as part of cancellation of the operation")
 
     def stop(self) -> None:
@@ -296,7 +317,7 @@ class Session(Closeable):
             self.uncache(plan)
 
     def execute(self, plan: StagedPlan) -> QueryResult:
-        result = self._coordinator.execute(plan, self.progress, frozenset(self._tags.get()))
+        result = self._coordinator.execute(plan, self.progress, frozenset({*self._tags.get(), self._scope}))
         self._last = result
         return result
 
@@ -350,17 +371,18 @@ class Session(Closeable):
         if self._closed:
             return
         self._closed = True
-        deactivate(self)
         for cache in self._caches.values():
             if cache.source is not None:
                 self._release(cache.source)
         self._caches.clear()
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
-        self.cluster.close()
-        self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
+        if self._parent is None:
+            deactivate(self)
+            self.cluster.close()
+            self._coordinator.close()
 
 
 
