@@ -64,7 +64,8 @@ def connect_security(host: str, security: Security | None) -> ConnectSecurity:
     if security is None or not security.enabled:
         if not loopback:
             raise ConfigError(f"refusing to serve Spark Connect on {host} without security: "
-                              "off loopback it needs a token and TLS (security.secret_file, tls)")
+                              "off loopback it needs a token and TLS (sparkwire connect --token-file; "
+                              "serve(..., security=Security(secret_file=...)))")
         return ConnectSecurity(None, None, None, None)
     if security.secret is None and security.secret_file is None:
         raise ConfigError("Spark Connect security needs a token its clients are told: "
