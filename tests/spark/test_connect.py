@@ -175,9 +175,9 @@ def test_an_unsupported_relation_names_itself_in_sparks_error_shape(remote: Any)
     from pyspark.errors.exceptions.connect import InvalidPlanInput
 
     with pytest.raises(InvalidPlanInput) as caught:
-        remote.createDataFrame(PEOPLE).sample(0.5).collect()
+        remote.createDataFrame(PEOPLE).tail(2)
     assert caught.value.getCondition() == "CONNECT_INVALID_PLAN.INVALID_ONE_OF_FIELD_NOT_SUPPORTED"
-    assert caught.value.getMessageParameters()["name"] == "sample"
+    assert caught.value.getMessageParameters()["name"] == "tail"
 
 
 def test_an_unknown_column_is_pysparks_analysis_exception(remote: Any) -> None:
