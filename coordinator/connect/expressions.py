@@ -47,6 +47,11 @@ _PATTERN: dict[str, Callable[[Column, str], Column]] = {
     "like": Column.like, "rlike": Column.rlike, "ilike": Column.ilike,
 }
 _ROWS = Expression.Window.WindowFrame.FRAME_TYPE_ROW
+#: Functions the client sends by a name or arity the registry does not take, through the
+#: DataFrame API function a program calls: ``substr``'s length left out (to the end),
+#: ``map`` (Spark's SQL name of ``create_map``), ``named_struct``.
+_API: dict[str, Callable[..., Column]] = {"substr": F.substr, "map": F.create_map,
+                                          "named_struct": F.named_struct}
 #: ``f(DISTINCT x)``: the registry's name for each aggregate that has such a form.
 _DISTINCT = {"count": "count_distinct", "sum": "sum_distinct"}
 _SORT = {
@@ -91,6 +96,12 @@ class Expressions:
                 return self.column(extract.child)[self.column(extract.extraction)]
             case "window":
                 return self._window(e.window)
+            case "update_fields":  # withField, dropFields
+                update = e.update_fields
+                struct = self.column(update.struct_expression)
+                if update.HasField("value_expression"):
+                    return struct.withField(update.field_name, self.column(update.value_expression))
+                return struct.dropFields(update.field_name)
         raise _unsupported(e, kind)
 
     def _window(self, w: Expression.Window) -> Column:
@@ -157,6 +168,8 @@ class Expressions:
             return args[0].isin(*args[1:])
         if key == "when":
             return _case(args)
+        if key in _API:
+            return _API[key](*args)
         if key == "count" and len(args) == 1:
             return F.count(args[0])  # count(lit(1)) is count(*), named count(1), as in PySpark
         return call(key, *(a.expr for a in args))
