@@ -44,6 +44,7 @@ from sparkwire.coordinator.tpch import QUERIES, TPCH_TABLES, ensure_tpch
 from sparkwire.planner.api import refused
 from sparkwire.planner.errors import PlanError
 from sparkwire.transport.errors import SparkwireError
+from sparkwire.transport.security import Security
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,7 +86,16 @@ def _parser() -> argparse.ArgumentParser:
     connect = commands.add_parser(
         "connect", help="serve Spark Connect (sc://HOST:PORT) on a session until Ctrl-C")
     connect.add_argument("--port", type=int, default=15002, help="port (default 15002, Spark's)")
-    connect.add_argument("--host", default="127.0.0.1", help="a loopback address (default 127.0.0.1)")
+    connect.add_argument("--host", default="127.0.0.1",
+                         help="address (default 127.0.0.1); off loopback --token-file and TLS are required")
+    connect.add_argument("--token-file", type=Path, default=None,
+                         help="a file (0600) holding the token clients send (sc://...;token=...)")
+    connect.add_argument("--no-tls", action="store_true",
+                         help="with a token on loopback: no TLS (clients connect to sc://localhost)")
+    for name, what in (("cert", "PEM chain the server presents"), ("key", "its private key (0600)"),
+                       ("ca", "PEM roots clients trust")):
+        connect.add_argument(f"--{name}-file", type=Path, default=None,
+                             help=f"TLS: {what}; none given: a throwaway CA, clients must be given its roots")
     covered = commands.add_parser(
         "coverage", help="count PySpark's public names that work, are refused, or are missing")
     covered.add_argument("--missing", action="store_true", help="list the missing names")
@@ -102,14 +112,24 @@ def _serve_connect(console: Console, args: argparse.Namespace) -> int:
     try:
         settings = load_settings(args.config, transport=args.transport, overrides_from="flag",
                                  workers=args.workers, ansi=args.ansi, time_zone=args.time_zone)
-        with Session(settings=settings) as session, serve(session, args.port, args.host) as server:
-            console.print(f"sparkwire Spark Connect at {server.address} ({session.workers} workers); "
-                          "Ctrl-C stops it", markup=False)
+        security = None if args.token_file is None else Security(
+            secret_file=args.token_file, tls=not args.no_tls, cert_file=args.cert_file,
+            key_file=args.key_file, ca_file=args.ca_file)
+        with Session(settings=settings) as session, \
+                serve(session, args.port, args.host, security=security) as server:
+            token = "" if security is None else " (add ;token=<the token file's text>)"
+            console.print(f"sparkwire Spark Connect at {server.address}{token} ({session.workers} "
+                          "workers); Ctrl-C stops it", markup=False)
+            if server.tls_roots is not None and args.cert_file is None:
+                console.print("a throwaway CA signed its certificate (for the name "
+                              f"{server.server_name}); clients trust it, e.g. with "
+                              "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH naming a file of:\n"
+                              + server.tls_roots.decode(), markup=False)
             while not server.wait(1.0):
                 pass
     except KeyboardInterrupt:
         return 0
-    except (SparkwireError, PlanError, OSError) as exc:
+    except (SparkwireError, PlanError, OSError, ValueError) as exc:  # ValueError: pydantic's
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         return 1
     return 0

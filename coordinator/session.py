@@ -89,7 +89,6 @@ class Session(Closeable):
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
-        coordinator: QueryCoordinator | None = None,
         **overrides: Any,
     ) -> None:
         if settings is None and cluster is not None and not isinstance(cluster, str):
@@ -97,14 +96,20 @@ class Session(Closeable):
         if settings is None:
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
+        self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
+        # one coordinator a cluster: it takes the workers' status reports for itself
+        self._coordinator = QueryCoordinator(self.cluster, settings)
+        #: The session this one shares its cluster with (``newSession``); None: it owns it.
+        self._parent: Session | None = None
+        self._own_state(settings, spark, progress)
+        activate(self)
+
+    def _own_state(self, settings: Settings, spark: Any, progress: Progress | None) -> None:
+        """What each session has of its own, even beside others on one cluster."""
         self.settings = settings
         #: the settings as made, which a new session starts from (``conf.set`` replaces ``settings``)
         self._made_with = settings
-        self._owns_cluster = coordinator is None
         self.spark = spark
-        self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
-        # one coordinator a cluster: it takes the workers' status reports for itself
-        self._coordinator = coordinator or QueryCoordinator(self.cluster, settings)
         self.progress = progress
         self._last: QueryResult | None = None
         self._sources: list[str] = []
@@ -118,7 +123,22 @@ class Session(Closeable):
         #: PySpark's ``spark.catalog``: the temporary views and Parquet tables by name.
         self.catalog = Catalog(self)
         self._tags = Tags()
-        activate(self)
+        #: Every query of this session carries it, so ``interruptAll`` stops this session's
+        #: queries only, not those of the others sharing the cluster.
+        self._scope = f"sparkwire-session-{uuid.uuid4().hex}"
+
+    def newSession(self) -> Session:  # noqa: N802 - PySpark's name
+        """PySpark's ``newSession``: a session of its own temporary views, runtime config
+        (as this one was made, without its later ``conf.set``, as Spark's starts from the
+        context's), caches and tags, on this session's cluster. Closing it
+        leaves the cluster running; closing this one ends the cluster for both. The active
+        session stays this one."""
+        child = object.__new__(Session)
+        child.cluster = self.cluster
+        child._coordinator = self._coordinator
+        child._parent = self
+        child._own_state(self._made_with, self.spark, self.progress)
+        return child
 
     # -- PySpark's ways to reach a session (``coordinator.session_builder``) -----------------
     builder = _BuilderProperty()
@@ -137,14 +157,6 @@ class Session(Closeable):
         if session is None:
             raise ConfigError("there is no active session", condition="NO_ACTIVE_OR_DEFAULT_SESSION")
         return session
-
-    def newSession(self) -> Session:  # noqa: N802 - PySpark's name
-        """A session on this one's cluster with its own temporary views, conf (as this
-        session was made, without later ``conf.set``), caches and tags, as Spark's new
-        session shares the SparkContext only. Closing it leaves the cluster to this session;
-        closing this one stops the cluster under both, as stopping Spark's context does."""
-        return Session(cluster=self.cluster, spark=self.spark, settings=self._made_with,
-                       progress=self.progress, coordinator=self._coordinator)
 
     @property
     def tvf(self) -> TableValuedFunction:
@@ -178,13 +190,13 @@ class Session(Closeable):
         ``QueryCancelled`` (Spark's ``SPARK_JOB_CANCELLED``) and its tasks are cancelled on
         every worker. The ids of the queries interrupted."""
         return self._coordinator.interrupt(
-            lambda _query, _tags: True,
+            lambda _query, tags: self._scope in tags,
             lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled as part of cancellation of all jobs")
 
     def interruptTag(self, tag: str) -> list[str]:  # noqa: N802 - PySpark's name
         """Stop the running queries started under job tag ``tag`` (``addTag``)."""
         return self._coordinator.interrupt(
-            lambda _query, tags: tag in tags,
+            lambda _query, tags: tag in tags and self._scope in tags,
             lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled part of cancelled job tags {tag}")
 
     def interruptOperation(self, op_id: str) -> list[str]:  # noqa: N802 - PySpark's name
@@ -192,7 +204,7 @@ class Session(Closeable):
         ``interruptTag`` return them); [] when none such runs. Spark's operation ids are
         numbers, ours are the query ids."""
         return self._coordinator.interrupt(
-            lambda query, _tags: query == op_id,
+            lambda query, tags: query == op_id and self._scope in tags,
             lambda query: f"[SPARK_JOB_CANCELLED] Job {query} cancelled as part of cancellation of the operation")
 
     def stop(self) -> None:
@@ -320,7 +332,7 @@ class Session(Closeable):
             self.uncache(plan)
 
     def execute(self, plan: StagedPlan) -> QueryResult:
-        result = self._coordinator.execute(plan, self.progress, frozenset(self._tags.get()))
+        result = self._coordinator.execute(plan, self.progress, frozenset({*self._tags.get(), self._scope}))
         self._last = result
         return result
 
@@ -374,19 +386,18 @@ class Session(Closeable):
         if self._closed:
             return
         self._closed = True
-        deactivate(self)
         for cache in self._caches.values():
             if cache.source is not None:
                 self._release(cache.source)
         self._caches.clear()
         for source_id in self._sources:
             self.cluster.driver.unpublish(source_id)
-        if self._owns_cluster:
-            self.cluster.close()
-            self._coordinator.close()
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
-
+        if self._parent is None:
+            deactivate(self)
+            self.cluster.close()
+            self._coordinator.close()
 
 
 @dataclass

@@ -46,6 +46,24 @@ class PlanNotSupported(SparkwireError):
         )
 
 
+class SessionClosed(SparkwireError):
+    """A client session id whose session was released or timed out: Spark's
+    ``INVALID_HANDLE.SESSION_CLOSED``, so the client does not carry on in a new, empty one."""
+
+    code = "connect_session_closed"
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"[INVALID_HANDLE.SESSION_CLOSED] The handle {session_id} is invalid. "
+                         "Session was closed.", parameters={"handle": session_id})
+
+
+class TooManySessions(SparkwireError):
+    """A new client session beyond the server's maximum: ``RESOURCE_EXHAUSTED``, which the
+    client does not retry."""
+
+    code = "connect_too_many_sessions"
+
+
 def status_of(error: BaseException) -> grpc.Status:
     """``error`` as the gRPC status a Spark Connect client reads."""
     jvm = _jvm_class(error)
@@ -58,7 +76,8 @@ def status_of(error: BaseException) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=jvm, domain="org.apache.spark", metadata=metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    code = code_pb2.CANCELLED if isinstance(error, QueryCancelled) else code_pb2.INTERNAL
+    code = (code_pb2.CANCELLED if isinstance(error, QueryCancelled)
+            else code_pb2.RESOURCE_EXHAUSTED if isinstance(error, TooManySessions) else code_pb2.INTERNAL)
     message = str(error) or type(error).__name__
     return rpc_status.to_status(status_pb2.Status(
         code=code, message=message[:_MESSAGE_LIMIT], details=[detail]))

@@ -12,17 +12,18 @@ our own ``df["a"]`` does.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from pyspark.sql.connect.proto import expressions_pb2
 
 from sparkwire.coordinator.connect.errors import PlanNotSupported
-from sparkwire.coordinator.connect.literals import literal
+from sparkwire.coordinator.connect.literals import literal, python_value
 from sparkwire.coordinator.connect.types import from_proto
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.column import Column, SortOrder
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api.functions.core import call
+from sparkwire.planner.api.window import Window
 
 Expression = expressions_pb2.Expression
 Unary = Callable[[Column], Column]
@@ -39,12 +40,18 @@ _BINARY: dict[str, Binary] = {
 }
 _UNARY: dict[str, Unary] = {
     "not": operator.invert, "negative": operator.neg, "isnull": Column.isNull,
-    "isnotnull": Column.isNotNull, "isnan": Column.isNaN,
+    "isnotnull": Column.isNotNull, "isnan": Column.isNaN, "~": F.bitwise_not,
 }
 #: Methods whose second argument our API takes as a Python string (a pattern).
 _PATTERN: dict[str, Callable[[Column, str], Column]] = {
     "like": Column.like, "rlike": Column.rlike, "ilike": Column.ilike,
 }
+_ROWS = Expression.Window.WindowFrame.FRAME_TYPE_ROW
+#: Functions the client sends by a name or arity the registry does not take, through the
+#: DataFrame API function a program calls: ``substr``'s length left out (to the end),
+#: ``map`` (Spark's SQL name of ``create_map``), ``named_struct``.
+_API: dict[str, Callable[..., Column]] = {"substr": F.substr, "map": F.create_map,
+                                          "named_struct": F.named_struct}
 #: ``f(DISTINCT x)``: the registry's name for each aggregate that has such a form.
 _DISTINCT = {"count": "count_distinct", "sum": "sum_distinct"}
 _SORT = {
@@ -87,7 +94,30 @@ class Expressions:
             case "unresolved_extract_value":
                 extract = e.unresolved_extract_value
                 return self.column(extract.child)[self.column(extract.extraction)]
+            case "window":
+                return self._window(e.window)
+            case "update_fields":  # withField, dropFields
+                update = e.update_fields
+                struct = self.column(update.struct_expression)
+                if update.HasField("value_expression"):
+                    return struct.withField(update.field_name, self.column(update.value_expression))
+                return struct.dropFields(update.field_name)
         raise _unsupported(e, kind)
+
+    def _window(self, w: Expression.Window) -> Column:
+        """``f.over(spec)``, the spec built as a program builds it (``Window.partitionBy``
+        ... ``rowsBetween``), so a frame is checked as the API checks it."""
+        spec = Window.partitionBy(*self._columns(w.partition_spec)).orderBy(
+            *(self.sort_order(o) for o in w.order_spec))
+        if w.HasField("frame_spec"):
+            frame = w.frame_spec
+            between = spec.rowsBetween if frame.frame_type == _ROWS else spec.rangeBetween
+            spec = between(_bound(frame.lower, Window.unboundedPreceding),
+                           _bound(frame.upper, Window.unboundedFollowing))
+        return self.column(w.window_function).over(spec)
+
+    def _columns(self, expressions: Iterable[Expression]) -> list[Column]:
+        return [self.column(e) for e in expressions]
 
     def sort_order(self, order: Expression.SortOrder) -> SortOrder:
         """A sort key (``Sort`` relations carry these, not expressions); an unspecified
@@ -138,9 +168,24 @@ class Expressions:
             return args[0].isin(*args[1:])
         if key == "when":
             return _case(args)
+        if key in _API:
+            return _API[key](*args)
         if key == "count" and len(args) == 1:
             return F.count(args[0])  # count(lit(1)) is count(*), named count(1), as in PySpark
         return call(key, *(a.expr for a in args))
+
+
+def _bound(bound: Expression.Window.WindowFrame.FrameBoundary, unbounded: int) -> int:
+    """A frame boundary as ``rowsBetween`` takes it: 0 the current row, an offset literal."""
+    if bound.current_row:
+        return Window.currentRow
+    if bound.unbounded:
+        return unbounded
+    offset = python_value(bound.value.literal)
+    if not isinstance(offset, int):
+        raise PlanNotSupported("a window frame boundary must be an integer literal in sparkwire",
+                               condition="UNSUPPORTED_FEATURE.CONNECT_WINDOW_FRAME")
+    return offset
 
 
 def _case(args: list[Column]) -> Column:

@@ -20,6 +20,7 @@ from pyspark.sql.connect.proto import relations_pb2
 from sparkwire.coordinator.connect.errors import PlanNotSupported
 from sparkwire.coordinator.connect.expressions import Expressions
 from sparkwire.coordinator.connect.literals import python_value
+from sparkwire.coordinator.connect.reshaping import Reshaping
 from sparkwire.planner.api.column import Column
 from sparkwire.planner.api.dataframe import DataFrame
 
@@ -52,15 +53,17 @@ class Relations:
         self.session = session
         self._frames: dict[int, DataFrame] = {}
         self.expressions = Expressions(self._frames)
+        self._reshaping = Reshaping(self.frame, self.expressions)
 
     def frame(self, rel: Relation) -> DataFrame:
         """``rel`` as a DataFrame, kept by its plan id."""
         kind = rel.WhichOneof("rel_type")
         build = getattr(self, f"_{kind}", None)
-        if build is None:
+        df = (build(getattr(rel, str(kind))) if build is not None
+              else self._reshaping.build(str(kind), getattr(rel, str(kind))) if kind else None)
+        if df is None:
             number = Relation.DESCRIPTOR.fields_by_name[kind].number if kind else 0
             raise PlanNotSupported.field("spark.connect.Relation", str(kind), number)
-        df: DataFrame = build(getattr(rel, str(kind)))
         if rel.common.HasField("plan_id"):
             self._frames[rel.common.plan_id] = df
         return df

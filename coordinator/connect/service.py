@@ -1,8 +1,9 @@
 """The ``SparkConnectService`` methods, on one sparkwire session.
 
-Every client session id shares the server's sparkwire session (its temporary views and
-runtime config): the server answers with one ``server_side_session_id`` of its own, which
-the client checks stays the same. A failure of any method reaches the client in Spark's
+Each client session id has a sparkwire session of its own (its temporary views and runtime
+config), all on the server session's cluster (``sessions.ClientSessions``); the server
+answers with that session's ``server_side_session_id``, which the client checks stays the
+same, and ``ReleaseSession`` closes it. A failure of any method reaches the client in Spark's
 error shape (``errors.status_of``), so it raises the PySpark exception Spark would.
 
 ``ExecutePlan`` streams its whole result in the one call and ends with ``result_complete``,
@@ -24,9 +25,9 @@ from pyspark.sql.connect.proto import base_pb2, base_pb2_grpc, commands_pb2, rel
 
 from sparkwire.coordinator.connect.config import configure
 from sparkwire.coordinator.connect.errors import PlanNotSupported, status_of
-from sparkwire.coordinator.connect.operations import Operations
 from sparkwire.coordinator.connect.relations import Relations, sql_arguments
 from sparkwire.coordinator.connect.results import result_responses
+from sparkwire.coordinator.connect.sessions import ClientSession, ClientSessions
 from sparkwire.coordinator.connect.types import to_proto
 from sparkwire.transport.errors import SparkwireError
 
@@ -64,17 +65,18 @@ def _spark_errors(method: Callable[..., R]) -> Callable[..., R]:
 
 
 class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore[misc]
-    """Spark Connect on ``session``."""
+    """Spark Connect on ``session``'s cluster: at most ``sessions`` client sessions at once,
+    each closed after ``idle_s`` seconds unused."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, sessions: int, idle_s: float) -> None:
         self.session = session
-        self.server_session_id = str(uuid.uuid4())
-        self.operations = Operations(session)
+        self.sessions = ClientSessions(session, sessions, idle_s)
 
-    def _answer(self, response: M, request: Any) -> M:
+    @staticmethod
+    def _answer(response: M, request: Any, client: ClientSession) -> M:
         """``response`` with the client's session id and the server's, which the client checks."""
         response.session_id = request.session_id
-        response.server_side_session_id = self.server_session_id
+        response.server_side_session_id = client.server_id
         return response
 
     # -- execute -------------------------------------------------------------------------------
@@ -82,33 +84,37 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
                     context: grpc.ServicerContext) -> Iterator[base_pb2.ExecutePlanResponse]:
         operation_id = request.operation_id or str(uuid.uuid4())
         try:
-            with self.operations.running(operation_id, list(request.tags)):
-                for response in self._execute(request.plan, operation_id):
+            with self.sessions.use(request.session_id) as client, \
+                    client.operations.running(operation_id, list(request.tags)):
+                for response in self._execute(client, request.plan, operation_id):
                     response.response_id = str(uuid.uuid4())
                     response.operation_id = operation_id
-                    yield self._answer(response, request)
+                    yield self._answer(response, request, client)
         except Exception as error:  # noqa: BLE001 - see _spark_errors
             context.abort_with_status(status_of(error))
         yield self._answer(base_pb2.ExecutePlanResponse(
             result_complete=base_pb2.ExecutePlanResponse.ResultComplete(), response_id=str(uuid.uuid4()),
-            operation_id=operation_id), request)
+            operation_id=operation_id), request, client)
 
-    def _execute(self, plan: base_pb2.Plan, operation_id: str) -> Iterator[base_pb2.ExecutePlanResponse]:
+    def _execute(self, client: ClientSession, plan: base_pb2.Plan,
+                 operation_id: str) -> Iterator[base_pb2.ExecutePlanResponse]:
+        session = client.session
         if plan.HasField("root"):
-            df = Relations(self.session).frame(plan.root)
-            yield from result_responses(df, lambda: self.operations.check(operation_id))
+            df = Relations(session).frame(plan.root)
+            yield from result_responses(df, lambda: client.operations.check(operation_id))
             return
         command = plan.command
         kind = command.WhichOneof("command_type")
         if kind == "sql_command":
-            yield base_pb2.ExecutePlanResponse(sql_command_result=self._sql_command(command.sql_command))
+            yield base_pb2.ExecutePlanResponse(sql_command_result=self._sql_command(session, command.sql_command))
         elif kind == "create_dataframe_view":
-            self._create_view(command.create_dataframe_view)
+            self._create_view(session, command.create_dataframe_view)
         else:
             number = commands_pb2.Command.DESCRIPTOR.fields_by_name[kind].number if kind else 0
             raise PlanNotSupported.field("spark.connect.Command", str(kind), number)
 
-    def _sql_command(self, command: commands_pb2.SqlCommand) -> base_pb2.ExecutePlanResponse.SqlCommandResult:
+    @staticmethod
+    def _sql_command(session: Session, command: commands_pb2.SqlCommand) -> base_pb2.ExecutePlanResponse.SqlCommandResult:
         """Spark runs a command at once and answers a query with the relation to run it by;
         sparkwire's SQL is queries only, so the query is analyzed now (its mistakes
         surface at ``spark.sql``, as in Spark) and answered with its relation."""
@@ -118,14 +124,15 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
             relation = relations_pb2.Relation(sql=relations_pb2.SQL(
                 query=command.sql, args=command.args, pos_args=command.pos_args,
                 named_arguments=command.named_arguments, pos_arguments=command.pos_arguments))
-        Relations(self.session).frame(relation)
+        Relations(session).frame(relation)
         return base_pb2.ExecutePlanResponse.SqlCommandResult(relation=relation)
 
-    def _create_view(self, command: commands_pb2.CreateDataFrameViewCommand) -> None:
+    @staticmethod
+    def _create_view(session: Session, command: commands_pb2.CreateDataFrameViewCommand) -> None:
         if command.is_global:
             raise PlanNotSupported("global temporary views are not supported by sparkwire",
                                    condition="UNSUPPORTED_FEATURE.CONNECT_GLOBAL_TEMP_VIEW")
-        df = Relations(self.session).frame(command.input)
+        df = Relations(session).frame(command.input)
         if command.replace:
             df.createOrReplaceTempView(command.name)
         else:
@@ -135,56 +142,36 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
     @_spark_errors
     def AnalyzePlan(self, request: base_pb2.AnalyzePlanRequest,  # noqa: N802
                     context: grpc.ServicerContext) -> base_pb2.AnalyzePlanResponse:
-        response = self._answer(base_pb2.AnalyzePlanResponse(), request)
-        kind = request.WhichOneof("analyze")
-        answer = base_pb2.AnalyzePlanResponse
-        if kind == "spark_version":
-            response.spark_version.CopyFrom(answer.SparkVersion(version=self.session.version))
-        elif kind == "schema":
-            df = Relations(self.session).frame(request.schema.plan.root)
-            response.schema.CopyFrom(answer.Schema(schema=to_proto(df.schema)))
-        elif kind == "explain":
-            df = Relations(self.session).frame(request.explain.plan.root)
-            extended = request.explain.explain_mode in _EXPLAIN_EXTENDED
-            response.explain.CopyFrom(answer.Explain(explain_string=df.explain_string(extended)))
-        elif kind == "tree_string":
-            df = Relations(self.session).frame(request.tree_string.plan.root)
-            level = request.tree_string.level if request.tree_string.HasField("level") else None
-            response.tree_string.CopyFrom(answer.TreeString(tree_string=df.schema.treeString(level)))
-        elif kind == "ddl_parse":  # the schema of an empty frame: our DDL parser, Spark's nullability
-            schema = self.session.createDataFrame([], request.ddl_parse.ddl_string).schema
-            response.ddl_parse.CopyFrom(answer.DDLParse(parsed=to_proto(schema)))
-        elif kind in ("is_local", "is_streaming"):
-            # nothing sparkwire runs is collected on the client only, nor a stream
-            getattr(response, str(kind)).SetInParent()
-        else:
-            number = base_pb2.AnalyzePlanRequest.DESCRIPTOR.fields_by_name[kind].number if kind else 0
-            raise PlanNotSupported.field("spark.connect.AnalyzePlanRequest", str(kind), number)
-        return response
+        with self.sessions.use(request.session_id) as client:
+            return self._answer(_analyze(client.session, request), request, client)
 
     # -- config, interrupt, release ------------------------------------------------------------
     @_spark_errors
     def Config(self, request: base_pb2.ConfigRequest,  # noqa: N802
                context: grpc.ServicerContext) -> base_pb2.ConfigResponse:
-        pairs = configure(self.session, request.operation)
-        return self._answer(base_pb2.ConfigResponse(pairs=pairs), request)
+        with self.sessions.use(request.session_id) as client:
+            pairs = configure(client.session, request.operation)
+            return self._answer(base_pb2.ConfigResponse(pairs=pairs), request, client)
 
     @_spark_errors
     def Interrupt(self, request: base_pb2.InterruptRequest,  # noqa: N802
                   context: grpc.ServicerContext) -> base_pb2.InterruptResponse:
         kind = request.interrupt_type
-        if kind == _INTERRUPT.INTERRUPT_TYPE_TAG:
-            ids = self.operations.interrupt(tag=request.operation_tag)
-        elif kind == _INTERRUPT.INTERRUPT_TYPE_OPERATION_ID:
-            ids = self.operations.interrupt(operation_id=request.operation_id)
-        else:
-            ids = self.operations.interrupt()
-        return self._answer(base_pb2.InterruptResponse(interrupted_ids=ids), request)
+        with self.sessions.use(request.session_id) as client:
+            if kind == _INTERRUPT.INTERRUPT_TYPE_TAG:
+                ids = client.operations.interrupt(tag=request.operation_tag)
+            elif kind == _INTERRUPT.INTERRUPT_TYPE_OPERATION_ID:
+                ids = client.operations.interrupt(operation_id=request.operation_id)
+            else:
+                ids = client.operations.interrupt()
+            return self._answer(base_pb2.InterruptResponse(interrupted_ids=ids), request, client)
 
     @_spark_errors
     def ReleaseExecute(self, request: base_pb2.ReleaseExecuteRequest,  # noqa: N802
                        context: grpc.ServicerContext) -> base_pb2.ReleaseExecuteResponse:
-        return self._answer(base_pb2.ReleaseExecuteResponse(operation_id=request.operation_id), request)
+        with self.sessions.use(request.session_id) as client:
+            return self._answer(base_pb2.ReleaseExecuteResponse(operation_id=request.operation_id),
+                                request, client)
 
     @_spark_errors
     def ReattachExecute(self, request: base_pb2.ReattachExecuteRequest,  # noqa: N802
@@ -197,4 +184,38 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
     @_spark_errors
     def ReleaseSession(self, request: base_pb2.ReleaseSessionRequest,  # noqa: N802
                        context: grpc.ServicerContext) -> base_pb2.ReleaseSessionResponse:
-        return self._answer(base_pb2.ReleaseSessionResponse(), request)
+        released = self.sessions.release(request.session_id)
+        response = base_pb2.ReleaseSessionResponse(session_id=request.session_id)
+        if released is not None:
+            response.server_side_session_id = released.server_id
+        return response
+
+
+def _analyze(session: Session, request: base_pb2.AnalyzePlanRequest) -> base_pb2.AnalyzePlanResponse:
+    """The answer to ``request`` on ``session``, but for the session ids."""
+    response = base_pb2.AnalyzePlanResponse()
+    kind = request.WhichOneof("analyze")
+    answer = base_pb2.AnalyzePlanResponse
+    if kind == "spark_version":
+        response.spark_version.CopyFrom(answer.SparkVersion(version=session.version))
+    elif kind == "schema":
+        df = Relations(session).frame(request.schema.plan.root)
+        response.schema.CopyFrom(answer.Schema(schema=to_proto(df.schema)))
+    elif kind == "explain":
+        df = Relations(session).frame(request.explain.plan.root)
+        extended = request.explain.explain_mode in _EXPLAIN_EXTENDED
+        response.explain.CopyFrom(answer.Explain(explain_string=df.explain_string(extended)))
+    elif kind == "tree_string":
+        df = Relations(session).frame(request.tree_string.plan.root)
+        level = request.tree_string.level if request.tree_string.HasField("level") else None
+        response.tree_string.CopyFrom(answer.TreeString(tree_string=df.schema.treeString(level)))
+    elif kind == "ddl_parse":  # the schema of an empty frame: our DDL parser, Spark's nullability
+        schema = session.createDataFrame([], request.ddl_parse.ddl_string).schema
+        response.ddl_parse.CopyFrom(answer.DDLParse(parsed=to_proto(schema)))
+    elif kind in ("is_local", "is_streaming"):
+        # nothing sparkwire runs is collected on the client only, nor a stream
+        getattr(response, str(kind)).SetInParent()
+    else:
+        number = base_pb2.AnalyzePlanRequest.DESCRIPTOR.fields_by_name[kind].number if kind else 0
+        raise PlanNotSupported.field("spark.connect.AnalyzePlanRequest", str(kind), number)
+    return response

@@ -5,7 +5,10 @@ A program is a function ``program(api, *frames)``: ``api`` is PySpark's namespac
 are DataFrames made from the given Arrow tables by each engine's ``createDataFrame``. The
 oracle is PySpark itself (ANSI as Spark's default): column names, result types (``dtypes``,
 and the Arrow types of timestamps) and values must match, on every sparkwire session given
-(the API tests use one with 1 worker and one with 3). Both engines run in the session time
+(the API tests use one with 1 worker and one with 3) and, as a third engine, through a
+``Remote``: the unchanged PySpark program run by PySpark's Spark Connect client against
+sparkwire's server (a module marked ``connect`` gets one in its ``sessions``,
+``conftest.py``). PySpark's answer is computed once and compared with every engine. Both engines run in the session time
 zone ``time_zone`` (UTC unless given); instants compare as PySpark's ``collect()`` gives
 them, wall clocks in the Python process's zone. Rows compare as a multiset unless
 ``ordered``; floats approximately.
@@ -59,6 +62,14 @@ def connect_api() -> Api:
     return Api(functions, Window, types)
 
 
+@dataclass(frozen=True)
+class Remote:
+    """The third engine: ``client``, a PySpark Spark Connect session on sparkwire's server;
+    programs run on it with PySpark's own namespace (``connect_api``)."""
+
+    client: Any
+
+
 def assert_same(
     program: Program,
     tables: Iterable[pa.Table],
@@ -74,6 +85,10 @@ def assert_same(
     tables = list(tables)
     want_types, want_rows, want_times = _expected(program, tables, spark, time_zone)
     for session in sessions:
+        if isinstance(session, Remote):
+            _check_remote(program, tables, session.client, want_types, want_rows, ordered=ordered,
+                          rel=rel, time_zone=time_zone)
+            continue
         before = session.conf.get(ZONE_KEY)
         session.conf.set(ZONE_KEY, time_zone)
         try:
@@ -97,9 +112,15 @@ def assert_same_remote(program: Program, tables: Iterable[pa.Table], spark: Any,
     classic PySpark, both in UTC; rows as each one's ``collect()`` gives them."""
     tables = list(tables)
     want_types, want_rows, _ = _expected(program, tables, spark, "UTC")
-    remote.conf.set(ZONE_KEY, "UTC")
+    _check_remote(program, tables, remote, want_types, want_rows, ordered=ordered, rel=rel, time_zone="UTC")
+
+
+def _check_remote(program: Program, tables: list[pa.Table], remote: Any, want_types: list[tuple[str, str]],
+                  want_rows: list[tuple[Any, ...]], *, ordered: bool, rel: float, time_zone: str) -> None:
+    """``program`` through the Spark Connect session ``remote`` gives PySpark's answer."""
+    remote.conf.set(ZONE_KEY, time_zone)
     ours = program(connect_api(), *(remote.createDataFrame(t) for t in tables))
-    assert [(f.name, f.dataType.simpleString()) for f in ours.schema.fields] == want_types
+    assert [(f.name, f.dataType.simpleString()) for f in ours.schema.fields] == want_types, "Spark Connect"
     got_rows = [normalize(row.asDict(recursive=True), want_types) for row in ours.collect()]
     _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel, where="Spark Connect")
 
@@ -224,7 +245,8 @@ def assert_same_sql(query: str, views: dict[str, pa.Table], spark: Any, sessions
     for name, table in views.items():
         spark.createDataFrame(table).createOrReplaceTempView(name)
     want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
-    for session in sessions:
+    for engine in sessions:
+        session = engine.client if isinstance(engine, Remote) else engine
         for name, table in views.items():
             session.createDataFrame(table).createOrReplaceTempView(name)
         got = session.sql(query).toArrow()

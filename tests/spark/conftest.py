@@ -44,10 +44,33 @@ def spark(_stop_spark_at_exit: None) -> object:
 
 
 @pytest.fixture(scope="session")
-def sessions() -> Iterator[list[object]]:
-    """sparkwire sessions with 1 and 3 in-process workers, for the API comparisons
-    (``tests/spark/compare.py``): the same program runs on each."""
+def _sparkwire_sessions() -> Iterator[list[object]]:
     from sparkwire.coordinator import Session
 
     with Session(workers=1) as one, Session(workers=3) as three:
         yield [one, three]
+
+
+@pytest.fixture(scope="session")
+def _remote(_sparkwire_sessions: list[object]) -> Iterator[object]:
+    """The third engine (``compare.Remote``): PySpark's Spark Connect client on a server on
+    the 3-worker session, made once, when a module marked ``connect`` first asks."""
+    from pyspark.sql.connect.session import SparkSession as RemoteSession
+
+    from sparkwire.connect import serve
+    from tests.spark.compare import Remote
+
+    with serve(_sparkwire_sessions[1]) as server:  # type: ignore[arg-type]
+        client = RemoteSession.builder.remote(server.address).create()
+        yield Remote(client)
+        client.stop()
+
+
+@pytest.fixture(scope="module")
+def sessions(request: pytest.FixtureRequest, _sparkwire_sessions: list[object]) -> list[object]:
+    """sparkwire sessions with 1 and 3 in-process workers, for the API comparisons
+    (``tests/spark/compare.py``): the same program runs on each; in a module marked
+    ``connect`` (``pytestmark = pytest.mark.connect``), also through Spark Connect."""
+    if request.node.get_closest_marker("connect") is None:
+        return _sparkwire_sessions
+    return [*_sparkwire_sessions, request.getfixturevalue("_remote")]

@@ -18,6 +18,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 D, T, UTC = dt.date, dt.datetime, dt.timezone.utc
 ZONE = "America/New_York"
 

@@ -14,6 +14,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 FORMATS = pa.table({
     "d": pa.array([datetime.date(2024, 2, 29), datetime.date(1970, 1, 1), None, datetime.date(1, 1, 1)]),
     "ts": pa.array([datetime.datetime(2024, 1, 2, 3, 4, 5, 600000), datetime.datetime(1969, 12, 31, 23, 59, 59),

@@ -1,6 +1,8 @@
 import pyarrow as pa, pytest
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 DATA = pa.table({"k": ["a", "b", "a", None], "v": pa.array([1, 2, None, 4], pa.int64())})
 
 @pytest.mark.slow

@@ -12,6 +12,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 D, T = dt.date, dt.datetime
 DATA = pa.table({
     "d": pa.array([D(2020, 2, 29), D(2021, 1, 31), D(2020, 12, 31), D(1969, 7, 20), None,

@@ -11,6 +11,8 @@ import pytest
 
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 N = 60
 DATA = pa.table({
     "a": pa.array([None if n % 9 == 0 else n % 3 for n in range(N)], pa.int32()),

@@ -13,6 +13,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 MACS = pa.table({
     "k": pa.array(["key", "k" * 64, "k" * 65, "é€", None, "k", "0123456789" * 20]),
     "m": pa.array(["msg", "", "x", "ünï", "m", None, "The quick brown fox"]),

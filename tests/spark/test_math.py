@@ -13,6 +13,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 Dec = decimal.Decimal
 DATA = pa.table({
     "x": pa.array([2.5, -2.5, 2.675, 0.0, -0.125, 1e10 + 0.5, None, 15.0, 0.5, 1e-7], pa.float64()),

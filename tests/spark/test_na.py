@@ -12,6 +12,8 @@ import pytest
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 NAN = float("nan")
 DATA = pa.table({
     "i": pa.array([1, None, 3, 1, 0, -5], pa.int32()),

@@ -17,6 +17,8 @@ import pytest
 
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 NUMBERS = pa.table({
     "i": pa.array([1, None, -300], pa.int32()),
     "l": pa.array([12345678901, 0, None], pa.int64()),

@@ -16,6 +16,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 _N = 14
 SPELLINGS = pa.table({
     "s": pa.array(["Robert", "Tymczak", "Ab-Bc", "AbéBc", "Whw", "Bhb", "Bab", "1abc", "", "ÉCole", None,

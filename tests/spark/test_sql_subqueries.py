@@ -17,6 +17,8 @@ import pytest
 
 from tests.spark.compare import assert_same, sql_program as sql
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 DATA = pa.table({
     "g": pa.array([1, 1, 2, 2, 3, None, 4], pa.int32()),
     "a": pa.array([1, 5, 2, None, 3, 4, 7], pa.int64()),

@@ -12,6 +12,8 @@ import pytest
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 N = 240
 #: Group 0's mean is 60 times its spread: its kurtosis from power sums keeps ~9 digits
 #: (planner.optimizer.rules.moments), Spark's running moments a few more.

@@ -10,6 +10,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 DATA = pa.table({
     "s": pa.array(["hello wORLD  a-b", "  padded  ", "", None, "a.b.c", "a.b.c", "ünïcode é", "x1y22z333"]),
     "t": pa.array(["b", "", "x", "a", None, "c", "ß", "2"]),

@@ -12,6 +12,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 _INNER = pa.struct([("x", pa.int32()), ("y", pa.string())])
 _STRUCT = pa.struct([("a", pa.int32()), ("b", pa.string()), ("n", _INNER)])
 DATA = pa.table({

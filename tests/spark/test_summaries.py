@@ -13,6 +13,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 NAN = float("nan")
 DATA = pa.table({
     "k": pa.array(["a", "a", "a", "b", "b", "c", "d", "d", "d", "d"]),

@@ -17,6 +17,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 T, UTC = dt.datetime, dt.timezone.utc
 ZONE = "America/New_York"
 _INSTANT = pa.timestamp("us", tz="UTC")

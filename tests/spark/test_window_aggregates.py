@@ -16,6 +16,8 @@ import pytest
 
 from tests.spark.compare import assert_same, sql_program
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 pytestmark = pytest.mark.slow
 
 _N = 24

@@ -18,6 +18,8 @@ import pytest
 
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 pytestmark = pytest.mark.slow
 
 _KEYS = ["a", "b", "a", None, "", "b", "a", "c", None, "a", "b", "", "a", "c", "b", "a", None, "b"]
