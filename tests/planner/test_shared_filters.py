@@ -92,3 +92,22 @@ def test_a_read_without_a_filter_keeps_the_subtree_whole() -> None:
     plan = optimize(Join(left=filtered, right=Project(input=shared, columns=(
         NamedExpr(name="t2", expr=Column(name="total")),)), how="cross"))
     assert filters_over(plan, SALES) == []
+
+
+def _joined(how: str) -> Join:
+    return Join(left=SALES, right=OTHER, how=how, left_keys=(Column(name="year"),), right_keys=(Column(name="y"),))
+
+
+def test_a_condition_on_the_kept_side_s_key_is_copied_to_the_other_side() -> None:
+    """A left join keeps no unmatched right row: right rows of another year match nothing
+    the filter keeps (TPC-DS q78's web and catalog sales, aggregated for one year)."""
+    plan = push_filters(Filter(input=_joined("left"), predicate=eq("year", 2001)))
+    assert filters_over(plan, SALES) == [Filter(input=SALES, predicate=eq("year", 2001))]
+    assert filters_over(plan, OTHER) == [Filter(input=OTHER, predicate=eq("y", 2001))]
+
+
+def test_nothing_is_copied_into_a_side_the_join_keeps_unmatched() -> None:
+    plan = push_filters(Filter(input=_joined("right"), predicate=eq("year", 2001)))
+    assert filters_over(plan, OTHER) == []
+    anti = _joined("anti").model_copy(update={"null_aware": True})  # NOT IN: a NULL anywhere counts
+    assert filters_over(push_filters(Filter(input=anti, predicate=eq("year", 2001))), OTHER) == []

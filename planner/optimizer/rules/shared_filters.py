@@ -23,6 +23,7 @@ from sparkwire.planner.logical.expressions import Call
 from sparkwire.planner.logical.function_types import NONDETERMINISTIC
 from sparkwire.planner.logical.plan import (Aggregate, Filter, Join, Operator, SetOperation, Window,
                                             operators, transform_up)
+from sparkwire.planner.logical.predicates import conjuncts
 from sparkwire.planner.logical.tree import walk
 from sparkwire.planner.optimizer.rules.pushdown import push_filters
 
@@ -62,7 +63,12 @@ def _deterministic(op: Filter) -> bool:
 
 
 def _narrowed(subtree: Operator, filters: list[Filter]) -> Operator:
-    """``subtree`` under the OR of its readers' conditions, pushed into it."""
+    """``subtree`` under the OR of its readers' conditions, pushed into it; what stays on top
+    goes where every reader checks it anyway (one condition that could not move at all)."""
     predicates = list(dict.fromkeys(f.predicate for f in filters))
     either = predicates[0] if len(predicates) == 1 else Call(fn="or", args=tuple(predicates))
-    return push_filters(Filter(input=subtree, predicate=either))
+    narrowed = push_filters(Filter(input=subtree, predicate=either))
+    if isinstance(narrowed, Filter) and all(
+            set(conjuncts(narrowed.predicate)) <= set(conjuncts(f.predicate)) for f in filters):
+        return narrowed.input
+    return narrowed
