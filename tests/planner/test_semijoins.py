@@ -49,3 +49,21 @@ def test_a_large_one_stays_above_a_join_on_other_keys():
 def test_a_large_one_with_a_residual_condition_stays():
     plan = semi(joined(), LARGE, condition=Call(fn="gt", args=(Column(name="ck"), Column(name="sk"))))
     assert push_semi_joins(plan) == plan
+
+
+#: Small in bytes (a broadcast), but with as many rows as the input it would probe below.
+MANY_SMALL = LocalSource(source_id="many_small", chunks=1, columns=("sk",), bytes=MiB, rows=15_000_000)
+RESIDUAL = Call(fn="gt", args=(Column(name="ck"), Column(name="sk")))
+
+
+def test_a_small_one_with_a_residual_condition_moves_where_it_has_far_fewer_rows():
+    plan = push_semi_joins(semi(joined(), SMALL, condition=RESIDUAL))
+    assert plan == joined().model_copy(update={"right": semi(DIM, SMALL, condition=RESIDUAL)})
+
+
+def test_a_small_one_with_a_residual_condition_stays_where_it_would_probe_as_many_rows():
+    """TPC-DS q16: an EXISTS over the same table is a join, not a lookup; below the joins
+    that select its rows it would probe all of them."""
+    plan = semi(joined(), MANY_SMALL, condition=RESIDUAL)
+    assert push_semi_joins(plan) == plan
+    assert push_semi_joins(semi(joined(), MANY_SMALL)) != semi(joined(), MANY_SMALL)  # no condition: a lookup
