@@ -308,6 +308,31 @@ class Column:
         raise AnalysisError(f"{method}() can only follow F.when(...) or .when(...)")
 
 
+
+class StandaloneColumn(Column):
+    """A column that is a select item (or a grouping key) on its own and nothing else: a
+    generator, a time window. Every expression built over it is refused with ``_refused``'s
+    reason, as Spark's analyzer refuses them."""
+
+    __slots__ = ()
+
+    def _call(self, fn: ex.ScalarFunction, *others: Value) -> Column:
+        raise self._refused()
+
+    def _rcall(self, fn: ex.ScalarFunction, other: Value) -> Column:
+        raise self._refused()
+
+    def _function(self, name: str, *args: ex.Expr) -> Column:
+        raise self._refused()
+
+    def cast(self, to: str | object) -> Column:
+        raise self._refused()
+
+    def _refused(self) -> AnalysisError:
+        return AnalysisError("this column can only be a select item on its own; an expression "
+                             "over it is not supported by sparkwire")
+
+
 @dataclass(frozen=True)
 class SortOrder:
     """A column with a direction, for ``orderBy``; defaults follow PySpark (asc: nulls

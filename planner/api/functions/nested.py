@@ -20,7 +20,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.logical.functions.collections import struct_of
 from sparkwire.planner.logical.functions.generators import Generator
-from sparkwire.planner.api.column import Column, ColumnOrName, Value, _value, lit, to_column
+from sparkwire.planner.api.column import Column, ColumnOrName, StandaloneColumn, Value, _value, lit, to_column
 from sparkwire.planner.api.functions.core import call, columns, percentages
 
 _Columns = ColumnOrName | Sequence[ColumnOrName]
@@ -120,7 +120,7 @@ def percentile_approx(
 
 
 # -- generators ----------------------------------------------------------------------------
-class GeneratorColumn(Column):
+class GeneratorColumn(StandaloneColumn):
     """A generator (``planner.logical.functions.generators``) as a select item; named by
     ``alias(*names)``, one name per column it makes."""
 
@@ -148,18 +148,6 @@ class GeneratorColumn(Column):
 
     def alias(self, *names: str) -> GeneratorColumn:
         return GeneratorColumn(self.generator.named(*names))
-
-    def _call(self, fn: ex.ScalarFunction, *others: Value) -> Column:
-        raise self._refused()
-
-    def _rcall(self, fn: ex.ScalarFunction, other: Value) -> Column:
-        raise self._refused()
-
-    def _function(self, name: str, *args: ex.Expr) -> Column:
-        raise self._refused()
-
-    def cast(self, to: str | object) -> Column:
-        raise self._refused()
 
     def _refused(self) -> AnalysisError:
         return AnalysisError(

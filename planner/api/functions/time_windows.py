@@ -21,8 +21,7 @@ import math
 from dataclasses import dataclass, replace
 
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.api.column import Column, ColumnOrName, Value, to_column
-from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.api.column import Column, ColumnOrName, StandaloneColumn, to_column
 from sparkwire.planner.api.functions.calendar import timestamp_micros, unix_micros
 from sparkwire.planner.api.functions.nested import array, struct
 from sparkwire.planner.api.functions.numeric import pmod
@@ -61,7 +60,7 @@ class TimeWindow:
                       timestamp_micros(first + self.size).alias("end"))
 
 
-class TimeWindowColumn(Column):
+class TimeWindowColumn(StandaloneColumn):
     """A time window as a select item or a grouping key on its own (``alias`` names it);
     an expression over one is refused, as expressions over a generator are: select the
     window first, then use its fields."""
@@ -74,18 +73,6 @@ class TimeWindowColumn(Column):
 
     def alias(self, name: str) -> TimeWindowColumn:  # type: ignore[override]
         return TimeWindowColumn(replace(self._spec, name=name))
-
-    def _call(self, fn: ex.ScalarFunction, *others: Value) -> Column:
-        raise self._refused()
-
-    def _rcall(self, fn: ex.ScalarFunction, other: Value) -> Column:
-        raise self._refused()
-
-    def _function(self, name: str, *args: ex.Expr) -> Column:
-        raise self._refused()
-
-    def cast(self, to: str | object) -> Column:
-        raise self._refused()
 
     def _refused(self) -> AnalysisError:
         return AnalysisError("window(...) can only be a select item or a groupBy key on its own here; "
