@@ -37,7 +37,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -60,12 +59,6 @@ __all__ = [
     "EngineSettings",
     "TaskEngine",
 ]
-
-#: How often and how long ``TaskEngine.interrupt`` repeats itself while a query starts: the
-#: repeats end as ``run`` returns, which an interrupt that reached DuckDB makes at once; the
-#: cap only bounds the thread where DuckDB takes longer to begin (binding a large stage).
-REPEAT_INTERRUPT_EVERY = 0.002
-REPEAT_INTERRUPT_FOR = 30.0
 
 
 class EngineError(TaskFailed):
@@ -289,9 +282,6 @@ class TaskEngine(Closeable):
         self._database = database
         self._done = done
         self._interrupted = threading.Event()
-        #: Set while ``run`` starts a query: DuckDB forgets an interrupt that lands before
-        #: its query begins, a moment this thread cannot see from outside.
-        self._starting = threading.Event()
         self._closed = False
         self._conn = database.cursor()
 
@@ -329,15 +319,12 @@ class TaskEngine(Closeable):
         from this call (binding, first rows) or from any later ``next()``. A cursor holds
         one open result: exhaust or ``close()`` a stream before the next ``run``.
         """
-        self._starting.set()
+        if self._interrupted.is_set():
+            raise EngineInterrupted("the task was interrupted before its query started")
         try:
-            if self._interrupted.is_set():
-                raise EngineInterrupted("the task was interrupted before its query started")
-            reader = _stream(self._conn, sql, self._settings.batch_rows)
+            reader = self._conn.sql(sql).to_arrow_reader(self._settings.batch_rows)
         except duckdb.Error as exc:
             raise self._translate(exc) from exc
-        finally:
-            self._starting.clear()
         return BatchStream(self, reader)
 
     def _translate(self, exc: BaseException) -> EngineError:
@@ -349,26 +336,8 @@ class TaskEngine(Closeable):
         return EngineError(f"DuckDB failed the task's query: {exc}")
 
     def interrupt(self) -> None:
-        """Stop the running query (safe from any thread); later ``run`` calls fail at once.
-
-        DuckDB clears a connection's interrupt when a query begins, so one that lands while
-        ``run`` is starting the query (parsing, binding: milliseconds, more for a large
-        stage) was lost, and the task ran to its end; 2 to 7 in 21 early interrupts were,
-        measured. While ``run`` is starting, the interrupt is repeated from a thread of its
-        own until ``run`` returns: an interrupt after the query began stops it."""
+        """Stop the running query (safe from any thread); later ``run`` calls fail at once."""
         self._interrupted.set()
-        self._interrupt_connection()
-        if self._starting.is_set():
-            threading.Thread(target=self._repeat_interrupt, name="sparkwire-interrupt",
-                             daemon=True).start()
-
-    def _repeat_interrupt(self) -> None:
-        deadline = time.monotonic() + REPEAT_INTERRUPT_FOR
-        while self._starting.is_set() and time.monotonic() < deadline:
-            self._interrupt_connection()
-            time.sleep(REPEAT_INTERRUPT_EVERY)
-
-    def _interrupt_connection(self) -> None:
         if not self._closed:
             try:
                 self._conn.interrupt()
@@ -384,22 +353,6 @@ class TaskEngine(Closeable):
             self._database.done(self._conn)
         finally:
             self._done()
-
-
-def _stream(conn: duckdb.DuckDBPyConnection, sql: str, batch_rows: int) -> pa.RecordBatchReader:
-    """The running query's batches, the query parsed and bound once.
-
-    DuckDB 2's Python layer reads ``conn.sql(text)`` as a lazy relation: it parses the text,
-    scans it in Python for parameter markers and binds it to learn the relation's columns;
-    ``to_arrow_reader`` then parses and binds it again to run it. A stage's SQL is large
-    (Spark's exact decimal arithmetic; 37 KB for TPC-DS q58), so that first pass was 40 % of
-    a small task's time (q58 at SF 0.01: 142-375 ms against 84 ms). ``_submit`` is the
-    second pass alone, what ``to_arrow_reader`` calls, streaming as it does; a DuckDB
-    without it (1.x, whose ``sql`` is a native relation) takes the public path."""
-    submit = getattr(conn, "_submit", None)
-    if submit is None:
-        return conn.sql(sql).to_arrow_reader(batch_rows)
-    return submit(sql, None, "stream", batch_rows).arrow_reader()
 
 
 class BatchStream(Iterator[pa.RecordBatch]):
