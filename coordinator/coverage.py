@@ -105,16 +105,18 @@ def _source_tree(function: object) -> ast.FunctionDef | None:
 
 
 def instance_attributes(cls: type) -> dict[str, object | None]:
-    """What the ``__init__`` of ``cls`` (and of its bases) assigns to ``self``: each name,
-    with the class it is built from where the code says (``self.conf = RuntimeConfig(self)``
-    or an annotation naming a class), else None."""
+    """What the methods of ``cls`` (and of its bases) assign to ``self``: each name, with the
+    class it is built from where the code says (``self.conf = RuntimeConfig(self)`` or an
+    annotation naming a class), else None. Every method is read, not only ``__init__``: a
+    session builds its state in a helper ``newSession`` shares."""
     found: dict[str, object | None] = {}
-    for klass in reversed(cls.__mro__):
-        init = vars(klass).get("__init__")
-        tree = _source_tree(init)
+    methods = [m for klass in reversed(cls.__mro__) for m in vars(klass).values()
+               if inspect.isfunction(m)]
+    for method in methods:
+        tree = _source_tree(method)
         if tree is None:
             continue
-        names = getattr(init, "__globals__", {})
+        names = getattr(method, "__globals__", {})
         for node in ast.walk(tree):
             target, value = None, None
             if isinstance(node, ast.Assign) and len(node.targets) == 1:

@@ -88,3 +88,15 @@ def test_the_command_prints_the_report(capsys) -> None:
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["PySpark", "public", "works", "refused", "missing", "works%"]
     assert [line.split()[0] for line in lines[1:]] == list(coverage.PYSPARK_OWNERS)
+
+
+def test_readme_states_the_report_s_numbers(rows) -> None:
+    """README's coverage sentence is the report's, so a change that adds or loses a name
+    (or breaks the report itself) cannot leave it stale."""
+    text = " ".join(README.read_text().split())
+    first, *others = rows
+    assert (f"`{first.owner}`' {first.total} public names {len(first.works)} work, "
+            f"{len(first.refused)} are refused and {len(first.missing)} are missing") in text
+    for row in others:
+        assert (f"`{row.owner}` {row.total}: "
+                f"{len(row.works)}/{len(row.refused)}/{len(row.missing)}") in text
