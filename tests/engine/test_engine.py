@@ -428,3 +428,21 @@ def test_one_open_stream_at_a_time_and_close_releases_it(engine: TaskEngine) -> 
     stream.close()
     stream.close()
     assert [b.to_pylist() for b in engine.run("SELECT 42 AS x")] == [[{"x": 42}]]
+
+
+def test_an_interrupt_landing_as_the_query_starts_still_stops_it(settings: EngineSettings) -> None:
+    """DuckDB clears an interrupt when its query begins: interrupts sent while ``run`` is
+    starting the query (the first milliseconds) must not be lost, or the task runs to its end
+    (here seconds of one aggregate, which yields no row before it is done)."""
+    query = "SELECT sum(a % 7) FROM range(1000000000) t(a)"
+    delays = [i * 0.0002 for i in range(12)]
+    with engine_for(settings) as eng:
+        eng.run("SELECT 1").close()  # warm the cursor
+    for delay in delays:
+        with engine_for(settings) as eng:
+            thread = _interrupt_later(eng, delay)
+            start = time.perf_counter()
+            with pytest.raises(EngineInterrupted):
+                list(eng.run(query))
+            assert time.perf_counter() - start < 0.5, delay
+            thread.join()
