@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sparkwire.coordinator.scheduler import Run
+    from sparkwire.coordinator.taskplan import TaskStatus
+    from sparkwire.planner.logical.staged import StagedPlan
 
 
 @dataclass
@@ -55,3 +61,25 @@ class QueryMetrics:
 
 
 Progress = Callable[[QueryMetrics], None]
+
+
+class QueryObserver(Protocol):
+    """Told what each query does as it happens, beside ``Progress`` (``coordinator.ui``'s
+    recorder is one). Called on the query's own threads (the caller's, the status
+    channel's): an observer must only append to bounded structures and return, never wait,
+    and never raise (a raise is logged and the query goes on)."""
+
+    def query_started(self, query_id: str, plan: StagedPlan, tags: frozenset[str]) -> None:
+        """A query starts running ``plan`` (a new id when a start is tried again)."""
+
+    def runs_delivered(self, query_id: str, runs: Sequence[Run]) -> None:
+        """Task runs were handed to their workers (first runs, released stages, re-runs)."""
+
+    def task_ended(self, query_id: str, status: TaskStatus) -> None:
+        """A run of the query ended, well or not, as its worker reported it."""
+
+    def stage_planned(self, query_id: str, stage: int, tasks: int, notes: Sequence[str]) -> None:
+        """A stage held at its barrier was planned again (``adaptive``) to ``tasks`` tasks."""
+
+    def query_ended(self, query_id: str, metrics: QueryMetrics, error: BaseException | None) -> None:
+        """The query closed: at its end, early, or failed with ``error``."""

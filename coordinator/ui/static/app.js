@@ -1,0 +1,139 @@
+// sparkwire's live UI: one small script for the three pages (no build step, no CDN).
+// Everything a query says is written as text (textContent), never as markup.
+"use strict";
+
+const page = document.body.dataset.page;
+const $ = (sel) => document.querySelector(sel);
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function svg(tag, attrs) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  return node;
+}
+
+const fmtTime = (t) => (t ? new Date(t * 1000).toLocaleTimeString() : "");
+const fmtSecs = (s) => (s === null || s === undefined ? "" : s < 1 ? (s * 1000).toFixed(1) + " ms" : s.toFixed(2) + " s");
+const fmtBytes = (b) => (b < 1024 ? b + " B" : b < 1 << 20 ? (b / 1024).toFixed(1) + " KiB" : (b / (1 << 20)).toFixed(1) + " MiB");
+
+async function getJSON(url) {
+  const r = await fetch(url, { credentials: "same-origin" });
+  if (!r.ok) throw new Error(url + ": " + r.status);
+  return r.json();
+}
+
+// Live updates: server-sent events; fn(row) for each query that changed.
+function live(fn) {
+  const source = new EventSource("/api/events");
+  source.addEventListener("query", (e) => fn(JSON.parse(e.data)));
+  source.addEventListener("open", () => { $("#live").textContent = "live"; });
+  source.addEventListener("dropped", () => { $("#live").textContent = "reconnecting"; });
+  source.addEventListener("error", () => { $("#live").textContent = "offline, retrying"; });
+}
+
+function queryRow(q) {
+  const tr = el("tr");
+  tr.id = "q-" + q.id;
+  const link = el("a", q.id);
+  link.href = "/query/" + q.id;
+  const first = el("td");
+  first.append(link);
+  const ended = q.ended || Date.now() / 1000;
+  tr.append(first, el("td", q.summary), el("td", q.user), el("td", q.state, q.state),
+    el("td", fmtTime(q.started)), el("td", fmtSecs(ended - q.started), "n"), el("td", q.stages, "n"),
+    el("td", q.done + "/" + q.tasks, "n"), el("td", q.reruns, "n"), el("td", q.error || ""));
+  return tr;
+}
+
+async function queries() {
+  const body = $("#queries tbody");
+  const show = (q) => {
+    const row = queryRow(q);
+    const old = document.getElementById(row.id);
+    if (old) old.replaceWith(row); else body.prepend(row);
+  };
+  for (const q of (await getJSON("/api/queries")).reverse()) show(q);
+  live(show);
+}
+
+function gantt(q) {
+  const runs = q.task_runs;
+  const lanes = [...new Set(runs.map((t) => t.worker || t.address))].sort();
+  const now = Date.now() / 1000;
+  const t0 = Math.min(q.started, ...runs.map((t) => t.delivered));
+  const t1 = Math.max(q.ended || now, ...runs.map((t) => t.ended || now));
+  const width = 900, label = 140, lane = 22, span = Math.max(t1 - t0, 1e-3);
+  const x = (t) => label + ((t - t0) / span) * (width - label - 10);
+  const box = svg("svg", { width, height: lanes.length * lane + 24, id: "gantt-svg", role: "img" });
+  lanes.forEach((name, i) => {
+    const text = svg("text", { x: 4, y: i * lane + 15 });
+    text.textContent = name;
+    box.append(text);
+  });
+  for (const t of runs) {
+    const start = t.started || t.delivered, end = t.ended || now;
+    const cls = ["task", t.ended ? "" : "open", t.attempt ? "rerun" : "", t.error ? "failed" : ""].join(" ");
+    const rect = svg("rect", {
+      class: cls.trim(), x: x(start), y: lanes.indexOf(t.worker || t.address) * lane + 3,
+      width: Math.max(x(end) - x(start), 2), height: lane - 6, fill: `hsl(${(t.stage * 67) % 360} 55% 50%)`,
+      "data-stage": t.stage, "data-task": t.task,
+    });
+    const title = svg("title");
+    title.textContent = `stage ${t.stage} task ${t.task} attempt ${t.attempt} · ${fmtSecs(end - start)} · ${t.rows} rows · ${fmtBytes(t.bytes)}` + (t.error ? " · " + t.error : "");
+    rect.append(title);
+    box.append(rect);
+  }
+  const axis = svg("text", { x: label, y: lanes.length * lane + 18 });
+  axis.textContent = `0 … ${fmtSecs(span)}` + (q.tasks_dropped ? ` (${q.tasks_dropped} task runs not kept)` : "");
+  box.append(axis);
+  return box;
+}
+
+async function query() {
+  const id = decodeURIComponent(location.pathname.split("/").pop());
+  $("#query-id").textContent = id;
+  let pending = false;
+  const draw = async () => {
+    pending = false;
+    const q = await getJSON("/api/query/" + encodeURIComponent(id));
+    $("#summary").textContent = q.summary;
+    const ended = q.ended || Date.now() / 1000;
+    $("#status").textContent = `${q.state} · ${q.user} · started ${fmtTime(q.started)} · ${fmtSecs(ended - q.started)} · ${q.done}/${q.tasks} tasks · ${q.reruns} re-runs` + (q.error ? " · " + q.error : "");
+    $("#status").className = q.state;
+    const body = $("#stages tbody");
+    body.replaceChildren(...q.stages.map((s) => {
+      const tr = el("tr");
+      tr.className = "stage";
+      tr.append(el("td", s.id, "n"), el("td", s.kind),
+        el("td", s.inputs.length ? s.inputs.map((i) => "stage " + i).join(", ") : "files / local data"),
+        el("td", s.boundary + (s.partitions > 1 ? ` → ${s.partitions} partitions` : "")),
+        el("td", s.done + "/" + s.tasks, "n"), el("td", s.rows, "n"), el("td", fmtBytes(s.bytes), "n"),
+        el("td", fmtSecs(s.seconds), "n"), el("td", s.notes.join("; ")));
+      return tr;
+    }));
+    $("#gantt").replaceChildren(gantt(q));
+    $("#events").replaceChildren(...q.events.map((e) => el("li",
+      `${fmtTime(e.at)} ${e.what}` + (e.stage >= 0 ? ` stage ${e.stage}` : "") + (e.task >= 0 ? ` task ${e.task} attempt ${e.attempt}` : ""))));
+  };
+  await draw();
+  live((row) => {
+    if (row.id === id && !pending) { pending = true; setTimeout(draw, 200); }
+  });
+}
+
+async function workers() {
+  const rows = await getJSON("/api/workers");
+  $("#workers tbody").replaceChildren(...rows.map((w) => {
+    const tr = el("tr");
+    tr.append(el("td", w.name), el("td", w.address), el("td", w.live ? "yes" : "no", w.live ? "" : "failed"), el("td", w.tasks, "n"));
+    return tr;
+  }));
+}
+
+({ queries, query, workers })[page]().catch((e) => { document.body.append(el("p", String(e), "failed")); });
