@@ -96,6 +96,14 @@ class UiServer(ThreadingHTTPServer, Closeable):
         finally:
             self._slots.release()
 
+    def __enter__(self) -> UiServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """``close`` (socketserver's own ``__exit__`` would join the live streams' threads
+        without telling them to end)."""
+        self.close()
+
     def close(self) -> None:
         """Stop serving, end the live streams and join every thread; idempotent."""
         if self._closed:
