@@ -32,7 +32,7 @@ _TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=
           ".css": "text/css; charset=utf-8"}
 _COOKIE = "sparkwire_ui"
 #: Seconds a live stream waits for changes before it looks whether the server is closing.
-TICK = 0.25
+TICK = 0.1
 #: Seconds of silence after which a live stream sends a comment, so proxies keep it open.
 _KEEPALIVE = 15.0
 

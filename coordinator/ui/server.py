@@ -13,8 +13,9 @@ least 16 bytes, a file only its owner may read) and is compared in constant time
 sends it once as ``?token=`` and gets it back as an ``HttpOnly`` cookie; a scraper sends
 ``Authorization: Bearer``. TLS is not served: off loopback, put a TLS proxy in front.
 
-Closing stops accepting, ends the live streams (each notices within ``TICK``), and joins
-every request thread and the serving thread: nothing is left running or listening.
+Closing stops accepting, ends the live streams (each notices within ``TICK``), shuts the
+connections still open (a browser keeps idle ones), and joins every request thread and the
+serving thread: nothing is left running or listening.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ class UiServer(ThreadingHTTPServer, Closeable):
         self.registry = registry_for(recorder)
         self.stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(settings.max_clients)
+        #: The connections being served: closing shuts them, so a browser's idle keep-alive
+        #: connection does not hold its thread (and ``close``) until the socket's timeout.
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
         if ":" in settings.host.strip("[]"):
@@ -91,9 +96,13 @@ class UiServer(ThreadingHTTPServer, Closeable):
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
         try:
             super().process_request_thread(request, client_address)
         finally:
+            with self._open_lock:
+                self._open.discard(request)
             self._slots.release()
 
     def __enter__(self) -> UiServer:
@@ -113,6 +122,12 @@ class UiServer(ThreadingHTTPServer, Closeable):
         if self._thread is not None:
             self.shutdown()
             self._thread.join()
+        with self._open_lock:
+            for connection in self._open:
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # the client closed it already
         self.server_close()
 
 
