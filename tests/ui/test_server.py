@@ -22,7 +22,7 @@ from sparkwire import Session
 from sparkwire import functions as F
 from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.ui import Recorder, UiServer
-from sparkwire.transport.errors import ConfigError
+from sparkwire.transport.errors import ConfigError, SparkwireError
 
 TABLE = pa.table({"k": [i % 5 for i in range(200)], "v": list(range(200))})
 
@@ -66,14 +66,25 @@ def test_a_query_run_shows_with_its_stages_and_tasks(session: Session) -> None:
     assert {w["name"] for w in workers} == {*session.cluster.names.values()}
 
 
+def test_a_failed_query_shows_its_error(session: Session) -> None:
+    df = session.createDataFrame(TABLE).select((F.col("v") / F.lit(0)).alias("q"))
+    with pytest.raises(SparkwireError) as raised:
+        df.toArrow()
+    assert session.ui_url is not None
+    failed = [q for q in get(session.ui_url + "api/queries") if q["state"] == "failed"]
+    assert len(failed) == 1
+    assert str(raised.value) in failed[0]["error"]
+
+
 def test_metrics_parse_and_count_what_ran(session: Session) -> None:
     run_grouped(session)
     assert session.ui_url is not None
     before = get(session.ui_url + "api/queries")
     families = {f.name: f for f in text_string_to_metric_families(get(session.ui_url + "metrics"))}
-    finished = [s.value for s in families["sparkwire_queries"].samples
-                if s.name == "sparkwire_queries_total" and s.labels == {"state": "finished"}]
-    assert finished == [sum(q["state"] == "finished" for q in before)]
+    by_state = {s.labels["state"]: s.value for s in families["sparkwire_queries"].samples
+                if s.name == "sparkwire_queries_total"}
+    assert by_state["finished"] == sum(q["state"] == "finished" for q in before)
+    assert by_state["failed"] == sum(q["state"] == "failed" for q in before)
     succeeded = families["sparkwire_tasks_succeeded"].samples[0].value
     assert succeeded == sum(q["done"] for q in before)
     assert {"sparkwire_bytes_out", "sparkwire_spill_bytes", "sparkwire_task_reruns",
