@@ -126,7 +126,7 @@ def query_row(record: QueryRecord) -> dict[str, Any]:
     """What the list of queries shows of one."""
     return {"id": record.id, "summary": record.summary, "user": record.user,
             "tags": list(record.tags), "state": record.state, "started": record.started,
-            "ended": record.ended, "error": record.error, "stages": len(record.stages),
+            "ended": record.ended, "error": record.error, "stage_count": len(record.stages),
             "tasks": sum(s.tasks for s in record.stages),
             "done": sum(s.done for s in record.stages), "reruns": record.reruns}
 

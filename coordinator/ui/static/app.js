@@ -46,7 +46,7 @@ function queryRow(q) {
   first.append(link);
   const ended = q.ended || Date.now() / 1000;
   tr.append(first, el("td", q.summary), el("td", q.user), el("td", q.state, q.state),
-    el("td", fmtTime(q.started)), el("td", fmtSecs(ended - q.started), "n"), el("td", q.stages, "n"),
+    el("td", fmtTime(q.started)), el("td", fmtSecs(ended - q.started), "n"), el("td", q.stage_count, "n"),
     el("td", q.done + "/" + q.tasks, "n"), el("td", q.reruns, "n"), el("td", q.error || ""));
   return tr;
 }
