@@ -106,7 +106,9 @@ class Recorder:
                 self.totals["rows_out"] += status.rows_out
                 self.totals["bytes_out"] += status.bytes_out
                 self.totals["spill_bytes"] += status.spill_bytes
-                self.bytes_in.update(status.bytes_in)
+                for route, nbytes in status.bytes_in.items():  # a route or two: no Counter.update
+                    self.bytes_in[route] += nbytes
+                    record.bytes_in[route] += nbytes
                 self.tasks_by_worker[status.worker] += 1
             else:
                 self.totals["tasks_failed"] += 1

@@ -13,7 +13,7 @@ what the history really holds.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -22,9 +22,10 @@ from sparkwire.planner.logical.plan import Exchange, operators
 from sparkwire.planner.logical.sources import FILE_SCANS
 from sparkwire.planner.logical.staged import StagedPlan
 
-#: Estimated bytes of a query record without its parts, of a stage's, a task run's and an
-#: event's (CPython 3.11, 64-bit: the object, its boxed fields, the container slot).
-QUERY_BYTES = 2048
+#: Estimated bytes of a query record without its parts (its routes' counts included), of a
+#: stage's, a task run's and an event's (CPython 3.11, 64-bit: the object, its boxed fields,
+#: the container slot).
+QUERY_BYTES = 2560
 STAGE_BYTES = 640
 TASK_BYTES = 520
 EVENT_BYTES = 200
@@ -83,6 +84,8 @@ class QueryRecord:
     error: str | None = None
     reruns: int = 0
     tasks: dict[tuple[int, int, int], TaskRecord] = field(default_factory=dict)
+    #: Bytes its tasks read from producers, by route (memory, shm, zmq, flight, ...).
+    bytes_in: Counter[str] = field(default_factory=Counter)
     #: Task runs not kept past the per-query bound (still counted in the stages' totals).
     tasks_dropped: int = 0
     size: int = 0
@@ -144,6 +147,7 @@ def query_view(record: QueryRecord) -> dict[str, Any]:
         "rows": t.rows, "bytes": t.bytes, "spill": t.spill, "error": t.error}
         for t in record.tasks.values()]
     view["tasks_dropped"] = record.tasks_dropped
+    view["bytes_in"] = dict(record.bytes_in)
     view["events"] = [{"at": at, "what": what, "stage": stage, "task": task, "attempt": attempt}
                       for at, what, stage, task, attempt in record.events]
     return view

@@ -66,6 +66,7 @@ def test_a_query_is_recorded_with_its_stages_tasks_and_events() -> None:
     assert [(s["id"], s["kind"], s["boundary"], s["inputs"]) for s in view["stages"]] == [
         (0, "range_source", "coalesce", []), (1, "exchange", "result", [0])]
     assert view["stages"][0]["rows"] == 25 * TASKS
+    assert view["bytes_in"] == {"memory": 100 * len(STATUSES)}
     assert {(t["stage"], t["task"], t["worker"]) for t in view["task_runs"]} == {
         (s.stage, s.task, s.worker) for s in STATUSES}
     assert all(t["ended"] - t["started"] == pytest.approx(0.01) for t in view["task_runs"])
@@ -128,6 +129,7 @@ def test_a_client_behind_the_feed_is_told_it_fell_behind() -> None:
     seq, changed = recorder.changes_since(start, 0.01)
     assert changed == {"q"} and seq > start
     assert recorder.changes_since(seq, 0.01) == (seq, set())  # nothing new: waited, empty
-    for i in range(FEED // 8 + 1):
-        run_query(recorder, f"many{i}")
+    recorder.query_started("busy", PLAN, frozenset())
+    for _ in range(FEED):
+        recorder.stage_planned("busy", 1, 1, ())
     assert recorder.changes_since(seq, 0.01)[1] is None

@@ -57,6 +57,7 @@ def test_a_query_run_shows_with_its_stages_and_tasks(session: Session) -> None:
             for s in query["stages"]] == [
         (m.stage, m.boundary, m.tasks, m.done, m.rows, m.bytes) for m in metrics.stages.values()]
     assert query["stages"][-1]["rows"] == result.num_rows
+    assert query["bytes_in"] == dict(metrics.bytes_in)
     assert len(query["task_runs"]) == sum(m.tasks for m in metrics.stages.values())
     assert {t["worker"] for t in query["task_runs"]} == set(metrics.tasks_per_worker)
     assert all(t["delivered"] <= t["ended"] and t["started"] <= t["ended"] for t in query["task_runs"])

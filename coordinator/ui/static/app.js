@@ -64,7 +64,9 @@ async function queries() {
 
 function gantt(q) {
   const runs = q.task_runs;
-  const lanes = [...new Set(runs.map((t) => t.worker || t.address))].sort();
+  // a lane per worker address, named once a run there has reported its worker's name
+  const names = new Map(runs.filter((t) => t.worker).map((t) => [t.address, t.worker]));
+  const lanes = [...new Set(runs.map((t) => t.address))].sort();
   const now = Date.now() / 1000;
   const t0 = Math.min(q.started, ...runs.map((t) => t.delivered));
   const t1 = Math.max(q.ended || now, ...runs.map((t) => t.ended || now));
@@ -73,14 +75,14 @@ function gantt(q) {
   const box = svg("svg", { width, height: lanes.length * lane + 24, id: "gantt-svg", role: "img" });
   lanes.forEach((name, i) => {
     const text = svg("text", { x: 4, y: i * lane + 15 });
-    text.textContent = name;
+    text.textContent = names.get(name) || name;
     box.append(text);
   });
   for (const t of runs) {
     const start = t.started || t.delivered, end = t.ended || now;
     const cls = ["task", t.ended ? "" : "open", t.attempt ? "rerun" : "", t.error ? "failed" : ""].join(" ");
     const rect = svg("rect", {
-      class: cls.trim(), x: x(start), y: lanes.indexOf(t.worker || t.address) * lane + 3,
+      class: cls.trim(), x: x(start), y: lanes.indexOf(t.address) * lane + 3,
       width: Math.max(x(end) - x(start), 2), height: lane - 6, fill: `hsl(${(t.stage * 67) % 360} 55% 50%)`,
       "data-stage": t.stage, "data-task": t.task,
     });
@@ -106,6 +108,7 @@ async function query() {
     const ended = q.ended || Date.now() / 1000;
     $("#status").textContent = `${q.state} · ${q.user} · started ${fmtTime(q.started)} · ${fmtSecs(ended - q.started)} · ${q.done}/${q.tasks} tasks · ${q.reruns} re-runs` + (q.error ? " · " + q.error : "");
     $("#status").className = q.state;
+    $("#bytes-in").textContent = Object.entries(q.bytes_in).map(([route, n]) => `${route} ${fmtBytes(n)}`).join(" · ") || "none";
     const body = $("#stages tbody");
     body.replaceChildren(...q.stages.map((s) => {
       const tr = el("tr");
