@@ -20,8 +20,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -120,7 +120,7 @@ class QueryResult(Closeable):
         """Deliver every task, listen for their statuses, and open the result's first
         partition."""
         runs = self._scheduler.runs()
-        self._observe("query_started", self.query_id, self._plan, self._tags)
+        self._observe(lambda o: o.query_started(self.query_id, self._plan, self._tags))
         self._coordinator.statuses.listen(self.query_id, self)
         self._deliver(runs)
         self.metrics.add("dispatch", time.perf_counter() - self.metrics.started)
@@ -164,7 +164,7 @@ class QueryResult(Closeable):
         sent, so none comes unexpected."""
         with self._lock:
             self._awaited.update(((run.stage, run.task), run) for run in runs)
-        self._observe("runs_delivered", self.query_id, runs)
+        self._observe(lambda o: o.runs_delivered(self.query_id, runs))
         by_worker: dict[str, list[bytes]] = {}
         cores = self._cluster.cores
         for run in runs:
@@ -188,7 +188,7 @@ class QueryResult(Closeable):
             if status.error is None:
                 del self._awaited[(run.stage, run.task)]
                 self._heard.notify_all()
-        self._observe("task_ended", self.query_id, status)
+        self._observe(lambda o: o.task_ended(self.query_id, status))
         try:
             if status.error is None:
                 self._scheduler.finished(run)
@@ -272,15 +272,15 @@ class QueryResult(Closeable):
             except Exception:  # noqa: BLE001 - the caller's callback must not stop the channel
                 _log.exception("the progress callback of query %s raised", self.query_id)
 
-    def _observe(self, event: str, *args: Any) -> None:
-        """Tell the observer (``metrics.QueryObserver``) of ``event``; what it raises is
-        logged, never the query's failure."""
+    def _observe(self, tell: Callable[[QueryObserver], None]) -> None:
+        """``tell`` the observer (``metrics.QueryObserver``) what happened, if there is one;
+        what it raises is logged, never the query's failure."""
         if self._observer is None:
             return
         try:
-            getattr(self._observer, event)(*args)
+            tell(self._observer)
         except Exception:  # noqa: BLE001 - an observer's bug must not fail the query
-            _log.exception("the observer of query %s raised on %s", self.query_id, event)
+            _log.exception("the observer of query %s raised", self.query_id)
 
     # -- stages held at a barrier ---------------------------------------------------------
     def _release(self) -> None:
@@ -302,7 +302,7 @@ class QueryResult(Closeable):
                         stats.tasks = self._plan.stages[stage].tasks
                         stats.notes = list(replanned.notes) if replanned else []
                         self._heard.notify_all()
-                    self._observe("stage_planned", self.query_id, stage, stats.tasks, stats.notes)
+                    self._observe(lambda o: o.stage_planned(self.query_id, stage, stats.tasks, stats.notes))
                 try:
                     self._deliver(runs)
                 except TaskFailed:
@@ -470,7 +470,8 @@ class QueryResult(Closeable):
             self._closed = True
             self._heard.notify_all()
         self.metrics.seconds = time.perf_counter() - self.metrics.started
-        self._observe("query_ended", self.query_id, self.metrics, self._failure or self._ended_by)
+        self._observe(lambda o: o.query_ended(self.query_id, self.metrics,
+                                             self._failure or self._ended_by))
         self._coordinator.statuses.forget(self.query_id)
         self._coordinator.finished(self.query_id)
         self._coordinator.cancel(self.query_id)
