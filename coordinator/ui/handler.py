@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from sparkwire.coordinator.ui.recorder import Recorder
+from sparkwire.transport.security import is_loopback
 
 #: The pages and what they are made of: package data (``pyproject.toml``), no CDN.
 STATIC = {"/": "index.html", "/workers": "workers.html", "/app.js": "app.js",
@@ -85,11 +86,13 @@ class Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
 
     def _allowed(self, token: str | None) -> bool:
-        """Whether the request carries the server's token (or none is needed): as
-        ``?token=``, a bearer header or the cookie a page got."""
+        """Whether the request carries the server's token: as ``?token=``, a bearer header
+        or the cookie a page got. Without a token (loopback only) the request must name a
+        loopback host: a web page whose name was re-pointed at 127.0.0.1 (DNS rebinding)
+        names its own, and is refused."""
         expected = self.server.token
         if expected is None:
-            return True
+            return is_loopback(urlsplit("//" + self.headers.get("Host", "")).hostname or "")
         given = [token] if token else []
         header = self.headers.get("Authorization", "")
         if header.startswith("Bearer "):

@@ -131,6 +131,16 @@ def test_off_loopback_without_a_token_is_refused() -> None:
         UiServer(UiSettings(host="0.0.0.0", token="short"), Recorder(UiSettings()), list)
 
 
+def test_without_a_token_only_a_loopback_host_name_is_served(session: Session) -> None:
+    """A page on another site whose name was re-pointed at 127.0.0.1 (DNS rebinding)
+    sends its own name as Host: refused."""
+    assert session.ui_url is not None
+    assert get(session.ui_url + "api/workers", {"Host": "localhost"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        get(session.ui_url + "api/workers", {"Host": "attacker.example:80"})
+    assert refused.value.code == 401
+
+
 def test_a_token_is_asked_for() -> None:
     token = "a-token-of-enough-bytes"
     with UiServer(UiSettings(port=0, token=token), Recorder(UiSettings()), list).start() as server:
