@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from sparkwire import Session
 from sparkwire import functions as F
-from sparkwire.coordinator.config import UiSettings
+from sparkwire.coordinator.config import UiSettings, load_settings
 from sparkwire.coordinator.ui import Recorder, UiServer
 from sparkwire.transport.errors import ConfigError, SparkwireError
 
@@ -125,8 +125,11 @@ def test_live_events_arrive_while_a_query_runs(session: Session) -> None:
 
 
 def test_off_loopback_without_a_token_is_refused() -> None:
+    before = set(threading.enumerate())
     with pytest.raises(ConfigError, match="refusing to serve the UI on 0.0.0.0 without a token"):
-        UiServer(UiSettings(host="0.0.0.0"), Recorder(UiSettings()), list)
+        Session(settings=load_settings(workers=1, ui={"host": "0.0.0.0", "port": 0}))
+    # the cluster the session had made is closed again: none of its threads is left
+    assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []
     with pytest.raises(ConfigError, match="at least 16 bytes"):
         UiServer(UiSettings(host="0.0.0.0", token="short"), Recorder(UiSettings()), list)
 
