@@ -57,3 +57,6 @@ def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: A
         assert bars.count() == sum(m.tasks for m in metrics.stages.values())
         assert {int(bars.nth(i).get_attribute("data-stage")) for i in range(bars.count())} == set(metrics.stages)
         assert page.locator("#gantt-svg text").first.text_content() in set(session.cluster.names.values())
+        assert page.locator("#stage-graph rect").count() == len(metrics.stages)
+        assert page.locator("#stage-graph line").count() == sum(  # an arrow per stage read
+            len(stage["inputs"]) for stage in session.ui.recorder.query(metrics.query_id)["stages"])

@@ -62,6 +62,37 @@ async function queries() {
   live(show);
 }
 
+// The stages as a graph: a column per depth (files first, the result last), an arrow from
+// each stage to those reading it, labelled with the producer's boundary.
+function stageGraph(stages) {
+  const depth = new Map();
+  for (const s of stages) depth.set(s.id, Math.max(0, ...s.inputs.map((i) => depth.get(i) + 1)));
+  const columns = new Map();
+  for (const s of stages) columns.set(depth.get(s.id), [...(columns.get(depth.get(s.id)) || []), s.id]);
+  const at = new Map();
+  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 190, 20 + row * 60]));
+  const w = 140, h = 36, byId = new Map(stages.map((s) => [s.id, s]));
+  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 190,
+    height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * 60 });
+  for (const s of stages) for (const i of s.inputs) {
+    const [x1, y1] = at.get(i), [x2, y2] = at.get(s.id);
+    box.append(svg("line", { x1: x1 + w, y1: y1 + h / 2, x2, y2: y2 + h / 2, stroke: "#999" }));
+    const label = svg("text", { x: (x1 + w + x2) / 2 - 20, y: (y1 + y2) / 2 + h / 2 - 4 });
+    label.textContent = byId.get(i).boundary;
+    box.append(label);
+  }
+  for (const s of stages) {
+    const [x, y] = at.get(s.id);
+    box.append(svg("rect", { x, y, width: w, height: h, rx: 4, fill: `hsl(${(s.id * 67) % 360} 55% 85%)`, stroke: "#666" }));
+    const text = svg("text", { x: x + 6, y: y + 15 });
+    text.textContent = `stage ${s.id}: ${s.kind}`;
+    const sub = svg("text", { x: x + 6, y: y + 29 });
+    sub.textContent = `${s.done}/${s.tasks} tasks · ${s.rows} rows`;
+    box.append(text, sub);
+  }
+  return box;
+}
+
 function gantt(q) {
   const runs = q.task_runs;
   // a lane per worker address, named once a run there has reported its worker's name
@@ -120,6 +151,7 @@ async function query() {
         el("td", fmtSecs(s.seconds), "n"), el("td", s.notes.join("; ")));
       return tr;
     }));
+    $("#graph").replaceChildren(stageGraph(q.stages));
     $("#gantt").replaceChildren(gantt(q));
     $("#events").replaceChildren(...q.events.map((e) => el("li",
       `${fmtTime(e.at)} ${e.what}` + (e.stage >= 0 ? ` stage ${e.stage}` : "") + (e.task >= 0 ? ` task ${e.task} attempt ${e.attempt}` : ""))));
