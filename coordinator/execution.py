@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Protocol
 
 import pyarrow as pa
@@ -29,7 +29,7 @@ from sparkwire.coordinator import delivery
 from sparkwire.coordinator.adaptive import Policy, replan
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.metrics import Progress, QueryMetrics, QueryObserver, StageMetrics
+from sparkwire.coordinator.metrics import Progress, QueryMetrics, QueryObserver, StageMetrics, tell
 from sparkwire.coordinator.runs import task_plan
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.status import StatusChannel
@@ -120,7 +120,7 @@ class QueryResult(Closeable):
         """Deliver every task, listen for their statuses, and open the result's first
         partition."""
         runs = self._scheduler.runs()
-        self._observe(lambda o: o.query_started(self.query_id, self._plan, self._tags))
+        tell(self._observer, lambda o: o.query_started(self.query_id, self._plan, self._tags))
         self._coordinator.statuses.listen(self.query_id, self)
         self._deliver(runs)
         self.metrics.add("dispatch", time.perf_counter() - self.metrics.started)
@@ -164,7 +164,7 @@ class QueryResult(Closeable):
         sent, so none comes unexpected."""
         with self._lock:
             self._awaited.update(((run.stage, run.task), run) for run in runs)
-        self._observe(lambda o: o.runs_delivered(self.query_id, runs))
+        tell(self._observer, lambda o: o.runs_delivered(self.query_id, runs))
         by_worker: dict[str, list[bytes]] = {}
         cores = self._cluster.cores
         for run in runs:
@@ -188,7 +188,7 @@ class QueryResult(Closeable):
             if status.error is None:
                 del self._awaited[(run.stage, run.task)]
                 self._heard.notify_all()
-        self._observe(lambda o: o.task_ended(self.query_id, status))
+        tell(self._observer, lambda o: o.task_ended(self.query_id, status))
         try:
             if status.error is None:
                 self._scheduler.finished(run)
@@ -272,16 +272,6 @@ class QueryResult(Closeable):
             except Exception:  # noqa: BLE001 - the caller's callback must not stop the channel
                 _log.exception("the progress callback of query %s raised", self.query_id)
 
-    def _observe(self, tell: Callable[[QueryObserver], None]) -> None:
-        """``tell`` the observer (``metrics.QueryObserver``) what happened, if there is one;
-        what it raises is logged, never the query's failure."""
-        if self._observer is None:
-            return
-        try:
-            tell(self._observer)
-        except Exception:  # noqa: BLE001 - an observer's bug must not fail the query
-            _log.exception("the observer of query %s raised", self.query_id)
-
     # -- stages held at a barrier ---------------------------------------------------------
     def _release(self) -> None:
         """Deliver the held stages whose producers have all finished, planned again from
@@ -302,7 +292,7 @@ class QueryResult(Closeable):
                         stats.tasks = self._plan.stages[stage].tasks
                         stats.notes = list(replanned.notes) if replanned else []
                         self._heard.notify_all()
-                    self._observe(lambda o: o.stage_planned(self.query_id, stage, stats.tasks, stats.notes))
+                    tell(self._observer, lambda o: o.stage_planned(self.query_id, stage, stats.tasks, stats.notes))
                 try:
                     self._deliver(runs)
                 except TaskFailed:
@@ -470,7 +460,7 @@ class QueryResult(Closeable):
             self._closed = True
             self._heard.notify_all()
         self.metrics.seconds = time.perf_counter() - self.metrics.started
-        self._observe(lambda o: o.query_ended(self.query_id, self.metrics,
+        tell(self._observer, lambda o: o.query_ended(self.query_id, self.metrics,
                                              self._failure or self._ended_by))
         self._coordinator.statuses.forget(self.query_id)
         self._coordinator.finished(self.query_id)

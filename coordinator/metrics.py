@@ -4,6 +4,7 @@ runs (``coordinator.execution``) and hands it to progress callbacks and ``last_m
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -62,6 +63,8 @@ class QueryMetrics:
 
 Progress = Callable[[QueryMetrics], None]
 
+_log = logging.getLogger(__name__)
+
 
 class QueryObserver(Protocol):
     """Told what each query does as it happens, beside ``Progress`` (``coordinator.ui``'s
@@ -83,3 +86,14 @@ class QueryObserver(Protocol):
 
     def query_ended(self, query_id: str, metrics: QueryMetrics, error: BaseException | None) -> None:
         """The query closed: at its end, early, or failed with ``error``."""
+
+
+def tell(observer: QueryObserver | None, what: Callable[[QueryObserver], None]) -> None:
+    """Tell ``observer`` ``what`` happened, if there is one; what it raises is logged,
+    never the query's failure."""
+    if observer is None:
+        return
+    try:
+        what(observer)
+    except Exception:  # noqa: BLE001 - an observer's bug must not fail the query
+        _log.exception("a query observer raised")

@@ -109,7 +109,9 @@ class Session(Closeable):
         #: The live UI (``coordinator.ui``) this session serves; None: off.
         self.ui: UiServer | None = None
         if ui or settings.ui.port is not None:
-            self.ui = _start_ui(settings, self._coordinator, self.cluster)
+            from sparkwire.coordinator.ui import start_ui  # its server loads only when asked for
+
+            self.ui = start_ui(settings.ui, self._coordinator)
         #: The session this one shares its cluster with (``newSession``); None: it owns it.
         self._parent: Session | None = None
         self._own_state(settings, spark, progress)
@@ -426,19 +428,6 @@ class _Cache:
     source: CachedSource | None = None
     #: the storage level asked, which ``df.storageLevel`` reports (``planner.api.storage_level``)
     level: object = None
-
-
-def _start_ui(settings: Settings, coordinator: QueryCoordinator, cluster: Cluster) -> UiServer:
-    """The UI on ``ui.port`` (0, one the OS picks, when only ``ui=True`` asked for it). A
-    bind its rules refuse closes the cluster just made before the error reaches the caller."""
-    from sparkwire.coordinator.ui import start_ui  # its HTTP server loads only when asked for
-
-    try:
-        return start_ui(settings.ui, coordinator)
-    except BaseException:
-        cluster.close()
-        coordinator.close()
-        raise
 
 
 def _make_cluster(

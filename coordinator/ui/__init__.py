@@ -24,12 +24,18 @@ __all__ = ["Recorder", "UiServer", "start_ui"]
 
 
 def start_ui(settings: UiSettings, coordinator: QueryCoordinator) -> UiServer:
-    """Record every query ``coordinator`` runs and serve the UI of them; the server (its
-    ``url``), which the caller closes. Refuses (``ConfigError``) a bind its rules forbid,
-    before anything is recorded."""
+    """Record every query ``coordinator`` runs and serve the UI of them on ``settings.port``
+    (0 or unset: one the OS picks); the server (its ``url``), which the caller closes. A bind
+    its rules forbid (``ConfigError``) closes the coordinator and its cluster, just made for
+    a session that now fails, before the error reaches the caller."""
     recorder = Recorder(settings)
     cluster = coordinator.cluster
-    server = UiServer(settings, recorder, lambda: workers(cluster, recorder)).start()
+    try:
+        server = UiServer(settings, recorder, lambda: workers(cluster, recorder)).start()
+    except BaseException:
+        cluster.close()
+        coordinator.close()
+        raise
     coordinator.observer = recorder
     return server
 
