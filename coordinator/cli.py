@@ -1,6 +1,6 @@
 """The sparkwire command line.
 
-  demo     run TPC-H Q1 and Q6 on generated data
+  demo     run TPC-H Q1 and Q6 on generated data, with the live UI on (its URL printed)
   run      run a query: a .sql file, a Python file or module defining query(session), or a
            built-in TPC-H query
   explain  print a query's stages
@@ -66,6 +66,16 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--scale", type=float, default=0.1, help="TPC-H scale factor (default 0.1)")
     for name, text in (("run", "run a query"), ("explain", "print a query's stages")):
         command = commands.add_parser(name, help=text)
+        if name == "run":
+            demo.add_argument("--ui", action=argparse.BooleanOptionalAction, default=True,
+                              help="serve the live query UI on the driver (default: on)")
+            command.add_argument("--ui", action=argparse.BooleanOptionalAction, default=False,
+                                 help="serve the live query UI on the driver (default: off)")
+        for runs in (demo, command) if name == "run" else ():
+            runs.add_argument(
+                "--keep-ui", type=float, default=0.0, metavar="SECONDS",
+                help="after the queries, keep serving the UI this long (on a terminal: until "
+                "Enter); default 0: a run without a terminal ends at once")
         command.add_argument(
             "query", help="a .sql file; a Python file (.py) or module (a.b) whose "
             "query(session) returns a DataFrame; or a built-in DataFrame query: "
@@ -158,7 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             tables = TPCH_TABLES if kind == "sql" else ("lineitem",)
             with console.status(f"TPC-H data at scale {args.scale:g}…"):
                 data = ensure_tpch(args.scale, tables=tables)
-        with Session(settings=settings, cluster=args.cluster, spark=spark) as session:
+        ui = getattr(args, "ui", False)
+        with Session(settings=settings, cluster=args.cluster, spark=spark, ui=ui) as session:
+            if session.ui_url is not None:
+                console.print(f"live UI: {session.ui_url}", markup=False)
             queries = _queries(args, kind, session, data)
             if args.command == "explain":
                 for df in queries.values():
@@ -171,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             for name, df in queries.items():
                 _run(console, session, name, df)
+            if session.ui_url is not None:
+                _keep_serving(console, session.ui_url, args.keep_ui)
     except (SparkwireError, PlanError, OSError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         return 1
@@ -269,6 +284,20 @@ def _spark_session(master: str | None) -> Any:
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _keep_serving(console: Console, url: str, seconds: float) -> None:
+    """Keep the UI up after the queries: ``seconds`` (``--keep-ui``), or until Enter on a
+    terminal; neither, as in ``make demo`` run by a script, ends at once."""
+    if sys.stdin.isatty() and not seconds:
+        console.print(f"the UI stays at {url} until Enter", markup=False)
+        sys.stdin.readline()
+    elif seconds:
+        console.print(f"the UI stays at {url} for {seconds:g} s (Ctrl-C ends it)", markup=False)
+        try:
+            time.sleep(seconds)
+        except KeyboardInterrupt:
+            pass
 
 
 def _run(console: Console, session: Session, name: str, df: object) -> None:

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ByteSize, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -99,6 +99,28 @@ class TimeoutSettings(_Section):
     task: float = Field(default=3600.0, gt=0)
 
 
+class UiSettings(_Section):
+    """The live query UI on the driver (``coordinator.ui``): off until ``port`` is set."""
+
+    #: The port to serve on; 0: one the OS picks; None: no UI (``Session(ui=True)`` means 0).
+    port: int | None = Field(default=None, ge=0, le=65535)
+    #: The address to bind; off loopback a token is required (``ui.server``).
+    host: str = "127.0.0.1"
+    #: The token a browser or scraper sends (``Authorization: Bearer``, or ``?token=`` once,
+    #: which sets a cookie): at least 16 bytes, as the cluster secret (``transport.security``).
+    token: SecretStr | None = None
+    #: A file (owner-only, like an ssh key) holding the token: the form to ship around.
+    token_file: Path | None = None
+    #: Requests served at once, live event streams included; one more is answered 503.
+    max_clients: int = Field(default=16, ge=1, le=1024)
+    #: Finished queries kept, oldest dropped first past either bound.
+    history_queries: int = Field(default=500, ge=1)
+    history_bytes: ByteSize = Field(default=ByteSize(32 << 20), ge=1 << 16)
+    #: Per query: the events kept (the latest), and the task runs drawn.
+    events_per_query: int = Field(default=200, ge=1)
+    tasks_per_query: int = Field(default=4096, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SPARKWIRE_", env_nested_delimiter="__", extra="forbid"
@@ -144,6 +166,7 @@ class Settings(BaseSettings):
     transport: TransportConfig = Field(default_factory=TransportConfig)
     worker: WorkerSettings = Field(default_factory=WorkerSettings)
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    ui: UiSettings = Field(default_factory=UiSettings)
 
     @field_validator("time_zone")
     @classmethod

@@ -29,7 +29,7 @@ from sparkwire.coordinator import delivery
 from sparkwire.coordinator.adaptive import Policy, replan
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
-from sparkwire.coordinator.metrics import Progress, QueryMetrics, StageMetrics
+from sparkwire.coordinator.metrics import Progress, QueryMetrics, QueryObserver, StageMetrics, tell
 from sparkwire.coordinator.runs import task_plan
 from sparkwire.coordinator.scheduler import Run, Scheduler
 from sparkwire.coordinator.status import StatusChannel
@@ -55,11 +55,13 @@ _LIVENESS_GRACE = 0.5
 
 class Calls(Protocol):
     """What a query asks of its coordinator (``query_coordinator.QueryCoordinator``): the
-    cluster and settings, the status channel, deliveries, the live workers, a cancel."""
+    cluster and settings, the status channel, deliveries, the live workers, a cancel, and
+    who observes its queries (None: nobody)."""
 
     cluster: Cluster
     settings: Settings
     statuses: StatusChannel
+    observer: QueryObserver | None
 
     def deliver_each(self, messages: dict[str, list[tuple[bytes, str]]]) -> None: ...
 
@@ -85,17 +87,21 @@ class QueryResult(Closeable):
 
     def __init__(self, coordinator: Calls, query_id: str, plan: StagedPlan,
                  scheduler: Scheduler, progress: Progress | None, losses: int,
-                 policy: Policy | None = None) -> None:
+                 policy: Policy | None = None, tags: frozenset[str] = frozenset()) -> None:
         self._coordinator = coordinator
         self._cluster = coordinator.cluster
         self.query_id = query_id
         self._scheduler = scheduler
         self._policy = policy
+        self._tags = tags
         # Per finished producer task of a held stage's inputs, its bytes per partition.
         self._sizes: dict[tuple[int, int], tuple[int, ...]] = {}
         self.metrics = QueryMetrics(
             query_id, {s.id: StageMetrics(s.id, s.tasks, s.output.kind) for s in plan.stages})
         self._progress = progress
+        self._observer = coordinator.observer
+        #: What ended the query when the reader saw it first (``_failure`` is the channel's).
+        self._ended_by: BaseException | None = None
         self._lock = threading.Lock()
         # Notified when a run is heard of or the query fails or closes (``_wait_for_status``).
         self._heard = threading.Condition(self._lock)
@@ -114,6 +120,7 @@ class QueryResult(Closeable):
         """Deliver every task, listen for their statuses, and open the result's first
         partition."""
         runs = self._scheduler.runs()
+        tell(self._observer, lambda o: o.query_started(self.query_id, self._plan, self._tags))
         self._coordinator.statuses.listen(self.query_id, self)
         self._deliver(runs)
         self.metrics.add("dispatch", time.perf_counter() - self.metrics.started)
@@ -127,7 +134,8 @@ class QueryResult(Closeable):
             self._await_planned(self._plan.final.id)
             first, run = self._open_result(0)
         except SparkwireError as exc:
-            raise self._cause(exc) from exc
+            self._ended_by = self._cause(exc)
+            raise self._ended_by from exc
         self._reader = PartitionReader(first.schema, self._batches(first, run, waiting))
 
     @property
@@ -156,6 +164,7 @@ class QueryResult(Closeable):
         sent, so none comes unexpected."""
         with self._lock:
             self._awaited.update(((run.stage, run.task), run) for run in runs)
+        tell(self._observer, lambda o: o.runs_delivered(self.query_id, runs))
         by_worker: dict[str, list[bytes]] = {}
         cores = self._cluster.cores
         for run in runs:
@@ -179,6 +188,7 @@ class QueryResult(Closeable):
             if status.error is None:
                 del self._awaited[(run.stage, run.task)]
                 self._heard.notify_all()
+        tell(self._observer, lambda o: o.task_ended(self.query_id, status))
         try:
             if status.error is None:
                 self._scheduler.finished(run)
@@ -282,6 +292,7 @@ class QueryResult(Closeable):
                         stats.tasks = self._plan.stages[stage].tasks
                         stats.notes = list(replanned.notes) if replanned else []
                         self._heard.notify_all()
+                    tell(self._observer, lambda o: o.stage_planned(self.query_id, stage, stats.tasks, stats.notes))
                 try:
                     self._deliver(runs)
                 except TaskFailed:
@@ -391,7 +402,8 @@ class QueryResult(Closeable):
             if streaming is not None:
                 self.metrics.add("stream", time.perf_counter() - streaming)
         except SparkwireError as exc:
-            raise self._cause(exc) from exc
+            self._ended_by = self._cause(exc)
+            raise self._ended_by from exc
         finally:
             self.close()
 
@@ -448,6 +460,8 @@ class QueryResult(Closeable):
             self._closed = True
             self._heard.notify_all()
         self.metrics.seconds = time.perf_counter() - self.metrics.started
+        tell(self._observer, lambda o: o.query_ended(self.query_id, self.metrics,
+                                             self._failure or self._ended_by))
         self._coordinator.statuses.forget(self.query_id)
         self._coordinator.finished(self.query_id)
         self._coordinator.cancel(self.query_id)

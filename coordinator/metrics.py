@@ -4,10 +4,17 @@ runs (``coordinator.execution``) and hands it to progress callbacks and ``last_m
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sparkwire.coordinator.scheduler import Run
+    from sparkwire.coordinator.taskplan import TaskStatus
+    from sparkwire.planner.logical.staged import StagedPlan
 
 
 @dataclass
@@ -55,3 +62,38 @@ class QueryMetrics:
 
 
 Progress = Callable[[QueryMetrics], None]
+
+_log = logging.getLogger(__name__)
+
+
+class QueryObserver(Protocol):
+    """Told what each query does as it happens, beside ``Progress`` (``coordinator.ui``'s
+    recorder is one). Called on the query's own threads (the caller's, the status
+    channel's): an observer must only append to bounded structures and return, never wait,
+    and never raise (a raise is logged and the query goes on)."""
+
+    def query_started(self, query_id: str, plan: StagedPlan, tags: frozenset[str]) -> None:
+        """A query starts running ``plan`` (a new id when a start is tried again)."""
+
+    def runs_delivered(self, query_id: str, runs: Sequence[Run]) -> None:
+        """Task runs were handed to their workers (first runs, released stages, re-runs)."""
+
+    def task_ended(self, query_id: str, status: TaskStatus) -> None:
+        """A run of the query ended, well or not, as its worker reported it."""
+
+    def stage_planned(self, query_id: str, stage: int, tasks: int, notes: Sequence[str]) -> None:
+        """A stage held at its barrier was planned again (``adaptive``) to ``tasks`` tasks."""
+
+    def query_ended(self, query_id: str, metrics: QueryMetrics, error: BaseException | None) -> None:
+        """The query closed: at its end, early, or failed with ``error``."""
+
+
+def tell(observer: QueryObserver | None, what: Callable[[QueryObserver], None]) -> None:
+    """Tell ``observer`` ``what`` happened, if there is one; what it raises is logged,
+    never the query's failure."""
+    if observer is None:
+        return
+    try:
+        what(observer)
+    except Exception:  # noqa: BLE001 - an observer's bug must not fail the query
+        _log.exception("a query observer raised")

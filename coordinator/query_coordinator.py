@@ -19,7 +19,7 @@ from sparkwire.coordinator.adaptive import Policy, barriers
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.execution import QueryResult
-from sparkwire.coordinator.metrics import Progress
+from sparkwire.coordinator.metrics import Progress, QueryObserver
 from sparkwire.coordinator.scheduler import Scheduler
 from sparkwire.coordinator.status import StatusChannel
 from sparkwire.coordinator.taskplan import MAX_ATTEMPTS, Members, encode_message
@@ -47,6 +47,8 @@ class QueryCoordinator(Closeable):
         self._running: dict[str, tuple[QueryResult, frozenset[str]]] = {}
         self._running_lock = threading.Lock()
         self._calls = delivery.FanOut()
+        #: Told what every query on this cluster does (``coordinator.ui``); None: nobody.
+        self.observer: QueryObserver | None = None
         self.statuses = StatusChannel(cluster.losses, shutdown=settings.timeouts.shutdown)
         cluster.driver.take_statuses(self.statuses.put)
 
@@ -62,7 +64,7 @@ class QueryCoordinator(Closeable):
             held = barriers(plan, policy) if policy is not None else None
             scheduler = Scheduler(plan, self.live_workers(), self.cluster.driver_address, held)
             result = QueryResult(self, uuid.uuid4().hex[:16], plan, scheduler, progress, losses,
-                                 policy)
+                                 policy, tags)
             with self._running_lock:  # from before it starts: starting can take the whole query
                 self._running[result.query_id] = (result, tags)
             try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 
@@ -54,6 +54,9 @@ from sparkwire.transport.errors import ConfigError, SparkwireError
 from sparkwire.transport.registry import transport_class
 from sparkwire.transport.closing import Closeable
 
+if TYPE_CHECKING:
+    from sparkwire.coordinator.ui import UiServer
+
 
 #: The Spark release whose semantics sparkwire's results are compared with (``version``).
 SPARK_VERSION = "4.3.0"
@@ -77,6 +80,9 @@ class Session(Closeable):
     with ``placements``) as ``cluster`` to run on it with its settings; the session then owns
     it and closes it, unless it comes with the ``coordinator`` already running on it, which
     the session then shares (``newSession``) and closes neither.
+
+    ``ui=True`` (or the ``ui.port`` setting) serves the live query UI and ``/metrics`` on
+    the driver (``coordinator.ui``) at ``ui_url`` until the session closes.
     """
 
     def __init__(
@@ -89,6 +95,7 @@ class Session(Closeable):
         config_file: str | Path | None = None,
         settings: Settings | None = None,
         progress: Progress | None = None,
+        ui: bool = False,
         **overrides: Any,
     ) -> None:
         if settings is None and cluster is not None and not isinstance(cluster, str):
@@ -99,6 +106,12 @@ class Session(Closeable):
         self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
         # one coordinator a cluster: it takes the workers' status reports for itself
         self._coordinator = QueryCoordinator(self.cluster, settings)
+        #: The live UI (``coordinator.ui``) this session serves; None: off.
+        self.ui: UiServer | None = None
+        if ui or settings.ui.port is not None:
+            from sparkwire.coordinator.ui import start_ui  # its server loads only when asked for
+
+            self.ui = start_ui(settings.ui, self._coordinator)
         #: The session this one shares its cluster with (``newSession``); None: it owns it.
         self._parent: Session | None = None
         self._own_state(settings, spark, progress)
@@ -136,6 +149,7 @@ class Session(Closeable):
         child = object.__new__(Session)
         child.cluster = self.cluster
         child._coordinator = self._coordinator
+        child.ui = self.ui
         child._parent = self
         child._own_state(self._made_with, self.spark, self.progress)
         return child
@@ -337,6 +351,11 @@ class Session(Closeable):
         return result
 
     @property
+    def ui_url(self) -> str | None:
+        """Where the live UI is served (``ui=True``); None when it is off."""
+        return self.ui.url if self.ui is not None else None
+
+    @property
     def last_metrics(self) -> QueryMetrics | None:
         """The metrics of the last query run, of the attempt that produced its result."""
         return self._last.metrics if self._last is not None else None
@@ -396,6 +415,8 @@ class Session(Closeable):
             shutil.rmtree(self._exchange, ignore_errors=True)
         if self._parent is None:
             deactivate(self)
+            if self.ui is not None:
+                self.ui.close()
             self.cluster.close()
             self._coordinator.close()
 

@@ -139,6 +139,8 @@ class TaskStatus(Node):
     #: (``adaptive``): a task's total alone cannot tell a skewed partition from even ones.
     partition_rows: tuple[Annotated[int, Field(ge=0)], ...] = Field(default=(), max_length=MAX_PARTITIONS)
     partition_bytes: tuple[Annotated[int, Field(ge=0)], ...] = Field(default=(), max_length=MAX_PARTITIONS)
+    #: Bytes of its output spilled to disk (the partition store's memory budget was full).
+    spill_bytes: int = Field(default=0, ge=0)
     #: Bytes read from producers, by route.
     bytes_in: dict[Annotated[str, Field(max_length=64)], Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, max_length=MAX_ROUTES)

@@ -9,6 +9,9 @@
 - the Spark Connect server (``coordinator/connect/``) reads the planner only through its
   public surface (``planner.api``, and ``planner.errors``): a protocol relation becomes
   DataFrame API calls, never a third path into the logical plan;
+- the live UI (``coordinator/ui/``) observes queries: it reads what the worker may of the
+  planner (the plan models it draws), and only the session and the CLI start it, so no
+  part of a query's path depends on it;
 - ``transport`` imports neither other package, and the planner imports neither;
 - nothing imports the folders by their bare names (installed, they exist only as
   ``sparkwire.*``).
@@ -45,6 +48,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 WORKER_READS = LAYERS[0] + LAYERS[1] + LAYERS[2]
 #: What the Spark Connect server may read of the planner: the API a program uses.
 CONNECT_READS = ("planner.api", "planner.errors")
+#: What the live UI may read of the planner: the plan models it draws, as the worker.
+UI_READS = WORKER_READS
+#: The modules outside ``coordinator.ui`` that may import it: those that start it.
+UI_STARTERS = ("coordinator.session", "coordinator.cli")
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
@@ -152,6 +159,9 @@ def upward_imports(graph: Mapping[str, set[str]]) -> dict[str, list[str]]:
         elif module.startswith("coordinator.connect"):
             bad = [t for t in targets if t.startswith("planner") and not any(
                 t == p or t.startswith(p + ".") for p in CONNECT_READS)]
+        elif module.startswith("coordinator.ui"):
+            bad = [t for t in targets if t.startswith("planner") and not any(
+                t == p or t.startswith(p + ".") for p in UI_READS)]
         else:
             bad = []
         if bad:
@@ -165,6 +175,14 @@ def test_no_import_cycles() -> None:
 
 def test_planner_layers_import_downward_and_the_worker_reads_only_models_and_rules() -> None:
     assert upward_imports(import_graph(module_files())) == {}
+
+
+def test_only_the_session_and_the_cli_start_the_ui() -> None:
+    """The coordinator tells the UI through ``metrics.QueryObserver``, never by importing it."""
+    graph = import_graph(module_files())
+    importers = {m for m, targets in graph.items() if not m.startswith("coordinator.ui")
+                 and any(t.startswith("coordinator.ui") for t in targets)}
+    assert importers <= set(UI_STARTERS)
 
 
 def test_every_planner_module_is_in_a_layer() -> None:
@@ -198,6 +216,8 @@ def test_the_checks_catch_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
         "coordinator/connect/relations.py": (
             "from sparkwire.planner.api.frame import Frame\nfrom sparkwire.planner.logical import a\n"
         ),
+        "coordinator/ui/__init__.py": "",
+        "coordinator/ui/pages.py": "from sparkwire.planner.api.frame import Frame\n",
     }
     for name, text in sources.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -209,6 +229,7 @@ def test_the_checks_catch_a_cycle_and_an_upward_import(tmp_path: Path) -> None:
         "planner.logical.c": ["planner.api.frame"],
         "coordinator.worker.engine": ["planner.optimizer", "planner.optimizer.rules"],
         "coordinator.connect.relations": ["planner.logical", "planner.logical.a"],
+        "coordinator.ui.pages": ["planner.api.frame"],
     }
 
 

@@ -329,7 +329,7 @@ class Worker:
             query_id=plan.query_id, stage=plan.stage, task=plan.task, attempt=plan.attempt,
             worker=self.worker_id, rows_in=task.reads.rows, rows_out=pieces.rows,
             bytes_out=pieces.bytes, batches_out=pieces.batches, seconds=seconds,
-            setup_seconds=setup, bytes_in=dict(task.reads.bytes),
+            setup_seconds=setup, bytes_in=dict(task.reads.bytes), spill_bytes=output.spilled_bytes,
             partition_rows=tuple(pieces.partition_rows) if shuffle else (),
             partition_bytes=tuple(pieces.partition_bytes) if shuffle else ()))
         self.completed.append(

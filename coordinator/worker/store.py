@@ -74,6 +74,11 @@ class TaskOutput:
         self._spill_file: int | None = None
         self._spill_size = 0
 
+    @property
+    def spilled_bytes(self) -> int:
+        """Bytes of this output written to its spill file: what its status reports."""
+        return self._spill_size
+
     # -- producer side -----------------------------------------------------------------
     def start(self, schema: pa.Schema, partitions: list[int] | None = None) -> None:
         """Declare the schema of ``partitions`` (default: all) before writing to them."""

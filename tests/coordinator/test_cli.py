@@ -73,6 +73,9 @@ def test_run_a_python_file_a_module_and_a_sql_file(
     assert main(["--workers", "1", "--no-ansi", "run", "myqueries.zero"]) == 0
     assert main(["--workers", "1", "run", "count.sql", "--data", "data"]) == 0
     assert "[bold]y[/bold]" in capsys.readouterr().out, "values are printed verbatim, not as markup"
+    # the live UI: its URL printed, and without a terminal the run ends at once
+    assert main(["--workers", "1", "run", "by_file.py", "--ui"]) == 0
+    assert "live UI: http://127.0.0.1:" in capsys.readouterr().out
 
 
 def test_explain_prints_the_plan_verbatim(queries: Path) -> None:

@@ -1,5 +1,6 @@
 """The built wheel works on its own: installed in a clean venv, run from outside the
-checkout, it answers a query, and it puts no generic top-level package in site-packages.
+checkout, it answers a query and serves the live UI's pages (package data), and it puts no
+generic top-level package in site-packages.
 
 The clean venv borrows the dependencies (pyarrow, duckdb, ...) from the test's own
 environment through a path entry, which does not process that environment's ``.pth``
@@ -22,14 +23,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
-import importlib.util, json, sys
+import importlib.util, json, sys, urllib.request
 import pyarrow as pa
 import sparkwire
 from sparkwire import Session, functions as F
-with Session(workers=2) as session:
+with Session(workers=2, ui=True) as session:
     df = session.createDataFrame(pa.table({"k": ["a", "b", "a"], "v": [1, 2, 3]}))
     rows = df.groupBy("k").agg(F.sum("v").alias("s")).orderBy("k").toArrow().to_pylist()
+    pages = {path: urllib.request.urlopen(session.ui_url + path, timeout=10).read().decode()
+             for path in ("", "app.js", "style.css", "workers")}
 print(json.dumps({
+    "pages": {path: len(text) for path, text in pages.items()},
     "file": sparkwire.__file__,
     "rows": [[r["k"], int(r["s"])] for r in rows],
     "bare": [n for n in ("planner", "transport", "coordinator") if importlib.util.find_spec(n)],
@@ -75,3 +79,5 @@ def test_wheel_installs_in_a_clean_venv_and_runs_a_query(tmp_path: Path) -> None
     assert result["file"].startswith(purelib), result["file"]
     assert result["rows"] == [["a", 4], ["b", 2]]
     assert result["bare"] == []
+    # the UI's pages are package data, served from the installed wheel
+    assert all(result["pages"].values()), result["pages"]

@@ -1,0 +1,53 @@
+"""The live query UI and Prometheus metrics, served by the driver (issue 38).
+
+    recorder    ``Recorder``: what each query did, bounded; the coordinator's observer
+    records     the records it keeps, and the plain dicts the pages are made from
+    server      ``UiServer``: a bounded ``ThreadingHTTPServer``, its token rules
+    handler     the routes: pages, ``/api/...``, live events, ``/metrics``
+    prometheus  ``/metrics``: the recorder's totals in a registry of the server's own
+    static/     the pages, their script and style (package data; no CDN)
+
+``start_ui`` wires them to a running coordinator (``Session(ui=True)``, ``ui.port``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sparkwire.coordinator.clusters.base import Cluster
+from sparkwire.coordinator.config import UiSettings
+from sparkwire.coordinator.query_coordinator import QueryCoordinator
+from sparkwire.coordinator.ui.recorder import Recorder
+from sparkwire.coordinator.ui.server import UiServer
+
+__all__ = ["Recorder", "UiServer", "start_ui"]
+
+
+def start_ui(settings: UiSettings, coordinator: QueryCoordinator) -> UiServer:
+    """Record every query ``coordinator`` runs and serve the UI of them on ``settings.port``
+    (0 or unset: one the OS picks); the server (its ``url``), which the caller closes. A bind
+    its rules forbid (``ConfigError``) closes the coordinator and its cluster, just made for
+    a session that now fails, before the error reaches the caller."""
+    recorder = Recorder(settings)
+    cluster = coordinator.cluster
+    try:
+        server = UiServer(settings, recorder, lambda: workers(cluster, recorder)).start()
+    except BaseException:
+        cluster.close()
+        coordinator.close()
+        raise
+    coordinator.observer = recorder
+    return server
+
+
+def workers(cluster: Cluster, recorder: Recorder) -> list[dict[str, Any]]:
+    """The workers page's rows: each worker's address, name, whether it is live, and the
+    task runs it ended well; the driver last (it runs the tasks over local data)."""
+    dead = set(cluster.dead())
+    done = recorder.counts().tasks_by_worker
+    rows = []
+    for address in [*cluster.addresses, cluster.driver_address]:
+        name = cluster.names.get(address, address)
+        rows.append({"address": address, "name": name, "live": address not in dead,
+                     "tasks": done.get(name, 0)})
+    return rows

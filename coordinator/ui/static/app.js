@@ -1,0 +1,174 @@
+// sparkwire's live UI: one small script for the three pages (no build step, no CDN).
+// Everything a query says is written as text (textContent), never as markup.
+"use strict";
+
+const page = document.body.dataset.page;
+const $ = (sel) => document.querySelector(sel);
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+
+function svg(tag, attrs) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  return node;
+}
+
+const fmtTime = (t) => (t ? new Date(t * 1000).toLocaleTimeString() : "");
+const fmtSecs = (s) => (s === null || s === undefined ? "" : s < 1 ? (s * 1000).toFixed(1) + " ms" : s.toFixed(2) + " s");
+const fmtBytes = (b) => (b < 1024 ? b + " B" : b < 1 << 20 ? (b / 1024).toFixed(1) + " KiB" : (b / (1 << 20)).toFixed(1) + " MiB");
+
+async function getJSON(url) {
+  const r = await fetch(url, { credentials: "same-origin" });
+  if (!r.ok) throw new Error(url + ": " + r.status);
+  return r.json();
+}
+
+// Live updates: server-sent events; fn(row) for each query that changed.
+function live(fn) {
+  const source = new EventSource("/api/events");
+  source.addEventListener("query", (e) => fn(JSON.parse(e.data)));
+  source.addEventListener("open", () => { $("#live").textContent = "live"; });
+  source.addEventListener("dropped", () => { $("#live").textContent = "reconnecting"; });
+  source.addEventListener("error", () => { $("#live").textContent = "offline, retrying"; });
+}
+
+function queryRow(q) {
+  const tr = el("tr");
+  tr.id = "q-" + q.id;
+  const link = el("a", q.id);
+  link.href = "/query/" + q.id;
+  const first = el("td");
+  first.append(link);
+  const ended = q.ended || Date.now() / 1000;
+  tr.append(first, el("td", q.summary), el("td", q.user), el("td", q.state, q.state),
+    el("td", fmtTime(q.started)), el("td", fmtSecs(ended - q.started), "n"), el("td", q.stage_count, "n"),
+    el("td", q.done + "/" + q.tasks, "n"), el("td", q.reruns, "n"), el("td", q.error || ""));
+  return tr;
+}
+
+async function queries() {
+  const body = $("#queries tbody");
+  const show = (q) => {
+    const row = queryRow(q);
+    const old = document.getElementById(row.id);
+    if (old) old.replaceWith(row); else body.prepend(row);
+  };
+  for (const q of (await getJSON("/api/queries")).reverse()) show(q);
+  live(show);
+}
+
+// The stages as a graph: a column per depth (files first, the result last), an arrow from
+// each stage to those reading it, labelled with the producer's boundary.
+function stageGraph(stages) {
+  const depth = new Map();
+  for (const s of stages) depth.set(s.id, Math.max(0, ...s.inputs.map((i) => depth.get(i) + 1)));
+  const columns = new Map();
+  for (const s of stages) columns.set(depth.get(s.id), [...(columns.get(depth.get(s.id)) || []), s.id]);
+  const at = new Map();
+  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 190, 20 + row * 60]));
+  const w = 140, h = 36, byId = new Map(stages.map((s) => [s.id, s]));
+  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 190,
+    height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * 60 });
+  for (const s of stages) for (const i of s.inputs) {
+    const [x1, y1] = at.get(i), [x2, y2] = at.get(s.id);
+    box.append(svg("line", { x1: x1 + w, y1: y1 + h / 2, x2, y2: y2 + h / 2, stroke: "#999" }));
+    const label = svg("text", { x: (x1 + w + x2) / 2 - 20, y: (y1 + y2) / 2 + h / 2 - 4 });
+    label.textContent = byId.get(i).boundary;
+    box.append(label);
+  }
+  for (const s of stages) {
+    const [x, y] = at.get(s.id);
+    box.append(svg("rect", { x, y, width: w, height: h, rx: 4, fill: `hsl(${(s.id * 67) % 360} 55% 85%)`, stroke: "#666" }));
+    const text = svg("text", { x: x + 6, y: y + 15 });
+    text.textContent = `stage ${s.id}: ${s.kind}`;
+    const sub = svg("text", { x: x + 6, y: y + 29 });
+    sub.textContent = `${s.done}/${s.tasks} tasks · ${s.rows} rows`;
+    box.append(text, sub);
+  }
+  return box;
+}
+
+function gantt(q) {
+  const runs = q.task_runs;
+  // a lane per worker address, named once a run there has reported its worker's name
+  const names = new Map(runs.filter((t) => t.worker).map((t) => [t.address, t.worker]));
+  const lanes = [...new Set(runs.map((t) => t.address))].sort();
+  const now = Date.now() / 1000;
+  const t0 = Math.min(q.started, ...runs.map((t) => t.delivered));
+  const t1 = Math.max(q.ended || now, ...runs.map((t) => t.ended || now));
+  const width = 900, label = 140, lane = 22, span = Math.max(t1 - t0, 1e-3);
+  const x = (t) => label + ((t - t0) / span) * (width - label - 10);
+  const box = svg("svg", { width, height: lanes.length * lane + 24, id: "gantt-svg", role: "img" });
+  lanes.forEach((name, i) => {
+    const text = svg("text", { x: 4, y: i * lane + 15 });
+    text.textContent = names.get(name) || name;
+    box.append(text);
+  });
+  for (const t of runs) {
+    const start = t.started || t.delivered, end = t.ended || now;
+    const cls = ["task", t.ended ? "" : "open", t.attempt ? "rerun" : "", t.error ? "failed" : ""].join(" ");
+    const rect = svg("rect", {
+      class: cls.trim(), x: x(start), y: lanes.indexOf(t.address) * lane + 3,
+      width: Math.max(x(end) - x(start), 2), height: lane - 6, fill: `hsl(${(t.stage * 67) % 360} 55% 50%)`,
+      "data-stage": t.stage, "data-task": t.task,
+    });
+    const title = svg("title");
+    title.textContent = `stage ${t.stage} task ${t.task} attempt ${t.attempt} · ${fmtSecs(end - start)} · ${t.rows} rows · ${fmtBytes(t.bytes)}` + (t.error ? " · " + t.error : "");
+    rect.append(title);
+    box.append(rect);
+  }
+  const axis = svg("text", { x: label, y: lanes.length * lane + 18 });
+  axis.textContent = `0 … ${fmtSecs(span)}` + (q.tasks_dropped ? ` (${q.tasks_dropped} task runs not kept)` : "");
+  box.append(axis);
+  return box;
+}
+
+async function query() {
+  const id = decodeURIComponent(location.pathname.split("/").pop());
+  $("#query-id").textContent = id;
+  let pending = false;
+  const draw = async () => {
+    pending = false;
+    const q = await getJSON("/api/query/" + encodeURIComponent(id));
+    $("#summary").textContent = q.summary;
+    const ended = q.ended || Date.now() / 1000;
+    $("#status").textContent = `${q.state} · ${q.user} · started ${fmtTime(q.started)} · ${fmtSecs(ended - q.started)} · ${q.done}/${q.tasks} tasks · ${q.reruns} re-runs` + (q.error ? " · " + q.error : "");
+    $("#status").className = q.state;
+    $("#bytes-in").textContent = Object.entries(q.bytes_in).map(([route, n]) => `${route} ${fmtBytes(n)}`).join(" · ") || "none";
+    const body = $("#stages tbody");
+    body.replaceChildren(...q.stages.map((s) => {
+      const tr = el("tr");
+      tr.className = "stage";
+      tr.append(el("td", s.id, "n"), el("td", s.kind),
+        el("td", s.inputs.length ? s.inputs.map((i) => "stage " + i).join(", ") : "files / local data"),
+        el("td", s.boundary + (s.partitions > 1 ? ` → ${s.partitions} partitions` : "")),
+        el("td", s.done + "/" + s.tasks, "n"), el("td", s.rows, "n"), el("td", fmtBytes(s.bytes), "n"),
+        el("td", fmtSecs(s.seconds), "n"), el("td", s.notes.join("; ")));
+      return tr;
+    }));
+    $("#graph").replaceChildren(stageGraph(q.stages));
+    $("#gantt").replaceChildren(gantt(q));
+    $("#events").replaceChildren(...q.events.map((e) => el("li",
+      `${fmtTime(e.at)} ${e.what}` + (e.stage >= 0 ? ` stage ${e.stage}` : "") + (e.task >= 0 ? ` task ${e.task} attempt ${e.attempt}` : ""))));
+  };
+  await draw();
+  live((row) => {
+    if (row.id === id && !pending) { pending = true; setTimeout(draw, 200); }
+  });
+}
+
+async function workers() {
+  const rows = await getJSON("/api/workers");
+  $("#workers tbody").replaceChildren(...rows.map((w) => {
+    const tr = el("tr");
+    tr.append(el("td", w.name), el("td", w.address), el("td", w.live ? "yes" : "no", w.live ? "" : "failed"), el("td", w.tasks, "n"));
+    return tr;
+  }));
+}
+
+({ queries, query, workers })[page]().catch((e) => { document.body.append(el("p", String(e), "failed")); });

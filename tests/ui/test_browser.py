@@ -1,0 +1,62 @@
+"""The live UI in a real browser: headless Chromium from the OS's packages (``make test``
+installs Debian's ``chromium`` when it can), driven by Playwright against that very
+executable; no browser is downloaded. Without either, the test skips and says which.
+
+A query run while the list of queries is open appears there live (server-sent events, no
+reload), and its page draws its stages and a task timeline with a bar per task run.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from sparkwire import Session
+from sparkwire import functions as F
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    pytest.skip("no Chromium on this machine (make test installs Debian's chromium where it can)",
+                allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the dev extra has it)")
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser.new_page()
+        finally:
+            browser.close()
+
+
+def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: Any) -> None:
+    with Session(workers=2, ui=True) as session:
+        assert session.ui_url is not None
+        page.goto(session.ui_url)
+        page.wait_for_selector("#live:text('live')", timeout=10_000)  # the event stream is open
+        df = session.createDataFrame(pa.table({"k": [i % 7 for i in range(500)], "v": range(500)}))
+        df.groupBy("k").agg(F.sum("v").alias("s")).orderBy("k").toArrow()
+        metrics = session.last_metrics
+        assert metrics is not None
+        row = page.wait_for_selector(f"#q-{metrics.query_id} td.finished", timeout=10_000)
+        assert row.inner_text() == "finished"
+
+        page.click(f"#q-{metrics.query_id} a")
+        page.wait_for_selector("#gantt-svg rect.task", timeout=10_000)
+        stages = page.locator("#stages tr.stage")
+        assert stages.count() == len(metrics.stages)
+        assert [stages.nth(i).locator("td").nth(4).inner_text() for i in range(stages.count())] == [
+            f"{m.done}/{m.tasks}" for m in metrics.stages.values()]
+        bars = page.locator("#gantt-svg rect.task")
+        assert bars.count() == sum(m.tasks for m in metrics.stages.values())
+        assert {int(bars.nth(i).get_attribute("data-stage")) for i in range(bars.count())} == set(metrics.stages)
+        assert page.locator("#gantt-svg text").first.text_content() in set(session.cluster.names.values())
+        assert page.locator("#stage-graph rect").count() == len(metrics.stages)
+        assert page.locator("#stage-graph line").count() == sum(  # an arrow per stage read
+            len(stage["inputs"]) for stage in session.ui.recorder.query(metrics.query_id)["stages"])

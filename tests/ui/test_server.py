@@ -1,0 +1,186 @@
+"""The live UI over HTTP, against the real server of a real session (``Session(ui=True)``):
+queries, stages and tasks in ``/api``, ``/metrics`` read by Prometheus' own parser, live
+events while a query runs, the token rules, the client bound, and nothing left after stop.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from sparkwire import Session
+from sparkwire import functions as F
+from sparkwire.coordinator.config import UiSettings, load_settings
+from sparkwire.coordinator.ui import Recorder, UiServer
+from sparkwire.transport.errors import ConfigError, SparkwireError
+
+TABLE = pa.table({"k": [i % 5 for i in range(200)], "v": list(range(200))})
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[Session]:
+    with Session(workers=2, ui=True) as session:
+        yield session
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> Any:
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as r:
+        body = r.read()
+        return json.loads(body) if r.headers["Content-Type"] == "application/json" else body.decode()
+
+
+def run_grouped(session: Session) -> pa.Table:
+    df = session.createDataFrame(TABLE)
+    return df.groupBy("k").agg(F.sum("v").alias("s")).orderBy("k").toArrow()
+
+
+def test_a_query_run_shows_with_its_stages_and_tasks(session: Session) -> None:
+    result = run_grouped(session)
+    metrics = session.last_metrics
+    assert metrics is not None and session.ui_url is not None
+    listed = get(session.ui_url + "api/queries")
+    assert metrics.query_id in [q["id"] for q in listed]
+    query = get(session.ui_url + f"api/query/{metrics.query_id}")
+    assert query["state"] == "finished" and query["error"] is None
+    # the coordinator's own count of the query is the oracle: per stage, tasks, rows, bytes
+    assert [(s["id"], s["boundary"], s["tasks"], s["done"], s["rows"], s["bytes"])
+            for s in query["stages"]] == [
+        (m.stage, m.boundary, m.tasks, m.done, m.rows, m.bytes) for m in metrics.stages.values()]
+    assert query["stages"][-1]["rows"] == result.num_rows
+    assert query["bytes_in"] == dict(metrics.bytes_in)
+    assert len(query["task_runs"]) == sum(m.tasks for m in metrics.stages.values())
+    assert {t["worker"] for t in query["task_runs"]} == set(metrics.tasks_per_worker)
+    assert all(t["delivered"] <= t["ended"] and t["started"] <= t["ended"] for t in query["task_runs"])
+    page = get(session.ui_url + f"query/{metrics.query_id}")
+    assert 'id="gantt"' in page and "/app.js" in page
+    workers = get(session.ui_url + "api/workers")
+    assert {w["name"] for w in workers} == {*session.cluster.names.values()}
+
+
+def test_a_failed_query_shows_its_error(session: Session) -> None:
+    df = session.createDataFrame(TABLE).select((F.col("v") / F.lit(0)).alias("q"))
+    with pytest.raises(SparkwireError) as raised:
+        df.toArrow()
+    assert session.ui_url is not None
+    failed = [q for q in get(session.ui_url + "api/queries") if q["state"] == "failed"]
+    assert len(failed) == 1
+    assert str(raised.value) in failed[0]["error"]
+
+
+def test_metrics_parse_and_count_what_ran(session: Session) -> None:
+    run_grouped(session)
+    assert session.ui_url is not None
+    before = get(session.ui_url + "api/queries")
+    families = {f.name: f for f in text_string_to_metric_families(get(session.ui_url + "metrics"))}
+    by_state = {s.labels["state"]: s.value for s in families["sparkwire_queries"].samples
+                if s.name == "sparkwire_queries_total"}
+    assert by_state["finished"] == sum(q["state"] == "finished" for q in before)
+    assert by_state["failed"] == sum(q["state"] == "failed" for q in before)
+    succeeded = families["sparkwire_tasks_succeeded"].samples[0].value
+    assert succeeded == sum(q["done"] for q in before)
+    assert {"sparkwire_bytes_out", "sparkwire_spill_bytes", "sparkwire_task_reruns",
+            "sparkwire_tasks_failed", "sparkwire_bytes_in", "sparkwire_queries_running"} <= set(families)
+
+
+def test_live_events_arrive_while_a_query_runs(session: Session) -> None:
+    assert session.ui is not None
+    host, port = str(session.ui.server_address[0]), session.ui.server_address[1]
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    connection.request("GET", "/api/events")
+    response = connection.getresponse()
+    assert response.status == 200 and response.headers["Content-Type"] == "text/event-stream"
+    seen: list[dict[str, Any]] = []
+
+    def read() -> None:
+        event = None
+        for raw in response:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: ") and event == "query":
+                seen.append(json.loads(line.removeprefix("data: ")))
+                if seen[-1]["state"] != "running":
+                    return
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    run_grouped(session)
+    reader.join(10)
+    connection.close()
+    assert not reader.is_alive()
+    metrics = session.last_metrics
+    assert metrics is not None
+    mine = [row for row in seen if row["id"] == metrics.query_id]
+    assert mine[0]["state"] == "running" and mine[-1]["state"] == "finished"
+
+
+def test_off_loopback_without_a_token_is_refused() -> None:
+    before = set(threading.enumerate())
+    with pytest.raises(ConfigError, match="refusing to serve the UI on 0.0.0.0 without a token"):
+        Session(settings=load_settings(workers=1, ui={"host": "0.0.0.0", "port": 0}))
+    # the cluster the session had made is closed again: none of its threads is left
+    assert [t.name for t in set(threading.enumerate()) - before if t.is_alive()] == []
+    with pytest.raises(ConfigError, match="at least 16 bytes"):
+        UiServer(UiSettings(host="0.0.0.0", token="short"), Recorder(UiSettings()), list)
+
+
+def test_without_a_token_only_a_loopback_host_name_is_served(session: Session) -> None:
+    """A page on another site whose name was re-pointed at 127.0.0.1 (DNS rebinding)
+    sends its own name as Host: refused."""
+    assert session.ui_url is not None
+    assert get(session.ui_url + "api/workers", {"Host": "localhost"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        get(session.ui_url + "api/workers", {"Host": "attacker.example:80"})
+    assert refused.value.code == 401
+
+
+def test_a_token_is_asked_for() -> None:
+    token = "a-token-of-enough-bytes"
+    with UiServer(UiSettings(port=0, token=token), Recorder(UiSettings()), list).start() as server:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            get(server.url + "api/queries")
+        assert refused.value.code == 401
+        assert get(server.url + "api/queries", {"Authorization": f"Bearer {token}"}) == []
+        with urllib.request.urlopen(server.url + f"?token={token}", timeout=10) as page:
+            cookie = page.headers["Set-Cookie"].split(";")[0]
+        assert get(server.url + "api/workers", {"Cookie": cookie}) == []
+
+
+def test_a_client_past_the_bound_is_refused_at_once() -> None:
+    token = "a-token-of-enough-bytes"
+    with UiServer(UiSettings(port=0, token=token, max_clients=1), Recorder(UiSettings()), list).start() as server:
+        host, port = str(server.server_address[0]), server.server_address[1]
+        stream = http.client.HTTPConnection(host, port, timeout=10)
+        stream.request("GET", "/api/events", headers={"Authorization": f"Bearer {token}"})
+        assert stream.getresponse().status == 200  # holds the one slot
+        with pytest.raises(urllib.error.HTTPError) as busy:
+            get(server.url + "api/queries", {"Authorization": f"Bearer {token}"})
+        assert busy.value.code == 503
+        stream.close()
+
+
+def test_nothing_is_left_after_the_session_stops() -> None:
+    before = set(threading.enumerate())
+    session = Session(workers=1, ui=True)
+    assert session.ui is not None and session.ui_url is not None
+    host, port = str(session.ui.server_address[0]), session.ui.server_address[1]
+    stream = http.client.HTTPConnection(host, port, timeout=10)
+    stream.request("GET", "/api/events")  # a live stream the close must end
+    assert stream.getresponse().status == 200
+    session.stop()
+    session.stop()  # twice is safe
+    stream.close()
+    with pytest.raises(OSError):
+        socket.create_connection((host, port), timeout=2).close()
+    assert [t.name for t in set(threading.enumerate()) - before
+            if t.name == "sparkwire-ui" or "process_request_thread" in t.name] == []
