@@ -70,14 +70,14 @@ function stageGraph(stages) {
   const columns = new Map();
   for (const s of stages) columns.set(depth.get(s.id), [...(columns.get(depth.get(s.id)) || []), s.id]);
   const at = new Map();
-  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 190, 20 + row * 60]));
+  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 230, 20 + row * 60]));
   const w = 140, h = 36, byId = new Map(stages.map((s) => [s.id, s]));
-  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 190,
+  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 230,
     height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * 60 });
   for (const s of stages) for (const i of s.inputs) {
     const [x1, y1] = at.get(i), [x2, y2] = at.get(s.id);
     box.append(svg("line", { x1: x1 + w, y1: y1 + h / 2, x2, y2: y2 + h / 2, stroke: "#999" }));
-    const label = svg("text", { x: (x1 + w + x2) / 2 - 20, y: (y1 + y2) / 2 + h / 2 - 4 });
+    const label = svg("text", { x: (x1 + w + x2) / 2, y: (y1 + y2) / 2 + h / 2 - 4, "text-anchor": "middle" });
     label.textContent = byId.get(i).boundary;
     box.append(label);
   }
@@ -93,6 +93,8 @@ function stageGraph(stages) {
   return box;
 }
 
+// Each task run on a timeline: a lane per worker, and within it a row per run that overlaps
+// another (a worker runs several tasks at once: one row would hide all but the last drawn).
 function gantt(q) {
   const runs = q.task_runs;
   // a lane per worker address, named once a run there has reported its worker's name
@@ -101,20 +103,34 @@ function gantt(q) {
   const now = Date.now() / 1000;
   const t0 = Math.min(q.started, ...runs.map((t) => t.delivered));
   const t1 = Math.max(q.ended || now, ...runs.map((t) => t.ended || now));
-  const width = 900, label = 140, lane = 22, span = Math.max(t1 - t0, 1e-3);
+  const width = 900, label = 140, row = 20, gap = 8, span = Math.max(t1 - t0, 1e-3);
   const x = (t) => label + ((t - t0) / span) * (width - label - 10);
-  const box = svg("svg", { width, height: lanes.length * lane + 24, id: "gantt-svg", role: "img" });
-  lanes.forEach((name, i) => {
-    const text = svg("text", { x: 4, y: i * lane + 15 });
-    text.textContent = names.get(name) || name;
+  const spanOf = (t) => [t.started || t.delivered, t.ended || now];
+  const placed = new Map(), top = new Map();
+  let y = 0;
+  for (const lane of lanes) {
+    const ends = [];  // the end of the last run in each row of this lane
+    for (const t of runs.filter((r) => r.address === lane).sort((a, b) => spanOf(a)[0] - spanOf(b)[0])) {
+      const [start, end] = spanOf(t);
+      let i = ends.findIndex((e) => e <= start);
+      if (i < 0) { i = ends.length; ends.push(end); } else ends[i] = end;
+      placed.set(t, i);
+    }
+    top.set(lane, y);
+    y += Math.max(ends.length, 1) * row + gap;
+  }
+  const box = svg("svg", { width, height: y + (q.tasks_dropped ? 34 : 20), id: "gantt-svg", role: "img" });
+  for (const lane of lanes) {
+    const text = svg("text", { x: 4, y: top.get(lane) + 14 });
+    text.textContent = names.get(lane) || lane;
     box.append(text);
-  });
+  }
   for (const t of runs) {
-    const start = t.started || t.delivered, end = t.ended || now;
+    const [start, end] = spanOf(t);
     const cls = ["task", t.ended ? "" : "open", t.attempt ? "rerun" : "", t.error ? "failed" : ""].join(" ");
     const rect = svg("rect", {
-      class: cls.trim(), x: x(start), y: lanes.indexOf(t.address) * lane + 3,
-      width: Math.max(x(end) - x(start), 2), height: lane - 6, fill: `hsl(${(t.stage * 67) % 360} 55% 50%)`,
+      class: cls.trim(), x: x(start), y: top.get(t.address) + placed.get(t) * row + 2,
+      width: Math.max(x(end) - x(start), 2), height: row - 4, fill: `hsl(${(t.stage * 67) % 360} 55% 50%)`,
       "data-stage": t.stage, "data-task": t.task,
     });
     const title = svg("title");
@@ -122,9 +138,16 @@ function gantt(q) {
     rect.append(title);
     box.append(rect);
   }
-  const axis = svg("text", { x: label, y: lanes.length * lane + 18 });
-  axis.textContent = `0 … ${fmtSecs(span)}` + (q.tasks_dropped ? ` (${q.tasks_dropped} task runs not kept)` : "");
-  box.append(axis);
+  for (let i = 0; i <= 4; i++) {  // a tick per quarter of the query's span
+    const tick = svg("text", { x: x(t0 + (span * i) / 4), y: y + 14, "text-anchor": i ? (i === 4 ? "end" : "middle") : "start" });
+    tick.textContent = fmtSecs((span * i) / 4);
+    box.append(tick);
+  }
+  if (q.tasks_dropped) {
+    const note = svg("text", { x: label, y: y + 30 });
+    note.textContent = `(${q.tasks_dropped} task runs not kept)`;
+    box.append(note);
+  }
   return box;
 }
 
