@@ -193,6 +193,23 @@ def _table() -> tuple[Refusal, ...]:
             "always `SYSTEM.BUILTIN.UTF8_BINARY` and works)",
             {"functions": frozenset({"collate"})},
         ),
+        Refusal(
+            "Spark reads and writes CSV values with the Univocity parser under its CSV source's "
+            "options (quote and `\\` escape, `nullValue`, PERMISSIVE partial records, type "
+            "inference that prefers dates, Java's number and ISO-8601 timestamp text); DuckDB "
+            "parses CSV only as files, with its own dialect sniffing, and has no CSV function of "
+            "a value, so a row's fields could not be split and typed as Spark's are",
+            {"functions": frozenset({"from_csv", "to_csv", "schema_of_csv"})},
+        ),
+        Refusal(
+            "Spark's input file blocks are byte ranges its scan cuts by `maxSplitBytes`, which "
+            "depends on the total input size and the cluster's default parallelism, and the "
+            "file name is a task-local value set only while a file scan feeds the row; "
+            "sparkwire splits Parquet by row groups and its sources expose no hidden file "
+            "column (as for metadata columns above), so neither could match Spark's",
+            {"functions": frozenset({"input_file_name", "input_file_block_start",
+                                     "input_file_block_length"})},
+        ),
     )
 
 
