@@ -304,6 +304,8 @@ class WindowItem(Node):
             raise ValueError("an aggregate over a window has a frame, a window function none")
         if aggregate and self.function.fn == "count_distinct":
             raise ValueError("count_distinct cannot run over a window")
+        if not aggregate and self.function.fn == "counter_diff":
+            raise ValueError("counter_diff reaches a plan written out into other window functions")
         return self
 
 
