@@ -43,9 +43,11 @@ from sparkwire.planner.logical.plan import Operator, Project, Window
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.tree import children, has_aggregate, has_window, transform
 
-#: Aggregates that exist only grouped (sums of powers, ``planner.optimizer.rules.moments``);
-#: the worker has no windowed form of them yet.
-_NOT_OVER_WINDOWS = frozenset({"skewness", "kurtosis", "covar_samp", "covar_pop", "corr"})
+#: Aggregates that exist only grouped (sums of powers, ``planner.optimizer.rules.moments``;
+#: the vector folds, several DuckDB aggregates under one expression); the worker has no
+#: windowed form of them yet.
+_NOT_OVER_WINDOWS = frozenset({"skewness", "kurtosis", "covar_samp", "covar_pop", "corr",
+                               "vector_sum", "vector_avg"})
 
 @dataclass(frozen=True)
 class Windowed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from sparkwire import AnalysisError
+from sparkwire import AnalysisError, Window
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
@@ -82,5 +82,7 @@ def test_refused_and_failing_as_spark(sessions) -> None:
         short.collect()
     with pytest.raises(AnalysisError, match="ARRAY<FLOAT>"):
         df.agg(F.vector_sum("i")).schema
+    with pytest.raises(AnalysisError, match="vector_avg over a window is not supported"):
+        df.select(F.vector_avg("a").over(Window.partitionBy("s")))
     with pytest.raises(Exception, match="VECTOR_DIMENSION_MISMATCH"):
         df.agg(F.vector_avg("b")).collect()

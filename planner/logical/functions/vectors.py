@@ -21,7 +21,8 @@ accumulator: ``vector_sum`` adds, ``vector_avg`` keeps the running mean
 ``acc + (x - acc) * (1 / count)``, so the same vectors in the same order give Spark's bits
 (another order, as another partitioning gives Spark too, may differ in the last ones); NULL
 for a group of none, ``[]`` for empty vectors. They run in one phase, after a shuffle on the
-keys (``planner.physical.aggregates``).
+keys (``planner.physical.aggregates``), and not over a window (refused: several DuckDB
+aggregates under one expression have no windowed form in the worker yet).
 """
 
 from __future__ import annotations
