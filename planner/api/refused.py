@@ -200,8 +200,9 @@ def _table() -> tuple[Refusal, ...]:
             "Spark reads and writes CSV values with the Univocity parser under its CSV source's "
             "options (quote and `\\` escape, `nullValue`, PERMISSIVE partial records, type "
             "inference that prefers dates, Java's number and ISO-8601 timestamp text); DuckDB "
-            "parses CSV only as files, with its own dialect sniffing, and has no CSV function of "
-            "a value, so a row's fields could not be split and typed as Spark's are",
+            "parses CSV only as files, with its own dialect and error handling, and has no CSV "
+            "function of a value: Univocity's splitting and Spark's value parsing and writing "
+            "would have to be rebuilt rule by rule in the worker's SQL to give Spark's fields",
             {"functions": frozenset({"from_csv", "to_csv", "schema_of_csv"})},
         ),
         Refusal(
