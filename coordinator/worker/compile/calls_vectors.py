@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import sqlglot
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.arguments import Builder, arity
@@ -57,8 +56,8 @@ _LENGTH = {bound: template(f"{bound}(len(:v)) FILTER (WHERE :whole)") for bound 
 _GROUP = template("CASE WHEN :shortest <> :longest THEN :mismatch ELSE :fold END")
 #: Spark's float arithmetic: ``VectorSum`` adds, ``VectorAvg`` keeps a running mean
 #: ``acc + (x - acc) * (1 / count)``.
-_STEPS = {"vector_sum": f"{_X}[1] + {_X}[2]",
-          "vector_avg": f"{_X}[1] + ({_X}[2] - {_X}[1]) * (CAST(1 AS FLOAT) / CAST({_X}i AS FLOAT))"}
+_STEPS = {"vector_sum": template(f"{_X}[1] + {_X}[2]"),
+          "vector_avg": template(f"{_X}[1] + ({_X}[2] - {_X}[1]) * (CAST(1 AS FLOAT) / CAST({_X}i AS FLOAT))")}
 
 
 def _vector_aggregate(fn: str) -> Callable[[exp.Expr], exp.Expr]:
@@ -70,7 +69,7 @@ def _vector_aggregate(fn: str) -> Callable[[exp.Expr], exp.Expr]:
         shortest, longest = (_LENGTH[bound](v=vector, whole=whole) for bound in ("min", "max"))
         mismatch = raise_error("VECTOR_DIMENSION_MISMATCH", f"Vectors passed to `{fn}` must have the same "
                                "dimension, but got ", longest, " and ", shortest, ". ")
-        fold = _FOLD(v=vector, whole=whole, step=sqlglot.parse_one(_STEPS[fn], dialect="duckdb"))
+        fold = _FOLD(v=vector, whole=whole, step=_STEPS[fn]())
         return _GROUP(shortest=shortest, longest=longest, mismatch=mismatch, fold=fold)
 
     return build
