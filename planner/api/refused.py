@@ -118,7 +118,10 @@ def _table() -> tuple[Refusal, ...]:
             {"functions": frozenset({"years", "months", "days", "hours", "bucket"})},
         ),
         Refusal(
-            "Spark 4.1's TIME type is not supported (sparkwire has no time-of-day type yet)",
+            "Spark 4.1's TIME type is not supported: Spark 4.3 itself refuses it unless "
+            "`spark.sql.timeType.enabled` is set (`UNSUPPORTED_TIME_TYPE` by default), and "
+            "sparkwire has no time-of-day type yet (its types are Arrow's, and `TIME(p)`'s "
+            "precision 0-6 has no Arrow type to live in)",
             {"functions": _prefixed("time_", among=FUNCTIONS)
              | {"make_time", "to_time", "try_to_time", "current_time"}},
             "functions: `time_*`, `make_time`, `to_time`, `try_to_time`, `current_time`",
@@ -192,6 +195,24 @@ def _table() -> tuple[Refusal, ...]:
             "comparison, grouping or join could not match exactly (`collation` of a string is "
             "always `SYSTEM.BUILTIN.UTF8_BINARY` and works)",
             {"functions": frozenset({"collate"})},
+        ),
+        Refusal(
+            "Spark reads and writes CSV values with the Univocity parser under its CSV source's "
+            "options (quote and `\\` escape, `nullValue`, PERMISSIVE partial records, type "
+            "inference that prefers dates, Java's number and ISO-8601 timestamp text); DuckDB "
+            "parses CSV only as files, with its own dialect and error handling, and has no CSV "
+            "function of a value: Univocity's splitting and Spark's value parsing and writing "
+            "would have to be rebuilt rule by rule in the worker's SQL to give Spark's fields",
+            {"functions": frozenset({"from_csv", "to_csv", "schema_of_csv"})},
+        ),
+        Refusal(
+            "Spark's input file blocks are byte ranges its scan cuts by `maxSplitBytes`, which "
+            "depends on the total input size and the cluster's default parallelism, and the "
+            "file name is a task-local value set only while a file scan feeds the row; "
+            "sparkwire splits Parquet by row groups and its sources expose no hidden file "
+            "column (as for metadata columns above), so neither could match Spark's",
+            {"functions": frozenset({"input_file_name", "input_file_block_start",
+                                     "input_file_block_length"})},
         ),
     )
 

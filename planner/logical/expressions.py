@@ -151,7 +151,9 @@ class WindowCall(Node):
     negative lag is a lead), the buckets of ``ntile`` and the frame's row ``nth_value``
     reads (from 1); ``arg`` belongs to ``lag``/``lead``/``nth_value`` (the value read),
     ``default`` to ``lag``/``lead`` (what a missing row gives), ``ignore_nulls`` to
-    ``nth_value`` (count only non-NULL values)."""
+    ``nth_value`` (count only non-NULL values); ``counter_diff`` reads its counter as
+    ``arg`` and may take a ``start`` time (the analyzer expands it into other window
+    expressions, ``planner.logical.counter_diffs``, so no worker sees it)."""
 
     kind: Literal["window_call"] = "window_call"
     fn: WindowFunction
@@ -159,12 +161,15 @@ class WindowCall(Node):
     offset: int = Field(default=1, ge=0, le=MAX_WINDOW_OFFSET)
     default: Expr | None = None
     ignore_nulls: bool = False
+    start: Expr | None = None
 
     @model_validator(mode="after")
     def _arguments_fit(self) -> WindowCall:
         offsets = self.fn in ("lag", "lead")
-        if (offsets or self.fn == "nth_value") != (self.arg is not None):
-            raise ValueError("lag, lead and nth_value read a column, and only they do")
+        if (offsets or self.fn in ("nth_value", "counter_diff")) != (self.arg is not None):
+            raise ValueError("lag, lead, nth_value and counter_diff read a column, and only they do")
+        if self.start is not None and self.fn != "counter_diff":
+            raise ValueError("only counter_diff takes a start time")
         if self.default is not None and not offsets:
             raise ValueError("only lag and lead take a default")
         if self.ignore_nulls and self.fn != "nth_value":
@@ -299,6 +304,8 @@ class WindowItem(Node):
             raise ValueError("an aggregate over a window has a frame, a window function none")
         if aggregate and self.function.fn == "count_distinct":
             raise ValueError("count_distinct cannot run over a window")
+        if not aggregate and self.function.fn == "counter_diff":
+            raise ValueError("counter_diff reaches a plan written out into other window functions")
         return self
 
 

@@ -239,6 +239,8 @@ AggregateFunction = Literal[
     "merge_lists", "merge_sets",
     # strings joined by a delimiter (planner.logical.functions.listaggs)
     "listagg", "listagg_distinct",
+    # element-wise over float vectors (planner.logical.functions.vectors)
+    "vector_sum", "vector_avg",
 ]
 #: The names Spark prints for an aggregate called by another name than its own (Spark's
 #: ``FUNC_ALIAS``: ``first_value(x)`` is ``first``, named ``first_value(x)``), and the
@@ -249,6 +251,8 @@ AggregateAlias = Literal["first_value", "last_value", "approx_percentile", "try_
 WindowFunction = Literal[
     "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
     "nth_value",
+    # cumulative counters as deltas, expanded by the analyzer (planner.logical.counter_diffs)
+    "counter_diff",
 ]
 #: The aggregates of two columns (``other`` is the second): covariances, correlation and the
 #: linear regressions (``regr_*(y, x)``, ``other`` being x).

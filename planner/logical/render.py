@@ -133,6 +133,9 @@ def _window_call(expr: WindowCall, naming: bool) -> str:
         return f"ntile({expr.offset})"
     if expr.arg is None:
         return f"{name}()"
+    if expr.fn == "counter_diff":
+        given = (expr.arg,) if expr.start is None else (expr.arg, expr.start)
+        return f"counter_diff({', '.join(_render(e, naming) for e in given)})"
     if expr.fn == "nth_value":
         nulls = " ignore nulls" if expr.ignore_nulls else ""
         return f"nth_value({_render(expr.arg, naming)}, {expr.offset}){nulls}"

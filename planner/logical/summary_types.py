@@ -7,6 +7,7 @@ them; ``planner.logical.types`` asks here, as it asks ``collection_types``.
   percentages), of numeric columns;
 - ``max_by``/``min_by`` give their value's type;
 - ``listagg``/``string_agg`` give a string, of a value cast to a string, binary refused (``planner.logical.functions.listaggs``);
+- ``vector_sum``/``vector_avg`` take and give ``array<float>`` (Spark's type check, no cast);
 - ``regr_count`` is a bigint; the other regressions are doubles, typed with the statistics
   (``regr_avgx``/``regr_avgy`` of a decimal, a decimal in Spark, refused).
 """
@@ -41,6 +42,11 @@ def aggregate_type(call: AggCall, arg: pa.DataType) -> pa.DataType | None:
             raise AnalysisError(f"{call.alias or 'listagg'} of a binary column is not supported by "
                                 "sparkwire (Spark's answer is binary); cast it to string first")
         return pa.string()
+    if call.fn in ("vector_sum", "vector_avg"):
+        if not (pa.types.is_null(arg) or (pa.types.is_list(arg) and arg.value_type == pa.float32())):
+            raise AnalysisError(f"[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] {call.fn}'s argument requires the "
+                                f"\"ARRAY<FLOAT>\" type, got {arg}")
+        return pa.list_(pa.field("element", pa.float32()))
     if call.fn == "regr_count":
         return pa.int64()
     if call.fn.startswith("regr_"):

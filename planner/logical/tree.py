@@ -25,7 +25,7 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, AggCall):
         return tuple(e for e in (expr.arg, expr.other) if e is not None)
     if isinstance(expr, WindowCall):
-        return tuple(e for e in (expr.arg, expr.default) if e is not None)
+        return tuple(e for e in (expr.arg, expr.default, expr.start) if e is not None)
     if isinstance(expr, Over):
         return (expr.function, *expr.partition_by, *(k.expr for k in expr.order_by))
     if isinstance(expr, Case):
@@ -87,9 +87,10 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
     if isinstance(expr, WindowCall):
         arg = None if expr.arg is None else transform(expr.arg, replace)
         default = None if expr.default is None else transform(expr.default, replace)
-        if arg is expr.arg and default is expr.default:
+        start = None if expr.start is None else transform(expr.start, replace)
+        if arg is expr.arg and default is expr.default and start is expr.start:
             return expr
-        return expr.model_copy(update={"arg": arg, "default": default})
+        return expr.model_copy(update={"arg": arg, "default": default, "start": start})
     if isinstance(expr, Over):
         function = transform(expr.function, replace)
         partition_by = tuple(transform(e, replace) for e in expr.partition_by)

@@ -13,7 +13,8 @@ analyzer makes them:
 - ranking and offset functions need ``ORDER BY`` and take no frame but their own;
 - a ``RANGE`` frame bounded by a distance needs exactly one order key, of a numeric type
   (Spark also offsets dates by days; sparkwire refuses that);
-- a ``lag``/``lead`` default takes the type of the value it stands in for.
+- a ``lag``/``lead`` default takes the type of the value it stands in for;
+- ``counter_diff`` is written out into other window expressions (``counter_diffs``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import frames, types
+from sparkwire.planner.logical import counter_diffs, frames, types
 from sparkwire.planner.logical.analyzer import Attribute, Scope, coerced
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import (
@@ -42,9 +43,11 @@ from sparkwire.planner.logical.plan import Operator, Project, Window
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.tree import children, has_aggregate, has_window, transform
 
-#: Aggregates that exist only grouped (sums of powers, ``planner.optimizer.rules.moments``);
-#: the worker has no windowed form of them yet.
-_NOT_OVER_WINDOWS = frozenset({"skewness", "kurtosis", "covar_samp", "covar_pop", "corr"})
+#: Aggregates that exist only grouped (sums of powers, ``planner.optimizer.rules.moments``;
+#: the vector folds, several DuckDB aggregates under one expression); the worker has no
+#: windowed form of them yet.
+_NOT_OVER_WINDOWS = frozenset({"skewness", "kurtosis", "covar_samp", "covar_pop", "corr",
+                               "vector_sum", "vector_avg"})
 
 @dataclass(frozen=True)
 class Windowed:
@@ -65,12 +68,17 @@ def pull_windows(plan: Operator, attrs: Sequence[Attribute], exprs: Sequence[Exp
     taken = {a.internal.casefold() for a in attrs}
     named: dict[Over, str] = {}
 
+    def column(checked: Over) -> Expr:
+        if checked not in named:
+            named[checked] = _fresh_window_name(taken)
+        return Column(name=named[checked])
+
     def replace(node: Expr) -> Expr | None:
         if isinstance(node, Over):
             checked = _checked(node, scope)
-            if checked not in named:
-                named[checked] = _fresh_window_name(taken)
-            return Column(name=named[checked])
+            if counter_diffs.is_counter_diff(checked):
+                return counter_diffs.expanded(checked, scope.type_of, column)
+            return column(checked)
         if isinstance(node, WindowCall):
             raise AnalysisError(f"window function {output_name(node)} requires an OVER clause")
         return None

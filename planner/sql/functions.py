@@ -156,7 +156,7 @@ _BY_NAME = frozenset({
     "try_make_timestamp_ltz", "try_make_timestamp_ntz",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
     "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES, *FORMAT_NAMES,
-    *TASK_NAMES, *VECTOR_NAMES,
+    *TASK_NAMES, *VECTOR_NAMES, "counter_diff",
 })
 #: The functions whose second argument is a datetime pattern, in sqlglot's form.
 _PATTERNED = frozenset({

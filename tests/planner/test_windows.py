@@ -121,8 +121,12 @@ def test_plan_models_refuse_what_the_analyzer_never_builds() -> None:
         WindowItem(name="w", function=AggCall(fn="sum", arg=Column(name="x")))
     with pytest.raises(ValidationError, match="lower bound"):
         Frame(unit="rows", start=2, end=1)
-    with pytest.raises(ValidationError, match="lag, lead and nth_value read a column"):
+    with pytest.raises(ValidationError, match="lag, lead, nth_value and counter_diff read a column"):
         WindowCall(fn="rank", arg=Column(name="x"))
+    with pytest.raises(ValidationError, match="only counter_diff takes a start time"):
+        WindowCall(fn="lag", arg=Column(name="x"), start=Column(name="t"))
+    with pytest.raises(ValidationError, match="counter_diff reaches a plan written out"):
+        WindowItem(name="w", function=WindowCall(fn="counter_diff", arg=Column(name="x")))
     with pytest.raises(ValidationError, match="only nth_value ignores NULLs"):
         WindowCall(fn="lag", arg=Column(name="x"), ignore_nulls=True)
     with pytest.raises(ValidationError, match="nth_value reads a row from 1"):

@@ -1,15 +1,16 @@
 """The vector functions, ``collation``, ``current_path`` and ``call_function`` against real
 PySpark: one table of edge cases (NULL arrays and elements, empty and zero vectors, NaN,
 negative elements, a NULL string) and one select of every function, in the DataFrame API and
-in SQL text (``F.expr``), so the family costs one Spark job; the refusals and Spark's
-errors apart."""
+in SQL text (``F.expr``), so the family costs one Spark job; the aggregates
+``vector_sum``/``vector_avg`` over one grouped table of their own (a second job); the
+refusals and Spark's errors apart."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
-from sparkwire import AnalysisError
+from sparkwire import AnalysisError, Window
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
@@ -43,6 +44,28 @@ def test_vector_functions_match_pyspark(spark, sessions) -> None:
     assert_same(vectors, [VECTORS], spark, sessions)
 
 
+#: Groups of vectors: plain, all NULL, empty, one holding a NULL (skipped), float overflow
+#: (an infinite sum), NaN, -0.0, sums that round, and a group with no whole vector.
+GROUPED = pa.table({
+    "g": pa.array([1, 1, 1, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 8, 8, 8, 9], pa.int32()),
+    "v": pa.array([[1.0, 2.0], [3.0, 4.0], None, None, [], [], [1.0, None], [2.0, 3.0],
+                   [3e38, -3e38], [3e38, -3e38], [float("nan"), 1.0], [2.0, 1.0], [-0.0, 0.0],
+                   [0.1, 0.2], [0.2, 0.3], [0.3, 0.4], [None]], _FLOATS),
+})
+
+
+def vector_aggregates(api, df):
+    F_ = api.F
+    return df.groupBy("g").agg(F_.vector_sum("v"), F_.vector_avg("v"), F_.expr("vector_sum(v) AS sql_sum"),
+                               F_.expr("vector_avg(v) AS sql_avg"))
+
+
+@pytest.mark.slow
+def test_vector_aggregates_match_pyspark(spark, sessions) -> None:
+    # Spark folds floats in its input order; another order may differ in the last bits
+    assert_same(vector_aggregates, [GROUPED], spark, sessions, rel=1e-6)
+
+
 def test_refused_and_failing_as_spark(sessions) -> None:
     df = sessions[0].createDataFrame(VECTORS)
     for build, why in [
@@ -57,3 +80,9 @@ def test_refused_and_failing_as_spark(sessions) -> None:
     short = df.select(F.vector_inner_product("a", F.array(F.lit(1.0).cast("float"))))
     with pytest.raises(Exception, match="VECTOR_DIMENSION_MISMATCH"):
         short.collect()
+    with pytest.raises(AnalysisError, match="ARRAY<FLOAT>"):
+        df.agg(F.vector_sum("i")).schema
+    with pytest.raises(AnalysisError, match="vector_avg over a window is not supported"):
+        df.select(F.vector_avg("a").over(Window.partitionBy("s")))
+    with pytest.raises(Exception, match="VECTOR_DIMENSION_MISMATCH"):
+        df.agg(F.vector_avg("b")).collect()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.calls_collections import COLLECTION_AGGREGATES
+from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_AGGREGATES
 from sparkwire.coordinator.worker.compile.nodes import call, cast, paren
 from sparkwire.coordinator.worker.compile.templates import template
 
@@ -54,6 +55,7 @@ def _distinct(cls: type[exp.AggFunc]) -> Callable[[exp.Expr], exp.Expr]:
 #: The aggregates built from their one argument.
 AGGREGATE_BUILDERS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     **COLLECTION_AGGREGATES,
+    **VECTOR_AGGREGATES,
     "count_distinct": _distinct(exp.Count),
     "approx_count_distinct": _distinct(exp.Count),
     "sum_distinct": _distinct(exp.Sum),

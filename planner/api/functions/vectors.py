@@ -8,7 +8,7 @@ from sparkwire.planner.api.column import Column, ColumnOrName, to_column
 from sparkwire.planner.api.functions.core import call
 
 __all__ = ["vector_cosine_similarity", "vector_inner_product", "vector_l2_distance", "vector_norm",
-           "vector_normalize"]
+           "vector_normalize", "vector_sum", "vector_avg"]
 
 
 def vector_inner_product(left: ColumnOrName, right: ColumnOrName) -> Column:
@@ -31,3 +31,11 @@ def vector_norm(vector: ColumnOrName, degree: ColumnOrName | None = None) -> Col
 def vector_normalize(vector: ColumnOrName, degree: ColumnOrName | None = None) -> Column:
     given = () if degree is None else (to_column(degree).expr,)
     return call("vector_normalize", to_column(vector).expr, *given)
+
+
+def vector_sum(col: ColumnOrName) -> Column:
+    return call("vector_sum", to_column(col).expr)
+
+
+def vector_avg(col: ColumnOrName) -> Column:
+    return call("vector_avg", to_column(col).expr)

@@ -17,7 +17,7 @@ from sparkwire.planner.api.functions.core import call
 
 __all__ = [
     "cume_dist", "dense_rank", "first", "lag", "last", "lead", "nth_value", "ntile", "percent_rank",
-    "rank", "row_number",
+    "rank", "row_number", "counter_diff",
 ]
 
 
@@ -81,3 +81,10 @@ def first(col: ColumnOrName, ignorenulls: bool = False) -> Column:
 def last(col: ColumnOrName, ignorenulls: bool = False) -> Column:
     """The last value; see ``first``."""
     return call("last", to_column(col).expr, lit(ignorenulls).expr)
+
+
+def counter_diff(value: ColumnOrName, startTime: ColumnOrName | None = None) -> Column:  # noqa: N803
+    """The change of a cumulative counter since the previous row of an ordered window, NULL
+    at a reset (``planner.logical.counter_diffs``)."""
+    start = () if startTime is None else (to_column(startTime).expr,)
+    return call("counter_diff", to_column(value).expr, *start)

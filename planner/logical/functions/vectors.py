@@ -14,7 +14,15 @@ builders: ``coordinator.worker.compile.calls_vectors``); checked against PySpark
   float literal here (Spark also takes a column): another value is Spark's
   ``INVALID_VECTOR_NORM_DEGREE``.
 
-``vector_sum`` and ``vector_avg`` (aggregates) are not written yet.
+The aggregates ``vector_sum`` and ``vector_avg`` (Spark's ``VectorSum``/``VectorAvg``) skip a
+NULL vector and one holding a NULL; the others must share one dimension (else
+``VECTOR_DIMENSION_MISMATCH``). They compute as Spark does, in floats from a zero
+accumulator: ``vector_sum`` adds, ``vector_avg`` keeps the running mean
+``acc + (x - acc) * (1 / count)``, so the same vectors in the same order give Spark's bits
+(another order, as another partitioning gives Spark too, may differ in the last ones); NULL
+for a group of none, ``[]`` for empty vectors. They run in one phase, after a shuffle on the
+keys (``planner.physical.aggregates``), and not over a window (refused: several DuckDB
+aggregates under one expression have no windowed form in the worker yet).
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from __future__ import annotations
 import math
 
 from sparkwire.planner.errors import AnalysisError
-from sparkwire.planner.logical.expressions import Cast, Expr, Lit
+from sparkwire.planner.logical.expressions import AggCall, Cast, Expr, Lit
 from sparkwire.planner.logical.functions.base import Function, checked_call, plain, shown
 
 #: The default degree, a float literal as Spark's (named ``2.0``).
@@ -52,10 +60,20 @@ def vector_normalize(vector: Expr, degree: Expr = _L2) -> Expr:
     return checked_call("vector_normalize", vector, _degree("vector_normalize", degree))
 
 
+def vector_sum(vector: Expr) -> Expr:
+    return AggCall(fn="vector_sum", arg=vector)
+
+
+def vector_avg(vector: Expr) -> Expr:
+    return AggCall(fn="vector_avg", arg=vector)
+
+
 FUNCTIONS = (
     *(plain(name, 2) for name in ("vector_inner_product", "vector_cosine_similarity", "vector_l2_distance")),
     Function.of("vector_norm", vector_norm),
     Function.of("vector_normalize", vector_normalize),
+    Function.of("vector_sum", vector_sum),
+    Function.of("vector_avg", vector_avg),
 )
 
 #: The names SQL text calls them by (sqlglot leaves them anonymous).

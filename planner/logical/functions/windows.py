@@ -4,7 +4,8 @@
 ``ntile(n)`` takes a positive int literal; ``lag``/``lead(x[, offset[, default]])`` an
 int offset (1 unless given), a negative one turning a ``lag`` into a ``lead`` and back,
 as in Spark; ``nth_value(x, n[, ignoreNulls])`` a positive int ``n``, and reads the frame
-the window gives (Spark's default unless given), as an aggregate does. The aggregates that also run over a window (``first``, ``sum`` ...) are in
+the window gives (Spark's default unless given), as an aggregate does; ``counter_diff(counter[, startTime])`` is expanded by the analyzer
+(``planner.logical.counter_diffs``, where Spark's rules are written down). The aggregates that also run over a window (``first``, ``sum`` ...) are in
 ``planner.logical.functions.aggregates``.
 """
 
@@ -59,10 +60,16 @@ def nth_value(value: Expr, offset: Expr, ignore_nulls: Expr = Lit(value=False)) 
     return WindowCall(fn="nth_value", arg=value, offset=row, ignore_nulls=skip)
 
 
+def counter_diff(value: Expr, start_time: Expr | None = None) -> Expr:
+    """The change of a cumulative counter since the previous row (``planner.logical.counter_diffs``)."""
+    return WindowCall(fn="counter_diff", arg=value, start=start_time)
+
+
 FUNCTIONS = (
     *(_ranking(fn) for fn in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist")),
     Function.of("ntile", ntile),
     _offset("lag"),
     _offset("lead"),
     Function.of("nth_value", nth_value),
+    Function.of("counter_diff", counter_diff),
 )
