@@ -7,8 +7,9 @@ registry would take them otherwise than a program's call does, or not at all: ge
 columns (``GeneratorColumn``); the higher-order functions (``transform``, ``filter`` ...),
 whose lambda arrives as the Python function PySpark's API takes (``expressions`` builds it);
 functions the DataFrame API builds itself (``window``, ``collect_union``, the ``listagg``
-family's default delimiter, ``call_function``'s qualified names); and calls of a name or
-arity the registry does not take (``substr`` without a length, ``map``, ``named_struct``).
+family's default delimiter, ``call_function``'s qualified names, ``from_json``'s schema
+sent as JSON); and calls of a name or arity the registry does not take (``substr`` without
+a length, ``map``, ``named_struct``).
 Each is the one call a sparkwire program makes, so no third path builds them.
 """
 
@@ -18,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql.connect.proto import expressions_pb2
+from pyspark.sql.types import _parse_datatype_json_string
 
 from sparkwire.coordinator.connect.literals import python_value
 from sparkwire.planner.api import functions as F
@@ -38,9 +40,19 @@ _BY_COLUMN: dict[str, Callable[..., Column]] = {
     "string_agg_distinct": F.string_agg_distinct,
     **{name: getattr(lambdas, name) for name in lambdas.__all__},
 }
+
+
+def _from_json(col: Column, schema: str, *options: Any) -> Column:
+    """The client sends a ``DataType`` schema as its JSON (``schema.json()``), a DDL string
+    as itself; Spark's server reads either."""
+    given = _parse_datatype_json_string(schema) if schema.lstrip().startswith("{") else schema
+    return F.from_json(col, given, *options)
+
+
 #: Functions whose arguments from the given position on are Python values, as the API
-#: takes them (``window``'s durations are strings; the client sends them as literals).
-_BY_VALUE_FROM: dict[str, tuple[Callable[..., Column], int]] = {"window": (F.window, 1)}
+#: takes them (the client sends ``window``'s durations and ``from_json``'s schema as literals).
+_BY_VALUE_FROM: dict[str, tuple[Callable[..., Column], int]] = {"window": (F.window, 1),
+                                                                "from_json": (_from_json, 1)}
 
 
 def api_call(name: str, arguments: Sequence[Expression],

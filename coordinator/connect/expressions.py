@@ -89,10 +89,16 @@ class Expressions:
                 return self._function(f.function_name, list(f.arguments), f.is_distinct)
             case "call_function":
                 return call_function(e.call_function.function_name, self._columns(e.call_function.arguments))
+            case "unresolved_regex":  # df.colRegex: the frame it was taken from reads it
+                regex = e.unresolved_regex
+                frame = self._frames.get(regex.plan_id) if regex.HasField("plan_id") else None
+                if frame is not None:
+                    return frame.colRegex(regex.col_name)
             case "unresolved_named_lambda_variable":
                 return self._variable(".".join(e.unresolved_named_lambda_variable.name_parts))
-            case "expression_string":
-                return F.expr(e.expression_string.expression)
+            case "expression_string":  # selectExpr's items: "*" is every column, as there
+                text = e.expression_string.expression
+                return F.col(text) if text == "*" else F.expr(text)
             case "alias":
                 return self._alias(e.alias)
             case "cast":

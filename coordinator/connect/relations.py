@@ -19,6 +19,7 @@ from pyspark.sql.connect.proto import relations_pb2
 
 from sparkwire.coordinator.connect.errors import PlanNotSupported
 from sparkwire.coordinator.connect.expressions import Expressions
+from sparkwire.coordinator.connect.kept import KeptFrames
 from sparkwire.coordinator.connect.literals import python_value
 from sparkwire.coordinator.connect.reshaping import Reshaping
 from sparkwire.planner.api.column import Column
@@ -47,10 +48,12 @@ _READERS = ("parquet", "csv", "json")
 
 
 class Relations:
-    """Translates the relations of one request on ``session``."""
+    """Translates the relations of one request on ``session``; a relation the client
+    persisted or checkpointed is the frame ``kept`` holds for it."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, kept: KeptFrames | None = None) -> None:
         self.session = session
+        self._kept = kept or KeptFrames()
         self._frames: dict[int, DataFrame] = {}
         self.expressions = Expressions(self._frames)
         self._reshaping = Reshaping(self.frame, self.expressions)
@@ -59,8 +62,9 @@ class Relations:
         """``rel`` as a DataFrame, kept by its plan id."""
         kind = rel.WhichOneof("rel_type")
         build = getattr(self, f"_{kind}", None)
-        df = (build(getattr(rel, str(kind))) if build is not None
-              else self._reshaping.build(str(kind), getattr(rel, str(kind))) if kind else None)
+        df = self._kept.persisted(rel) or (
+            build(getattr(rel, str(kind))) if build is not None
+            else self._reshaping.build(str(kind), getattr(rel, str(kind))) if kind else None)
         if df is None:
             number = Relation.DESCRIPTOR.fields_by_name[kind].number if kind else 0
             raise PlanNotSupported.field("spark.connect.Relation", str(kind), number)
@@ -88,6 +92,9 @@ class Relations:
         schema = source.schema if source.HasField("schema") else None
         df: DataFrame = reader(list(source.paths), schema, **dict(source.options))
         return df
+
+    def _cached_remote_relation(self, r: relations_pb2.CachedRemoteRelation) -> DataFrame:
+        return self._kept.checkpointed(r.relation_id)
 
     def _sql(self, sql: relations_pb2.SQL) -> DataFrame:
         return self.session.sql(sql.query, sql_arguments(sql))

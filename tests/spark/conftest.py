@@ -74,3 +74,11 @@ def sessions(request: pytest.FixtureRequest, _sparkwire_sessions: list[object]) 
     if request.node.get_closest_marker("connect") is None:
         return _sparkwire_sessions
     return [*_sparkwire_sessions, request.getfixturevalue("_remote")]
+
+
+@pytest.fixture(scope="module")
+def local_sessions(_sparkwire_sessions: list[object]) -> list[object]:
+    """The sparkwire sessions alone, never the Spark Connect client: for the tests of a
+    ``connect`` module that drive sparkwire's own API (its exception types, its messages,
+    its session objects) rather than compare a PySpark program's answer."""
+    return _sparkwire_sessions

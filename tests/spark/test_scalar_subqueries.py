@@ -31,11 +31,11 @@ def test_scalar_subqueries_match_pyspark(spark: Any, sessions: list[Any], query:
     assert_same(sql(query, ("t", "u")), [T, U], spark, sessions)
 
 
-def test_too_many_rows_fails_as_in_pyspark(spark: Any, sessions: list[Any]) -> None:
+def test_too_many_rows_fails_as_in_pyspark(spark: Any, local_sessions: list[Any]) -> None:
     program = sql("SELECT k, (SELECT w FROM u WHERE k = 3) FROM t", ("t", "u"))
     with pytest.raises(Exception, match=r"\[SCALAR_SUBQUERY_TOO_MANY_ROWS\] More than one row"):
         _run_pyspark(spark, program)
-    for session in sessions:
+    for session in local_sessions:
         with pytest.raises(QueryError, match=r"\[SCALAR_SUBQUERY_TOO_MANY_ROWS\] More than one row"):
             program(Api(None, None, None), *(session.createDataFrame(t) for t in (T, U))).toArrow()
 
@@ -61,7 +61,8 @@ FAILURES = [
 ]
 
 
-def test_raise_error_and_assert_true_match_pyspark(spark: Any, sessions: list[Any]) -> None:
+def test_raise_error_and_assert_true_match_pyspark(spark: Any, sessions: list[Any],
+                                                   local_sessions: list[Any]) -> None:
     from pyspark.sql import functions as spark_functions
 
     from sparkwire import functions as ours
@@ -71,6 +72,6 @@ def test_raise_error_and_assert_true_match_pyspark(spark: Any, sessions: list[An
     for fails, message in FAILURES:
         with pytest.raises(Exception, match=message):
             fails(spark_functions, spark.createDataFrame(T)).collect()
-        for session in sessions:
+        for session in local_sessions:
             with pytest.raises(QueryError, match=message):
                 fails(ours, session.createDataFrame(T)).toArrow()
