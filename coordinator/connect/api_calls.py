@@ -9,7 +9,8 @@ whose lambda arrives as the Python function PySpark's API takes (``expressions``
 functions the DataFrame API builds itself (``window``, ``collect_union``, the ``listagg``
 family's default delimiter, ``call_function``'s qualified names, ``from_json``'s schema
 sent as JSON); and calls of a name or arity the registry does not take (``substr`` without
-a length, ``map``, ``named_struct``).
+a length, ``map``, ``named_struct``), and ``struct`` and ``arrays_zip``, whose fields the API
+names after the columns' names (an alias, a nested field's name).
 Each is the one call a sparkwire program makes, so no third path builds them.
 """
 
@@ -32,7 +33,8 @@ Argument = Column | Callable[..., Column]
 
 #: Functions called with every argument as a Column (or a lambda's Python function).
 _BY_COLUMN: dict[str, Callable[..., Column]] = {
-    "substr": F.substr, "map": F.create_map, "named_struct": F.named_struct,
+    "substr": F.substr, "map": F.create_map, "named_struct": F.named_struct, "struct": F.struct,
+    "arrays_zip": F.arrays_zip,
     "explode": F.explode, "explode_outer": F.explode_outer, "posexplode": F.posexplode,
     "posexplode_outer": F.posexplode_outer, "inline": F.inline, "inline_outer": F.inline_outer,
     "stack": F.stack, "json_tuple": F.json_tuple, "collect_union": F.collect_union,
@@ -50,9 +52,12 @@ def _from_json(col: Column, schema: str, *options: Any) -> Column:
 
 
 #: Functions whose arguments from the given position on are Python values, as the API
-#: takes them (the client sends ``window``'s durations and ``from_json``'s schema as literals).
-_BY_VALUE_FROM: dict[str, tuple[Callable[..., Column], int]] = {"window": (F.window, 1),
-                                                                "from_json": (_from_json, 1)}
+#: takes them: the client sends ``window``'s durations, ``from_json``'s schema and the seeds
+#: it draws as literals (a seed typed ``bigint``, which would arrive as a cast).
+_BY_VALUE_FROM: dict[str, tuple[Callable[..., Column], int]] = {
+    "window": (F.window, 1), "from_json": (_from_json, 1), "shuffle": (F.shuffle, 1),
+    "uniform": (F.uniform, 2), "randstr": (F.randstr, 0),
+}
 
 
 def api_call(name: str, arguments: Sequence[Expression],

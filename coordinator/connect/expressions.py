@@ -4,7 +4,9 @@ The client sends Spark's operators as functions by their SQL names (``+``, ``==`
 ``not`` ...) and every other function by name. The operators become the ``Column`` operators
 a program writes (``a + b``), which name and type their result as Spark does; the rest go to
 the function registry by name (``planner.api.functions.core.call``), the one table the
-DataFrame API and SQL build calls through. A column reference that carries the id of the
+DataFrame API and SQL build calls through. The client sends ``-col`` and ``negative(col)``
+alike, as ``negative``: both are the registry's ``negative``, named ``negative(x)``, as Spark's
+server names them. A column reference that carries the id of the
 DataFrame it was taken from (``df["a"]`` in a self-join) resolves against that frame, as
 our own ``df["a"]`` does. Generators, higher-order functions and the functions the DataFrame
 API builds itself go through that API function (``api_calls``); a lambda becomes the Python
@@ -45,7 +47,7 @@ _BINARY: dict[str, Binary] = {
     "endswith": Column.endswith,
 }
 _UNARY: dict[str, Unary] = {
-    "not": operator.invert, "negative": operator.neg, "isnull": Column.isNull,
+    "not": operator.invert, "isnull": Column.isNull,
     "isnotnull": Column.isNotNull, "isnan": Column.isNaN, "~": F.bitwise_not,
 }
 #: Methods whose second argument our API takes as a Python string (a pattern).
