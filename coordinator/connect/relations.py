@@ -59,7 +59,11 @@ class Relations:
         self._reshaping = Reshaping(self.frame, self.expressions)
 
     def frame(self, rel: Relation) -> DataFrame:
-        """``rel`` as a DataFrame, kept by its plan id."""
+        """``rel`` as a DataFrame, kept by its plan id. A plan id seen before in this request
+        is the same client DataFrame (``df.join(df, df.a == df.a)``): it is the same frame
+        here too, so the API's rules for a frame joined with itself apply as in a program."""
+        if rel.common.HasField("plan_id") and rel.common.plan_id in self._frames:
+            return self._frames[rel.common.plan_id]
         kind = rel.WhichOneof("rel_type")
         build = getattr(self, f"_{kind}", None)
         df = self._kept.persisted(rel) or (

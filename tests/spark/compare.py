@@ -69,10 +69,10 @@ class Remote:
 
     client: Any
 
-    @property
-    def conf(self) -> Any:
-        """The client's runtime conf, so a test sets a setting on every engine alike."""
-        return self.client.conf
+    def __getattr__(self, name: str) -> Any:
+        """What a test loops over its engines for (``conf``, ``createDataFrame``, ``range``,
+        ``read``, ``sql``) is the client's, as a PySpark program would find it."""
+        return getattr(self.client, name)
 
 
 def session_of(engine: Any) -> Any:
