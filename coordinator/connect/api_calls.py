@@ -6,9 +6,9 @@ registry would take them otherwise than a program's call does, or not at all: ge
 (``explode`` ... ``json_tuple``, ``stack``), which are select items of one or more named
 columns (``GeneratorColumn``); the higher-order functions (``transform``, ``filter`` ...),
 whose lambda arrives as the Python function PySpark's API takes (``expressions`` builds it);
-functions the DataFrame API builds itself (``window``, ``collect_union``, the ``listagg``
-family's default delimiter, ``call_function``'s qualified names, ``from_json``'s schema
-sent as JSON); and calls of a name or arity the registry does not take (``substr`` without
+functions the DataFrame API builds itself (``window``, ``window_time``, ``collect_union``,
+the ``listagg`` family's default delimiter, ``call_function``'s qualified names,
+``from_json``'s schema sent as JSON); and calls of a name or arity the registry does not take (``substr`` without
 a length, ``map``, ``named_struct``), and ``struct`` and ``arrays_zip``, whose fields the API
 names after the columns' names (an alias, a nested field's name).
 Each is the one call a sparkwire program makes, so no third path builds them.
@@ -37,7 +37,7 @@ _BY_COLUMN: dict[str, Callable[..., Column]] = {
     "arrays_zip": F.arrays_zip,
     "explode": F.explode, "explode_outer": F.explode_outer, "posexplode": F.posexplode,
     "posexplode_outer": F.posexplode_outer, "inline": F.inline, "inline_outer": F.inline_outer,
-    "stack": F.stack, "json_tuple": F.json_tuple, "collect_union": F.collect_union,
+    "stack": F.stack, "json_tuple": F.json_tuple, "collect_union": F.collect_union, "window_time": F.window_time,
     "listagg": F.listagg, "listagg_distinct": F.listagg_distinct, "string_agg": F.string_agg,
     "string_agg_distinct": F.string_agg_distinct,
     **{name: getattr(lambdas, name) for name in lambdas.__all__},

@@ -21,6 +21,7 @@ from sparkwire.coordinator.connect.errors import PlanNotSupported
 from sparkwire.coordinator.connect.expressions import Expressions
 from sparkwire.coordinator.connect.kept import KeptFrames
 from sparkwire.coordinator.connect.literals import python_value
+from sparkwire.coordinator.connect.types import from_proto
 from sparkwire.coordinator.connect.reshaping import Reshaping
 from sparkwire.planner.api.column import Column
 from sparkwire.planner.api.dataframe import DataFrame
@@ -93,7 +94,7 @@ class Relations:
         if fmt == "parquet":
             return self.session.read.parquet(*source.paths)
         reader = getattr(self.session.read, fmt)
-        schema = source.schema if source.HasField("schema") else None
+        schema = source.schema or None  # the client may send an empty one
         df: DataFrame = reader(list(source.paths), schema, **dict(source.options))
         return df
 
@@ -171,6 +172,9 @@ class Relations:
 
     def _to_df(self, t: relations_pb2.ToDF) -> DataFrame:
         return self.frame(t.input).toDF(*t.column_names)
+
+    def _to_schema(self, t: relations_pb2.ToSchema) -> DataFrame:
+        return self.frame(t.input).to(from_proto(t.schema))
 
     def _subquery_alias(self, s: relations_pb2.SubqueryAlias) -> DataFrame:
         return self.frame(s.input).alias(s.alias)

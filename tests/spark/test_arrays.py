@@ -13,6 +13,8 @@ import pytest
 from sparkwire import AnalysisError
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 INTS = pa.list_(pa.int32())
 DATA = pa.table({
     "k": ["a", "a", "b", None, "b", "c", "a", ""],

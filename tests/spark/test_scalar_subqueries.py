@@ -14,6 +14,8 @@ import pytest
 from tests.spark.compare import Api, assert_same, sql_program as sql
 from sparkwire.transport.errors import QueryError
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 T = pa.table({"k": pa.array([1, 2, 2, None], pa.int64()), "v": [1.5, None, 2.5, 4.0]})
 U = pa.table({"k": pa.array([2, 3, 3], pa.int32()), "w": pa.array([10, 20, None], pa.int64())})
 

@@ -13,6 +13,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, session_of, sql_program
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 DATA = pa.table({
     "s": pa.array(["a.b.c", "hello world", "", None, "a.b.c", "x1y22"]),
     "i": pa.array([3, -7, 0, None, 3, 12], pa.int32()),

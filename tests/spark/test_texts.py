@@ -14,6 +14,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 TEXTS = pa.table({
     "s": pa.array(["a,b,c", "", None, "héllo wörld", ",,x,", "aXbXc", "ß∂ƒ,ü", "  pad  "]),
     "d": pa.array([",", "", "x", "l", ",", "X", ",", None]),
