@@ -16,7 +16,8 @@ import pytest
 
 from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
-pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+# its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = pytest.mark.connect(costly=True)
 
 N = 90
 DATA = pa.table({

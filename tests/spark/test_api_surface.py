@@ -15,7 +15,8 @@ import pytest
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import assert_same
 
-pytestmark = [pytest.mark.slow, pytest.mark.connect]  # connect: also through Spark Connect (compare.Remote)
+# connect: passes through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = [pytest.mark.slow, pytest.mark.connect(costly=True)]
 
 NAN = float("nan")
 DATA = pa.table({

@@ -13,7 +13,8 @@ import pytest
 from sparkwire import AnalysisError
 from tests.spark.compare import assert_same
 
-pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+# its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = pytest.mark.connect(costly=True)
 
 INTS = pa.list_(pa.int32())
 DATA = pa.table({

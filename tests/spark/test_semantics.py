@@ -17,7 +17,8 @@ import pyarrow as pa
 import pytest
 from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
-pytestmark = [pytest.mark.slow, pytest.mark.connect]  # connect: also through Spark Connect (compare.Remote)
+# connect: passes through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = [pytest.mark.slow, pytest.mark.connect(costly=True)]
 
 STRINGS = pa.table({"s": [
     " 12 ", "\t7\n", "+5", "-0", "1.9", "-1.9", "5.", ".5", "1e3", "abc", "", None, "3000000000",

@@ -16,7 +16,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
-pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+# its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = pytest.mark.connect(costly=True)
 
 _UTC = dt.timezone.utc
 EVENTS = pa.table({
