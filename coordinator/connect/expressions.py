@@ -4,24 +4,32 @@ The client sends Spark's operators as functions by their SQL names (``+``, ``==`
 ``not`` ...) and every other function by name. The operators become the ``Column`` operators
 a program writes (``a + b``), which name and type their result as Spark does; the rest go to
 the function registry by name (``planner.api.functions.core.call``), the one table the
-DataFrame API and SQL build calls through. A column reference that carries the id of the
+DataFrame API and SQL build calls through. The client sends ``-col`` and ``negative(col)``
+alike, as ``negative``: both are the registry's ``negative``, named ``negative(x)``, as Spark's
+server names them. A column reference that carries the id of the
 DataFrame it was taken from (``df["a"]`` in a self-join) resolves against that frame, as
-our own ``df["a"]`` does.
+our own ``df["a"]`` does. Generators, higher-order functions and the functions the DataFrame
+API builds itself go through that API function (``api_calls``); a lambda becomes the Python
+function PySpark's API takes, whose body is translated when the API calls it, with its
+variables bound to the columns the API passes.
 """
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Callable, Iterable, Mapping
 
 from pyspark.sql.connect.proto import expressions_pb2
 
+from sparkwire.coordinator.connect.api_calls import Argument, api_call, call_function
 from sparkwire.coordinator.connect.errors import PlanNotSupported
 from sparkwire.coordinator.connect.literals import literal, python_value
 from sparkwire.coordinator.connect.types import from_proto
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.column import Column, SortOrder
 from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.functions.nested import GeneratorColumn
 from sparkwire.planner.api.functions.core import call
 from sparkwire.planner.api.window import Window
 
@@ -39,7 +47,7 @@ _BINARY: dict[str, Binary] = {
     "endswith": Column.endswith,
 }
 _UNARY: dict[str, Unary] = {
-    "not": operator.invert, "negative": operator.neg, "isnull": Column.isNull,
+    "not": operator.invert, "isnull": Column.isNull,
     "isnotnull": Column.isNotNull, "isnan": Column.isNaN, "~": F.bitwise_not,
 }
 #: Methods whose second argument our API takes as a Python string (a pattern).
@@ -47,13 +55,9 @@ _PATTERN: dict[str, Callable[[Column, str], Column]] = {
     "like": Column.like, "rlike": Column.rlike, "ilike": Column.ilike,
 }
 _ROWS = Expression.Window.WindowFrame.FRAME_TYPE_ROW
-#: Functions the client sends by a name or arity the registry does not take, through the
-#: DataFrame API function a program calls: ``substr``'s length left out (to the end),
-#: ``map`` (Spark's SQL name of ``create_map``), ``named_struct``.
-_API: dict[str, Callable[..., Column]] = {"substr": F.substr, "map": F.create_map,
-                                          "named_struct": F.named_struct}
-#: ``f(DISTINCT x)``: the registry's name for each aggregate that has such a form.
-_DISTINCT = {"count": "count_distinct", "sum": "sum_distinct"}
+#: ``f(DISTINCT x)``: the name of each aggregate that has such a form.
+_DISTINCT = {"count": "count_distinct", "sum": "sum_distinct", "listagg": "listagg_distinct",
+             "string_agg": "string_agg_distinct"}
 _SORT = {
     (Expression.SortOrder.SORT_DIRECTION_ASCENDING, Expression.SortOrder.SORT_NULLS_FIRST): Column.asc_nulls_first,
     (Expression.SortOrder.SORT_DIRECTION_ASCENDING, Expression.SortOrder.SORT_NULLS_LAST): Column.asc_nulls_last,
@@ -68,6 +72,8 @@ class Expressions:
 
     def __init__(self, frames: Mapping[int, DataFrame]) -> None:
         self._frames = frames
+        #: the variables of the lambdas being translated, innermost last
+        self._scopes: list[dict[str, Column]] = []
 
     def column(self, e: Expression) -> Column:
         """``e`` as a Column."""
@@ -84,9 +90,17 @@ class Expressions:
                 f = e.unresolved_function
                 return self._function(f.function_name, list(f.arguments), f.is_distinct)
             case "call_function":
-                return self._function(e.call_function.function_name, list(e.call_function.arguments), False)
-            case "expression_string":
-                return F.expr(e.expression_string.expression)
+                return call_function(e.call_function.function_name, self._columns(e.call_function.arguments))
+            case "unresolved_regex":  # df.colRegex: the frame it was taken from reads it
+                regex = e.unresolved_regex
+                frame = self._frames.get(regex.plan_id) if regex.HasField("plan_id") else None
+                if frame is not None:
+                    return frame.colRegex(regex.col_name)
+            case "unresolved_named_lambda_variable":
+                return self._variable(".".join(e.unresolved_named_lambda_variable.name_parts))
+            case "expression_string":  # selectExpr's items: "*" is every column, as there
+                text = e.expression_string.expression
+                return F.col(text) if text == "*" else F.expr(text)
             case "alias":
                 return self._alias(e.alias)
             case "cast":
@@ -116,6 +130,32 @@ class Expressions:
                            _bound(frame.upper, Window.unboundedFollowing))
         return self.column(w.window_function).over(spec)
 
+    def _argument(self, e: Expression) -> Argument:
+        """A function's argument: a Column, or a lambda as the Python function of as many
+        parameters that PySpark's API takes (the API calls it once to build the body)."""
+        if e.WhichOneof("expr_type") != "lambda_function":
+            return self.column(e)
+        f = e.lambda_function
+        names = [".".join(v.name_parts) for v in f.arguments]
+
+        def body(*columns: Column) -> Column:
+            self._scopes.append(dict(zip(names, columns, strict=True)))
+            try:
+                return self.column(f.function)
+            finally:
+                self._scopes.pop()
+
+        body.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(f"p{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(names))])
+        return body
+
+    def _variable(self, name: str) -> Column:
+        for scope in reversed(self._scopes):
+            if name in scope:
+                return scope[name]
+        raise PlanNotSupported(f"the lambda variable {name!r} is not bound here",
+                               condition="CONNECT_INVALID_PLAN.LAMBDA_VARIABLE_NOT_BOUND")
+
     def _columns(self, expressions: Iterable[Expression]) -> list[Column]:
         return [self.column(e) for e in expressions]
 
@@ -136,10 +176,13 @@ class Expressions:
         return frame[name] if frame is not None else F.col(name)
 
     def _alias(self, alias: Expression.Alias) -> Column:
+        column = self.column(alias.expr)
+        if isinstance(column, GeneratorColumn) and not alias.HasField("metadata"):
+            return column.alias(*alias.name)  # one name per column it makes
         if len(alias.name) != 1 or alias.HasField("metadata"):
             raise PlanNotSupported("an alias of several names or with metadata is not supported "
                                    "by sparkwire", condition="UNSUPPORTED_FEATURE.CONNECT_ALIAS")
-        return self.column(alias.expr).alias(alias.name[0])
+        return column.alias(alias.name[0])
 
     def _cast(self, cast: Expression.Cast) -> Column:
         column = self.column(cast.expr)
@@ -157,6 +200,9 @@ class Expressions:
             key = _DISTINCT[key]
         if key == "count" and len(arguments) == 1 and arguments[0].WhichOneof("expr_type") == "unresolved_star":
             return F.count("*")
+        through_api = api_call(key, arguments, self._argument)
+        if through_api is not None:
+            return through_api
         args = [self.column(a) for a in arguments]
         if key in _BINARY and len(args) == 2:
             return _BINARY[key](args[0], args[1])
@@ -168,8 +214,6 @@ class Expressions:
             return args[0].isin(*args[1:])
         if key == "when":
             return _case(args)
-        if key in _API:
-            return _API[key](*args)
         if key == "count" and len(args) == 1:
             return F.count(args[0])  # count(lit(1)) is count(*), named count(1), as in PySpark
         return call(key, *(a.expr for a in args))

@@ -19,7 +19,9 @@ from pyspark.sql.connect.proto import relations_pb2
 
 from sparkwire.coordinator.connect.errors import PlanNotSupported
 from sparkwire.coordinator.connect.expressions import Expressions
+from sparkwire.coordinator.connect.kept import KeptFrames
 from sparkwire.coordinator.connect.literals import python_value
+from sparkwire.coordinator.connect.types import from_proto
 from sparkwire.coordinator.connect.reshaping import Reshaping
 from sparkwire.planner.api.column import Column
 from sparkwire.planner.api.dataframe import DataFrame
@@ -47,20 +49,27 @@ _READERS = ("parquet", "csv", "json")
 
 
 class Relations:
-    """Translates the relations of one request on ``session``."""
+    """Translates the relations of one request on ``session``; a relation the client
+    persisted or checkpointed is the frame ``kept`` holds for it."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, kept: KeptFrames | None = None) -> None:
         self.session = session
+        self._kept = kept or KeptFrames()
         self._frames: dict[int, DataFrame] = {}
         self.expressions = Expressions(self._frames)
         self._reshaping = Reshaping(self.frame, self.expressions)
 
     def frame(self, rel: Relation) -> DataFrame:
-        """``rel`` as a DataFrame, kept by its plan id."""
+        """``rel`` as a DataFrame, kept by its plan id. A plan id seen before in this request
+        is the same client DataFrame (``df.join(df, df.a == df.a)``): it is the same frame
+        here too, so the API's rules for a frame joined with itself apply as in a program."""
+        if rel.common.HasField("plan_id") and rel.common.plan_id in self._frames:
+            return self._frames[rel.common.plan_id]
         kind = rel.WhichOneof("rel_type")
         build = getattr(self, f"_{kind}", None)
-        df = (build(getattr(rel, str(kind))) if build is not None
-              else self._reshaping.build(str(kind), getattr(rel, str(kind))) if kind else None)
+        df = self._kept.persisted(rel) or (
+            build(getattr(rel, str(kind))) if build is not None
+            else self._reshaping.build(str(kind), getattr(rel, str(kind))) if kind else None)
         if df is None:
             number = Relation.DESCRIPTOR.fields_by_name[kind].number if kind else 0
             raise PlanNotSupported.field("spark.connect.Relation", str(kind), number)
@@ -85,9 +94,12 @@ class Relations:
         if fmt == "parquet":
             return self.session.read.parquet(*source.paths)
         reader = getattr(self.session.read, fmt)
-        schema = source.schema if source.HasField("schema") else None
+        schema = source.schema or None  # the client may send an empty one
         df: DataFrame = reader(list(source.paths), schema, **dict(source.options))
         return df
+
+    def _cached_remote_relation(self, r: relations_pb2.CachedRemoteRelation) -> DataFrame:
+        return self._kept.checkpointed(r.relation_id)
 
     def _sql(self, sql: relations_pb2.SQL) -> DataFrame:
         return self.session.sql(sql.query, sql_arguments(sql))
@@ -160,6 +172,9 @@ class Relations:
 
     def _to_df(self, t: relations_pb2.ToDF) -> DataFrame:
         return self.frame(t.input).toDF(*t.column_names)
+
+    def _to_schema(self, t: relations_pb2.ToSchema) -> DataFrame:
+        return self.frame(t.input).to(from_proto(t.schema))
 
     def _subquery_alias(self, s: relations_pb2.SubqueryAlias) -> DataFrame:
         return self.frame(s.input).alias(s.alias)

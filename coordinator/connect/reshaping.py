@@ -1,5 +1,5 @@
 """The relations that reshape or summarize one input without a plan shape of their own:
-partitioning, sampling, the ``na`` functions, ``describe`` and ``summary``. Each is the one
+partitioning, sampling, the ``na`` functions, ``describe``, ``summary`` and ``unpivot``. Each is the one
 DataFrame API call a sparkwire program makes for it (``Relations`` dispatches here by the
 relation's field name), so they plan, and answer, exactly as the API does.
 """
@@ -77,3 +77,10 @@ class Reshaping:
 
     def _summary(self, s: relations_pb2.StatSummary) -> DataFrame:
         return self._frame(s.input).summary(*s.statistics)
+
+    def _unpivot(self, u: relations_pb2.Unpivot) -> DataFrame:
+        """No ``values`` given: every column not an id, as the API's ``None``."""
+        values = ([self._expressions.column(v) for v in u.values.values] if u.HasField("values")
+                  else None)
+        return self._frame(u.input).unpivot([self._expressions.column(i) for i in u.ids], values,
+                                            u.variable_column_name, u.value_column_name)

@@ -5,7 +5,9 @@ Spark's server writes them, with its row count and the offset of its first row, 
 client checks. A batch is cut to about ``BATCH_BYTES`` (Spark's
 ``spark.connect.grpc.arrow.maxBatchSize`` is 4 MiB) so no message nears gRPC's size limit.
 Batches are produced as the result streams (``DataFrame.toBatches``), so the server holds at
-most one at a time; closing the iterator early cancels the query.
+most one at a time; closing the iterator early cancels the query. A result of no rows is one
+empty batch, as Spark's server sends it: the client reads a result without any batch as
+missing (``collect()`` fails).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ def result_responses(df: DataFrame, check: Callable[[], None]) -> Iterator[Respo
                     row_count=piece.num_rows, data=_ipc(piece), start_offset=offset))
                 offset += piece.num_rows
             check()
+        if offset == 0:
+            empty = pa.record_batch([pa.array([], f.type) for f in df.arrow_schema], schema=df.arrow_schema)
+            yield Response(arrow_batch=Response.ArrowBatch(row_count=0, data=_ipc(empty), start_offset=0))
     finally:
         if isinstance(batches, Generator):  # a stream stopped early cancels its query
             batches.close()

@@ -25,6 +25,7 @@ from pyspark.sql.connect.proto import base_pb2, base_pb2_grpc, commands_pb2, rel
 
 from sparkwire.coordinator.connect.config import configure
 from sparkwire.coordinator.connect.errors import PlanNotSupported, status_of
+from sparkwire.coordinator.connect.kept import storage_level_proto
 from sparkwire.coordinator.connect.relations import Relations, sql_arguments
 from sparkwire.coordinator.connect.results import result_responses
 from sparkwire.coordinator.connect.sessions import ClientSession, ClientSessions
@@ -100,21 +101,30 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
                  operation_id: str) -> Iterator[base_pb2.ExecutePlanResponse]:
         session = client.session
         if plan.HasField("root"):
-            df = Relations(session).frame(plan.root)
+            df = Relations(session, client.kept).frame(plan.root)
             yield from result_responses(df, lambda: client.operations.check(operation_id))
             return
         command = plan.command
         kind = command.WhichOneof("command_type")
         if kind == "sql_command":
-            yield base_pb2.ExecutePlanResponse(sql_command_result=self._sql_command(session, command.sql_command))
+            yield base_pb2.ExecutePlanResponse(sql_command_result=self._sql_command(client, command.sql_command))
         elif kind == "create_dataframe_view":
-            self._create_view(session, command.create_dataframe_view)
+            self._create_view(client, command.create_dataframe_view)
+        elif kind == "checkpoint_command":  # cut on the workers now (if eager), named by an id
+            checkpoint = command.checkpoint_command
+            df = Relations(session, client.kept).frame(checkpoint.relation)
+            kept = df.localCheckpoint(checkpoint.eager) if checkpoint.local else df.checkpoint(checkpoint.eager)
+            cached = relations_pb2.CachedRemoteRelation(relation_id=client.kept.checkpoint(kept))
+            yield base_pb2.ExecutePlanResponse(
+                checkpoint_command_result=base_pb2.CheckpointCommandResult(relation=cached))
+        elif kind == "remove_cached_remote_relation_command":
+            client.kept.remove(command.remove_cached_remote_relation_command.relation.relation_id)
         else:
             number = commands_pb2.Command.DESCRIPTOR.fields_by_name[kind].number if kind else 0
             raise PlanNotSupported.field("spark.connect.Command", str(kind), number)
 
     @staticmethod
-    def _sql_command(session: Session, command: commands_pb2.SqlCommand) -> base_pb2.ExecutePlanResponse.SqlCommandResult:
+    def _sql_command(client: ClientSession, command: commands_pb2.SqlCommand) -> base_pb2.ExecutePlanResponse.SqlCommandResult:
         """Spark runs a command at once and answers a query with the relation to run it by;
         sparkwire's SQL is queries only, so the query is analyzed now (its mistakes
         surface at ``spark.sql``, as in Spark) and answered with its relation."""
@@ -124,15 +134,15 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
             relation = relations_pb2.Relation(sql=relations_pb2.SQL(
                 query=command.sql, args=command.args, pos_args=command.pos_args,
                 named_arguments=command.named_arguments, pos_arguments=command.pos_arguments))
-        Relations(session).frame(relation)
+        Relations(client.session, client.kept).frame(relation)
         return base_pb2.ExecutePlanResponse.SqlCommandResult(relation=relation)
 
     @staticmethod
-    def _create_view(session: Session, command: commands_pb2.CreateDataFrameViewCommand) -> None:
+    def _create_view(client: ClientSession, command: commands_pb2.CreateDataFrameViewCommand) -> None:
         if command.is_global:
             raise PlanNotSupported("global temporary views are not supported by sparkwire",
                                    condition="UNSUPPORTED_FEATURE.CONNECT_GLOBAL_TEMP_VIEW")
-        df = Relations(session).frame(command.input)
+        df = Relations(client.session, client.kept).frame(command.input)
         if command.replace:
             df.createOrReplaceTempView(command.name)
         else:
@@ -143,7 +153,7 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
     def AnalyzePlan(self, request: base_pb2.AnalyzePlanRequest,  # noqa: N802
                     context: grpc.ServicerContext) -> base_pb2.AnalyzePlanResponse:
         with self.sessions.use(request.session_id) as client:
-            return self._answer(_analyze(client.session, request), request, client)
+            return self._answer(_analyze(client, request), request, client)
 
     # -- config, interrupt, release ------------------------------------------------------------
     @_spark_errors
@@ -191,27 +201,30 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
         return response
 
 
-def _analyze(session: Session, request: base_pb2.AnalyzePlanRequest) -> base_pb2.AnalyzePlanResponse:
-    """The answer to ``request`` on ``session``, but for the session ids."""
+def _analyze(client: ClientSession, request: base_pb2.AnalyzePlanRequest) -> base_pb2.AnalyzePlanResponse:
+    """The answer to ``request`` in ``client``'s session, but for the session ids."""
+    session = client.session
     response = base_pb2.AnalyzePlanResponse()
     kind = request.WhichOneof("analyze")
     answer = base_pb2.AnalyzePlanResponse
     if kind == "spark_version":
         response.spark_version.CopyFrom(answer.SparkVersion(version=session.version))
     elif kind == "schema":
-        df = Relations(session).frame(request.schema.plan.root)
+        df = Relations(session, client.kept).frame(request.schema.plan.root)
         response.schema.CopyFrom(answer.Schema(schema=to_proto(df.schema)))
     elif kind == "explain":
-        df = Relations(session).frame(request.explain.plan.root)
+        df = Relations(session, client.kept).frame(request.explain.plan.root)
         extended = request.explain.explain_mode in _EXPLAIN_EXTENDED
         response.explain.CopyFrom(answer.Explain(explain_string=df.explain_string(extended)))
     elif kind == "tree_string":
-        df = Relations(session).frame(request.tree_string.plan.root)
+        df = Relations(session, client.kept).frame(request.tree_string.plan.root)
         level = request.tree_string.level if request.tree_string.HasField("level") else None
         response.tree_string.CopyFrom(answer.TreeString(tree_string=df.schema.treeString(level)))
     elif kind == "ddl_parse":  # the schema of an empty frame: our DDL parser, Spark's nullability
         schema = session.createDataFrame([], request.ddl_parse.ddl_string).schema
         response.ddl_parse.CopyFrom(answer.DDLParse(parsed=to_proto(schema)))
+    elif kind in ("persist", "unpersist", "get_storage_level"):
+        _keep(client, request, response)
     elif kind in ("is_local", "is_streaming"):
         # nothing sparkwire runs is collected on the client only, nor a stream
         getattr(response, str(kind)).SetInParent()
@@ -219,3 +232,20 @@ def _analyze(session: Session, request: base_pb2.AnalyzePlanRequest) -> base_pb2
         number = base_pb2.AnalyzePlanRequest.DESCRIPTOR.fields_by_name[kind].number if kind else 0
         raise PlanNotSupported.field("spark.connect.AnalyzePlanRequest", str(kind), number)
     return response
+
+
+def _keep(client: ClientSession, request: base_pb2.AnalyzePlanRequest,
+          response: base_pb2.AnalyzePlanResponse) -> None:
+    """``persist``, ``unpersist`` and ``storageLevel``, on the frame the client's session
+    keeps for the relation (``kept``)."""
+    kind = request.WhichOneof("analyze")
+    rel = getattr(request, str(kind)).relation
+    df = Relations(client.session, client.kept).frame(rel)
+    if kind == "persist":
+        level = request.persist.storage_level if request.persist.HasField("storage_level") else None
+        client.kept.persist(rel, df, level)
+    elif kind == "unpersist":
+        client.kept.unpersist(rel, df)
+    else:
+        response.get_storage_level.storage_level.CopyFrom(storage_level_proto(df.storageLevel))
+    getattr(response, str(kind)).SetInParent()

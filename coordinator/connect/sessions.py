@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sparkwire.coordinator.connect.errors import SessionClosed, TooManySessions
+from sparkwire.coordinator.connect.kept import KeptFrames
 from sparkwire.coordinator.connect.operations import Operations
 
 if TYPE_CHECKING:
@@ -32,11 +33,13 @@ if TYPE_CHECKING:
 
 @dataclass
 class ClientSession:
-    """One client's session: its sparkwire session, its running operations, and the id the
-    server answers with (the client checks it never changes)."""
+    """One client's session: its sparkwire session, its running operations, the frames it
+    persisted or checkpointed, and the id the server answers with (the client checks it
+    never changes)."""
 
     session: Session
     operations: Operations
+    kept: KeptFrames = field(default_factory=KeptFrames)
     server_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     calls: int = 0
     last_used: float = field(default_factory=time.monotonic)

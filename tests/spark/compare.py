@@ -69,6 +69,17 @@ class Remote:
 
     client: Any
 
+    def __getattr__(self, name: str) -> Any:
+        """What a test loops over its engines for (``conf``, ``createDataFrame``, ``range``,
+        ``read``, ``sql``) is the client's, as a PySpark program would find it."""
+        return getattr(self.client, name)
+
+
+def session_of(engine: Any) -> Any:
+    """What a program's ``createDataFrame`` and ``sql`` are called on: a sparkwire session,
+    or a ``Remote``'s client."""
+    return engine.client if isinstance(engine, Remote) else engine
+
 
 def assert_same(
     program: Program,
@@ -246,7 +257,7 @@ def assert_same_sql(query: str, views: dict[str, pa.Table], spark: Any, sessions
         spark.createDataFrame(table).createOrReplaceTempView(name)
     want = sorted(map(tuple, spark.sql(query).collect()), key=repr)
     for engine in sessions:
-        session = engine.client if isinstance(engine, Remote) else engine
+        session = session_of(engine)
         for name, table in views.items():
             session.createDataFrame(table).createOrReplaceTempView(name)
         got = session.sql(query).toArrow()

@@ -15,6 +15,8 @@ from sparkwire import AnalysisError, Window
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 NAN = float("nan")
 BIG = 2**62
 DATA = pa.table({

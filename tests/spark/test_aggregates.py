@@ -16,6 +16,9 @@ import pytest
 
 from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
+# its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = pytest.mark.connect(costly=True)
+
 N = 90
 DATA = pa.table({
     "k": [None if n % 13 == 5 else ["a", "b", "c", "", "d"][n % 5] for n in range(N)],
@@ -88,7 +91,7 @@ def test_two_phase_only(spark, sessions) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rsd", [0.05])
-def test_approx_count_distinct_within_rsd(spark, sessions, rsd: float) -> None:
+def test_approx_count_distinct_within_rsd(spark, local_sessions, rsd: float) -> None:
     def program(api, df):
         F = api.F
         return df.groupBy("k").agg(
@@ -100,7 +103,7 @@ def test_approx_count_distinct_within_rsd(spark, sessions, rsd: float) -> None:
     exact = {k: {c: len({v for v in DATA.filter(pa.compute.equal(DATA["k"], k) if k is not None
                                                   else pa.compute.is_null(DATA["k"]))[c].to_pylist()
                          if v is not None}) for c in ("b", "s")} for k in want}
-    for session in sessions:
+    for session in local_sessions:
         ours = program(sparkwire_api(), session.createDataFrame(DATA))
         assert ours.dtypes == [("k", "string"), ("b", "bigint"), ("s", "bigint"), ("i", "bigint")]
         got = {r["k"]: r for r in ours.toArrow().to_pylist()}

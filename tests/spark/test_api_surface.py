@@ -15,7 +15,8 @@ import pytest
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import assert_same
 
-pytestmark = pytest.mark.slow
+# connect: passes through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = [pytest.mark.slow, pytest.mark.connect(costly=True)]
 
 NAN = float("nan")
 DATA = pa.table({
@@ -65,17 +66,17 @@ def test_column_methods_orders_within_partitions_and_unpivot(spark, sessions) ->
     assert _condition(ours.value) == _condition(spark_error.value) == "UNPIVOT_VALUE_DATA_TYPE_MISMATCH"
 
 
-def test_frame_questions_and_pieces(spark, sessions, tmp_path) -> None:
+def test_frame_questions_and_pieces(spark, local_sessions, tmp_path) -> None:
     """Spark runs two jobs here (its ``tail`` is the last rows of the ordered result)."""
     path = tmp_path / "t"
-    sessions[0].createDataFrame(DATA).write.parquet(str(path))
+    local_sessions[0].createDataFrame(DATA).write.parquet(str(path))
     files = sorted(p.resolve().as_uri() for p in path.glob("*.parquet"))  # the files as Spark names them
     theirs = spark.createDataFrame(DATA)
     picks = (lambda d: d, lambda d: d.select("id"), lambda d: d.filter("i > 100"))
     local = [pick(theirs).isLocal() for pick in picks]
     empty = theirs.filter("i > 100").isEmpty()
     rows = theirs.orderBy("id").drop("x").collect()  # no NaN: a NaN is not equal to itself
-    for session in sessions:
+    for session in local_sessions:
         ours = session.createDataFrame(DATA)
         assert [pick(ours).isLocal() for pick in picks] == local
         assert ours.filter("i > 100").isEmpty() == empty and not ours.isEmpty()
@@ -98,12 +99,12 @@ def test_frame_questions_and_pieces(spark, sessions, tmp_path) -> None:
         theirs.createTempView("api_surface_v")
         theirs.createTempView("API_SURFACE_V")
     spark.catalog.dropTempView("api_surface_v")
-    ours = sessions[0].createDataFrame(DATA)
+    ours = local_sessions[0].createDataFrame(DATA)
     with pytest.raises(AnalysisError) as our_error:
         ours.createTempView("api_surface_v")
         ours.createTempView("API_SURFACE_V")
     ours.registerTempTable("api_surface_v")
-    assert sessions[0].catalog.dropTempView("api_surface_v")
+    assert local_sessions[0].catalog.dropTempView("api_surface_v")
     assert _condition(our_error.value) == _condition(spark_error.value) == "TEMP_TABLE_OR_VIEW_ALREADY_EXISTS"
 
 

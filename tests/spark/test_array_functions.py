@@ -18,6 +18,8 @@ from sparkwire import functions as F
 from sparkwire.transport.errors import QueryError
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 INTS = pa.list_(pa.int32())
 DATA = pa.table({
     "a": pa.array([[3, 1, None, 3], [], None, [2, 2, 2], [5, -1], [None], [0, 7, 0], [1]], INTS),

@@ -13,6 +13,9 @@ import pytest
 from sparkwire import AnalysisError
 from tests.spark.compare import assert_same
 
+# its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = pytest.mark.connect(costly=True)
+
 INTS = pa.list_(pa.int32())
 DATA = pa.table({
     "k": ["a", "a", "b", None, "b", "c", "a", ""],

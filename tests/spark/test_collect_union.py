@@ -9,6 +9,8 @@ import pytest
 
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 ARRAYS = pa.table({
     "g": pa.array([1, 1, 1, 2, 2, 3, 4, 4], pa.int32()),
     "a": pa.array([[1, 2, None], [2, 3], None, [], [5, 5], None, [7], [None]], pa.list_(pa.int64())),

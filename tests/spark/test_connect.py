@@ -169,6 +169,23 @@ def test_interrupt_all_from_the_client_stops_a_running_query(remote: Any) -> Non
     assert time.monotonic() - started < 20
 
 
+def test_a_persisted_frame_is_kept_on_the_workers_until_unpersisted(server: ConnectServer, spark: Any,
+                                                                   remote: Any) -> None:
+    """The client sends a persisted frame again in each later plan; the server finds the frame
+    it persisted (``kept``), so the workers' stores hold it, and ``unpersist`` frees them."""
+    from pyspark import StorageLevel
+
+    workers = server.service.session.cluster.workers
+    theirs = spark.createDataFrame(PEOPLE).filter("pay > 5")
+    ours = remote.createDataFrame(PEOPLE).filter("pay > 5").persist(StorageLevel.DISK_ONLY_2)
+    assert ours.groupBy("dept").count().count() == theirs.groupBy("dept").count().count()
+    assert sum(w.store.memory_bytes for w in workers) > 0
+    assert str(ours.storageLevel) == str(theirs.persist(StorageLevel.DISK_ONLY_2).storageLevel)
+    ours.unpersist(), theirs.unpersist()
+    assert [w.store.memory_bytes for w in workers] == [0] * len(workers)
+    assert str(ours.storageLevel) == str(theirs.storageLevel)
+
+
 def test_an_unsupported_relation_names_itself_in_sparks_error_shape(remote: Any) -> None:
     from pyspark.errors.exceptions.connect import InvalidPlanInput
 

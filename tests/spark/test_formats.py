@@ -16,6 +16,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 FORMATS = pa.table({
     "j": pa.array([
         '{"a":1,"b":"x","c":[1,2,{"d":null}],"e":{"f":1.50}}', '[1,2,3]', "[]", "{}", "not json", "",

@@ -157,7 +157,7 @@ def test_stat_functions(spark, sessions) -> None:
     assert_same(tables, [DATA], spark, sessions)
 
 
-def test_literals_of_enums_and_nested_rows(spark, sessions) -> None:
+def test_literals_of_enums_and_nested_rows(spark, local_sessions) -> None:
     from pyspark.sql import Row as SparkRow
     from pyspark.sql import functions as SF
 
@@ -177,7 +177,7 @@ def test_literals_of_enums_and_nested_rows(spark, sessions) -> None:
     want = [normalize(r.asDict(recursive=True), want_types) for r in expected.collect()]
     from sparkwire import functions as F
 
-    for session in sessions:
+    for session in local_sessions:
         ours = frame(session.createDataFrame(rows(Row)), F)
         assert ours.dtypes == want_types
         got = [normalize(r, want_types) for r in ours.toArrow().to_pylist()]

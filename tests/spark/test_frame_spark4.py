@@ -51,11 +51,11 @@ def test_spark4_frame_methods_match_pyspark(spark, sessions) -> None:
     assert_same(generated, [FRAME], spark, sessions)
 
 
-def test_zip_with_index_numbers_the_rows_in_order(sessions) -> None:
+def test_zip_with_index_numbers_the_rows_in_order(local_sessions) -> None:
     frame = FRAME  # noqa: F841 - read by DuckDB below
     want = duckdb.sql("SELECT *, row_number() OVER (ORDER BY x DESC NULLS LAST) - 1 AS n "
                       "FROM frame ORDER BY n").to_arrow_table()
-    for session in sessions:
+    for session in local_sessions:
         got = session.createDataFrame(FRAME).orderBy(F.desc_nulls_last("x")).zipWithIndex("n")
         assert got.dtypes[-1] == ("n", "bigint") and not got.schema["n"].nullable  # Spark's LongType
         assert list(map(str, got.toArrow().to_pylist())) == list(map(str, want.to_pylist()))
@@ -67,7 +67,7 @@ PRODUCTS = pa.table({"product": ["A", "B", "C", "D"], "pscore": [11.0, 22.0, 5.0
 
 @pytest.mark.parametrize(("how", "direction", "order"), [("inner", "distance", "ASC"),
                                                          ("leftouter", "similarity", "DESC")])
-def test_nearest_by_join_keeps_the_best_ranked_not_null(sessions, how, direction, order) -> None:
+def test_nearest_by_join_keeps_the_best_ranked_not_null(local_sessions, how, direction, order) -> None:
     # Spark's rules (checked with PySpark 4.3): a NULL ranking is never a match, a left
     # outer join keeps a row without one, with NULLs
     users, products = USERS, PRODUCTS  # noqa: F841 - read by DuckDB below
@@ -76,7 +76,7 @@ def test_nearest_by_join_keeps_the_best_ranked_not_null(sessions, how, direction
         f"SELECT user_id, score, product, pscore FROM (SELECT *, row_number() OVER (PARTITION BY "
         f"user_id ORDER BY abs(score - pscore) {order}) AS r FROM users {join} products "
         f"ON abs(score - pscore) IS NOT NULL) WHERE r <= 2").to_arrow_table()
-    for session in sessions:
+    for session in local_sessions:
         u, p = session.createDataFrame(USERS), session.createDataFrame(PRODUCTS)
         got = u.nearestByJoin(p, F.abs(u.score - p.pscore), 2, "exact", direction, joinType=how)
         assert got.columns == want.column_names
@@ -85,10 +85,10 @@ def test_nearest_by_join_keeps_the_best_ranked_not_null(sessions, how, direction
         u.nearestByJoin(p, F.abs(u.score - p.pscore), 0, "exact", direction)
 
 
-def test_zip_is_both_projections_row_by_row(sessions) -> None:
+def test_zip_is_both_projections_row_by_row(local_sessions) -> None:
     frame = FRAME  # noqa: F841 - read by DuckDB below
     want = duckdb.sql("SELECT x, x + 1 AS x1, upper(s) AS u, d FROM frame").to_arrow_table()
-    for session in sessions:
+    for session in local_sessions:
         df = session.createDataFrame(FRAME)
         got = df.select("x", (F.col("x") + 1).alias("x1")).zip(df.select(F.upper("s").alias("u"), "d"))
         assert got.columns == want.column_names

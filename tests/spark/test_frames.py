@@ -131,7 +131,7 @@ def _same_frames(ours, expected: tuple[list[tuple[str, str]], list[tuple]]) -> N
 
 
 @pytest.mark.slow
-def test_create_dataframe_range_and_type_objects(spark, sessions) -> None:
+def test_create_dataframe_range_and_type_objects(spark, local_sessions) -> None:
     """Each case builds the same frame from the same rows in both engines; PySpark's side
     runs once, sparkwire's on each session."""
     from pyspark.sql import types as PT
@@ -170,7 +170,7 @@ def test_create_dataframe_range_and_type_objects(spark, sessions) -> None:
         lambda s, t: casts(s.createDataFrame(rows, ddl), t),
     ]
     expected = [_expected(case(spark, PT)) for case in cases]
-    for session in sessions:
+    for session in local_sessions:
         for case, want in zip(cases, expected):
             _same_frames(case(session, T), want)
         # PySpark's own type objects are accepted too

@@ -18,6 +18,8 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.transport.errors import SparkwireError
 from tests.spark.compare import _assert_rows, normalize
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 CSV = (
     "id,name,score,day,flag,big,at\n"
     "1,ann,1.5,2024-02-29,true,1,2024-02-29 23:59:59\n"
@@ -117,10 +119,10 @@ DATA = pa.table({
 
 
 @pytest.mark.slow
-def test_written_parquet_reads_back_in_pyspark(spark, sessions, tmp_path: Path) -> None:
+def test_written_parquet_reads_back_in_pyspark(spark, local_sessions, tmp_path: Path) -> None:
     source = spark.createDataFrame(DATA)
     want = _expected(source)
-    for session in sessions:
+    for session in local_sessions:
         out = tmp_path / f"out{session.workers}"
         df = session.createDataFrame(DATA).repartition(3)
         df.write.parquet(str(out))
@@ -231,11 +233,11 @@ def test_range_matches_pyspark(spark, sessions) -> None:
                 [[r.id for r in part] for part in theirs.rdd.glom().collect()], args
 
 
-def test_range_is_generated_by_the_workers(sessions) -> None:
+def test_range_is_generated_by_the_workers(local_sessions) -> None:
     """A billion rows are a plan of four numbers, never rows on the driver."""
     from sparkwire.planner.logical.sources import RangeSource
 
-    for session in sessions:
+    for session in local_sessions:
         df = session.range(10**9)
         assert isinstance(df._plan, RangeSource) and len(df._plan.model_dump_json()) < 200
         assert df.count() == 10**9
@@ -265,14 +267,14 @@ def _partition_dirs(root: Path) -> set[str]:
 
 
 @pytest.mark.slow
-def test_partitioned_writes_match_pyspark(spark, sessions, tmp_path: Path) -> None:
+def test_partitioned_writes_match_pyspark(spark, local_sessions, tmp_path: Path) -> None:
     """Spark's directories (escaped names, ``__HIVE_DEFAULT_PARTITION__``) and, read back by
     either engine, Spark's partition column types and rows."""
     for keys in (["k", "n"], ["day"], ["n", "k", "day"]):
         theirs = tmp_path / f"spark-{'-'.join(keys)}"
         spark.createDataFrame(PARTITIONED).write.partitionBy(*keys).parquet(str(theirs))
         want = _expected(spark.read.parquet(str(theirs)))
-        for session in sessions:
+        for session in local_sessions:
             ours = tmp_path / f"ours{session.workers}-{'-'.join(keys)}"
             session.createDataFrame(PARTITIONED).repartition(3).write.partitionBy(*keys).parquet(str(ours))
             assert (ours / "_SUCCESS").exists()
@@ -284,8 +286,8 @@ def test_partitioned_writes_match_pyspark(spark, sessions, tmp_path: Path) -> No
             _assert_rows(back[1], want[1], ordered=False, rel=0, where="PySpark reading ours")
 
 
-def test_partitioned_write_modes(sessions, tmp_path: Path) -> None:
-    for session in sessions:
+def test_partitioned_write_modes(local_sessions, tmp_path: Path) -> None:
+    for session in local_sessions:
         out = tmp_path / f"modes{session.workers}"
         df = session.createDataFrame(PARTITIONED)
         df.write.partitionBy("k").parquet(str(out))

@@ -12,6 +12,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 JSON = pa.table({"j": [
     '{"a": 1, "b": "x\\ny", "c": {"d": [1, 2.50, "s"]}, "a b": true, "e": null}', "[1]", "bad", None,
     '{"a": 1e3, "b": -0.0, "c": 12345678901234567890}', "{}", "", '{"b": [], "c": {}, "a b": "q\\"uote"}',

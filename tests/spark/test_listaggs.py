@@ -16,6 +16,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 DATA = pa.table({
     "k": pa.array(["a", "a", "a", "b", "b", "c", "d", "d", "d", "d", "e"]),
     "s": pa.array(["x", None, "", "é€", "y", None, "b", "a", "b", "", "solo"]),

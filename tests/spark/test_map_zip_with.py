@@ -11,6 +11,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 _INTS = pa.map_(pa.int32(), pa.int64())
 MAPS = pa.table({
     "m1": pa.array([[(1, 10), (2, 20)], None, [], [(7, None), (8, 1)], [(-1, 5)]], _INTS),

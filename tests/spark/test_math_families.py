@@ -16,6 +16,8 @@ from sparkwire.transport.errors import QueryError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, sql_program
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 INF = math.inf
 NUMBERS = pa.table({
     "x": pa.array([1.5, -0.0, 0.0, None, math.nan, INF, -INF, 2.0, -1.0, 1.0, 1e-10, -1e-7, 1e200,

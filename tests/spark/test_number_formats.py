@@ -12,6 +12,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 TEXTS = pa.table({"s": pa.array([
     "454", "45", "4545", "1,234", "1234", "234", "12,34", "$78.12", "78.12", "78.1", "78", ".5", "78.", "-12", "+12",
     "12-", "12+", "<12>", "<12", " 12 ", "", None, "0012", "1,2", "$", ".", "1,234,567", "0.0", "<-12>", "12.345",

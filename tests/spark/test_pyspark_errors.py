@@ -21,6 +21,8 @@ from sparkwire.coordinator import Session
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 ROWS = pa.table({"i": pa.array([1, 2], pa.int32()), "s": ["a", "x"]})
 #: The classes a PySpark program catches.
 CLASSES = ("PySparkException", "AnalysisException", "ParseException", "ArithmeticException",

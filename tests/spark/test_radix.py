@@ -17,6 +17,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 ANSI = "spark.sql.ansi.enabled"
 CONV = pa.table({
     "s": pa.array(["10", "-10", "ff", "FF", "fz1", " 17 ", "", "  ", "-", "-0", "0", "zz", "ffffffffffffffff",

@@ -14,6 +14,8 @@ import pytest
 from tests.spark.compare import Api, assert_same, sql_program as sql
 from sparkwire.transport.errors import QueryError
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 T = pa.table({"k": pa.array([1, 2, 2, None], pa.int64()), "v": [1.5, None, 2.5, 4.0]})
 U = pa.table({"k": pa.array([2, 3, 3], pa.int32()), "w": pa.array([10, 20, None], pa.int64())})
 
@@ -31,11 +33,11 @@ def test_scalar_subqueries_match_pyspark(spark: Any, sessions: list[Any], query:
     assert_same(sql(query, ("t", "u")), [T, U], spark, sessions)
 
 
-def test_too_many_rows_fails_as_in_pyspark(spark: Any, sessions: list[Any]) -> None:
+def test_too_many_rows_fails_as_in_pyspark(spark: Any, local_sessions: list[Any]) -> None:
     program = sql("SELECT k, (SELECT w FROM u WHERE k = 3) FROM t", ("t", "u"))
     with pytest.raises(Exception, match=r"\[SCALAR_SUBQUERY_TOO_MANY_ROWS\] More than one row"):
         _run_pyspark(spark, program)
-    for session in sessions:
+    for session in local_sessions:
         with pytest.raises(QueryError, match=r"\[SCALAR_SUBQUERY_TOO_MANY_ROWS\] More than one row"):
             program(Api(None, None, None), *(session.createDataFrame(t) for t in (T, U))).toArrow()
 
@@ -61,7 +63,8 @@ FAILURES = [
 ]
 
 
-def test_raise_error_and_assert_true_match_pyspark(spark: Any, sessions: list[Any]) -> None:
+def test_raise_error_and_assert_true_match_pyspark(spark: Any, sessions: list[Any],
+                                                   local_sessions: list[Any]) -> None:
     from pyspark.sql import functions as spark_functions
 
     from sparkwire import functions as ours
@@ -71,6 +74,6 @@ def test_raise_error_and_assert_true_match_pyspark(spark: Any, sessions: list[An
     for fails, message in FAILURES:
         with pytest.raises(Exception, match=message):
             fails(spark_functions, spark.createDataFrame(T)).collect()
-        for session in sessions:
+        for session in local_sessions:
             with pytest.raises(QueryError, match=message):
                 fails(ours, session.createDataFrame(T)).toArrow()

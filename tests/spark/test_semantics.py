@@ -17,7 +17,8 @@ import pyarrow as pa
 import pytest
 from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
-pytestmark = pytest.mark.slow
+# connect: passes through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = [pytest.mark.slow, pytest.mark.connect(costly=True)]
 
 STRINGS = pa.table({"s": [
     " 12 ", "\t7\n", "+5", "-0", "1.9", "-1.9", "5.", ".5", "1e3", "abc", "", None, "3000000000",
@@ -158,7 +159,7 @@ AGGREGATE_OVERFLOWS = [
 
 @pytest.mark.parametrize(("error_class", "table", "fn"), AGGREGATE_OVERFLOWS,
                          ids=[e[0] for e in AGGREGATE_OVERFLOWS])
-def test_aggregate_overflow(spark: Any, sessions: list[Any], legacy_sessions: list[Any],
+def test_aggregate_overflow(spark: Any, local_sessions: list[Any], legacy_sessions: list[Any],
                             error_class: str, table: pa.Table, fn: str) -> None:
     """ANSI on: the aggregate fails in both engines with Spark's error class; off, the
     bigint sum wraps around and the decimal average is NULL, as Spark's."""
@@ -168,7 +169,7 @@ def test_aggregate_overflow(spark: Any, sessions: list[Any], legacy_sessions: li
     with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
         program(pyspark_api(), spark.createDataFrame(table)).collect()
     with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
-        program(sparkwire_api(), sessions[-1].createDataFrame(table)).toArrow()
+        program(sparkwire_api(), local_sessions[-1].createDataFrame(table)).toArrow()
     spark.conf.set("spark.sql.ansi.enabled", "false")
     try:
         assert_same(program, [table], spark, legacy_sessions)
@@ -258,7 +259,7 @@ ERRORS = [
 
 @pytest.mark.parametrize(("error_class", "name", "type_", "values", "expr"), ERRORS,
                          ids=[f"{e[0]}-{i}" for i, e in enumerate(ERRORS)])
-def test_ansi_mode_errors(spark: Any, sessions: list[Any], error_class: str, name: str,
+def test_ansi_mode_errors(spark: Any, local_sessions: list[Any], error_class: str, name: str,
                           type_: pa.DataType, values: list[Any], expr: Callable[..., Any]) -> None:
     """ANSI on: the value Spark rejects fails the query in both engines, with the same
     error class leading sparkwire's message (on the 3-worker session only: a failing query
@@ -272,7 +273,7 @@ def test_ansi_mode_errors(spark: Any, sessions: list[Any], error_class: str, nam
     with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
         program(pyspark_api(), spark.createDataFrame(table)).collect()
     with pytest.raises(Exception, match=re.escape(f"[{error_class}")):
-        program(sparkwire_api(), sessions[-1].createDataFrame(table)).toArrow()
+        program(sparkwire_api(), local_sessions[-1].createDataFrame(table)).toArrow()
 
 
 def test_nulls_sort_first_ascending_last_descending(spark: Any, sessions: list[Any]) -> None:

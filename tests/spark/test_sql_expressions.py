@@ -11,7 +11,9 @@ import pytest
 
 from sparkwire import AnalysisError
 from sparkwire import functions as F
-from tests.spark.compare import assert_same, sql_program
+from tests.spark.compare import assert_same, session_of, sql_program
+
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
 
 DATA = pa.table({
     "s": pa.array(["a.b.c", "hello world", "", None, "a.b.c", "x1y22"]),
@@ -74,13 +76,13 @@ def test_sql_aliases_keep_their_spelling(spark, sessions):
     queries = ["SELECT a AS MyName, a + 1 AS X, a FROM spell_t ORDER BY myname",
                "SELECT a AS MyName, a + 1 AS X, a FROM spell_t UNION ALL SELECT a, a, a FROM spell_t"]
     spark.createDataFrame(table).createOrReplaceTempView("spell_t")
-    for session in sessions:
-        session.createDataFrame(table).createOrReplaceTempView("spell_t")
+    for engine in sessions:
+        session_of(engine).createDataFrame(table).createOrReplaceTempView("spell_t")
     for query in queries:
         want = spark.sql(query).columns
         assert want == ["MyName", "X", "a"]
-        for session in sessions:
-            assert session.sql(query).columns == want, query
+        for engine in sessions:
+            assert session_of(engine).sql(query).columns == want, query
 
 
 COERCIONS = """

@@ -11,6 +11,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 DATA = pa.table({
     "a": pa.array([1, 2, None, -7], pa.int64()),
     "b": ["x", None, "z", ""],

@@ -19,6 +19,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 #: A placeholder frame: the programs read its session's ``range``.
 ONE = pa.table({"x": pa.array([1], pa.int64())})
 
@@ -41,8 +43,8 @@ def test_task_identity_matches_pyspark(spark, sessions) -> None:
     assert_same(identities, [ONE], spark, sessions)
 
 
-def test_random_values_are_repeatable_spread_and_filterable(sessions) -> None:
-    session = sessions[-1]
+def test_random_values_are_repeatable_spread_and_filterable(local_sessions) -> None:
+    session = local_sessions[-1]
     df = session.range(0, 4000, numPartitions=4).select(
         "id", F.rand(11).alias("u"), F.randn(11).alias("n"), F.random(12).alias("v"),
         F.spark_partition_id().alias("p"))
@@ -85,8 +87,8 @@ def test_drawn_values_match_pyspark_in_names_types_and_bounds(spark, sessions) -
     assert_same(drawn, [ARRAYS], spark, sessions)
 
 
-def test_drawn_values_cover_their_range_and_repeat(sessions) -> None:
-    df = sessions[-1].range(0, 2000, numPartitions=4).select(
+def test_drawn_values_cover_their_range_and_repeat(local_sessions) -> None:
+    df = local_sessions[-1].range(0, 2000, numPartitions=4).select(
         F.uniform(0, 10, 7).alias("u"), F.randstr(3, 7).alias("s"),
         F.shuffle(F.array(F.lit(1), F.lit(2), F.lit(3)), 7).alias("p"))
     first, again = df.toArrow(), df.toArrow()

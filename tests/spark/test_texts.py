@@ -14,6 +14,8 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 TEXTS = pa.table({
     "s": pa.array(["a,b,c", "", None, "héllo wörld", ",,x,", "aXbXc", "ß∂ƒ,ü", "  pad  "]),
     "d": pa.array([",", "", "x", "l", ",", "X", ",", None]),
@@ -94,14 +96,14 @@ ANSI_KEY = "spark.sql.ansi.enabled"
     ("INVALID_INDEX_OF_ZERO", lambda F_: F_.split_part("s", F_.lit(","), "n")),
     ("INVALID_ARRAY_INDEX", lambda F_: F_.elt("i", "s", "s")),
 ])
-def test_errors_match_pyspark(spark, sessions, error_class, build) -> None:
+def test_errors_match_pyspark(spark, local_sessions, error_class, build) -> None:
     """Where the plain function fails, both engines fail with Spark's error class (on the
     3-worker session: a failing query waits out the coordinator's grace, 1.5 s)."""
     def program(api, df):
         return df.select(build(api.F).alias("r"))
 
     for api, df in ((pyspark_api(), spark.createDataFrame(FAILING)),
-                    (sparkwire_api(), sessions[-1].createDataFrame(FAILING))):
+                    (sparkwire_api(), local_sessions[-1].createDataFrame(FAILING))):
         with pytest.raises(Exception, match=re.escape(f"[{error_class}]")):
             program(api, df).toArrow()
 

@@ -16,6 +16,9 @@ from sparkwire import AnalysisError
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+# its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
+pytestmark = pytest.mark.connect(costly=True)
+
 _UTC = dt.timezone.utc
 EVENTS = pa.table({
     "ts": pa.array([dt.datetime(2016, 3, 11, 9, 0, 7, tzinfo=_UTC), dt.datetime(1969, 12, 31, 23, 59, 58, tzinfo=_UTC),

@@ -21,6 +21,8 @@ from sparkwire.coordinator import Session
 from sparkwire.transport.errors import ConfigError
 from tests.spark.compare import assert_same, pyspark_api, sparkwire_api
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 T = dt.datetime
 UTC = dt.timezone.utc
 ZONES = ["UTC", "America/Los_Angeles", "+05:30"]
@@ -193,7 +195,7 @@ def test_csv_timestamps_are_wall_clocks_in_the_session_zone(spark, sessions, tmp
 
 
 @pytest.mark.parametrize("zone", ZONES[1:])
-def test_pandas_and_rows_as_pyspark_gives_them(spark, sessions, zone: str) -> None:
+def test_pandas_and_rows_as_pyspark_gives_them(spark, local_sessions, zone: str) -> None:
     """``toPandas()``: naive wall clocks in the session zone, nanoseconds; ``collect()``:
     naive datetimes in the process's zone; for instants and wall clocks alike."""
     spark.conf.set("spark.sql.session.timeZone", zone)
@@ -203,7 +205,7 @@ def test_pandas_and_rows_as_pyspark_gives_them(spark, sessions, zone: str) -> No
 
     want = program(pyspark_api(), spark.createDataFrame(DATA))
     want_pandas = want.toPandas().sort_values("n", ignore_index=True)
-    for session in sessions:
+    for session in local_sessions:
         session.conf.set("spark.sql.session.timeZone", zone)
         try:
             ours = program(sparkwire_api(), session.createDataFrame(DATA))

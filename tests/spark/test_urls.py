@@ -13,6 +13,8 @@ import pytest
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 _URLS = [
     "http://user:pw@spark.apache.org:80/path/a.html?query=1&q=2#Ref", "https://spark.apache.org/path?query=1",
     "mailto:someone@example.com", "file:///tmp/x.txt", "http://my_host.com/p", "http://1.2.3.4:8080/",

@@ -14,6 +14,8 @@ from sparkwire import AnalysisError, Window
 from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 _FLOATS = pa.list_(pa.float32())
 VECTORS = pa.table({
     "a": pa.array([[1.0, 2.0, 3.0], [], None, [1.0, None], [0.0, 0.0], [float("nan"), 1.0], [3.0, -4.0],
