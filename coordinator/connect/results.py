@@ -1,4 +1,4 @@
-"""A DataFrame's result as the protocol's responses: the schema, then Arrow IPC batches.
+"""A DataFrame's result as the protocol's responses: Arrow IPC batches, the first with the schema.
 
 Each ``ArrowBatch`` payload is a whole Arrow IPC stream (schema and one record batch), as
 Spark's server writes them, with its row count and the offset of its first row, which the
@@ -13,6 +13,7 @@ missing (``collect()`` fails).
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql.connect.proto import base_pb2
@@ -25,22 +26,26 @@ Response = base_pb2.ExecutePlanResponse
 
 
 def result_responses(df: DataFrame, check: Callable[[], None]) -> Iterator[Response]:
-    """The schema response, then one response per (cut) batch; ``check`` runs before the
-    query starts and between batches (it raises to stop)."""
-    yield Response(schema=to_proto(df.schema))
+    """One response per (cut) batch, the first also carrying the schema (a field beside the
+    batch, not one of the response kinds: each response is a send the handler waits for and
+    a ``ReleaseExecute`` the client sends back, so a tiny query's result is one response,
+    not two); ``check`` runs before the query starts and between batches (it raises to
+    stop). An empty result is one empty batch, as Spark's server sends it."""
+    schema: Any = to_proto(df.schema)
     check()
     offset = 0
     batches = df.toBatches()
     try:
         for batch in batches:
             for piece in _pieces(batch):
-                yield Response(arrow_batch=Response.ArrowBatch(
+                yield Response(schema=schema, arrow_batch=Response.ArrowBatch(
                     row_count=piece.num_rows, data=_ipc(piece), start_offset=offset))
-                offset += piece.num_rows
+                schema, offset = None, offset + piece.num_rows
             check()
         if offset == 0:
             empty = pa.record_batch([pa.array([], f.type) for f in df.arrow_schema], schema=df.arrow_schema)
-            yield Response(arrow_batch=Response.ArrowBatch(row_count=0, data=_ipc(empty), start_offset=0))
+            yield Response(schema=schema, arrow_batch=Response.ArrowBatch(
+                row_count=0, data=_ipc(empty), start_offset=0))
     finally:
         if isinstance(batches, Generator):  # a stream stopped early cancels its query
             batches.close()
