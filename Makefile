@@ -30,9 +30,9 @@ test: typecheck browser
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-	    { timeout 300 apt-get install -y -q chromium >/dev/null 2>&1 || \
-	      { timeout 120 apt-get update -q >/dev/null 2>&1 && \
-	        timeout 300 apt-get install -y -q chromium >/dev/null 2>&1; }; }; } || \
+	    { timeout 240 apt-get install -y -q chromium >/dev/null 2>&1 || \
+	      { timeout 60 apt-get update -q >/dev/null 2>&1 && \
+	        timeout 240 apt-get install -y -q chromium >/dev/null 2>&1; }; }; } || \
 	  echo "Chromium is missing and cannot be installed here: the UI's browser test will skip"
 
 # Property tests with fresh random examples (``make test`` draws the same ones every run).
