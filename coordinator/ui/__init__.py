@@ -3,6 +3,8 @@
     recorder    ``Recorder``: what each query did, bounded; the coordinator's observer
     records     the records it keeps, and the plain dicts the pages are made from
     server      ``UiServer``: a bounded ``ThreadingHTTPServer``, its token rules
+    history     the thread that compacts finished queries and writes ``ui.history_dir``
+    history_files  that directory's owner-only files, rotated; what is read back, validated
     handler     the routes: pages, ``/api/...``, live events, ``/metrics``
     prometheus  ``/metrics``: the recorder's totals in a registry of the server's own
     static/     the pages, their script and style (package data; no CDN)
@@ -17,6 +19,7 @@ from typing import Any
 from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.query_coordinator import QueryCoordinator
+from sparkwire.coordinator.ui.history import History
 from sparkwire.coordinator.ui.recorder import Recorder
 from sparkwire.coordinator.ui.server import UiServer
 
@@ -31,7 +34,13 @@ def start_ui(settings: UiSettings, coordinator: QueryCoordinator) -> UiServer:
     recorder = Recorder(settings)
     cluster = coordinator.cluster
     try:
-        server = UiServer(settings, recorder, lambda: workers(cluster, recorder)).start()
+        server = UiServer(settings, recorder, lambda: workers(cluster, recorder))
+        try:
+            server.history = History(settings, recorder)  # reads ui.history_dir back
+        except BaseException:
+            server.close()
+            raise
+        server.start()
     except BaseException:
         cluster.close()
         coordinator.close()

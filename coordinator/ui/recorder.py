@@ -17,6 +17,7 @@ than the feed behind is told so, and drops out rather than holding anything up.
 from __future__ import annotations
 
 import getpass
+import json
 import threading
 import time
 from collections import Counter, OrderedDict, deque
@@ -28,8 +29,9 @@ from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.scheduler import Run
 from sparkwire.coordinator.taskplan import TaskStatus
-from sparkwire.coordinator.ui.records import (EVENT_BYTES, MAX_TEXT, TASK_BYTES, QueryRecord,
-                                              TaskRecord, new_query, query_row, query_view)
+from sparkwire.coordinator.ui.records import (EVENT_BYTES, MAX_TEXT, TASK_BYTES, Kept,
+                                              QueryRecord, TaskRecord, kept, kept_row, new_query,
+                                              query_row, query_view)
 from sparkwire.planner.logical.staged import StagedPlan
 
 #: Changes a live client may fall behind before it is dropped.
@@ -45,7 +47,8 @@ class Recorder:
         self._user = _user()
         self._cond = threading.Condition(threading.Lock())
         self._running: dict[str, QueryRecord] = {}
-        self._finished: OrderedDict[str, QueryRecord] = OrderedDict()
+        #: Finished queries, oldest first: records until the history thread compacts them.
+        self._finished: OrderedDict[str, QueryRecord | Kept] = OrderedDict()
         self._finished_bytes = 0
         self._seq = 0
         self._feed: deque[tuple[int, str]] = deque(maxlen=FEED)
@@ -53,6 +56,9 @@ class Recorder:
         self.totals: Counter[str] = Counter()
         self.bytes_in: Counter[str] = Counter()
         self.tasks_by_worker: Counter[str] = Counter()
+        #: Told each finished query's record, after the lock (``history.History``); must
+        #: not wait.
+        self.finished: Callable[[QueryRecord], None] | None = None
 
     # -- metrics.QueryObserver: on the query's threads ------------------------------------
     def query_started(self, query_id: str, plan: StagedPlan, tags: frozenset[str]) -> None:
@@ -145,6 +151,35 @@ class Recorder:
             self._finished_bytes += record.size
             self._evict()
             self._changed(query_id)
+        if self.finished is not None:
+            self.finished(record)
+
+    # -- for the history thread -----------------------------------------------------------
+    def compact(self, record: QueryRecord) -> bytes:
+        """A finished query's JSON; its record, while still kept, swapped for that JSON and
+        its row (``records.kept``). A finished record never changes, so its view and JSON
+        are made outside the lock."""
+        view = query_view(record)
+        line = json.dumps(view, separators=(",", ":")).encode()
+        entry, size = kept(view, line)
+        with self._cond:
+            if self._finished.get(record.id) is record:
+                self._finished[record.id] = entry
+                self._finished_bytes += size - record.size
+        return line
+
+    def load(self, entries: Sequence[tuple[dict[str, Any], bytes]]) -> None:
+        """Queries a driver before this one finished (``history_files.read_back``), oldest
+        first, kept as if they had just finished here, within the same bounds."""
+        with self._cond:
+            for view, line in entries:
+                if view["id"] in self._finished or view["id"] in self._running:
+                    continue
+                entry, size = kept(view, line)
+                self._finished[view["id"]] = entry
+                self._finished_bytes += size
+                self.totals["queries_loaded"] += 1
+            self._evict()
 
     # -- bounds ---------------------------------------------------------------------------
     def _evict(self) -> None:
@@ -152,7 +187,7 @@ class Recorder:
         while self._finished and (len(self._finished) > self._settings.history_queries
                                   or self._finished_bytes > self._settings.history_bytes):
             _, gone = self._finished.popitem(last=False)
-            self._finished_bytes -= gone.size
+            self._finished_bytes -= gone.size if isinstance(gone, QueryRecord) else _size(gone)
             self.totals["queries_evicted"] += 1
 
     def _changed(self, query_id: str) -> None:
@@ -189,19 +224,21 @@ class Recorder:
         """Every query kept, running first, then the finished ones, newest first."""
         with self._cond:
             records = [*self._running.values(), *reversed(self._finished.values())]
-            return [query_row(record) for record in records]
+            return [_row(record) for record in records]
 
     def query(self, query_id: str) -> dict[str, Any] | None:
         """One query whole; None when it is not (or no longer) kept."""
         with self._cond:
             record = self._running.get(query_id) or self._finished.get(query_id)
-            return None if record is None else query_view(record)
+            if isinstance(record, QueryRecord):
+                return query_view(record)
+        return None if record is None else json.loads(record[1])  # JSON made outside the lock
 
     def row(self, query_id: str) -> dict[str, Any] | None:
         """One query's row, as the list shows it; None when not kept."""
         with self._cond:
             record = self._running.get(query_id) or self._finished.get(query_id)
-            return None if record is None else query_row(record)
+            return None if record is None else _row(record)
 
     def counts(self) -> Counts:
         """A consistent copy of the totals, for one scrape of ``/metrics``."""
@@ -219,6 +256,14 @@ class Counts:
     tasks_by_worker: Counter[str]
     running: int
     kept: int
+
+
+def _row(record: QueryRecord | Kept) -> dict[str, Any]:
+    return query_row(record) if isinstance(record, QueryRecord) else kept_row(record)
+
+
+def _size(entry: Kept) -> int:
+    return kept(entry[0], entry[1])[1]
 
 
 def _user() -> str:
