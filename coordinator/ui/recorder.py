@@ -55,7 +55,8 @@ class Recorder:
         #: Totals since the recorder started, for ``/metrics`` (never dropped with history).
         self.totals: Counter[str] = Counter()
         self.bytes_in: Counter[str] = Counter()
-        self.tasks_by_worker: Counter[str] = Counter()
+        #: Per worker name: ("tasks", "failed", "bytes_out", "bytes_in", "spill") totals.
+        self.per_worker: Counter[tuple[str, str]] = Counter()
         #: Told each finished query's record, after the lock (``history.History``); must
         #: not wait.
         self.finished: Callable[[QueryRecord], None] | None = None
@@ -112,12 +113,17 @@ class Recorder:
                 self.totals["rows_out"] += status.rows_out
                 self.totals["bytes_out"] += status.bytes_out
                 self.totals["spill_bytes"] += status.spill_bytes
+                worker = status.worker
                 for route, nbytes in status.bytes_in.items():  # a route or two: no Counter.update
                     self.bytes_in[route] += nbytes
                     record.bytes_in[route] += nbytes
-                self.tasks_by_worker[status.worker] += 1
+                    self.per_worker[worker, "bytes_in"] += nbytes
+                self.per_worker[worker, "tasks"] += 1
+                self.per_worker[worker, "bytes_out"] += status.bytes_out
+                self.per_worker[worker, "spill"] += status.spill_bytes
             else:
                 self.totals["tasks_failed"] += 1
+                self.per_worker[status.worker, "failed"] += 1
             record.events.append((now, "task ended" if status.error is None else "task failed",
                                   status.stage, status.task, status.attempt))
             self._changed(query_id)
@@ -127,8 +133,9 @@ class Recorder:
             record = self._running.get(query_id)
             if record is None:
                 return
-            record.stages[stage].tasks = tasks
-            record.stages[stage].notes = tuple(notes)
+            planned = record.stages[stage]
+            planned.tasks = tasks
+            planned.notes = tuple(dict.fromkeys((*planned.notes, *notes)))  # the planner's first
             record.events.append((self._clock(), "stage planned", stage, -1, 0))
             self._changed(query_id)
 
@@ -243,8 +250,11 @@ class Recorder:
     def counts(self) -> Counts:
         """A consistent copy of the totals, for one scrape of ``/metrics``."""
         with self._cond:
-            return Counts(Counter(self.totals), Counter(self.bytes_in),
-                          Counter(self.tasks_by_worker), len(self._running), len(self._finished))
+            open_runs: Counter[str] = Counter(
+                task.address for record in self._running.values()
+                for task in record.tasks.values() if task.ended is None)
+            return Counts(Counter(self.totals), Counter(self.bytes_in), Counter(self.per_worker),
+                          open_runs, len(self._running), len(self._finished))
 
 
 @dataclass(frozen=True)
@@ -253,7 +263,11 @@ class Counts:
 
     totals: Counter[str]
     bytes_in: Counter[str]
-    tasks_by_worker: Counter[str]
+    #: Per (worker name, what): tasks, failed, bytes_out, bytes_in, spill.
+    per_worker: Counter[tuple[str, str]]
+    #: Per worker address: task runs delivered there and not ended, of the running queries
+    #: (those kept: ``tasks_per_query``); beyond its slots, they wait in its queue.
+    open_runs: Counter[str]
     running: int
     kept: int
 

@@ -99,7 +99,7 @@ def new_query(query_id: str, plan: StagedPlan, user: str, tags: frozenset[str],
     """The record of a query starting on ``plan``: its stages, each with what it reads."""
     stages = [StageRecord(
         id=stage.id, kind=stage.fragment.op, boundary=stage.output.kind,
-        partitions=stage.output.partitions, tasks=stage.tasks,
+        partitions=stage.output.partitions, tasks=stage.tasks, notes=stage.notes,
         inputs=tuple(sorted({n.stage for n in operators(stage.fragment) if isinstance(n, Exchange)})))
         for stage in plan.stages]
     summary = _summary(plan)

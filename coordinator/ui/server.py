@@ -50,7 +50,7 @@ class UiServer(ThreadingHTTPServer, Closeable):
         self.token = ui_token(settings)
         self.recorder = recorder
         self.workers = workers
-        self.registry = registry_for(recorder)
+        self.registry = registry_for(recorder, workers)
         self.stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(settings.max_clients)
         #: The connections being served: closing shuts them, so a browser's idle keep-alive
