@@ -7,8 +7,9 @@
   off, same settings otherwise. Runs are interleaved in pairs, the order within a pair
   alternating, so the machine's drift (the 2-core machine is shared and noisy) hits both
   alike. Reported: each side's median, the median of the paired differences (on − off) and
-  its 95 % bootstrap interval (resampling the pairs). The target is the difference under
-  ``TARGET_MS``.
+  its 95 % bootstrap interval (resampling the pairs), of wall time and of the process's CPU
+  time (all its threads: what the UI costs whatever the machine's load). The target is the
+  wall difference under ``TARGET_MS``.
 - **history**: before the timed runs the UI session runs the query until only they are left
   of ``--queries``, so they run with a full history (the steady state); ``ui.history_queries``
   is above ``--queries`` so that the byte bound (``ui.history_bytes``, lowered to
@@ -44,10 +45,12 @@ def _tiny(session: Any) -> Any:
     return session.createDataFrame(table).filter(F.col("id") % 3 == 0)
 
 
-def _timed(df: Any) -> float:
-    started = time.perf_counter()
+def _timed(df: Any) -> tuple[float, float]:
+    """Wall seconds of one run, and this process's CPU seconds over it (every thread's: the
+    in-process workers', the UI's history thread's)."""
+    started, cpu = time.perf_counter(), time.process_time()
     df.toArrow()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def bootstrap(diffs: list[float], rounds: int = 2000, seed: int = 38) -> tuple[float, float]:
@@ -73,15 +76,16 @@ def overhead(runs: int, queries: int, history_bytes: int, history_dir: Path | No
         for _ in range(queries - runs):  # the history full before the timed runs
             df_on.toArrow()
         stages = len(on.last_metrics.stages)
-        on_s, off_s, diffs = [], [], []
+        on_s, off_s, diffs, cpu_diffs = [], [], [], []
         for i in range(runs):
             if i % 2:
-                b, a = _timed(df_off), _timed(df_on)
+                (b, b_cpu), (a, a_cpu) = _timed(df_off), _timed(df_on)
             else:
-                a, b = _timed(df_on), _timed(df_off)
+                (a, a_cpu), (b, b_cpu) = _timed(df_on), _timed(df_off)
             on_s.append(a)
             off_s.append(b)
             diffs.append(a - b)
+            cpu_diffs.append(a_cpu - b_cpu)
         assert on.ui is not None
         recorder = on.ui.recorder
         counts = recorder.counts()
@@ -92,6 +96,8 @@ def overhead(runs: int, queries: int, history_bytes: int, history_dir: Path | No
             "off_median_ms": 1e3 * statistics.median(off_s),
             "diff_median_ms": 1e3 * statistics.median(diffs),
             "diff_ci95_ms": [1e3 * low, 1e3 * high],
+            "cpu_diff_median_ms": 1e3 * statistics.median(cpu_diffs),
+            "cpu_diff_ci95_ms": [1e3 * x for x in bootstrap(cpu_diffs)],
             "target_ms": TARGET_MS, "under_target": 1e3 * high < TARGET_MS,
             "on_ms": [round(1e3 * s, 3) for s in on_s], "off_ms": [round(1e3 * s, 3) for s in off_s],
             "history": {"queries": counts.totals["queries_started"], "kept": counts.kept,

@@ -1,13 +1,12 @@
 """``History``: one thread that turns each finished query into its JSON, off the query path.
 
-A query's last call into the recorder (``Recorder.query_ended``) only hands its finished
-record to a bounded queue. This thread then does, for each:
+A query's last call into the recorder (``Recorder.query_ended``) only appends its finished
+record to a bounded queue, which the thread takes every ``TICK``; then, for each:
 
 - **compacts** it: the record (a few dozen small objects, every one tracked by the garbage
   collector) is swapped for its view as one JSON ``bytes`` and its list row
-  (``Recorder.compact``). Kept as records, thousands of finished queries made every full
-  collection walk them all, and the tiny query paid for it: 0.8 ms a query with 1,500 kept,
-  measured (``benchmarks.ui_overhead``);
+  (``Recorder.compact``): fewer, untracked objects, which a full collection need not walk,
+  and the line the history file needs anyway;
 - **writes** that JSON as a line to the history directory when ``ui.history_dir`` is set
   (``history_files``: owner-only files, rotated within the recorder's bounds).
 
@@ -19,8 +18,8 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import threading
+from collections import deque
 from pathlib import Path
 
 from sparkwire.coordinator.config import UiSettings
@@ -32,7 +31,10 @@ _log = logging.getLogger(__name__)
 
 #: Finished queries waiting for this thread, at most.
 QUEUE = 1024
-#: How long ``close`` waits for the queue to drain and the thread to end.
+#: How often the thread takes what is queued, rather than being woken by each query's end
+#: (a futex wake and a GIL hand-off while the query still streams its result).
+TICK = 0.2
+#: How long ``close`` waits for the thread to take the rest and end.
 CLOSE_TIMEOUT = 5.0
 
 
@@ -44,7 +46,8 @@ class History:
         self._dir = settings.history_dir
         self._max_lines = max(1, settings.history_queries // 2)
         self._max_bytes = max(1, int(settings.history_bytes) // 2)
-        self._queue: queue.Queue[QueryRecord | None] = queue.Queue(QUEUE)
+        self._pending: deque[QueryRecord] = deque()
+        self._stop = threading.Event()
         self._fd: int | None = None
         self._lines = self._bytes = 0
         if self._dir is not None:
@@ -56,14 +59,21 @@ class History:
         self._thread.start()
 
     def _finished(self, record: QueryRecord) -> None:
-        """``Recorder.finished``: on the query's thread, never waits."""
-        try:
-            self._queue.put_nowait(record)
-        except queue.Full:
+        """``Recorder.finished``: on the query's thread; an append (atomic), no lock, no
+        thread woken."""
+        if len(self._pending) < QUEUE:
+            self._pending.append(record)
+        else:
             self._recorder.totals["history_skipped"] += 1
 
     def _run(self) -> None:
-        while (record := self._queue.get()) is not None:
+        while not self._stop.wait(TICK):
+            self._drain()
+        self._drain()
+
+    def _drain(self) -> None:
+        while self._pending:
+            record = self._pending.popleft()
             try:
                 line = self._recorder.compact(record)
                 if self._fd is not None:
@@ -97,12 +107,10 @@ class History:
     def close(self) -> None:
         """Write what is queued (waiting ``CLOSE_TIMEOUT`` at most), end the thread, close
         the file; idempotent."""
+        self._stop.set()
+        self._thread.join(CLOSE_TIMEOUT)
         if self._thread.is_alive():
-            try:
-                self._queue.put(None, timeout=CLOSE_TIMEOUT)
-            except queue.Full:
-                _log.warning("ui history: the writer is stuck; queries still queued are lost")
-            self._thread.join(CLOSE_TIMEOUT)
+            _log.warning("ui history: the writer is stuck; queries still queued are lost")
         if self._fd is not None and not self._thread.is_alive():
             os.close(self._fd)
             self._fd = None

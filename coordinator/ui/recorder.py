@@ -7,6 +7,10 @@ takes one lock, appends to bounded structures and returns: no JSON, no HTML, no 
 The HTTP threads copy what they show under the same lock (``records.*_view``) and do the
 rest outside it.
 
+A finished query's record is handed to ``finished`` (``history.History``'s queue), whose
+thread swaps it for its JSON (``compact``) and writes it to ``ui.history_dir`` when set;
+``load`` takes back what an earlier driver wrote.
+
 Bounds: running queries are as many as run; finished ones are kept up to
 ``history_queries`` and ``history_bytes`` (``records.QueryRecord.size``), the oldest
 dropped first; per query, ``tasks_per_query`` task runs and ``events_per_query`` events.
