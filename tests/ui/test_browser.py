@@ -65,6 +65,15 @@ def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: A
         assert page.locator("#stage-graph line").count() == sum(  # an arrow per stage read
             len(stage["inputs"]) for stage in session.ui.recorder.query(metrics.query_id)["stages"])
 
+        page.goto(session.ui_url + "workers")  # a row per worker and the driver, as /api has them
+        page.wait_for_selector("#workers tbody tr", timeout=10_000)
+        assert session.ui is not None
+        rows = session.ui.workers()
+        shown = page.locator("#workers tbody tr")
+        assert shown.count() == len(rows)
+        assert {shown.nth(i).locator("td").first.inner_text(): shown.nth(i).locator("td").nth(5).inner_text()
+                for i in range(shown.count())} == {w["name"]: str(w["tasks"]) for w in rows}
+
 
 def test_a_querys_reruns_are_drawn_apart(page: Any) -> None:
     """Runs again after a lost worker (attempt 1, as ``tests/coordinator/test_retry.py``'s
