@@ -19,6 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     connect = commands.add_parser(
         "connect", help="serve Spark Connect (sc://HOST:PORT) on a session until Ctrl-C")
     connect.add_argument("--port", type=int, default=15002, help="port (default 15002, Spark's)")
+    connect.add_argument("--ui", action=argparse.BooleanOptionalAction, default=False,
+                         help="serve the live query UI of this standing driver (its URL printed; "
+                         "the port from ui.port, else one the OS picks; default: off)")
     connect.add_argument("--host", default="127.0.0.1",
                          help="address (default 127.0.0.1); off loopback --token-file and TLS are required")
     connect.add_argument("--token-file", type=Path, default=None,
@@ -125,8 +129,11 @@ def _serve_connect(console: Console, args: argparse.Namespace) -> int:
         security = None if args.token_file is None else Security(
             secret_file=args.token_file, tls=not args.no_tls, cert_file=args.cert_file,
             key_file=args.key_file, ca_file=args.ca_file)
-        with Session(settings=settings) as session, \
-                serve(session, args.port, args.host, security=security) as server:
+        with ExitStack() as stack:
+            session = stack.enter_context(Session(settings=settings, ui=args.ui))
+            if session.ui_url is not None:  # printed before Spark Connect answers
+                console.print(f"live UI: {session.ui_url}", markup=False)
+            server = stack.enter_context(serve(session, args.port, args.host, security=security))
             token = "" if security is None else " (add ;token=<the token file's text>)"
             console.print(f"sparkwire Spark Connect at {server.address}{token} ({session.workers} "
                           "workers); Ctrl-C stops it", markup=False)

@@ -116,6 +116,9 @@ class UiSettings(_Section):
     #: Finished queries kept, oldest dropped first past either bound.
     history_queries: int = Field(default=500, ge=1)
     history_bytes: ByteSize = Field(default=ByteSize(32 << 20), ge=1 << 16)
+    #: A directory (owner-only, 0700; made so when missing) where finished queries are kept
+    #: as JSON lines, within the two bounds above, and read back when a driver starts.
+    history_dir: Path | None = None
     #: Per query: the events kept (the latest), and the task runs drawn.
     events_per_query: int = Field(default=200, ge=1)
     tasks_per_query: int = Field(default=4096, ge=1)

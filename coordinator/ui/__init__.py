@@ -3,7 +3,10 @@
     recorder    ``Recorder``: what each query did, bounded; the coordinator's observer
     records     the records it keeps, and the plain dicts the pages are made from
     server      ``UiServer``: a bounded ``ThreadingHTTPServer``, its token rules
+    history     the thread that compacts finished queries and writes ``ui.history_dir``
+    history_files  that directory's owner-only files, rotated; what is read back, validated
     handler     the routes: pages, ``/api/...``, live events, ``/metrics``
+    workers     the workers page's rows, from what the driver already knows
     prometheus  ``/metrics``: the recorder's totals in a registry of the server's own
     static/     the pages, their script and style (package data; no CDN)
 
@@ -12,13 +15,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sparkwire.coordinator.clusters.base import Cluster
 from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.query_coordinator import QueryCoordinator
+from sparkwire.coordinator.ui.history import History
 from sparkwire.coordinator.ui.recorder import Recorder
 from sparkwire.coordinator.ui.server import UiServer
+from sparkwire.coordinator.ui.workers import worker_rows
 
 __all__ = ["Recorder", "UiServer", "start_ui"]
 
@@ -31,7 +33,13 @@ def start_ui(settings: UiSettings, coordinator: QueryCoordinator) -> UiServer:
     recorder = Recorder(settings)
     cluster = coordinator.cluster
     try:
-        server = UiServer(settings, recorder, lambda: workers(cluster, recorder)).start()
+        server = UiServer(settings, recorder, lambda: worker_rows(cluster, recorder))
+        try:
+            server.history = History(settings, recorder)  # reads ui.history_dir back
+        except BaseException:
+            server.close()
+            raise
+        server.start()
     except BaseException:
         cluster.close()
         coordinator.close()
@@ -39,15 +47,3 @@ def start_ui(settings: UiSettings, coordinator: QueryCoordinator) -> UiServer:
     coordinator.observer = recorder
     return server
 
-
-def workers(cluster: Cluster, recorder: Recorder) -> list[dict[str, Any]]:
-    """The workers page's rows: each worker's address, name, whether it is live, and the
-    task runs it ended well; the driver last (it runs the tasks over local data)."""
-    dead = set(cluster.dead())
-    done = recorder.counts().tasks_by_worker
-    rows = []
-    for address in [*cluster.addresses, cluster.driver_address]:
-        name = cluster.names.get(address, address)
-        rows.append({"address": address, "name": name, "live": address not in dead,
-                     "tasks": done.get(name, 0)})
-    return rows

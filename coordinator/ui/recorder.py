@@ -7,6 +7,10 @@ takes one lock, appends to bounded structures and returns: no JSON, no HTML, no 
 The HTTP threads copy what they show under the same lock (``records.*_view``) and do the
 rest outside it.
 
+A finished query's record is handed to ``finished`` (``history.History``'s queue), whose
+thread swaps it for its JSON (``compact``) and writes it to ``ui.history_dir`` when set;
+``load`` takes back what an earlier driver wrote.
+
 Bounds: running queries are as many as run; finished ones are kept up to
 ``history_queries`` and ``history_bytes`` (``records.QueryRecord.size``), the oldest
 dropped first; per query, ``tasks_per_query`` task runs and ``events_per_query`` events.
@@ -17,6 +21,7 @@ than the feed behind is told so, and drops out rather than holding anything up.
 from __future__ import annotations
 
 import getpass
+import json
 import threading
 import time
 from collections import Counter, OrderedDict, deque
@@ -28,8 +33,9 @@ from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.scheduler import Run
 from sparkwire.coordinator.taskplan import TaskStatus
-from sparkwire.coordinator.ui.records import (EVENT_BYTES, MAX_TEXT, TASK_BYTES, QueryRecord,
-                                              TaskRecord, new_query, query_row, query_view)
+from sparkwire.coordinator.ui.records import (EVENT_BYTES, MAX_TEXT, TASK_BYTES, Kept,
+                                              QueryRecord, TaskRecord, kept, kept_row, new_query,
+                                              query_row, query_view)
 from sparkwire.planner.logical.staged import StagedPlan
 
 #: Changes a live client may fall behind before it is dropped.
@@ -45,14 +51,19 @@ class Recorder:
         self._user = _user()
         self._cond = threading.Condition(threading.Lock())
         self._running: dict[str, QueryRecord] = {}
-        self._finished: OrderedDict[str, QueryRecord] = OrderedDict()
+        #: Finished queries, oldest first: records until the history thread compacts them.
+        self._finished: OrderedDict[str, QueryRecord | Kept] = OrderedDict()
         self._finished_bytes = 0
         self._seq = 0
         self._feed: deque[tuple[int, str]] = deque(maxlen=FEED)
         #: Totals since the recorder started, for ``/metrics`` (never dropped with history).
         self.totals: Counter[str] = Counter()
         self.bytes_in: Counter[str] = Counter()
-        self.tasks_by_worker: Counter[str] = Counter()
+        #: Per worker name: ("tasks", "failed", "bytes_out", "bytes_in", "spill") totals.
+        self.per_worker: Counter[tuple[str, str]] = Counter()
+        #: Told each finished query's record, after the lock (``history.History``); must
+        #: not wait.
+        self.finished: Callable[[QueryRecord], None] | None = None
 
     # -- metrics.QueryObserver: on the query's threads ------------------------------------
     def query_started(self, query_id: str, plan: StagedPlan, tags: frozenset[str]) -> None:
@@ -106,12 +117,17 @@ class Recorder:
                 self.totals["rows_out"] += status.rows_out
                 self.totals["bytes_out"] += status.bytes_out
                 self.totals["spill_bytes"] += status.spill_bytes
+                worker = status.worker
                 for route, nbytes in status.bytes_in.items():  # a route or two: no Counter.update
                     self.bytes_in[route] += nbytes
                     record.bytes_in[route] += nbytes
-                self.tasks_by_worker[status.worker] += 1
+                    self.per_worker[worker, "bytes_in"] += nbytes
+                self.per_worker[worker, "tasks"] += 1
+                self.per_worker[worker, "bytes_out"] += status.bytes_out
+                self.per_worker[worker, "spill"] += status.spill_bytes
             else:
                 self.totals["tasks_failed"] += 1
+                self.per_worker[status.worker, "failed"] += 1
             record.events.append((now, "task ended" if status.error is None else "task failed",
                                   status.stage, status.task, status.attempt))
             self._changed(query_id)
@@ -121,8 +137,9 @@ class Recorder:
             record = self._running.get(query_id)
             if record is None:
                 return
-            record.stages[stage].tasks = tasks
-            record.stages[stage].notes = tuple(notes)
+            planned = record.stages[stage]
+            planned.tasks = tasks
+            planned.notes = tuple(dict.fromkeys((*planned.notes, *notes)))  # the planner's first
             record.events.append((self._clock(), "stage planned", stage, -1, 0))
             self._changed(query_id)
 
@@ -145,6 +162,35 @@ class Recorder:
             self._finished_bytes += record.size
             self._evict()
             self._changed(query_id)
+        if self.finished is not None:
+            self.finished(record)
+
+    # -- for the history thread -----------------------------------------------------------
+    def compact(self, record: QueryRecord) -> bytes:
+        """A finished query's JSON; its record, while still kept, swapped for that JSON and
+        its row (``records.kept``). A finished record never changes, so its view and JSON
+        are made outside the lock."""
+        view = query_view(record)
+        line = json.dumps(view, separators=(",", ":")).encode()
+        entry, size = kept(view, line)
+        with self._cond:
+            if self._finished.get(record.id) is record:
+                self._finished[record.id] = entry
+                self._finished_bytes += size - record.size
+        return line
+
+    def load(self, entries: Sequence[tuple[dict[str, Any], bytes]]) -> None:
+        """Queries a driver before this one finished (``history_files.read_back``), oldest
+        first, kept as if they had just finished here, within the same bounds."""
+        with self._cond:
+            for view, line in entries:
+                if view["id"] in self._finished or view["id"] in self._running:
+                    continue
+                entry, size = kept(view, line)
+                self._finished[view["id"]] = entry
+                self._finished_bytes += size
+                self.totals["queries_loaded"] += 1
+            self._evict()
 
     # -- bounds ---------------------------------------------------------------------------
     def _evict(self) -> None:
@@ -152,7 +198,7 @@ class Recorder:
         while self._finished and (len(self._finished) > self._settings.history_queries
                                   or self._finished_bytes > self._settings.history_bytes):
             _, gone = self._finished.popitem(last=False)
-            self._finished_bytes -= gone.size
+            self._finished_bytes -= gone.size if isinstance(gone, QueryRecord) else _size(gone)
             self.totals["queries_evicted"] += 1
 
     def _changed(self, query_id: str) -> None:
@@ -189,25 +235,30 @@ class Recorder:
         """Every query kept, running first, then the finished ones, newest first."""
         with self._cond:
             records = [*self._running.values(), *reversed(self._finished.values())]
-            return [query_row(record) for record in records]
+            return [_row(record) for record in records]
 
     def query(self, query_id: str) -> dict[str, Any] | None:
         """One query whole; None when it is not (or no longer) kept."""
         with self._cond:
             record = self._running.get(query_id) or self._finished.get(query_id)
-            return None if record is None else query_view(record)
+            if isinstance(record, QueryRecord):
+                return query_view(record)
+        return None if record is None else json.loads(record[1])  # JSON made outside the lock
 
     def row(self, query_id: str) -> dict[str, Any] | None:
         """One query's row, as the list shows it; None when not kept."""
         with self._cond:
             record = self._running.get(query_id) or self._finished.get(query_id)
-            return None if record is None else query_row(record)
+            return None if record is None else _row(record)
 
     def counts(self) -> Counts:
         """A consistent copy of the totals, for one scrape of ``/metrics``."""
         with self._cond:
-            return Counts(Counter(self.totals), Counter(self.bytes_in),
-                          Counter(self.tasks_by_worker), len(self._running), len(self._finished))
+            open_runs: Counter[str] = Counter(
+                task.address for record in self._running.values()
+                for task in record.tasks.values() if task.ended is None)
+            return Counts(Counter(self.totals), Counter(self.bytes_in), Counter(self.per_worker),
+                          open_runs, len(self._running), len(self._finished))
 
 
 @dataclass(frozen=True)
@@ -216,9 +267,21 @@ class Counts:
 
     totals: Counter[str]
     bytes_in: Counter[str]
-    tasks_by_worker: Counter[str]
+    #: Per (worker name, what): tasks, failed, bytes_out, bytes_in, spill.
+    per_worker: Counter[tuple[str, str]]
+    #: Per worker address: task runs delivered there and not ended, of the running queries
+    #: (those kept: ``tasks_per_query``); beyond its slots, they wait in its queue.
+    open_runs: Counter[str]
     running: int
     kept: int
+
+
+def _row(record: QueryRecord | Kept) -> dict[str, Any]:
+    return query_row(record) if isinstance(record, QueryRecord) else kept_row(record)
+
+
+def _size(entry: Kept) -> int:
+    return kept(entry[0], entry[1])[1]
 
 
 def _user() -> str:

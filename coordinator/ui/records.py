@@ -29,6 +29,9 @@ QUERY_BYTES = 2560
 STAGE_BYTES = 640
 TASK_BYTES = 520
 EVENT_BYTES = 200
+#: Estimated bytes of a finished query compacted to its JSON (``kept``) beside the JSON
+#: itself: its row's dict, boxed values and strings, the tuple, the ``bytes`` header.
+KEPT_BYTES = 1536
 #: Longest summary and error kept (characters): a long SQL error is cut, not stored whole.
 MAX_TEXT = 2000
 
@@ -96,7 +99,7 @@ def new_query(query_id: str, plan: StagedPlan, user: str, tags: frozenset[str],
     """The record of a query starting on ``plan``: its stages, each with what it reads."""
     stages = [StageRecord(
         id=stage.id, kind=stage.fragment.op, boundary=stage.output.kind,
-        partitions=stage.output.partitions, tasks=stage.tasks,
+        partitions=stage.output.partitions, tasks=stage.tasks, notes=stage.notes,
         inputs=tuple(sorted({n.stage for n in operators(stage.fragment) if isinstance(n, Exchange)})))
         for stage in plan.stages]
     summary = _summary(plan)
@@ -125,6 +128,11 @@ def _summary(plan: StagedPlan) -> str:
     return f"{text}; {len(plan.stages)} stage(s)"[:MAX_TEXT]
 
 
+#: The keys of a query's row (``query_row``), the first of its view.
+ROW_KEYS = ("id", "summary", "user", "tags", "state", "started", "ended", "error", "stage_count",
+            "tasks", "done", "reruns")
+
+
 def query_row(record: QueryRecord) -> dict[str, Any]:
     """What the list of queries shows of one."""
     return {"id": record.id, "summary": record.summary, "user": record.user,
@@ -151,3 +159,22 @@ def query_view(record: QueryRecord) -> dict[str, Any]:
     view["events"] = [{"at": at, "what": what, "stage": stage, "task": task, "attempt": attempt}
                       for at, what, stage, task, attempt in record.events]
     return view
+
+
+#: A finished query compacted (``Recorder.compact``): its row, tags as a tuple, and its view
+#: as JSON. Neither holds a container the garbage collector must walk.
+Kept = tuple[dict[str, Any], bytes]
+
+
+def kept(view: dict[str, Any], line: bytes) -> tuple[Kept, int]:
+    """``view`` (``query_view``'s, or a history line's) and its JSON as kept, and the bytes
+    estimated for it."""
+    row = {key: view[key] for key in ROW_KEYS}
+    row["tags"] = tuple(row["tags"])
+    size = KEPT_BYTES + len(line) + len(row["summary"]) + len(row["error"] or "") + len(row["id"])
+    return (row, line), size
+
+
+def kept_row(entry: Kept) -> dict[str, Any]:
+    """A compacted query's row, as ``query_row`` gives it."""
+    return {**entry[0], "tags": list(entry[0]["tags"])}

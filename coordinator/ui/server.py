@@ -28,6 +28,7 @@ from typing import Any, Callable
 from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.ui.handler import TICK, Handler
 from sparkwire.coordinator.ui.prometheus import registry_for
+from sparkwire.coordinator.ui.history import History
 from sparkwire.coordinator.ui.recorder import Recorder
 from sparkwire.transport.closing import Closeable
 from sparkwire.transport.errors import ConfigError
@@ -49,7 +50,7 @@ class UiServer(ThreadingHTTPServer, Closeable):
         self.token = ui_token(settings)
         self.recorder = recorder
         self.workers = workers
-        self.registry = registry_for(recorder)
+        self.registry = registry_for(recorder, workers)
         self.stopping = threading.Event()
         self._slots = threading.BoundedSemaphore(settings.max_clients)
         #: The connections being served: closing shuts them, so a browser's idle keep-alive
@@ -58,6 +59,8 @@ class UiServer(ThreadingHTTPServer, Closeable):
         self._open_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
+        #: The history thread (``start_ui`` sets it), closed after the server.
+        self.history: History | None = None
         if ":" in settings.host.strip("[]"):
             self.address_family = socket.AF_INET6
         try:
@@ -129,6 +132,8 @@ class UiServer(ThreadingHTTPServer, Closeable):
                 except OSError:
                     pass  # the client closed it already
         self.server_close()
+        if self.history is not None:
+            self.history.close()
 
 
 def ui_token(settings: UiSettings) -> bytes | None:

@@ -5,10 +5,16 @@ fixture honouring ``SPARKWIRE_*`` env vars."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
+import time
+import urllib.request
 from pathlib import Path
 
 import pyarrow as pa
@@ -131,3 +137,40 @@ def test_pytest_fixture_honours_sparkwire_env_vars(tmp_path: Path) -> None:
                            str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_connect_serves_the_live_ui_of_its_standing_driver(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sparkwire connect --ui``: the standing driver's UI answers while Spark Connect
+    serves; Ctrl-C (SIGINT, sent once both answer) ends both. In process, for speed."""
+    port, connect_port = free_port(), free_port()
+    monkeypatch.setenv("SPARKWIRE_UI__PORT", str(port))
+    answered: list[object] = []
+
+    def interrupt_once_served() -> None:
+        deadline = time.monotonic() + 60
+        while len(answered) < 2 and time.monotonic() < deadline:
+            try:
+                if not answered:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/queries", timeout=5) as r:
+                        answered.append(json.loads(r.read()))
+                socket.create_connection(("127.0.0.1", connect_port), timeout=5).close()
+                answered.append("connect")
+            except OSError:
+                time.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    stopper = threading.Thread(target=interrupt_once_served)
+    stopper.start()
+    try:
+        assert main(["--workers", "1", "connect", "--port", str(connect_port), "--ui"]) == 0
+    finally:
+        stopper.join(65)
+    assert answered == [[], "connect"]
+    assert f"live UI: http://127.0.0.1:{port}/" in capsys.readouterr().out
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -3,9 +3,11 @@ gives the oracle's answer; rows already returned are never returned twice."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
+import urllib.request
 from pathlib import Path
 
 import duckdb
@@ -69,7 +71,7 @@ def test_a_worker_process_killed_mid_query_runs_its_tasks_again(data: Path) -> N
     """Ballista's model: what the dead worker took with it, and what was still reading from
     it, runs again as attempt 1; what finished elsewhere is kept."""
     killer = KillOnFirstTask()
-    with Session(workers=2, transport="zmq", task_bytes=0, progress=killer) as session:
+    with Session(workers=2, transport="zmq", task_bytes=0, progress=killer, ui=True) as session:
         victim = session.cluster.announcements[1]
         assert run_with_a_kill(session, killer, victim.pid, data) == oracle(data)
         assert killer.fired.is_set()
@@ -77,6 +79,15 @@ def test_a_worker_process_killed_mid_query_runs_its_tasks_again(data: Path) -> N
         assert metrics is not None and metrics.attempts == 2
         tasks = sum(stage.tasks for stage in metrics.stages.values())
         assert 0 < metrics.reruns < tasks, (metrics.reruns, tasks)
+        # the live UI shows the re-runs (the browser draws them: tests/ui/test_browser.py)
+        with urllib.request.urlopen(f"{session.ui_url}api/query/{metrics.query_id}", timeout=10) as r:
+            shown = json.loads(r.read())
+        assert (shown["state"], shown["reruns"]) == ("finished", metrics.reruns)
+        again = [t for t in shown["task_runs"] if t["attempt"] > 0]
+        assert len(again) == metrics.reruns and all(t["ended"] and not t["error"] for t in again)
+        assert sum(e["what"] == "rerun" for e in shown["events"]) == metrics.reruns
+        with urllib.request.urlopen(f"{session.ui_url}api/workers", timeout=10) as r:
+            assert {w["losses"] for w in json.loads(r.read())} == {1}
         assert session.cluster.alive() == [True, True]  # replaced under its worker id
         assert session.cluster.announcements[1].pid != victim.pid
         # and the session goes on: the next query is a first attempt again

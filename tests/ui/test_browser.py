@@ -17,6 +17,10 @@ import pytest
 
 from sparkwire import Session
 from sparkwire import functions as F
+from sparkwire.coordinator.config import UiSettings
+from sparkwire.coordinator.scheduler import Run
+from sparkwire.coordinator.ui import Recorder, UiServer
+from tests.ui.test_recorder import METRICS, PLAN, RUNS, STATUSES
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -60,3 +64,33 @@ def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: A
         assert page.locator("#stage-graph rect").count() == len(metrics.stages)
         assert page.locator("#stage-graph line").count() == sum(  # an arrow per stage read
             len(stage["inputs"]) for stage in session.ui.recorder.query(metrics.query_id)["stages"])
+
+        page.goto(session.ui_url + "workers")  # a row per worker and the driver, as /api has them
+        page.wait_for_selector("#workers tbody tr", timeout=10_000)
+        assert session.ui is not None
+        rows = session.ui.workers()
+        shown = page.locator("#workers tbody tr")
+        assert shown.count() == len(rows)
+        assert {shown.nth(i).locator("td").first.inner_text(): shown.nth(i).locator("td").nth(5).inner_text()
+                for i in range(shown.count())} == {w["name"]: str(w["tasks"]) for w in rows}
+
+
+def test_a_querys_reruns_are_drawn_apart(page: Any) -> None:
+    """Runs again after a lost worker (attempt 1, as ``tests/coordinator/test_retry.py``'s
+    kill makes them, where the query's JSON is checked) are drawn with the class ``rerun``
+    and counted in the status line. Fed to a real recorder and server as a query's threads
+    tell them, so no second cluster is started for it."""
+    recorder = Recorder(UiSettings())
+    recorder.query_started("killed", PLAN, frozenset())
+    recorder.runs_delivered("killed", RUNS)
+    again = [Run(r.stage, r.task, 1, "mem://worker-1") for r in RUNS[:2]]
+    recorder.runs_delivered("killed", again)
+    for status in [*STATUSES, *(s.model_copy(update={"attempt": 1}) for s in STATUSES[:2])]:
+        recorder.task_ended("killed", status)
+    recorder.query_ended("killed", METRICS, None)
+    with UiServer(UiSettings(port=0), recorder, list).start() as server:
+        page.goto(server.url + "query/killed")
+        page.wait_for_selector("#gantt-svg rect.task", timeout=10_000)
+        assert page.locator("#gantt-svg rect.rerun").count() == len(again)
+        assert page.locator("#gantt-svg rect.task").count() == len(RUNS) + len(again)
+        assert f"{len(again)} re-runs" in page.locator("#status").inner_text()

@@ -65,6 +65,20 @@ def test_a_query_run_shows_with_its_stages_and_tasks(session: Session) -> None:
     assert 'id="gantt"' in page and "/app.js" in page
     workers = get(session.ui_url + "api/workers")
     assert {w["name"] for w in workers} == {*session.cluster.names.values()}
+    assert all((w["live"], w["open"], w["queued"], w["losses"]) == (True, 0, 0, 0) for w in workers)
+    assert {(w["slots"], w["memory_bound"]) for w in workers} == {
+        (session.settings.worker.task_slots, int(session.settings.worker.memory))}
+
+
+def test_a_joins_strategy_and_why_show_with_its_stage(session: Session) -> None:
+    small = session.createDataFrame(pa.table({"k": [1, 2], "name": ["a", "b"]}))
+    df = session.createDataFrame(TABLE).join(small, "k")
+    planned = [note for stage in df.staged_plan().stages for note in stage.notes if " join: " in note]
+    assert planned  # the planner's own words are the oracle
+    df.toArrow()
+    assert session.ui_url is not None and session.last_metrics is not None
+    query = get(session.ui_url + f"api/query/{session.last_metrics.query_id}")
+    assert [n for s in query["stages"] for n in s["notes"] if " join: " in n] == planned
 
 
 def test_a_failed_query_shows_its_error(session: Session) -> None:
@@ -90,6 +104,15 @@ def test_metrics_parse_and_count_what_ran(session: Session) -> None:
     assert succeeded == sum(q["done"] for q in before)
     assert {"sparkwire_bytes_out", "sparkwire_spill_bytes", "sparkwire_task_reruns",
             "sparkwire_tasks_failed", "sparkwire_bytes_in", "sparkwire_queries_running"} <= set(families)
+    # per worker: the same rows as the workers page, the tasks adding up to the total
+    workers = {w["name"]: w for w in get(session.ui_url + "api/workers")}
+    for family, key in (("sparkwire_worker_tasks", "tasks"), ("sparkwire_worker_slots", "slots"),
+                        ("sparkwire_worker_bytes_out", "bytes_out"), ("sparkwire_worker_live", "live"),
+                        ("sparkwire_worker_memory_bound_bytes", "memory_bound")):
+        assert {s.labels["worker"]: s.value for s in families[family].samples
+                if not s.name.endswith("_created")} == {n: int(w[key]) for n, w in workers.items()}
+    assert sum(w["tasks"] for w in workers.values()) == succeeded
+    assert sum(w["bytes_out"] for w in workers.values()) == families["sparkwire_bytes_out"].samples[0].value
 
 
 def test_live_events_arrive_while_a_query_runs(session: Session) -> None:

@@ -63,17 +63,19 @@ async function queries() {
 }
 
 // The stages as a graph: a column per depth (files first, the result last), an arrow from
-// each stage to those reading it, labelled with the producer's boundary.
+// each stage to those reading it, labelled with the producer's boundary; under a stage that
+// joins, the join's strategy (broadcast or shuffle), and why on hover.
 function stageGraph(stages) {
   const depth = new Map();
   for (const s of stages) depth.set(s.id, Math.max(0, ...s.inputs.map((i) => depth.get(i) + 1)));
   const columns = new Map();
   for (const s of stages) columns.set(depth.get(s.id), [...(columns.get(depth.get(s.id)) || []), s.id]);
   const at = new Map();
-  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 230, 20 + row * 60]));
-  const w = 140, h = 36, byId = new Map(stages.map((s) => [s.id, s]));
+  const joins = (s) => s.notes.filter((n) => n.includes(" join: "));
+  const w = 140, h = 36 + 14 * Math.max(0, ...stages.map((s) => joins(s).length)), byId = new Map(stages.map((s) => [s.id, s]));
   const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 230,
-    height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * 60 });
+    height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * (h + 24) });
+  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 230, 20 + row * (h + 24)]));
   for (const s of stages) for (const i of s.inputs) {
     const [x1, y1] = at.get(i), [x2, y2] = at.get(s.id);
     box.append(svg("line", { x1: x1 + w, y1: y1 + h / 2, x2, y2: y2 + h / 2, stroke: "#999" }));
@@ -89,6 +91,15 @@ function stageGraph(stages) {
     const sub = svg("text", { x: x + 6, y: y + 29 });
     sub.textContent = `${s.done}/${s.tasks} tasks · ${s.rows} rows`;
     box.append(text, sub);
+    // the join's strategy (broadcast or shuffle) in short; why, in full, on hover
+    joins(s).forEach((note, i) => {
+      const line = svg("text", { x: x + 6, y: y + 43 + 14 * i, class: "join" });
+      line.textContent = note.split(" (")[0];
+      const why = svg("title");
+      why.textContent = note;
+      line.append(why);
+      box.append(line);
+    });
   }
   return box;
 }
@@ -185,13 +196,26 @@ async function query() {
   });
 }
 
+// The workers, refreshed at most once a second while queries change (what a worker's task
+// runs reported; memory in use is reported by no worker: its bound and spills are shown).
 async function workers() {
-  const rows = await getJSON("/api/workers");
-  $("#workers tbody").replaceChildren(...rows.map((w) => {
-    const tr = el("tr");
-    tr.append(el("td", w.name), el("td", w.address), el("td", w.live ? "yes" : "no", w.live ? "" : "failed"), el("td", w.tasks, "n"));
-    return tr;
-  }));
+  let pending = null;
+  const draw = async () => {
+    pending = null;
+    const rows = await getJSON("/api/workers");
+    $("#losses").textContent = rows.length ? `${rows[0].losses} worker(s) lost so far` : "";
+    $("#workers tbody").replaceChildren(...rows.map((w) => {
+      const tr = el("tr");
+      tr.id = "w-" + w.name;
+      tr.append(el("td", w.name), el("td", w.address), el("td", w.live ? "yes" : "no", w.live ? "" : "failed"),
+        el("td", `${Math.min(w.open, w.slots)}/${w.slots}`, "n"), el("td", w.queued, "n"),
+        el("td", w.tasks, "n"), el("td", w.failed, "n"), el("td", fmtBytes(w.bytes_in), "n"),
+        el("td", fmtBytes(w.bytes_out), "n"), el("td", fmtBytes(w.spill), "n"), el("td", fmtBytes(w.memory_bound), "n"));
+      return tr;
+    }));
+  };
+  await draw();
+  live(() => { if (!pending) pending = setTimeout(draw, 1000); });
 }
 
 ({ queries, query, workers })[page]().catch((e) => { document.body.append(el("p", String(e), "failed")); });
