@@ -129,7 +129,7 @@ class Scope:
 
     def _is_struct(self, expr: Expr) -> bool:
         """Whether the unresolved ``expr`` is of a struct type."""
-        return pa.types.is_struct(self.type_of(self.resolve(expr)))
+        return bool(pa.types.is_struct(self.type_of(self.resolve(expr))))
 
     def spelled(self, expr: Expr) -> Expr:
         """The unresolved ``expr`` with each ``[]`` of a struct written as the field
