@@ -127,6 +127,11 @@ class Scope:
             return expr.name.rsplit(".", 1)[-1]
         return output_name(self.spelled(expr))
 
+    def _starred(self, qualifier: str) -> list[Attribute]:
+        """The columns of ``*`` (qualifier ``""``) or of ``qualifier.*``."""
+        return [a for a in self.attributes
+                if not qualifier or (a.qualifier or "").casefold() == qualifier.casefold()]
+
     def _is_struct(self, expr: Expr) -> bool:
         """Whether the unresolved ``expr`` is of a struct type."""
         return bool(pa.types.is_struct(self.type_of(self.resolve(expr))))
@@ -136,8 +141,8 @@ class Scope:
         access it is, as Spark prints it."""
 
         def visit(node: Expr) -> Expr | None:
-            struct = settled_struct(node, self.attributes, lambda e: transform(e, visit),
-                                    lambda a: Column(name=a.name), self._is_struct)
+            struct = settled_struct(node, lambda q: [(a.name, Column(name=a.name)) for a in self._starred(q)],
+                                    lambda e: transform(e, visit), self._is_struct)
             if struct is not None:
                 return struct
             if isinstance(node, Call) and node.fn == "get_item":
@@ -170,7 +175,8 @@ class Scope:
         def replace_ref(node: Expr) -> Expr | None:
             if first is not None and (done := first(node)) is not None:
                 return done
-            struct = settled_struct(node, self.attributes, resolve_part, lambda a: a.column, self._is_struct)
+            struct = settled_struct(node, lambda q: [(a.name, a.column) for a in self._starred(q)],
+                                    resolve_part, self._is_struct)
             if struct is not None:
                 return struct
             if isinstance(node, Column):

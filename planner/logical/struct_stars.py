@@ -12,21 +12,19 @@ such a field ``col<n>`` and leaves the star as a column ``*``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Call, Column, Expr, Lit
 
-if TYPE_CHECKING:
-    from sparkwire.planner.logical.analyzer import Attribute
+#: The (name, column) pairs a star of that qualifier (``""``: none) stands for.
+StarColumns = Callable[[str], Sequence[tuple[str, Expr]]]
 
 
-def settled_struct(node: Expr, attributes: Sequence[Attribute], resolve: Callable[[Expr], Expr],
-                   column_of: Callable[[Attribute], Expr],
+def settled_struct(node: Expr, star_columns: StarColumns, resolve: Callable[[Expr], Expr],
                    is_struct: Callable[[Expr], bool]) -> Expr | None:
     """``node`` (a ``named_struct`` with a star or an extracted field) with each star's
-    columns in its place (as ``column_of`` gives them) and each ``s["f"]`` of a struct ``s``
-    named ``f``, its values resolved by ``resolve``; None when ``node`` needs neither."""
+    columns in its place (as ``star_columns`` gives them) and each ``s["f"]`` of a struct
+    ``s`` named ``f``, its values resolved by ``resolve``; None when ``node`` needs neither."""
     if not (isinstance(node, Call) and node.fn == "named_struct"
             and any(_star(v) is not None or _extracted(n, v, i) is not None
                     for i, (n, v) in enumerate(zip(node.args[::2], node.args[1::2]), start=1))):
@@ -35,12 +33,11 @@ def settled_struct(node: Expr, attributes: Sequence[Attribute], resolve: Callabl
     for position, (name, value) in enumerate(zip(node.args[::2], node.args[1::2], strict=True), start=1):
         qualifier = _star(value)
         if qualifier is not None:
-            chosen = [a for a in attributes
-                      if qualifier == "" or (a.qualifier or "").casefold() == qualifier.casefold()]
+            chosen = star_columns(qualifier)
             if not chosen:
                 raise AnalysisError(f"cannot resolve {qualifier}.* in struct(): no such DataFrame alias")
-            for a in chosen:
-                args += [Lit(value=a.name), column_of(a)]
+            for field_name, column in chosen:
+                args += [Lit(value=field_name), column]
             continue
         field = _extracted(name, value, position)
         if field is not None and isinstance(value, Call) and is_struct(value.args[0]):
