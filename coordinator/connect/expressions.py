@@ -58,6 +58,11 @@ _ROWS = Expression.Window.WindowFrame.FRAME_TYPE_ROW
 #: ``f(DISTINCT x)``: the name of each aggregate that has such a form.
 _DISTINCT = {"count": "count_distinct", "sum": "sum_distinct", "listagg": "listagg_distinct",
              "string_agg": "string_agg_distinct"}
+#: The subqueries a DataFrame makes of itself, by the kind the client sends.
+_SUBQUERIES: dict[int, Callable[[DataFrame], Column]] = {
+    expressions_pb2.SubqueryExpression.SUBQUERY_TYPE_SCALAR: DataFrame.scalar,
+    expressions_pb2.SubqueryExpression.SUBQUERY_TYPE_EXISTS: DataFrame.exists,
+}
 _SORT = {
     (Expression.SortOrder.SORT_DIRECTION_ASCENDING, Expression.SortOrder.SORT_NULLS_FIRST): Column.asc_nulls_first,
     (Expression.SortOrder.SORT_DIRECTION_ASCENDING, Expression.SortOrder.SORT_NULLS_LAST): Column.asc_nulls_last,
@@ -110,6 +115,8 @@ class Expressions:
                 return self.column(extract.child)[self.column(extract.extraction)]
             case "window":
                 return self._window(e.window)
+            case "subquery_expression":
+                return self._subquery(e.subquery_expression)
             case "update_fields":  # withField, dropFields
                 update = e.update_fields
                 struct = self.column(update.struct_expression)
@@ -117,6 +124,18 @@ class Expressions:
                     return struct.withField(update.field_name, self.column(update.value_expression))
                 return struct.dropFields(update.field_name)
         raise _unsupported(e, kind)
+
+    def _subquery(self, s: expressions_pb2.SubqueryExpression) -> Column:
+        """``df.scalar()`` or ``df.exists()``: the client sends the frame once, among the
+        plan's ``with_relations`` references, and here only its plan id."""
+        frame = self._frames.get(s.plan_id)
+        kind = _SUBQUERIES.get(s.subquery_type)
+        if frame is None or kind is None:
+            name = expressions_pb2.SubqueryExpression.SubqueryType.Name(s.subquery_type)
+            raise PlanNotSupported(f"the subquery {name} is not supported by sparkwire",
+                                   condition="UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY",
+                                   parameters={"subqueryType": name})
+        return kind(frame)
 
     def _window(self, w: Expression.Window) -> Column:
         """``f.over(spec)``, the spec built as a program builds it (``Window.partitionBy``

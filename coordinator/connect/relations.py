@@ -114,6 +114,24 @@ class Relations:
         with pa.ipc.open_stream(local.data) as reader:
             return self.session.createDataFrame(reader.read_all())
 
+    def _with_relations(self, w: relations_pb2.WithRelations) -> DataFrame:
+        """A plan whose expressions name other frames by plan id (``df.scalar()``,
+        ``df.exists()``): each reference is built first, so kept by its id, then the root."""
+        for reference in w.references:
+            self.frame(reference)
+        return self.frame(w.root)
+
+    def _unresolved_table_valued_function(self, f: relations_pb2.UnresolvedTableValuedFunction) -> DataFrame:
+        """``spark.tvf.<name>(...)``: the session's ``tvf`` method of that name."""
+        name = f.function_name.casefold()
+        method = None if name.startswith("_") else getattr(self.session.tvf, name, None)
+        if method is None:
+            raise PlanNotSupported(f"the table-valued function {name!r} is not supported by sparkwire",
+                                   condition="UNRESOLVABLE_TABLE_VALUED_FUNCTION",
+                                   parameters={"name": name})
+        df: DataFrame = method(*self._columns(f.arguments))
+        return df
+
     # -- one input ---------------------------------------------------------------------------
     def _project(self, p: relations_pb2.Project) -> DataFrame:
         if not p.HasField("input"):

@@ -1,5 +1,6 @@
 """The relations that reshape or summarize one input without a plan shape of their own:
-partitioning, sampling, the ``na`` functions, ``describe``, ``summary`` and ``unpivot``. Each is the one
+partitioning, sampling, the ``na`` functions, ``describe``, ``summary``, ``df.stat``'s calls,
+``transpose`` and ``unpivot``. Each is the one
 DataFrame API call a sparkwire program makes for it (``Relations`` dispatches here by the
 relation's field name), so they plan, and answer, exactly as the API does.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+import pyarrow as pa
 from pyspark.sql.connect.proto import relations_pb2
 
 from sparkwire.coordinator.connect.expressions import Expressions
@@ -78,9 +80,46 @@ class Reshaping:
     def _summary(self, s: relations_pb2.StatSummary) -> DataFrame:
         return self._frame(s.input).summary(*s.statistics)
 
+    def _transpose(self, t: relations_pb2.Transpose) -> DataFrame:
+        index = [self._expressions.column(c) for c in t.index_columns]
+        return self._frame(t.input).transpose(*index[:1])
+
+    # -- df.stat: a number or a table (the client reads the first value of the first row) ---
+    def _approx_quantile(self, q: relations_pb2.StatApproxQuantile) -> DataFrame:
+        """A list of quantiles per column (the client takes the first when it asked for one)."""
+        df = self._frame(q.input)
+        quantiles = df.stat.approxQuantile(list(q.cols), list(q.probabilities), q.relative_error)
+        return _one_value(df, "approx_quantile", quantiles, pa.list_(pa.list_(pa.float64())))
+
+    def _corr(self, c: relations_pb2.StatCorr) -> DataFrame:
+        df = self._frame(c.input)
+        method = c.method if c.HasField("method") else None
+        return _one_value(df, "corr", df.stat.corr(c.col1, c.col2, method), pa.float64())
+
+    def _cov(self, c: relations_pb2.StatCov) -> DataFrame:
+        df = self._frame(c.input)
+        return _one_value(df, "cov", df.stat.cov(c.col1, c.col2), pa.float64())
+
+    def _crosstab(self, c: relations_pb2.StatCrosstab) -> DataFrame:
+        return self._frame(c.input).stat.crosstab(c.col1, c.col2)
+
+    def _freq_items(self, f: relations_pb2.StatFreqItems) -> DataFrame:
+        support = f.support if f.HasField("support") else None
+        return self._frame(f.input).stat.freqItems(list(f.cols), support)
+
+    def _sample_by(self, s: relations_pb2.StatSampleBy) -> DataFrame:
+        fractions = {python_value(f.stratum): f.fraction for f in s.fractions}
+        return self._frame(s.input).stat.sampleBy(self._expressions.column(s.col), fractions,
+                                                  s.seed if s.HasField("seed") else None)
+
     def _unpivot(self, u: relations_pb2.Unpivot) -> DataFrame:
         """No ``values`` given: every column not an id, as the API's ``None``."""
         values = ([self._expressions.column(v) for v in u.values.values] if u.HasField("values")
                   else None)
         return self._frame(u.input).unpivot([self._expressions.column(i) for i in u.ids], values,
                                             u.variable_column_name, u.value_column_name)
+
+
+def _one_value(df: DataFrame, name: str, value: object, type_: pa.DataType) -> DataFrame:
+    """Spark answers a ``df.stat`` call that gives a value with one row of one column."""
+    return df.sparkSession.createDataFrame(pa.table({name: pa.array([value], type_)}))

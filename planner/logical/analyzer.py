@@ -41,6 +41,7 @@ from sparkwire.planner.logical.plan import Join, JoinType, Operator, Project, Se
 from sparkwire.planner.logical.render import output_name, sql
 from sparkwire.planner.logical.predicates import conjunction, conjuncts, factor_common
 from sparkwire.planner.logical.self_joins import self_join_equality
+from sparkwire.planner.logical.struct_stars import settled_struct
 from sparkwire.planner.logical.tree import column_names, has_window, transform
 from sparkwire.planner.logical.typed import spark_typed
 from sparkwire.planner.logical.typed_calls import typed_calls
@@ -126,11 +127,24 @@ class Scope:
             return expr.name.rsplit(".", 1)[-1]
         return output_name(self.spelled(expr))
 
+    def _starred(self, qualifier: str) -> list[Attribute]:
+        """The columns of ``*`` (qualifier ``""``) or of ``qualifier.*``."""
+        return [a for a in self.attributes
+                if not qualifier or (a.qualifier or "").casefold() == qualifier.casefold()]
+
+    def _is_struct(self, expr: Expr) -> bool:
+        """Whether the unresolved ``expr`` is of a struct type."""
+        return bool(pa.types.is_struct(self.type_of(self.resolve(expr))))
+
     def spelled(self, expr: Expr) -> Expr:
         """The unresolved ``expr`` with each ``[]`` of a struct written as the field
         access it is, as Spark prints it."""
 
         def visit(node: Expr) -> Expr | None:
+            struct = settled_struct(node, lambda q: [(a.name, Column(name=a.name)) for a in self._starred(q)],
+                                    lambda e: transform(e, visit), self._is_struct)
+            if struct is not None:
+                return struct
             if isinstance(node, Call) and node.fn == "get_item":
                 container = transform(node.args[0], visit)
                 struct = pa.types.is_struct(self.type_of(self.resolve(node.args[0])))
@@ -161,12 +175,19 @@ class Scope:
         def replace_ref(node: Expr) -> Expr | None:
             if first is not None and (done := first(node)) is not None:
                 return done
+            struct = settled_struct(node, lambda q: [(a.name, a.column) for a in self._starred(q)],
+                                    resolve_part, self._is_struct)
+            if struct is not None:
+                return struct
             if isinstance(node, Column):
                 path = self.field_path(node.name)
                 return self.lookup(node.name).column if path is None else path
             if isinstance(node, Ref):
                 return self.lookup(node.name, node.plan_id).column
             return None
+
+        def resolve_part(node: Expr) -> Expr:
+            return transform(node, replace_ref)
 
         return self.typed(transform(expr, replace_ref))
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -126,13 +127,32 @@ def assert_same_remote(program: Program, tables: Iterable[pa.Table], spark: Any,
     _check_remote(program, tables, remote, want_types, want_rows, ordered=ordered, rel=rel, time_zone="UTC")
 
 
+@contextmanager
+def active(remote: Any) -> Iterator[None]:
+    """``remote`` as the thread's active Spark Connect session for the body. The client
+    binds a checkpoint's result (``localCheckpoint``, ``checkpoint``) to
+    ``SparkSession.active()``, not to the session that made it: that is the first client
+    session made in the thread and not yet stopped, which in a test process may be another
+    test's, on another server. The checkpointed frame's later plans then go to that session,
+    which has no such relation ("no cached relation ... in this session")."""
+    from pyspark.sql.connect.session import SparkSession as RemoteSession
+
+    before = getattr(RemoteSession._active_session, "session", None)
+    RemoteSession._active_session.session = remote
+    try:
+        yield
+    finally:
+        RemoteSession._active_session.session = before
+
+
 def _check_remote(program: Program, tables: list[pa.Table], remote: Any, want_types: list[tuple[str, str]],
                   want_rows: list[tuple[Any, ...]], *, ordered: bool, rel: float, time_zone: str) -> None:
     """``program`` through the Spark Connect session ``remote`` gives PySpark's answer."""
     remote.conf.set(ZONE_KEY, time_zone)
-    ours = program(connect_api(), *(remote.createDataFrame(t) for t in tables))
-    assert [(f.name, f.dataType.simpleString()) for f in ours.schema.fields] == want_types, "Spark Connect"
-    got_rows = [normalize(row.asDict(recursive=True), want_types) for row in ours.collect()]
+    with active(remote):
+        ours = program(connect_api(), *(remote.createDataFrame(t) for t in tables))
+        assert [(f.name, f.dataType.simpleString()) for f in ours.schema.fields] == want_types, "Spark Connect"
+        got_rows = [normalize(row.asDict(recursive=True), want_types) for row in ours.collect()]
     _assert_rows(got_rows, want_rows, ordered=ordered, rel=rel, where="Spark Connect")
 
 

@@ -29,7 +29,7 @@ from sparkwire.connect import ConnectServer, serve
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
 from tests.e2e.tpch import expected_answers, same
-from tests.spark.compare import Api, assert_same_remote
+from tests.spark.compare import Api, active, assert_same_remote
 
 PEOPLE = pa.table({
     "id": pa.array([1, 2, 3, 4, 5, 6], pa.int64()),
@@ -208,3 +208,27 @@ def test_the_server_refuses_an_address_other_machines_could_reach(server: Connec
 
     with pytest.raises(ConfigError, match="loopback"):
         serve(server.service.session, host="0.0.0.0")
+
+
+def test_a_checkpoint_belongs_to_the_client_session_active_when_it_was_made(server: ConnectServer,
+                                                                            remote: Any) -> None:
+    """Why ``localCheckpoint`` then ``kept.join(kept, "id")`` once failed through the client
+    with "no cached relation ... in this session": PySpark's client binds a checkpoint's
+    result to ``SparkSession.active()`` (the first client session of the thread not yet
+    stopped), not to the session that made it, so the frame's later plans go to that other
+    session, which holds no such relation. ``compare.active`` makes the harness's client the
+    active one while a program runs."""
+    from pyspark.errors import PySparkException
+    from pyspark.sql.connect.session import SparkSession as RemoteSession
+
+    other = RemoteSession.builder.remote(server.address).create()
+    try:
+        with active(other):
+            stray = remote.range(5).localCheckpoint()
+        with pytest.raises(PySparkException, match="no cached relation"):
+            stray.join(stray, "id").collect()
+        with active(remote):
+            kept = remote.range(5).localCheckpoint()
+            assert sorted(row.id for row in kept.join(kept, "id").collect()) == list(range(5))
+    finally:
+        other.stop()

@@ -18,7 +18,7 @@ import pytest
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import _assert_rows, assert_same, normalize
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.connect]  # its programs also run through Spark Connect (compare.Remote)
 
 NAN = float("nan")
 DATA = pa.table({
@@ -142,9 +142,9 @@ def test_stat_functions(spark, sessions) -> None:
                 df.corr("i", "x"), df.stat.cov("id", "i"))
 
     want = numbers(theirs)
-    for session in sessions:
+    for n, session in enumerate(sessions):
         got = numbers(session.createDataFrame(DATA))
-        _assert_rows([got], [want], ordered=True, rel=1e-9, where=f"{session.settings.workers} worker(s)")
+        _assert_rows([got], [want], ordered=True, rel=1e-9, where=f"engine {n} ({type(session).__name__})")
 
     def tables(api, df):
         F = api.F

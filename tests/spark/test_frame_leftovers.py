@@ -1,6 +1,7 @@
 """DataFrame leftovers of issue 35 against real PySpark: ``colRegex`` (backticked regexes
 over the column names, case ignored, possessive quantifiers; a plain name), ``toJSON``
-(each row's JSON text: NULL fields left out, nested values, non-ASCII text); ``offset``
+(each row's JSON text: NULL fields left out, nested values, non-ASCII text: the client sends
+it as ``to_json(struct("*"))``), ``struct("*")`` and the names of a struct's fields; ``offset``
 (alone, under and over a limit, nested, past the end; over rows spread across tasks) and
 SQL's ``LIMIT n OFFSET m`` against DuckDB as the oracle: Spark's offset is standard SQL's,
 and DuckDB's same clause answers in milliseconds where a Spark job of sorts takes seconds."""
@@ -16,6 +17,8 @@ import pytest
 from sparkwire import AnalysisError
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 FRAME = pa.table({
     "Col1": [1, 2, None], "col2": ["a", None, "é\"q"], "x_y": [1.5, None, -0.0],
     "d": [dt.date(2020, 1, 1), None, dt.date(1969, 12, 31)], "arr": [[1, None], [], None],
@@ -30,10 +33,22 @@ def regex_selects(api, df):
                      df.colRegex("`nothing`"), df.colRegex("`[a-b].*`"), df.colRegex("`c.L2`"))
 
 
+def struct_fields(api, df):
+    """``struct("*")`` and ``struct("t.*")`` (every column, named after it, also in the result
+    column's name), ``struct(s["f"])`` named ``f`` for a struct ``s`` and ``col<n>`` for a map."""
+    F = api.F  # noqa: N806 - this engine's functions module
+    nested = df.select("Col1", "col2", F.struct("Col1", "col2").alias("s"),
+                       F.create_map(F.lit("k"), "x_y").alias("m"))
+    return nested.alias("t").select(
+        F.struct("*").alias("every"), F.to_json(F.struct("*")), F.struct("t.*", F.lit(1).alias("o")),
+        F.struct(F.col("s")["Col1"], F.col("s").col2, F.col("m")["k"]))
+
+
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:The return type of DataFrame.toJSON")  # PySpark's own: it will be a DataFrame
 def test_col_regex_and_to_json_match_pyspark(spark, sessions) -> None:
     assert_same(regex_selects, [FRAME], spark, sessions)
+    assert_same(struct_fields, [FRAME], spark, sessions)
     want = sorted(spark.createDataFrame(FRAME).toJSON().collect())
     for session in sessions:
         got = session.createDataFrame(FRAME).toJSON()

@@ -18,6 +18,8 @@ from sparkwire import functions as F
 from sparkwire.transport.errors import QueryError
 from tests.spark.compare import assert_same
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 FRAME = pa.table({"x": pa.array([1, None, 3, -(2**31)], pa.int32()), "s": ["a", "", None, "é"],
                   "d": [2.5, float("nan"), None, -0.0]})
 OTHER = pa.table({"y": pa.array([5, None, 2**31 - 1], pa.int32())})

@@ -13,6 +13,8 @@ import pytest
 
 from tests.spark.compare import assert_same, sql_program as sql
 
+pytestmark = pytest.mark.connect  # its programs also run through Spark Connect (compare.Remote)
+
 INTS = pa.list_(pa.int32())
 STRUCT = pa.struct([("f", pa.int32()), ("g", pa.string())])
 DATA = pa.table({
