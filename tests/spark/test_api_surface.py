@@ -152,7 +152,10 @@ def test_catalog_functions_databases_and_drops(spark, sessions) -> None:
         sorted(r[0] for r in spark.sql("SHOW FUNCTIONS LIKE 'array_s*|explode*'").collect())
     sessions[0].createDataFrame(DATA).createOrReplaceTempView("api_cat_v")
     spark.createDataFrame(DATA).createOrReplaceTempView("api_cat_v")
-    assert [v.name for v in ours.listViews()] == [v.name for v in theirs.listViews()]
+    # This test's views only: the sessions are shared by modules, and one run through the
+    # Spark Connect client (SPARKWIRE_TEST_CONNECT_ALL) makes its views there, not in ours.
+    assert ([v.name for v in ours.listViews() if v.name.startswith("api_")]
+            == [v.name for v in theirs.listViews() if v.name.startswith("api_")] == ["api_cat_v"])
     calls = [
         lambda c: c.getFunction("nope"), lambda c: c.createDatabase("default"),
         lambda c: c.dropDatabase("default"), lambda c: c.truncateTable("api_cat_v"),
