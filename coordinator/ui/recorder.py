@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +33,9 @@ from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.scheduler import Run
 from sparkwire.coordinator.taskplan import TaskStatus
-from sparkwire.coordinator.ui.records import (EVENT_BYTES, MAX_TEXT, TASK_BYTES, Kept,
-                                              QueryRecord, TaskRecord, kept, kept_row, new_query,
-                                              query_row, query_view)
+from sparkwire.coordinator.ui.records import (EDGE_BYTES, EVENT_BYTES, LOST, MAX_TEXT,
+                                              TASK_BYTES, Kept, QueryRecord, TaskRecord, kept,
+                                              kept_row, new_query, query_row, query_view)
 from sparkwire.planner.logical.staged import StagedPlan
 
 #: Changes a live client may fall behind before it is dropped.
@@ -61,6 +61,8 @@ class Recorder:
         self.bytes_in: Counter[str] = Counter()
         #: Per worker name: ("tasks", "failed", "bytes_out", "bytes_in", "spill") totals.
         self.per_worker: Counter[tuple[str, str]] = Counter()
+        #: Per worker name: its memory as its latest task run ended (``Memory``).
+        self.memory: dict[str, Memory] = {}
         #: Told each finished query's record, after the lock (``history.History``); must
         #: not wait.
         self.finished: Callable[[QueryRecord], None] | None = None
@@ -122,6 +124,10 @@ class Recorder:
                     self.bytes_in[route] += nbytes
                     record.bytes_in[route] += nbytes
                     self.per_worker[worker, "bytes_in"] += nbytes
+                for producer, route, nbytes in status.stage_bytes_in:
+                    record.edges[producer, status.stage, route] += nbytes
+                if status.memory_bytes is not None:
+                    self.memory[worker] = Memory(status.memory_bytes, status.rss_bytes, now)
                 self.per_worker[worker, "tasks"] += 1
                 self.per_worker[worker, "bytes_out"] += status.bytes_out
                 self.per_worker[worker, "spill"] += status.spill_bytes
@@ -130,6 +136,21 @@ class Recorder:
                 self.per_worker[status.worker, "failed"] += 1
             record.events.append((now, "task ended" if status.error is None else "task failed",
                                   status.stage, status.task, status.attempt))
+            self._changed(query_id)
+
+    def workers_lost(self, query_id: str, lost: Mapping[str, str]) -> None:
+        now = self._clock()
+        with self._cond:
+            record = self._running.get(query_id)
+            if record is None:
+                return
+            for task in record.tasks.values():
+                if task.address in lost and task.ended is None:
+                    task.ended, task.error = now, LOST
+            for address, name in lost.items():
+                record.lost.append((address, name))
+                record.size += EVENT_BYTES + len(address) + len(name)
+                record.events.append((now, f"worker lost: {name}"[:MAX_TEXT], -1, -1, 0))
             self._changed(query_id)
 
     def stage_planned(self, query_id: str, stage: int, tasks: int, notes: Sequence[str]) -> None:
@@ -156,7 +177,8 @@ class Recorder:
                 record.error = f"{type(error).__name__}: {error}"[:MAX_TEXT]
                 record.size += len(record.error)
             record.events.append((now, record.state, -1, -1, 0))
-            record.size += TASK_BYTES * len(record.tasks) + EVENT_BYTES * len(record.events)
+            record.size += (TASK_BYTES * len(record.tasks) + EVENT_BYTES * len(record.events)
+                            + EDGE_BYTES * len(record.edges))
             self.totals[f"queries_{record.state}"] += 1
             self._finished[query_id] = record
             self._finished_bytes += record.size
@@ -258,7 +280,7 @@ class Recorder:
                 task.address for record in self._running.values()
                 for task in record.tasks.values() if task.ended is None)
             return Counts(Counter(self.totals), Counter(self.bytes_in), Counter(self.per_worker),
-                          open_runs, len(self._running), len(self._finished))
+                          open_runs, len(self._running), len(self._finished), dict(self.memory))
 
 
 @dataclass(frozen=True)
@@ -274,6 +296,19 @@ class Counts:
     open_runs: Counter[str]
     running: int
     kept: int
+    #: Per worker name: its memory as its latest task run ended.
+    memory: dict[str, Memory]
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """A worker's memory as one of its task runs ended (``TaskStatus.memory_bytes``): the
+    bytes its accounting held, its process's resident set (None for a worker inside the
+    driver, whose process is not its own), and when it was heard."""
+
+    tracked: int
+    rss: int | None
+    at: float
 
 
 def _row(record: QueryRecord | Kept) -> dict[str, Any]:

@@ -1,19 +1,16 @@
-"""The live UI in a real browser: headless Chromium from the OS's packages (``make test``
-installs Debian's ``chromium`` when it can), driven by Playwright against that very
-executable; no browser is downloaded. Without either, the test skips and says which.
+"""The live UI in a real browser (``conftest.page``: the OS's Chromium through Playwright).
 
 A query run while the list of queries is open appears there live (server-sent events, no
-reload), and its page draws its stages and a task timeline with a bar per task run.
+reload), and its page draws its stages, the bytes read over each edge of the stage graph,
+and a task timeline with a bar per task run. A real kill in the browser:
+``test_process_cluster.py``.
 """
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-import pytest
 
 from sparkwire import Session
 from sparkwire import functions as F
@@ -21,22 +18,6 @@ from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.scheduler import Run
 from sparkwire.coordinator.ui import Recorder, UiServer
 from tests.ui.test_recorder import METRICS, PLAN, RUNS, STATUSES
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    pytest.skip("no Chromium on this machine (make test installs Debian's chromium where it can)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (the dev extra has it)")
-
-
-@pytest.fixture(scope="module")
-def page() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
 
 
 def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: Any) -> None:
@@ -62,8 +43,19 @@ def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: A
         assert {int(bars.nth(i).get_attribute("data-stage")) for i in range(bars.count())} == set(metrics.stages)
         assert page.locator("#gantt-svg text").first.text_content() in set(session.cluster.names.values())
         assert page.locator("#stage-graph rect").count() == len(metrics.stages)
+        recorded = session.ui.recorder.query(metrics.query_id)
         assert page.locator("#stage-graph line").count() == sum(  # an arrow per stage read
-            len(stage["inputs"]) for stage in session.ui.recorder.query(metrics.query_id)["stages"])
+            len(stage["inputs"]) for stage in recorded["stages"])
+        # each arrow says the bytes read over it by route, as recorded (exact in its title)
+        assert recorded["edges"] and all(edge["bytes"] > 0 for edge in recorded["edges"])
+        for stage in recorded["stages"]:
+            for producer in stage["inputs"]:
+                label = page.locator(f"#stage-graph text.edge-bytes[data-from='{producer}'][data-to='{stage['id']}']")
+                routes = [e for e in recorded["edges"] if (e["producer"], e["consumer"]) == (producer, stage["id"])]
+                assert label.locator("title").text_content() == "; ".join(
+                    f"{e['route']}: {e['bytes']} bytes" for e in routes)
+                assert [part.split(" ")[0] for part in label.text_content().split(" · ") if part] == [
+                    e["route"] for e in routes]
 
         page.goto(session.ui_url + "workers")  # a row per worker and the driver, as /api has them
         page.wait_for_selector("#workers tbody tr", timeout=10_000)

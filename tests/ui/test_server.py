@@ -58,6 +58,11 @@ def test_a_query_run_shows_with_its_stages_and_tasks(session: Session) -> None:
         (m.stage, m.boundary, m.tasks, m.done, m.rows, m.bytes) for m in metrics.stages.values()]
     assert query["stages"][-1]["rows"] == result.num_rows
     assert query["bytes_in"] == dict(metrics.bytes_in)
+    by_route: dict[str, int] = {}  # the edges' bytes, by route, are all the query read
+    for edge in query["edges"]:
+        by_route[edge["route"]] = by_route.get(edge["route"], 0) + edge["bytes"]
+        assert edge["producer"] in query["stages"][edge["consumer"]]["inputs"]
+    assert by_route == dict(metrics.bytes_in)
     assert len(query["task_runs"]) == sum(m.tasks for m in metrics.stages.values())
     assert {t["worker"] for t in query["task_runs"]} == set(metrics.tasks_per_worker)
     assert all(t["delivered"] <= t["ended"] and t["started"] <= t["ended"] for t in query["task_runs"])
