@@ -95,6 +95,12 @@ def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: A
         assert shown.count() == len(rows)
         assert {shown.nth(i).locator("td").first.inner_text(): shown.nth(i).locator("td").nth(5).inner_text()
                 for i in range(shown.count())} == {w["name"]: str(w["tasks"]) for w in rows}
+        # memory in use beside the bound, exact on hover: the workers that ran a task told it
+        assert {shown.nth(i).locator("td").first.inner_text(): shown.nth(i).locator("td.memory").get_attribute("title")
+                for i in range(shown.count())} == {
+            w["name"]: f"{'none heard' if w['memory_used'] is None else w['memory_used']} of {w['memory_bound']} bytes"
+            for w in rows}
+        assert all(w["memory_used"] is not None for w in rows if w["tasks"])
 
 
 def test_a_querys_reruns_are_drawn_apart(page: Any) -> None:

@@ -221,11 +221,13 @@ async function workers() {
     $("#workers tbody").replaceChildren(...rows.map((w) => {
       const tr = el("tr");
       tr.id = "w-" + w.name;
+      const memory = el("td", (w.memory_used === null ? "–" : fmtBytes(w.memory_used)) + " / " + fmtBytes(w.memory_bound), "n memory");
+      memory.title = `${w.memory_used ?? "none heard"} of ${w.memory_bound} bytes`;
       tr.append(el("td", w.name), el("td", w.address), el("td", w.live ? "yes" : "no", w.live ? "" : "failed"),
         el("td", `${Math.min(w.open, w.slots)}/${w.slots}`, "n"), el("td", w.queued, "n"),
         el("td", w.tasks, "n"), el("td", w.failed, "n"), el("td", fmtBytes(w.bytes_in), "n"),
         el("td", fmtBytes(w.bytes_out), "n"), el("td", fmtBytes(w.spill), "n"),
-        el("td", (w.memory_used === null ? "–" : fmtBytes(w.memory_used)) + " / " + fmtBytes(w.memory_bound), "n memory"),
+        memory,
         el("td", w.rss === null ? "–" : fmtBytes(w.rss), "n"), el("td", fmtTime(w.memory_at)));
       return tr;
     }));
