@@ -122,6 +122,17 @@ def test_a_querys_reruns_are_drawn_apart(page: Any) -> None:
         assert page.locator("#gantt-svg rect.rerun").count() == len(again)
         assert page.locator("#gantt-svg rect.task").count() == len(RUNS) + len(again)
         assert f"{len(again)} re-runs" in page.locator("#status").inner_text()
+        # a query an older driver wrote to ui.history_dir, before edges and lost workers were
+        # kept: its page still draws
+        old = recorder.query("killed")
+        assert old is not None
+        del old["edges"], old["lost_workers"]
+        old["id"] = "older"
+        recorder.load([(old, json.dumps(old).encode())])
+        page.goto(server.url + "query/older")
+        page.wait_for_selector("#gantt-svg rect.task", timeout=10_000)
+        assert page.locator("#stage-graph text.edge-bytes").count() == len(PLAN.stages) - 1
+        assert page.locator("#lost").inner_text() == ""
 
 
 ROWS = 1_000_000

@@ -182,6 +182,7 @@ async function query() {
   const draw = async () => {
     pending = false;
     const q = await getJSON("/api/query/" + encodeURIComponent(id));
+    q.edges ??= []; q.lost_workers ??= [];  // a history line an older driver wrote has neither
     $("#summary").textContent = q.summary;
     const ended = q.ended || Date.now() / 1000;
     $("#status").textContent = `${q.state} · ${q.user} · started ${fmtTime(q.started)} · ${fmtSecs(ended - q.started)} · ${q.done}/${q.tasks} tasks · ${q.reruns} re-runs` + (q.error ? " · " + q.error : "");
