@@ -101,7 +101,8 @@ class UiServer(ThreadingHTTPServer, Closeable):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """A thread for the request while fewer than ``max_clients`` run; else 503 at once,
-        on the accepting thread (a few bytes into a fresh socket's buffer: no wait)."""
+        on the accepting thread (a few bytes into a fresh socket's buffer: no wait), or,
+        under TLS, the connection closed (a 503 would need a handshake there)."""
         if not self._slots.acquire(blocking=False):
             try:
                 if not self.secure:
