@@ -80,11 +80,11 @@ def test_a_query_appears_live_and_its_page_draws_stages_and_the_timeline(page: A
         assert recorded["edges"] and all(edge["bytes"] > 0 for edge in recorded["edges"])
         for stage in recorded["stages"]:
             for producer in stage["inputs"]:
-                label = page.locator(f"#stage-graph text.edge-bytes[data-from='{producer}'][data-to='{stage['id']}']")
+                label = page.locator(f"#stage-graph g.edge-bytes[data-from='{producer}'][data-to='{stage['id']}']")
                 routes = [e for e in recorded["edges"] if (e["producer"], e["consumer"]) == (producer, stage["id"])]
                 assert label.locator("title").text_content() == "; ".join(
                     f"{e['route']}: {e['bytes']} bytes" for e in routes)
-                assert [part.split(" ")[0] for part in label.text_content().split(" · ") if part] == [
+                assert [line.split(" ")[0] for line in label.locator("text").all_text_contents()] == [
                     e["route"] for e in routes]
 
         page.goto(session.ui_url + "workers")  # a row per worker and the driver, as /api has them
@@ -131,7 +131,7 @@ def test_a_querys_reruns_are_drawn_apart(page: Any) -> None:
         recorder.load([(old, json.dumps(old).encode())])
         page.goto(server.url + "query/older")
         page.wait_for_selector("#gantt-svg rect.task", timeout=10_000)
-        assert page.locator("#stage-graph text.edge-bytes").count() == len(PLAN.stages) - 1
+        assert page.locator("#stage-graph g.edge-bytes").count() == len(PLAN.stages) - 1
         assert page.locator("#lost").inner_text() == ""
 
 

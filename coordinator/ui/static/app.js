@@ -73,10 +73,10 @@ function stageGraph(stages, edges) {
   for (const s of stages) columns.set(depth.get(s.id), [...(columns.get(depth.get(s.id)) || []), s.id]);
   const at = new Map();
   const joins = (s) => s.notes.filter((n) => n.includes(" join: "));
-  const w = 140, h = 36 + 14 * Math.max(0, ...stages.map((s) => joins(s).length)), byId = new Map(stages.map((s) => [s.id, s]));
-  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 230,
+  const w = 150, step = w + 130, h = 36 + 14 * Math.max(0, ...stages.map((s) => joins(s).length)), byId = new Map(stages.map((s) => [s.id, s]));
+  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * step,
     height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * (h + 24) });
-  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 230, 20 + row * (h + 24)]));
+  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * step, 20 + row * (h + 24)]));
   for (const s of stages) for (const i of s.inputs) {
     const [x1, y1] = at.get(i), [x2, y2] = at.get(s.id);
     const routes = edges.filter((e) => e.producer === i && e.consumer === s.id);
@@ -85,12 +85,14 @@ function stageGraph(stages, edges) {
       "stroke-width": total ? 1 + Math.min(5, Math.log10(1 + total / 1024)) : 1 }));
     const label = svg("text", { x: (x1 + w + x2) / 2, y: (y1 + y2) / 2 + h / 2 - 4, "text-anchor": "middle" });
     label.textContent = byId.get(i).boundary;
-    const moved = svg("text", { x: (x1 + w + x2) / 2, y: (y1 + y2) / 2 + h / 2 + 12, "text-anchor": "middle",
-      class: "edge-bytes", "data-from": i, "data-to": s.id });
-    moved.textContent = routes.map((e) => `${e.route} ${fmtBytes(e.bytes)}`).join(" · ");
+    const moved = svg("g", { class: "edge-bytes", "data-from": i, "data-to": s.id });  // a line a route
     const exact = svg("title");
     exact.textContent = routes.map((e) => `${e.route}: ${e.bytes} bytes`).join("; ");
-    moved.append(exact);
+    moved.append(exact, ...routes.map((e, n) => {
+      const line = svg("text", { x: (x1 + w + x2) / 2, y: (y1 + y2) / 2 + h / 2 + 10 + 13 * n, "text-anchor": "middle" });
+      line.textContent = `${e.route} ${fmtBytes(e.bytes)}`;
+      return line;
+    }));
     box.append(label, moved);
   }
   for (const s of stages) {
