@@ -1,8 +1,8 @@
 """``Recorder``: what every query on a cluster did, for the UI and the metrics endpoint.
 
 It is the coordinator's ``metrics.QueryObserver``: the query's own threads call it as
-things happen (a query starts, runs are delivered, a task ends, a stage is planned again,
-the query closes), beside the ``Progress`` callback and through no other path. Each call
+things happen (a query starts, runs are delivered, a task ends, workers are found lost, a
+stage is planned again, the query closes), beside the ``Progress`` callback and through no other path. Each call
 takes one lock, appends to bounded structures and returns: no JSON, no HTML, no waiting.
 The HTTP threads copy what they show under the same lock (``records.*_view``) and do the
 rest outside it.
@@ -10,6 +10,9 @@ rest outside it.
 A finished query's record is handed to ``finished`` (``history.History``'s queue), whose
 thread swaps it for its JSON (``compact``) and writes it to ``ui.history_dir`` when set;
 ``load`` takes back what an earlier driver wrote.
+
+Each worker's memory as its latest task run ended (``Memory``) is kept per worker name, as
+many as the cluster has had.
 
 Bounds: running queries are as many as run; finished ones are kept up to
 ``history_queries`` and ``history_bytes`` (``records.QueryRecord.size``), the oldest
