@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ByteSize, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ByteSize, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -122,6 +122,16 @@ class UiSettings(_Section):
     #: Per query: the events kept (the latest), and the task runs drawn.
     events_per_query: int = Field(default=200, ge=1)
     tasks_per_query: int = Field(default=4096, ge=1)
+    #: Serve HTTPS with this PEM certificate chain and its key (owner-only, like every key
+    #: sparkwire reads); both or neither. The token rules stay as they are (``ui.server``).
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> UiSettings:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("ui.tls_cert and ui.tls_key go together")
+        return self
 
 
 class Settings(BaseSettings):

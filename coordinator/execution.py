@@ -340,7 +340,11 @@ class QueryResult(Closeable):
             if not self.worker_lost():
                 return False
             self._losses = self._cluster.losses()
-            runs = self._scheduler.recover(self._coordinator.live_workers())
+            names = {a: self._cluster.names.get(a, a) for a in self._cluster.addresses}
+            live = self._coordinator.live_workers()  # replaces a dead worker under a new address
+            lost = {address: name for address, name in names.items() if address not in live}
+            tell(self._observer, lambda o: o.workers_lost(self.query_id, lost))
+            runs = self._scheduler.recover(live)
             self._deliver(runs)
             self.metrics.reruns += len(runs)
             self.metrics.attempts = max([self.metrics.attempts, *(r.attempt + 1 for r in runs)])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -80,6 +80,10 @@ class QueryObserver(Protocol):
 
     def task_ended(self, query_id: str, status: TaskStatus) -> None:
         """A run of the query ended, well or not, as its worker reported it."""
+
+    def workers_lost(self, query_id: str, lost: Mapping[str, str]) -> None:
+        """The query found the workers ``lost`` (address: name) gone, dead or replaced under
+        a new address, before running again what they took with them."""
 
     def stage_planned(self, query_id: str, stage: int, tasks: int, notes: Sequence[str]) -> None:
         """A stage held at its barrier was planned again (``adaptive``) to ``tasks`` tasks."""

@@ -144,6 +144,17 @@ class TaskStatus(Node):
     #: Bytes read from producers, by route.
     bytes_in: dict[Annotated[str, Field(max_length=64)], Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, max_length=MAX_ROUTES)
+    #: The same bytes by producer stage and route, (stage, route, bytes): what crossed each
+    #: edge of the stage graph, and how (the UI draws it).
+    stage_bytes_in: tuple[tuple[Annotated[int, Field(ge=0, lt=MAX_STAGES)],
+                                Annotated[str, Field(max_length=64)],
+                                Annotated[int, Field(ge=0)]], ...] = Field(default=(), max_length=MAX_STAGES * MAX_ROUTES)
+    #: The worker's tracked memory as the task ended (its partition store and whole-input
+    #: share: ``Worker.memory_in_use``), and its resident set where the worker is a process
+    #: of its own. No worker is polled for them: they ride on the statuses it sends anyway.
+    #: None where not measured (a failure's status; RSS of a worker inside the driver).
+    memory_bytes: int | None = Field(default=None, ge=0)
+    rss_bytes: int | None = Field(default=None, ge=0)
     error_code: str | None = Field(default=None, max_length=64)
     error: str | None = Field(default=None, max_length=MAX_ERROR_CHARS)
 

@@ -185,6 +185,13 @@ def write_private(path: Path, data: bytes) -> None:
         out.write(data)
 
 
+def check_private_key(path: Path) -> None:
+    """Refuse (``ConfigError``) a private key file that is not a regular file readable by
+    its owner only, or is over the PEM bound: the rules every key sparkwire reads follows,
+    for a key a library loads from its path itself (``ssl.SSLContext.load_cert_chain``)."""
+    _read(path, _MAX_PEM_BYTES, private=True)
+
+
 def _read(path: Path, limit: int, private: bool = False) -> bytes:
     """A credential file's bytes: a regular file, owner-only when ``private``, bounded."""
     try:

@@ -77,7 +77,7 @@ class HostedWorker:
                 listen = self.transport.address_on(host)
             if listen is not None:
                 self._check_data_roots(settings, listen)
-            self.worker = Worker(worker_id, settings, self.transport.connect)
+            self.worker = Worker(worker_id, settings, self.transport.connect, own_process=True)
             self.server = self.transport.serve(self.worker, listen)
             self.worker.served_at(self.server.address)
             self._check_data_roots(settings, self.server.address)

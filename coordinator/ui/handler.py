@@ -42,6 +42,8 @@ class Served(Protocol):
     """What a request reads of its server (``server.UiServer``)."""
 
     token: bytes | None
+    #: Served over TLS: the cookie is ``Secure``.
+    secure: bool
     recorder: Recorder
     workers: Callable[[], list[dict[str, Any]]]
     registry: CollectorRegistry
@@ -106,7 +108,8 @@ class Handler(BaseHTTPRequestHandler):
         body = resources.files("sparkwire.coordinator.ui").joinpath("static", name).read_bytes()
         extra = {}
         if set_cookie and self.server.token is not None:
-            extra["Set-Cookie"] = f"{_COOKIE}={set_cookie}; HttpOnly; SameSite=Strict; Path=/"
+            secure = "; Secure" if self.server.secure else ""
+            extra["Set-Cookie"] = f"{_COOKIE}={set_cookie}; HttpOnly; SameSite=Strict; Path=/{secure}"
         self._send(HTTPStatus.OK, body, _TYPES[name[name.rindex("."):]], extra)
 
     def _json(self, value: object) -> None:

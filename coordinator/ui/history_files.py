@@ -75,6 +75,18 @@ class EventView(_Strict):
     attempt: StrictInt
 
 
+class EdgeView(_Strict):
+    producer: StrictInt
+    consumer: StrictInt
+    route: StrictStr
+    bytes: StrictInt
+
+
+class LostView(_Strict):
+    address: StrictStr
+    name: StrictStr
+
+
 class QueryView(_Strict):
     """One line of the history: ``records.query_view`` of a finished query, field for field."""
 
@@ -95,6 +107,9 @@ class QueryView(_Strict):
     tasks_dropped: StrictInt
     bytes_in: dict[StrictStr, StrictInt]
     events: list[EventView]
+    #: Not in the lines of a driver before these were drawn: read back as none.
+    edges: list[EdgeView] = []
+    lost_workers: list[LostView] = []
 
 
 def prepare(directory: Path) -> None:

@@ -44,6 +44,13 @@ _PER_WORKER = (
     ("sparkwire_worker_memory_bound_bytes", "The memory a worker holds to (worker.memory).",
      "memory_bound", False),
 )
+#: Per worker, gauges only for the workers that reported them (``workers._memory``).
+_HEARD = (
+    ("sparkwire_worker_memory_used_bytes", "Bytes a worker's memory accounting held (partition "
+     "store, whole inputs) as its latest task run ended.", "memory_used"),
+    ("sparkwire_worker_rss_bytes", "A worker process's resident set as its latest task run "
+     "ended (not for workers inside the driver).", "rss"),
+)
 _STATES = ("started", "finished", "failed", "closed")
 
 
@@ -75,6 +82,12 @@ class _Totals(Collector):
             for row in rows:
                 family.add_metric([row["name"]], int(row[key]))
             yield family
+        for name, text, key in _HEARD:
+            gauge = GaugeMetricFamily(name, text, labels=["worker"])
+            for row in rows:
+                if row[key] is not None:
+                    gauge.add_metric([row["name"]], row[key])
+            yield gauge
         yield CounterMetricFamily("sparkwire_worker_losses", "Workers found lost, ever.",
                                   value=rows[0]["losses"] if rows else 0)
         yield GaugeMetricFamily("sparkwire_queries_running", "Queries running now.", value=counts.running)

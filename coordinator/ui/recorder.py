@@ -1,8 +1,8 @@
 """``Recorder``: what every query on a cluster did, for the UI and the metrics endpoint.
 
 It is the coordinator's ``metrics.QueryObserver``: the query's own threads call it as
-things happen (a query starts, runs are delivered, a task ends, a stage is planned again,
-the query closes), beside the ``Progress`` callback and through no other path. Each call
+things happen (a query starts, runs are delivered, a task ends, workers are found lost, a
+stage is planned again, the query closes), beside the ``Progress`` callback and through no other path. Each call
 takes one lock, appends to bounded structures and returns: no JSON, no HTML, no waiting.
 The HTTP threads copy what they show under the same lock (``records.*_view``) and do the
 rest outside it.
@@ -10,6 +10,9 @@ rest outside it.
 A finished query's record is handed to ``finished`` (``history.History``'s queue), whose
 thread swaps it for its JSON (``compact``) and writes it to ``ui.history_dir`` when set;
 ``load`` takes back what an earlier driver wrote.
+
+Each worker's memory as its latest task run ended (``Memory``) is kept per worker name, as
+many as the cluster has had.
 
 Bounds: running queries are as many as run; finished ones are kept up to
 ``history_queries`` and ``history_bytes`` (``records.QueryRecord.size``), the oldest
@@ -25,7 +28,7 @@ import json
 import threading
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +36,9 @@ from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.scheduler import Run
 from sparkwire.coordinator.taskplan import TaskStatus
-from sparkwire.coordinator.ui.records import (EVENT_BYTES, MAX_TEXT, TASK_BYTES, Kept,
-                                              QueryRecord, TaskRecord, kept, kept_row, new_query,
-                                              query_row, query_view)
+from sparkwire.coordinator.ui.records import (EDGE_BYTES, EVENT_BYTES, LOST, MAX_TEXT,
+                                              TASK_BYTES, Kept, QueryRecord, TaskRecord, kept,
+                                              kept_row, new_query, query_row, query_view)
 from sparkwire.planner.logical.staged import StagedPlan
 
 #: Changes a live client may fall behind before it is dropped.
@@ -61,6 +64,8 @@ class Recorder:
         self.bytes_in: Counter[str] = Counter()
         #: Per worker name: ("tasks", "failed", "bytes_out", "bytes_in", "spill") totals.
         self.per_worker: Counter[tuple[str, str]] = Counter()
+        #: Per worker name: its memory as its latest task run ended (``Memory``).
+        self.memory: dict[str, Memory] = {}
         #: Told each finished query's record, after the lock (``history.History``); must
         #: not wait.
         self.finished: Callable[[QueryRecord], None] | None = None
@@ -122,6 +127,10 @@ class Recorder:
                     self.bytes_in[route] += nbytes
                     record.bytes_in[route] += nbytes
                     self.per_worker[worker, "bytes_in"] += nbytes
+                for producer, route, nbytes in status.stage_bytes_in:
+                    record.edges[producer, status.stage, route] += nbytes
+                if status.memory_bytes is not None:
+                    self.memory[worker] = Memory(status.memory_bytes, status.rss_bytes, now)
                 self.per_worker[worker, "tasks"] += 1
                 self.per_worker[worker, "bytes_out"] += status.bytes_out
                 self.per_worker[worker, "spill"] += status.spill_bytes
@@ -130,6 +139,21 @@ class Recorder:
                 self.per_worker[status.worker, "failed"] += 1
             record.events.append((now, "task ended" if status.error is None else "task failed",
                                   status.stage, status.task, status.attempt))
+            self._changed(query_id)
+
+    def workers_lost(self, query_id: str, lost: Mapping[str, str]) -> None:
+        now = self._clock()
+        with self._cond:
+            record = self._running.get(query_id)
+            if record is None:
+                return
+            for task in record.tasks.values():
+                if task.address in lost and task.ended is None:
+                    task.ended, task.error = now, LOST
+            for address, name in lost.items():
+                record.lost.append((address, name))
+                record.size += EVENT_BYTES + len(address) + len(name)
+                record.events.append((now, f"worker lost: {name}"[:MAX_TEXT], -1, -1, 0))
             self._changed(query_id)
 
     def stage_planned(self, query_id: str, stage: int, tasks: int, notes: Sequence[str]) -> None:
@@ -156,7 +180,8 @@ class Recorder:
                 record.error = f"{type(error).__name__}: {error}"[:MAX_TEXT]
                 record.size += len(record.error)
             record.events.append((now, record.state, -1, -1, 0))
-            record.size += TASK_BYTES * len(record.tasks) + EVENT_BYTES * len(record.events)
+            record.size += (TASK_BYTES * len(record.tasks) + EVENT_BYTES * len(record.events)
+                            + EDGE_BYTES * len(record.edges))
             self.totals[f"queries_{record.state}"] += 1
             self._finished[query_id] = record
             self._finished_bytes += record.size
@@ -258,7 +283,7 @@ class Recorder:
                 task.address for record in self._running.values()
                 for task in record.tasks.values() if task.ended is None)
             return Counts(Counter(self.totals), Counter(self.bytes_in), Counter(self.per_worker),
-                          open_runs, len(self._running), len(self._finished))
+                          open_runs, len(self._running), len(self._finished), dict(self.memory))
 
 
 @dataclass(frozen=True)
@@ -274,6 +299,19 @@ class Counts:
     open_runs: Counter[str]
     running: int
     kept: int
+    #: Per worker name: its memory as its latest task run ended.
+    memory: dict[str, Memory]
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """A worker's memory as one of its task runs ended (``TaskStatus.memory_bytes``): the
+    bytes its accounting held, its process's resident set (None for a worker inside the
+    driver, whose process is not its own), and when it was heard."""
+
+    tracked: int
+    rss: int | None
+    at: float
 
 
 def _row(record: QueryRecord | Kept) -> dict[str, Any]:

@@ -29,11 +29,15 @@ QUERY_BYTES = 2560
 STAGE_BYTES = 640
 TASK_BYTES = 520
 EVENT_BYTES = 200
+#: ... and of one edge's count of bytes by route (its key's tuple, boxed numbers, the slot).
+EDGE_BYTES = 240
 #: Estimated bytes of a finished query compacted to its JSON (``kept``) beside the JSON
 #: itself: its row's dict, boxed values and strings, the tuple, the ``bytes`` header.
 KEPT_BYTES = 1536
 #: Longest summary and error kept (characters): a long SQL error is cut, not stored whole.
 MAX_TEXT = 2000
+#: The error of a run whose worker was lost before it ended (``Recorder.workers_lost``).
+LOST = "its worker was lost"
 
 
 @dataclass(slots=True)
@@ -89,6 +93,10 @@ class QueryRecord:
     tasks: dict[tuple[int, int, int], TaskRecord] = field(default_factory=dict)
     #: Bytes its tasks read from producers, by route (memory, shm, zmq, flight, ...).
     bytes_in: Counter[str] = field(default_factory=Counter)
+    #: Bytes each stage read from each stage it reads, by route: (producer, consumer, route).
+    edges: Counter[tuple[int, int, str]] = field(default_factory=Counter)
+    #: The workers the query lost: (address, name; the address where no run there told one).
+    lost: list[tuple[str, str]] = field(default_factory=list)
     #: Task runs not kept past the per-query bound (still counted in the stages' totals).
     tasks_dropped: int = 0
     size: int = 0
@@ -156,6 +164,9 @@ def query_view(record: QueryRecord) -> dict[str, Any]:
         for t in record.tasks.values()]
     view["tasks_dropped"] = record.tasks_dropped
     view["bytes_in"] = dict(record.bytes_in)
+    view["edges"] = [{"producer": producer, "consumer": consumer, "route": route, "bytes": nbytes}
+                     for (producer, consumer, route), nbytes in sorted(record.edges.items())]
+    view["lost_workers"] = [{"address": address, "name": name} for address, name in record.lost]
     view["events"] = [{"at": at, "what": what, "stage": stage, "task": task, "attempt": attempt}
                       for at, what, stage, task, attempt in record.events]
     return view

@@ -11,7 +11,14 @@ workers) unless a token is configured; off loopback a token is required, or the 
 refuses to start. The token follows the cluster secret's rules (``transport.security``: at
 least 16 bytes, a file only its owner may read) and is compared in constant time. A browser
 sends it once as ``?token=`` and gets it back as an ``HttpOnly`` cookie; a scraper sends
-``Authorization: Bearer``. TLS is not served: off loopback, put a TLS proxy in front.
+``Authorization: Bearer``.
+
+TLS: with ``ui.tls_cert`` and ``ui.tls_key`` the server speaks HTTPS only (TLS 1.2 at
+least; the cookie then ``Secure``). The handshake is made on the request's own thread,
+within the handler's timeout: on the accepting thread a client that never finishes one
+would stop every other from being served. A client over ``max_clients`` is closed without
+the 503 (it would need a handshake on that thread). Without them, off loopback, put a TLS
+proxy in front: the token would cross the network in the clear.
 
 Closing stops accepting, ends the live streams (each notices within ``TICK``), shuts the
 connections still open (a browser keeps idle ones), and joins every request thread and the
@@ -21,6 +28,7 @@ serving thread: nothing is left running or listening.
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 from http.server import ThreadingHTTPServer
 from typing import Any, Callable
@@ -32,7 +40,7 @@ from sparkwire.coordinator.ui.history import History
 from sparkwire.coordinator.ui.recorder import Recorder
 from sparkwire.transport.closing import Closeable
 from sparkwire.transport.errors import ConfigError
-from sparkwire.transport.security import Security, is_loopback
+from sparkwire.transport.security import Security, check_private_key, is_loopback
 
 _REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
             b"Connection: close\r\nContent-Length: 24\r\n\r\ntoo many clients, retry\n")
@@ -48,6 +56,8 @@ class UiServer(ThreadingHTTPServer, Closeable):
     def __init__(self, settings: UiSettings, recorder: Recorder,
                  workers: Callable[[], list[dict[str, Any]]]) -> None:
         self.token = ui_token(settings)
+        self._tls = ui_tls(settings)
+        self.secure = self._tls is not None
         self.recorder = recorder
         self.workers = workers
         self.registry = registry_for(recorder, workers)
@@ -72,7 +82,7 @@ class UiServer(ThreadingHTTPServer, Closeable):
     def url(self) -> str:
         host, port = str(self.server_address[0]), self.server_address[1]
         shown = f"[{host}]" if self.address_family == socket.AF_INET6 else host
-        return f"http://{shown}:{port}/"
+        return f"{'https' if self.secure else 'http'}://{shown}:{port}/"
 
     def start(self) -> UiServer:
         """Serve on a thread of its own until ``close``."""
@@ -81,13 +91,23 @@ class UiServer(ThreadingHTTPServer, Closeable):
         self._thread.start()
         return self
 
+    def get_request(self) -> tuple[socket.socket, Any]:
+        """The next connection, under TLS when configured: the handshake waits for the
+        request's thread (``_handshake``)."""
+        request, client_address = super().get_request()
+        if self._tls is not None:
+            request = self._tls.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
+        return request, client_address
+
     def process_request(self, request: Any, client_address: Any) -> None:
         """A thread for the request while fewer than ``max_clients`` run; else 503 at once,
-        on the accepting thread (a few bytes into a fresh socket's buffer: no wait)."""
+        on the accepting thread (a few bytes into a fresh socket's buffer: no wait), or,
+        under TLS, the connection closed (a 503 would need a handshake there)."""
         if not self._slots.acquire(blocking=False):
             try:
-                request.settimeout(1.0)
-                request.sendall(_REFUSED)
+                if not self.secure:
+                    request.settimeout(1.0)
+                    request.sendall(_REFUSED)
             except OSError:
                 pass
             self.shutdown_request(request)
@@ -102,11 +122,26 @@ class UiServer(ThreadingHTTPServer, Closeable):
         with self._open_lock:
             self._open.add(request)
         try:
-            super().process_request_thread(request, client_address)
+            if self._handshake(request):
+                super().process_request_thread(request, client_address)
+            else:
+                self.shutdown_request(request)
         finally:
             with self._open_lock:
                 self._open.discard(request)
             self._slots.release()
+
+    def _handshake(self, request: socket.socket) -> bool:
+        """Whether ``request`` may be served: plain, or its TLS handshake done within the
+        handler's timeout (a failed one is the client's problem, not logged)."""
+        if not isinstance(request, ssl.SSLSocket):
+            return True
+        try:
+            request.settimeout(Handler.timeout)
+            request.do_handshake()
+        except (OSError, ValueError):  # ssl.SSLError is an OSError
+            return False
+        return True
 
     def __enter__(self) -> UiServer:
         return self
@@ -152,3 +187,18 @@ def ui_token(settings: UiSettings) -> bytes | None:
         raise ConfigError(f"ui: {exc}") from None
     assert credentials is not None  # security is on by default
     return credentials.secret
+
+
+def ui_tls(settings: UiSettings) -> ssl.SSLContext | None:
+    """The server's TLS context from ``ui.tls_cert`` and ``ui.tls_key``; None without them.
+    A key file others may read, or a pair that does not load, is a ``ConfigError``."""
+    if settings.tls_cert is None or settings.tls_key is None:
+        return None
+    check_private_key(settings.tls_key)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(settings.tls_cert, settings.tls_key)
+    except (OSError, ssl.SSLError) as exc:
+        raise ConfigError(f"ui: cannot load ui.tls_cert {settings.tls_cert} with ui.tls_key: {exc}") from None
+    return context

@@ -34,14 +34,15 @@ _Item = TypeVar("_Item")
 class TaskReads:
     """One task's reading of its inputs: the readers it opened (closed when the task is
     cancelled), the first error reading them raised, the rows and bytes it read (bytes by
-    ``TransportClient.route``), and its bytes of the worker's whole-input share."""
+    producer stage and ``TransportClient.route``: the UI draws them on the stage graph's
+    edges), and its bytes of the worker's whole-input share."""
 
     query_id: str
     cancelled: threading.Event
     readers: list[PartitionReader] = field(default_factory=list)
     error: BaseException | None = None
     rows: int = 0
-    bytes: Counter[str] = field(default_factory=Counter)
+    bytes: Counter[tuple[int, str]] = field(default_factory=Counter)
     held: int = 0
 
     def reading(self, items: Iterator[_Item]) -> Iterator[_Item]:
@@ -148,7 +149,7 @@ class ExchangeInputs:
                         raise QueryCancelled(f"query {reads.query_id} was cancelled")
                     route, in_store = provenance()
                     reads.rows += batch.num_rows
-                    reads.bytes[route] += batch.nbytes
+                    reads.bytes[part.stage, route] += batch.nbytes
                     yield batch, in_store
 
         return first.schema, reads.reading(batches())

@@ -53,6 +53,7 @@ baseline outside the setting, like a JVM's own memory outside Spark's executor m
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from dataclasses import dataclass
 
@@ -61,7 +62,7 @@ import pyarrow as pa
 from sparkwire.coordinator.config import WorkerSettings
 from sparkwire.transport.wire import MIN_CHARGE
 
-__all__ = ["ByteBudget", "MemoryPlan", "STREAMS_PER_SLOT", "tune_process_memory"]
+__all__ = ["ByteBudget", "MemoryPlan", "STREAMS_PER_SLOT", "resident_bytes", "tune_process_memory"]
 
 STORE_SHARE = 0.15
 ENGINE_SHARE = 0.40
@@ -75,6 +76,8 @@ _GLIBC_MMAP_CEILING = 32 << 20
 #: The smallest window the wire takes, and the unit windows are rounded down to; a batch
 #: larger than a window still goes, alone.
 MIN_WINDOW = MIN_CHARGE
+#: Bytes of a memory page, the unit ``/proc/self/statm`` counts in (``resident_bytes``).
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +110,14 @@ class ByteBudget:
     ``give`` it back when done. Thread-safe."""
 
     def __init__(self, total: int) -> None:
-        self._left = total
+        self._total = self._left = total
         self._lock = threading.Lock()
+
+    @property
+    def held(self) -> int:
+        """Bytes taken and not given back: what the worker reports of this share."""
+        with self._lock:
+            return self._total - self._left
 
     def take(self, size: int) -> bool:
         """Hold ``size`` more bytes if they fit what is left; False (nothing taken) if not."""
@@ -121,6 +130,19 @@ class ByteBudget:
     def give(self, size: int) -> None:
         with self._lock:
             self._left += size
+
+
+def resident_bytes() -> int | None:
+    """This process's resident set now (``/proc/self/statm``'s second field, in pages): what
+    a worker process reports beside its tracked bytes, to show what no share counts (the
+    baseline, allocator retention). None where there is no ``/proc`` (not Linux). A read of
+    one small file, ~10 us: cheap enough for every task's status, and the current size,
+    where ``getrusage`` gives only the peak."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def tune_process_memory(plan: MemoryPlan) -> None:

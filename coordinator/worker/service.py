@@ -36,7 +36,7 @@ from sparkwire.coordinator.config import Settings
 from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineInterrupted
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
-from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan
+from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan, resident_bytes
 from sparkwire.coordinator.worker.files import check_files, check_output_directory, recheck_files
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.pieces import Pieces, PieceTarget
@@ -98,8 +98,12 @@ class Worker:
         worker_id: str,
         settings: Settings,
         connect: Callable[[str], TransportClient],
+        own_process: bool = False,
     ) -> None:
+        """``own_process``: the worker is alone in its process (``HostedWorker``), so the
+        process's resident set is its own to report with each task's status."""
         self.worker_id = worker_id
+        self.own_process = own_process
         self.settings = settings
         self._connect = connect
         self._own_dir = new_spill_dir(settings.worker.spill_dir or Path(tempfile.gettempdir()),
@@ -220,6 +224,12 @@ class Worker:
         self.store.drop_query(query_id)
         self._shared.drop_query(query_id)
 
+    def memory_in_use(self) -> int:
+        """The bytes this worker's accounting holds now (``memory``): its partition store's
+        batches and bookkeeping, and its tasks' whole inputs. DuckDB's share is its own
+        business (bounded by its ``memory_limit``) and not counted."""
+        return self.store.memory_bytes + self._whole_inputs.held
+
     def take_statuses(self, receive: Callable[[TaskStatus], None]) -> None:
         """Hand every ``TaskStatus`` delivered to this worker to ``receive``: this worker is
         the driver's, the address task plans report to (``coordinator.status``)."""
@@ -325,13 +335,9 @@ class Worker:
                 return
             self._fail(task, self._failure(task, exc))
             return
-        self._report(plan, TaskStatus(
-            query_id=plan.query_id, stage=plan.stage, task=plan.task, attempt=plan.attempt,
-            worker=self.worker_id, rows_in=task.reads.rows, rows_out=pieces.rows,
-            bytes_out=pieces.bytes, batches_out=pieces.batches, seconds=seconds,
-            setup_seconds=setup, bytes_in=dict(task.reads.bytes), spill_bytes=output.spilled_bytes,
-            partition_rows=tuple(pieces.partition_rows) if shuffle else (),
-            partition_bytes=tuple(pieces.partition_bytes) if shuffle else ()))
+        self._report(plan, task.succeeded(
+            self.worker_id, pieces, shuffle, seconds, setup, self.memory_in_use(),
+            resident_bytes() if self.own_process else None))
         self.completed.append(
             {"query_id": plan.query_id, "stage": plan.stage, "task": plan.task,
              "rows_out": pieces.rows, "bytes_out": pieces.bytes, "seconds": seconds,

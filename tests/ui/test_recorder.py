@@ -18,6 +18,7 @@ from sparkwire.coordinator.config import UiSettings
 from sparkwire.coordinator.metrics import QueryMetrics
 from sparkwire.coordinator.scheduler import Run
 from sparkwire.coordinator.taskplan import TaskStatus
+from sparkwire.coordinator.ui.records import LOST
 from sparkwire.coordinator.ui.recorder import FEED, Recorder
 from sparkwire.planner.logical.plan import Exchange
 from sparkwire.planner.logical.sources import RangeSource
@@ -33,7 +34,8 @@ PLAN = StagedPlan(columns=("id",), stages=(
 ))
 RUNS = [Run(0, t, 0, f"mem://worker-{t}") for t in range(TASKS)] + [Run(1, 0, 0, "mem://worker-0")]
 STATUSES = [TaskStatus(query_id="q", stage=r.stage, task=r.task, worker=f"worker-{r.task}",
-                       rows_out=25, bytes_out=200, seconds=0.01, bytes_in={"memory": 100})
+                       rows_out=25, bytes_out=200, seconds=0.01, bytes_in={"memory": 100},
+                       stage_bytes_in=((0, "memory", 100),) if r.stage else (), memory_bytes=1000 + r.task)
             for r in RUNS]
 METRICS = QueryMetrics("q", {})
 
@@ -73,6 +75,31 @@ def test_a_query_is_recorded_with_its_stages_tasks_and_events() -> None:
     assert (view["events"][0]["what"], view["events"][-1]["what"]) == ("started", "finished")
     totals = recorder.counts().totals
     assert (totals["queries_finished"], totals["queries_failed"], totals["task_reruns"]) == (1, 1, 1)
+
+
+
+def test_a_lost_worker_its_open_runs_the_edges_and_each_workers_memory() -> None:
+    """What the query page and the workers page draw from: a lost worker ends its open runs
+    (``LOST``) and is named once; a stage's reads count on the edge from their producer;
+    each worker's memory is its latest status's."""
+    recorder = Recorder(UiSettings(), clock=lambda: 5.0)
+    recorder.query_started("q", PLAN, frozenset())
+    recorder.runs_delivered("q", RUNS)
+    recorder.task_ended("q", STATUSES[0])
+    recorder.workers_lost("q", {"mem://worker-1": "worker-1"})
+    recorder.runs_delivered("q", [Run(0, 1, 1, "mem://worker-0")])
+    for status in [STATUSES[2], STATUSES[1].model_copy(update={"attempt": 1, "worker": "worker-0"})]:
+        recorder.task_ended("q", status)
+    view = recorder.query("q")
+    assert view is not None
+    assert view["lost_workers"] == [{"address": "mem://worker-1", "name": "worker-1"}]
+    runs = {(t["stage"], t["task"], t["attempt"]): t for t in view["task_runs"]}
+    assert (runs[0, 1, 0]["ended"], runs[0, 1, 0]["error"]) == (5.0, LOST)
+    assert runs[0, 0, 0]["error"] is None and runs[1, 0, 0]["error"] is None
+    assert [e["what"] for e in view["events"]].count("worker lost: worker-1") == 1
+    assert view["edges"] == [{"producer": 0, "consumer": 1, "route": "memory", "bytes": 100}]
+    memory = recorder.counts().memory
+    assert {name: (m.tracked, m.rss) for name, m in memory.items()} == {"worker-0": (1001, None)}
 
 
 def test_per_query_bounds_keep_the_latest_events_and_count_dropped_tasks() -> None:

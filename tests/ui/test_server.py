@@ -8,10 +8,12 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import ssl
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -23,6 +25,9 @@ from sparkwire import functions as F
 from sparkwire.coordinator.config import UiSettings, load_settings
 from sparkwire.coordinator.ui import Recorder, UiServer
 from sparkwire.transport.errors import ConfigError, SparkwireError
+from sparkwire.transport.security import write_private
+from sparkwire.transport.tls import CLUSTER_SERVER_NAME, throwaway
+from tests.ui.test_recorder import run_query
 
 TABLE = pa.table({"k": [i % 5 for i in range(200)], "v": list(range(200))})
 
@@ -58,6 +63,11 @@ def test_a_query_run_shows_with_its_stages_and_tasks(session: Session) -> None:
         (m.stage, m.boundary, m.tasks, m.done, m.rows, m.bytes) for m in metrics.stages.values()]
     assert query["stages"][-1]["rows"] == result.num_rows
     assert query["bytes_in"] == dict(metrics.bytes_in)
+    by_route: dict[str, int] = {}  # the edges' bytes, by route, are all the query read
+    for edge in query["edges"]:
+        by_route[edge["route"]] = by_route.get(edge["route"], 0) + edge["bytes"]
+        assert edge["producer"] in query["stages"][edge["consumer"]]["inputs"]
+    assert by_route == dict(metrics.bytes_in)
     assert len(query["task_runs"]) == sum(m.tasks for m in metrics.stages.values())
     assert {t["worker"] for t in query["task_runs"]} == set(metrics.tasks_per_worker)
     assert all(t["delivered"] <= t["ended"] and t["started"] <= t["ended"] for t in query["task_runs"])
@@ -207,3 +217,52 @@ def test_nothing_is_left_after_the_session_stops() -> None:
         socket.create_connection((host, port), timeout=2).close()
     assert [t.name for t in set(threading.enumerate()) - before
             if t.name == "sparkwire-ui" or "process_request_thread" in t.name] == []
+
+
+def _https_get(server: UiServer, path: str, context: ssl.SSLContext, token: str) -> http.client.HTTPResponse:
+    """``path`` over TLS, the server's certificate checked against ``context`` and the name
+    the throwaway certificate is issued to (not 127.0.0.1's)."""
+    host, port = str(server.server_address[0]), server.server_address[1]
+    raw = socket.create_connection((host, port), timeout=10)
+    tls = context.wrap_socket(raw, server_hostname=CLUSTER_SERVER_NAME)
+    tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {token}\r\n"
+                "Connection: close\r\n\r\n".encode())
+    response = http.client.HTTPResponse(tls)
+    response.begin()
+    return response
+
+
+def test_tls_serves_https_only(tmp_path: Path) -> None:
+    """With ``ui.tls_cert``/``ui.tls_key`` a client that trusts the certificate gets the
+    JSON and a ``Secure`` cookie over HTTPS; plain HTTP and a client that does not trust it
+    get nothing, and the server goes on serving, while a client that never finishes a
+    handshake waits on its own thread. A key others may read is refused."""
+    material = throwaway()
+    cert, key, ca = tmp_path / "ui.pem", tmp_path / "ui.key", tmp_path / "ca.pem"
+    cert.write_bytes(material.cert)
+    ca.write_bytes(material.ca)
+    write_private(key, material.key)
+    token = "a-token-of-enough-bytes"
+    settings = UiSettings(port=0, token=token, tls_cert=cert, tls_key=key)
+    recorder = Recorder(settings)
+    run_query(recorder, "q1")
+    with UiServer(settings, recorder, list).start() as server:
+        assert server.url.startswith("https://127.0.0.1:")
+        with pytest.raises((http.client.HTTPException, OSError)):  # plain HTTP: no page
+            get(server.url.replace("https://", "http://") + "api/queries")
+        with pytest.raises(ssl.SSLCertVerificationError):  # the system's roots do not sign it
+            _https_get(server, "/api/queries", ssl.create_default_context(), token)
+        trusting = ssl.create_default_context(cafile=str(ca))
+        # a client that connects and never says hello holds one request thread, not accept
+        idle = socket.create_connection((str(server.server_address[0]), server.server_address[1]), timeout=10)
+        response = _https_get(server, "/api/queries", trusting, token)
+        assert response.status == 200
+        assert [q["id"] for q in json.loads(response.read())] == ["q1"]
+        page = _https_get(server, f"/?token={token}", trusting, token)
+        assert page.status == 200 and page.headers["Set-Cookie"].endswith("; Secure")
+        idle.close()
+    key.chmod(0o644)
+    with pytest.raises(ConfigError, match="owner only"):
+        UiServer(settings, recorder, list)
+    with pytest.raises(ValueError, match="go together"):
+        UiSettings(tls_cert=cert)

@@ -63,25 +63,37 @@ async function queries() {
 }
 
 // The stages as a graph: a column per depth (files first, the result last), an arrow from
-// each stage to those reading it, labelled with the producer's boundary; under a stage that
-// joins, the join's strategy (broadcast or shuffle), and why on hover.
-function stageGraph(stages) {
+// each stage to those reading it, labelled with the producer's boundary and the bytes read
+// over it by route (local, shm, zmq, ...; exact on hover), drawn wider the more it carried;
+// under a stage that joins, the join's strategy (broadcast or shuffle), and why on hover.
+function stageGraph(stages, edges) {
   const depth = new Map();
   for (const s of stages) depth.set(s.id, Math.max(0, ...s.inputs.map((i) => depth.get(i) + 1)));
   const columns = new Map();
   for (const s of stages) columns.set(depth.get(s.id), [...(columns.get(depth.get(s.id)) || []), s.id]);
   const at = new Map();
   const joins = (s) => s.notes.filter((n) => n.includes(" join: "));
-  const w = 140, h = 36 + 14 * Math.max(0, ...stages.map((s) => joins(s).length)), byId = new Map(stages.map((s) => [s.id, s]));
-  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * 230,
+  const w = 150, step = w + 130, h = 36 + 14 * Math.max(0, ...stages.map((s) => joins(s).length)), byId = new Map(stages.map((s) => [s.id, s]));
+  const box = svg("svg", { id: "stage-graph", width: 40 + columns.size * step,
     height: 30 + Math.max(...[...columns.values()].map((ids) => ids.length)) * (h + 24) });
-  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * 230, 20 + row * (h + 24)]));
+  for (const [d, ids] of columns) ids.forEach((id, row) => at.set(id, [20 + d * step, 20 + row * (h + 24)]));
   for (const s of stages) for (const i of s.inputs) {
     const [x1, y1] = at.get(i), [x2, y2] = at.get(s.id);
-    box.append(svg("line", { x1: x1 + w, y1: y1 + h / 2, x2, y2: y2 + h / 2, stroke: "#999" }));
+    const routes = edges.filter((e) => e.producer === i && e.consumer === s.id);
+    const total = routes.reduce((sum, e) => sum + e.bytes, 0);
+    box.append(svg("line", { x1: x1 + w, y1: y1 + h / 2, x2, y2: y2 + h / 2, stroke: "#999",
+      "stroke-width": total ? 1 + Math.min(5, Math.log10(1 + total / 1024)) : 1 }));
     const label = svg("text", { x: (x1 + w + x2) / 2, y: (y1 + y2) / 2 + h / 2 - 4, "text-anchor": "middle" });
     label.textContent = byId.get(i).boundary;
-    box.append(label);
+    const moved = svg("g", { class: "edge-bytes", "data-from": i, "data-to": s.id });  // a line a route
+    const exact = svg("title");
+    exact.textContent = routes.map((e) => `${e.route}: ${e.bytes} bytes`).join("; ");
+    moved.append(exact, ...routes.map((e, n) => {
+      const line = svg("text", { x: (x1 + w + x2) / 2, y: (y1 + y2) / 2 + h / 2 + 10 + 13 * n, "text-anchor": "middle" });
+      line.textContent = `${e.route} ${fmtBytes(e.bytes)}`;
+      return line;
+    }));
+    box.append(label, moved);
   }
   for (const s of stages) {
     const [x, y] = at.get(s.id);
@@ -109,7 +121,9 @@ function stageGraph(stages) {
 function gantt(q) {
   const runs = q.task_runs;
   // a lane per worker address, named once a run there has reported its worker's name
-  const names = new Map(runs.filter((t) => t.worker).map((t) => [t.address, t.worker]));
+  const names = new Map([...q.lost_workers.map((w) => [w.address, w.name]),
+    ...runs.filter((t) => t.worker).map((t) => [t.address, t.worker])]);
+  const lost = new Set(q.lost_workers.map((w) => w.address));
   const lanes = [...new Set(runs.map((t) => t.address))].sort();
   const now = Date.now() / 1000;
   const t0 = Math.min(q.started, ...runs.map((t) => t.delivered));
@@ -133,7 +147,8 @@ function gantt(q) {
   const box = svg("svg", { width, height: y + (q.tasks_dropped ? 34 : 20), id: "gantt-svg", role: "img" });
   for (const lane of lanes) {
     const text = svg("text", { x: 4, y: top.get(lane) + 14 });
-    text.textContent = names.get(lane) || lane;
+    text.textContent = (names.get(lane) || lane) + (lost.has(lane) ? " (lost)" : "");
+    if (lost.has(lane)) text.setAttribute("class", "lost");
     box.append(text);
   }
   for (const t of runs) {
@@ -169,6 +184,7 @@ async function query() {
   const draw = async () => {
     pending = false;
     const q = await getJSON("/api/query/" + encodeURIComponent(id));
+    q.edges ??= []; q.lost_workers ??= [];  // a history line an older driver wrote has neither
     $("#summary").textContent = q.summary;
     const ended = q.ended || Date.now() / 1000;
     $("#status").textContent = `${q.state} · ${q.user} · started ${fmtTime(q.started)} · ${fmtSecs(ended - q.started)} · ${q.done}/${q.tasks} tasks · ${q.reruns} re-runs` + (q.error ? " · " + q.error : "");
@@ -185,7 +201,8 @@ async function query() {
         el("td", fmtSecs(s.seconds), "n"), el("td", s.notes.join("; ")));
       return tr;
     }));
-    $("#graph").replaceChildren(stageGraph(q.stages));
+    $("#lost").textContent = q.lost_workers.length ? "Workers lost: " + q.lost_workers.map((w) => `${w.name} (${w.address})`).join(", ") + "; what they held ran again" : "";
+    $("#graph").replaceChildren(stageGraph(q.stages, q.edges));
     $("#gantt").replaceChildren(gantt(q));
     $("#events").replaceChildren(...q.events.map((e) => el("li",
       `${fmtTime(e.at)} ${e.what}` + (e.stage >= 0 ? ` stage ${e.stage}` : "") + (e.task >= 0 ? ` task ${e.task} attempt ${e.attempt}` : ""))));
@@ -197,7 +214,7 @@ async function query() {
 }
 
 // The workers, refreshed at most once a second while queries change (what a worker's task
-// runs reported; memory in use is reported by no worker: its bound and spills are shown).
+// runs reported, its memory in use too: as its latest run ended, hence "as of").
 async function workers() {
   let pending = null;
   const draw = async () => {
@@ -207,10 +224,14 @@ async function workers() {
     $("#workers tbody").replaceChildren(...rows.map((w) => {
       const tr = el("tr");
       tr.id = "w-" + w.name;
+      const memory = el("td", (w.memory_used === null ? "–" : fmtBytes(w.memory_used)) + " / " + fmtBytes(w.memory_bound), "n memory");
+      memory.title = `${w.memory_used ?? "none heard"} of ${w.memory_bound} bytes`;
       tr.append(el("td", w.name), el("td", w.address), el("td", w.live ? "yes" : "no", w.live ? "" : "failed"),
         el("td", `${Math.min(w.open, w.slots)}/${w.slots}`, "n"), el("td", w.queued, "n"),
         el("td", w.tasks, "n"), el("td", w.failed, "n"), el("td", fmtBytes(w.bytes_in), "n"),
-        el("td", fmtBytes(w.bytes_out), "n"), el("td", fmtBytes(w.spill), "n"), el("td", fmtBytes(w.memory_bound), "n"));
+        el("td", fmtBytes(w.bytes_out), "n"), el("td", fmtBytes(w.spill), "n"),
+        memory,
+        el("td", w.rss === null ? "–" : fmtBytes(w.rss), "n"), el("td", fmtTime(w.memory_at)));
       return tr;
     }));
   };
