@@ -394,12 +394,12 @@ class Session(Closeable):
             raise not_found(tableName)
         return view
 
-    def sql(self, sqlQuery: str, args: Args = None) -> DataFrame:  # noqa: N803 - PySpark's name
-        """A DataFrame for one SQL query over the session's temporary views
-        (``df.createOrReplaceTempView(name)``), its ``:name`` or ``?`` parameters bound to
-        ``args`` (a dict or a list) as literals. Parsed and planned here; workers receive
-        plans, never SQL text."""
-        return sql_dataframe(self, sqlQuery, self._views, args)
+    def sql(self, sqlQuery: str, args: Args = None, **kwargs: object) -> DataFrame:  # noqa: N803 - PySpark's name
+        """A DataFrame for one SQL query over the session's temporary views, its ``:name`` or
+        ``?`` parameters bound to ``args`` (a dict or a list) as literals, its text formatted
+        with ``kwargs`` first as PySpark's is (``"... FROM {df} WHERE id > {n}"``). Parsed
+        and planned here; workers receive plans, never SQL text."""
+        return sql_dataframe(self, sqlQuery, self._views, args, kwargs)
 
     def close(self) -> None:
         if self._closed:

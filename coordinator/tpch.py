@@ -16,8 +16,9 @@ import tempfile
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
+from types import ModuleType
 
-from sparkwire.planner.api import functions as F
+from sparkwire.planner.api import functions
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.transport.errors import ConfigError
 
@@ -52,8 +53,10 @@ def ensure_tpch(scale: float, tables: tuple[str, ...] = ("lineitem",), parts: in
     return target
 
 
-def q1(lineitem: DataFrame) -> DataFrame:
-    """TPC-H Q1: pricing summary report."""
+def q1(lineitem: DataFrame, F: ModuleType = functions) -> DataFrame:
+    """TPC-H Q1: pricing summary report. ``F`` is the functions module it is written with:
+    sparkwire's, or PySpark's to run the same query on PySpark's frames (a Spark Connect
+    client's, in ``tests/spark/test_connect.py``)."""
     disc_price = F.col("l_extendedprice") * (1 - F.col("l_discount"))
     return (
         lineitem.filter(F.col("l_shipdate") <= F.lit(dt.date(1998, 9, 2)))
@@ -72,8 +75,8 @@ def q1(lineitem: DataFrame) -> DataFrame:
     )
 
 
-def q6(lineitem: DataFrame) -> DataFrame:
-    """TPC-H Q6: forecasting revenue change."""
+def q6(lineitem: DataFrame, F: ModuleType = functions) -> DataFrame:
+    """TPC-H Q6: forecasting revenue change; ``F`` as for ``q1``."""
     return lineitem.filter(
         (F.col("l_shipdate") >= F.lit(dt.date(1994, 1, 1)))
         & (F.col("l_shipdate") < F.lit(dt.date(1995, 1, 1)))

@@ -64,6 +64,7 @@ _CLASS_BY_CONDITION = {
     "CANNOT_MODIFY_CONFIG": "AnalysisException",
     "NOT_COLUMN_OR_STR": "PySparkTypeError",
     "NOT_EXPECTED_TYPE": "PySparkTypeError",
+    "VALUE_NOT_PLAIN_COLUMN_REFERENCE": "PySparkValueError",
 }
 #: Our ANSI hint names sparkwire's setting too; Spark's templates spell it Spark's way.
 _OUR_HINT = re.compile(r'If necessary set ("[^"]+")(?: \([^)]*\))? to "?false"? to bypass this error\.')

@@ -36,6 +36,9 @@ class KeptFrames:
         self._lock = threading.Lock()
         self._persisted: dict[bytes, DataFrame] = {}
         self._checkpoints: dict[str, DataFrame] = {}
+        #: Counts the changes, so a translation made before one is not reused after
+        #: (``translated``): a relation translated again finds the frames kept since.
+        self.version = 0
 
     def persisted(self, rel: Relation) -> DataFrame | None:
         """The frame ``rel`` was persisted as, if it was (None fast when nothing is)."""
@@ -49,11 +52,13 @@ class KeptFrames:
         with self._lock:
             self._check_room()
             self._persisted[_key(rel)] = df
+            self.version += 1
 
     def unpersist(self, rel: Relation, df: DataFrame) -> None:
         df.unpersist()
         with self._lock:
             self._persisted.pop(_key(rel), None)
+            self.version += 1
 
     def checkpoint(self, df: DataFrame) -> str:
         """Keep ``df`` (already checkpointed) under a new id, which the client names it by."""
@@ -61,6 +66,7 @@ class KeptFrames:
         with self._lock:
             self._check_room()
             self._checkpoints[relation_id] = df
+            self.version += 1
         return relation_id
 
     def checkpointed(self, relation_id: str) -> DataFrame:
@@ -75,6 +81,7 @@ class KeptFrames:
         """The client dropped its checkpointed frame: release the workers' copy."""
         with self._lock:
             df = self._checkpoints.pop(relation_id, None)
+            self.version += 1
         if df is not None:
             df.unpersist()
 

@@ -11,7 +11,7 @@ frame (``df["a"]``) resolves against that frame (``expressions``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -25,6 +25,7 @@ from sparkwire.coordinator.connect.types import from_proto
 from sparkwire.coordinator.connect.reshaping import Reshaping
 from sparkwire.planner.api.column import Column
 from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.sources import sql_dataframe
 
 if TYPE_CHECKING:
     from sparkwire.coordinator.session import Session
@@ -73,6 +74,10 @@ class Relations:
         if df is None:
             number = Relation.DESCRIPTOR.fields_by_name[kind].number if kind else 0
             raise PlanNotSupported.field("spark.connect.Relation", str(kind), number)
+        return self._keep(rel, df)
+
+    def _keep(self, rel: Relation, df: DataFrame) -> DataFrame:
+        """``df``, kept by ``rel``'s plan id if it has one."""
         if rel.common.HasField("plan_id"):
             self._frames[rel.common.plan_id] = df
         return df
@@ -101,8 +106,11 @@ class Relations:
     def _cached_remote_relation(self, r: relations_pb2.CachedRemoteRelation) -> DataFrame:
         return self._kept.checkpointed(r.relation_id)
 
-    def _sql(self, sql: relations_pb2.SQL) -> DataFrame:
-        return self.session.sql(sql.query, sql_arguments(sql))
+    def _sql(self, sql: relations_pb2.SQL, views: Mapping[str, DataFrame] | None = None) -> DataFrame:
+        """``spark.sql``; ``views``: the frames the client named in the text (``{df}``),
+        views of this query only, beside the session's."""
+        return sql_dataframe(self.session, sql.query, {**self.session.views, **(views or {})},
+                             sql_arguments(sql))
 
     def _range(self, r: relations_pb2.Range) -> DataFrame:
         parts = r.num_partitions if r.HasField("num_partitions") else None
@@ -116,7 +124,12 @@ class Relations:
 
     def _with_relations(self, w: relations_pb2.WithRelations) -> DataFrame:
         """A plan whose expressions name other frames by plan id (``df.scalar()``,
-        ``df.exists()``): each reference is built first, so kept by its id, then the root."""
+        ``df.exists()``): each reference is built first, so kept by its id, then the root.
+        ``spark.sql(text, df=df)`` sends SQL as the root and each frame as a reference
+        aliased by the view name the client wrote into the text, as Spark's server reads it."""
+        if w.root.HasField("sql") and w.references and all(r.HasField("subquery_alias") for r in w.references):
+            views = {r.subquery_alias.alias: self.frame(r.subquery_alias.input) for r in w.references}
+            return self._keep(w.root, self._sql(w.root.sql, views))
         for reference in w.references:
             self.frame(reference)
         return self.frame(w.root)

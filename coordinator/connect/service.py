@@ -26,7 +26,6 @@ from pyspark.sql.connect.proto import base_pb2, base_pb2_grpc, commands_pb2, rel
 from sparkwire.coordinator.connect.config import configure
 from sparkwire.coordinator.connect.errors import PlanNotSupported, status_of
 from sparkwire.coordinator.connect.kept import storage_level_proto
-from sparkwire.coordinator.connect.relations import Relations, sql_arguments
 from sparkwire.coordinator.connect.results import result_responses
 from sparkwire.coordinator.connect.sessions import ClientSession, ClientSessions
 from sparkwire.coordinator.connect.types import to_proto
@@ -99,9 +98,8 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
 
     def _execute(self, client: ClientSession, plan: base_pb2.Plan,
                  operation_id: str) -> Iterator[base_pb2.ExecutePlanResponse]:
-        session = client.session
         if plan.HasField("root"):
-            df = Relations(session, client.kept).frame(plan.root)
+            df = client.frame(plan.root)
             yield from result_responses(df, lambda: client.operations.check(operation_id))
             return
         command = plan.command
@@ -112,7 +110,7 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
             self._create_view(client, command.create_dataframe_view)
         elif kind == "checkpoint_command":  # cut on the workers now (if eager), named by an id
             checkpoint = command.checkpoint_command
-            df = Relations(session, client.kept).frame(checkpoint.relation)
+            df = client.frame(checkpoint.relation)
             kept = df.localCheckpoint(checkpoint.eager) if checkpoint.local else df.checkpoint(checkpoint.eager)
             cached = relations_pb2.CachedRemoteRelation(relation_id=client.kept.checkpoint(kept))
             yield base_pb2.ExecutePlanResponse(
@@ -134,7 +132,7 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
             relation = relations_pb2.Relation(sql=relations_pb2.SQL(
                 query=command.sql, args=command.args, pos_args=command.pos_args,
                 named_arguments=command.named_arguments, pos_arguments=command.pos_arguments))
-        Relations(client.session, client.kept).frame(relation)
+        client.frame(relation)
         return base_pb2.ExecutePlanResponse.SqlCommandResult(relation=relation)
 
     @staticmethod
@@ -142,7 +140,7 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
         if command.is_global:
             raise PlanNotSupported("global temporary views are not supported by sparkwire",
                                    condition="UNSUPPORTED_FEATURE.CONNECT_GLOBAL_TEMP_VIEW")
-        df = Relations(client.session, client.kept).frame(command.input)
+        df = client.frame(command.input)
         if command.replace:
             df.createOrReplaceTempView(command.name)
         else:
@@ -210,14 +208,14 @@ def _analyze(client: ClientSession, request: base_pb2.AnalyzePlanRequest) -> bas
     if kind == "spark_version":
         response.spark_version.CopyFrom(answer.SparkVersion(version=session.version))
     elif kind == "schema":
-        df = Relations(session, client.kept).frame(request.schema.plan.root)
+        df = client.frame(request.schema.plan.root)
         response.schema.CopyFrom(answer.Schema(schema=to_proto(df.schema)))
     elif kind == "explain":
-        df = Relations(session, client.kept).frame(request.explain.plan.root)
+        df = client.frame(request.explain.plan.root)
         extended = request.explain.explain_mode in _EXPLAIN_EXTENDED
         response.explain.CopyFrom(answer.Explain(explain_string=df.explain_string(extended)))
     elif kind == "tree_string":
-        df = Relations(session, client.kept).frame(request.tree_string.plan.root)
+        df = client.frame(request.tree_string.plan.root)
         level = request.tree_string.level if request.tree_string.HasField("level") else None
         response.tree_string.CopyFrom(answer.TreeString(tree_string=df.schema.treeString(level)))
     elif kind == "ddl_parse":  # the schema of an empty frame: our DDL parser, Spark's nullability
@@ -240,7 +238,7 @@ def _keep(client: ClientSession, request: base_pb2.AnalyzePlanRequest,
     keeps for the relation (``kept``)."""
     kind = request.WhichOneof("analyze")
     rel = getattr(request, str(kind)).relation
-    df = Relations(client.session, client.kept).frame(rel)
+    df = client.frame(rel)
     if kind == "persist":
         level = request.persist.storage_level if request.persist.HasField("storage_level") else None
         client.kept.persist(rel, df, level)

@@ -1,7 +1,7 @@
 """Each Spark Connect ``session_id`` its own sparkwire session, as Spark gives each client
 session its own ``SparkSession``: its temporary views and runtime config (``spark.conf``)
 are its own, while the cluster, and the queries' workers, are the server's
-(``Session.newSession``).
+(``Session.newSession``); so are the relations it had translated lately (``translated``).
 
 Bounded two ways, since any client can make up session ids: at most ``limit`` sessions at
 once (a new one beyond that is refused with ``RESOURCE_EXHAUSTED`` rather than evicting one
@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING
 from sparkwire.coordinator.connect.errors import SessionClosed, TooManySessions
 from sparkwire.coordinator.connect.kept import KeptFrames
 from sparkwire.coordinator.connect.operations import Operations
+from sparkwire.coordinator.connect.relations import Relation, Relations
+from sparkwire.coordinator.connect.translated import Translated
+from sparkwire.planner.api.dataframe import DataFrame
 
 if TYPE_CHECKING:
     from sparkwire.coordinator.session import Session
@@ -40,9 +43,17 @@ class ClientSession:
     session: Session
     operations: Operations
     kept: KeptFrames = field(default_factory=KeptFrames)
+    translated: Translated = field(default_factory=Translated)
     server_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     calls: int = 0
     last_used: float = field(default_factory=time.monotonic)
+
+    def frame(self, rel: Relation) -> DataFrame:
+        """``rel`` as a DataFrame of this session: translated once while the session's
+        settings, views and kept frames stay as they were (``translated``)."""
+        session = self.session
+        state = (session.settings, self.kept.version, tuple(session.views.items()))
+        return self.translated.frame(rel, state, lambda: Relations(session, self.kept).frame(rel))
 
 
 class ClientSessions:

@@ -22,6 +22,7 @@ from sparkwire.planner.api.io import read_csv, read_json
 from sparkwire.planner.logical.ranges import range_source
 from sparkwire.planner.api.relations import local_relation, schema_attributes
 from sparkwire.planner.api.schemas import arrow_schema, rows_table
+from sparkwire.planner.api.sql_formatter import format_sql
 from sparkwire.planner.sql import sql_relation
 from sparkwire.planner.sql.parameters import Args
 
@@ -117,10 +118,14 @@ def create_dataframe(
 
 
 def sql_dataframe(executor: Executor, text: str, views: Mapping[str, View],
-                  args: Args = None) -> DataFrame:
+                  args: Args = None, values: Mapping[str, object] | None = None) -> DataFrame:
     """``session.sql``: the query's plan, built by the SQL front end over the views, its
-    parameter markers bound to ``args`` (``planner.sql.parameters``)."""
-    relation = sql_relation(text, {name: view.relation for name, view in views.items()}, args)
+    parameter markers bound to ``args`` (``planner.sql.parameters``), its text formatted
+    with ``values`` first (``planner.api.sql_formatter``: the frames it names are views of
+    this query only)."""
+    formatted = format_sql(text, values or {})
+    tables = {**views, **formatted.views}
+    relation = sql_relation(formatted.text, {name: view.relation for name, view in tables.items()}, args)
     return _frame(relation, executor)
 
 

@@ -1,7 +1,7 @@
 """PySpark programs, unchanged, through a Spark Connect client against sparkwire's server
 (``sparkwire.connect``), compared with classic PySpark on the same data
-(``compare.assert_same_remote``); all 22 TPC-H queries, as SQL, through the client against
-DuckDB;
+(``compare.assert_same_remote``); all 22 TPC-H queries as SQL, and those written with the
+DataFrame API (``benchmarks.queries.dataframes``), through the client against DuckDB;
 an interrupt from the client; the errors a client sees.
 
 One server (on a two-worker session) and one remote client for the module: the client is
@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.queries import QUERY_NAMES, sql_query
+from benchmarks.queries.dataframes import QUERIES
 from sparkwire.connect import ConnectServer, serve
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.tpch import TPCH_TABLES, ensure_tpch
@@ -133,13 +134,32 @@ def tpch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ensure_tpch(0.01, tables=TPCH_TABLES, parts=1, root=tmp_path_factory.mktemp("tpch"))
 
 
-def test_tpch_queries_through_the_client_match_duckdb(remote: Any, tpch: Path) -> None:
-    expected = expected_answers(tpch)
+@pytest.fixture(scope="module")
+def expected(tpch: Path) -> dict[str, pa.Table]:
+    return expected_answers(tpch)
+
+
+def test_tpch_queries_through_the_client_match_duckdb(remote: Any, tpch: Path, expected: dict[str, pa.Table]) -> None:
     for table in TPCH_TABLES:
         remote.read.parquet(str(tpch / table)).createOrReplaceTempView(table)
     wrong = [name for name in QUERY_NAMES if not same(remote.sql(sql_query(name)).toArrow(), expected[name])]
     assert wrong == []
     assert len(QUERY_NAMES) == 22 and all(expected[name].num_rows > 0 for name in QUERY_NAMES)
+
+
+def test_tpch_dataframe_queries_through_the_client_match_duckdb(remote: Any, tpch: Path,
+                                                                expected: dict[str, pa.Table]) -> None:
+    """The same query functions a sparkwire program calls, given the client's frames and
+    PySpark's functions module: a PySpark program, unchanged, through the client."""
+    from pyspark.sql.connect import functions
+    from pyspark.sql.connect.dataframe import DataFrame as RemoteFrame
+
+    tables = {table: remote.read.parquet(str(tpch / table)) for table in TPCH_TABLES}
+    frames = {name: query(tables, functions) for name, query in QUERIES.items()}
+    assert all(isinstance(df, RemoteFrame) for df in frames.values())
+    wrong = [name for name, df in frames.items() if not same(df.toArrow(), expected[name])]
+    assert wrong == []
+    assert len(frames) == 8
 
 
 def test_interrupt_all_from_the_client_stops_a_running_query(remote: Any) -> None:

@@ -178,3 +178,55 @@ def test_an_idle_session_is_closed_and_its_id_refused(session: Session) -> None:
         refused = _refusal(idle)
         assert refused.getCondition() == "INVALID_HANDLE.SESSION_CLOSED"
         other.stop()
+
+
+def test_a_relation_is_translated_once_while_its_session_stays_as_it_was(session: Session) -> None:
+    """``ClientSession.frame``: the same relation (same plan id and bytes) is the same frame,
+    until a ``conf.set``, a view or a persisted frame could change its meaning; one without
+    a plan id (two DataFrames built alike) is translated apart; at most ``MOST_TRANSLATED``."""
+    from pyspark.sql.connect.proto import relations_pb2 as rel
+
+    from sparkwire.coordinator.connect.operations import Operations
+    from sparkwire.coordinator.connect.sessions import ClientSession
+    from sparkwire.coordinator.connect.translated import MOST_TRANSLATED
+
+    def numbered(plan_id: int) -> rel.Relation:
+        return rel.Relation(common=rel.RelationCommon(plan_id=plan_id), range=rel.Range(end=3, step=1))
+
+    with session.newSession() as own:
+        client = ClientSession(own, Operations(own))
+        first = client.frame(numbered(1))
+        assert client.frame(numbered(1)) is first
+        unnumbered = rel.Relation(range=rel.Range(end=3, step=1))
+        assert client.frame(unnumbered) is not client.frame(unnumbered)
+        own.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        after_conf = client.frame(numbered(1))
+        assert after_conf is not first and client.frame(numbered(1)) is after_conf
+        own.createDataFrame(NUMBERS).createOrReplaceTempView("numbers")
+        assert client.frame(numbered(1)) is not after_conf
+        for plan_id in range(2, MOST_TRANSLATED + 2):
+            client.frame(numbered(plan_id))
+        assert len(client.translated) == MOST_TRANSLATED
+        assert client.frame(numbered(2)) is client.frame(numbered(2))
+        assert [r["id"] for r in client.frame(numbered(1)).collect()] == [0, 1, 2]
+
+
+def test_a_frame_run_again_sees_the_views_and_config_of_now(plain_server: ConnectServer) -> None:
+    """A client DataFrame run twice is analyzed again by Spark's server, so a view replaced
+    or a time zone set in between is seen; the kept translation must not hide either."""
+    from pyspark.sql.connect import functions as F
+
+    client = _client(plain_server)
+    try:
+        client.createDataFrame(NUMBERS).createOrReplaceTempView("numbers")
+        df = client.table("numbers").selectExpr("sum(n * n) AS s")
+        zone = client.range(1).select(F.current_timezone().alias("z"))
+        assert df.collect()[0]["s"] == EXPECTED
+        assert zone.collect()[0]["z"] == client.conf.get("spark.sql.session.timeZone")
+        fewer = NUMBERS.slice(0, 2)
+        client.createDataFrame(fewer).createOrReplaceTempView("numbers")
+        client.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+        assert df.collect()[0]["s"] == duckdb.sql("SELECT sum(n * n) FROM fewer").fetchall()[0][0]
+        assert zone.collect()[0]["z"] == "Asia/Tokyo"
+    finally:
+        client.stop()

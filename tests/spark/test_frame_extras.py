@@ -1,6 +1,6 @@
 """Issue 35's DataFrame and Column methods and its known bugs, against real PySpark:
 ``toDF``, ``to(schema)``, ``withColumns``, ``withColumnsRenamed``, ``localCheckpoint``, ``hint`` and
-``F.broadcast``, ``isStreaming``, ``df.stat``, SQL without FROM and with parameters,
+``F.broadcast``, ``isStreaming``, ``df.stat``, SQL without FROM, with parameters and formatted,
 ``Window`` bounds as constants and infinities, IntEnum and nested ``Row`` values,
 self-joins on one DataFrame's column, a function over a window expression and ``drop`` of
 every column. Names, types and values are PySpark's (``compare.py``), on 1 and 3 workers.
@@ -112,11 +112,14 @@ def test_drop_of_every_column_keeps_the_rows(spark, sessions) -> None:
     assert sessions[1].createDataFrame(DATA).drop(*DATA.column_names).count() == DATA.num_rows
 
 
-def _run_sql(text, args=None):
+def _run_sql(text, args=None, **values):
+    """A program running ``text`` over its frame as the view ``t``; ``values``, what the text
+    is formatted with, each a value or a function of (api, frame) giving one (frames and
+    columns are each engine's own)."""
     def program(api, df):
         df.createOrReplaceTempView("t")
         run = df.sparkSession.sql if hasattr(df, "sparkSession") else df._executor.sql
-        return run(text, args=args)
+        return run(text, args=args, **{k: v(api, df) if callable(v) else v for k, v in values.items()})
 
     return program
 
@@ -132,6 +135,35 @@ def test_sql_without_from_and_with_parameters(spark, sessions) -> None:
                          ":low FROM t WHERE k = :key OR i > :low", named), [DATA], spark, sessions)
     assert_same(_run_sql("SELECT id, ?, ? AS s FROM t WHERE i >= ? ORDER BY id", [7, "x", 2]),
                 [DATA], spark, sessions)
+
+
+def test_sql_formatted_with_frames_columns_and_values(spark, sessions) -> None:
+    """``spark.sql(text, **kwargs)``: a frame is read as a view of that query, a plain column
+    by its name, a string as a quoted literal, anything else as ``str.format`` writes it;
+    with ``args`` bound too. Without kwargs the braces stay (PySpark formats nothing)."""
+    assert_same(_run_sql("SELECT {df.id}, {c}, {n} AS n, {s} AS s, {v:.1f} AS v, '{{x}}' AS braces "
+                         "FROM {df} WHERE id IN (SELECT id FROM {small}) OR k <> {s} AND i > :low", {"low": 1},
+                         df=lambda api, df: df, small=lambda api, df: df.filter("i < 3"),
+                         c=lambda api, df: api.F.col("k"), n=2, s="it's \\ 'quoted'", v=2.25),
+                [DATA], spark, sessions)
+    assert_same(_run_sql("SELECT '{x}' AS kept, id FROM t WHERE id = ?", [3]), [DATA], spark, sessions)
+
+
+def test_sql_formats_only_plain_column_references(spark, local_sessions) -> None:
+    from pyspark.errors import PySparkValueError
+    from pyspark.sql import functions as SF
+
+    from sparkwire import functions as F
+
+    with pytest.raises(PySparkValueError) as theirs:
+        spark.sql("SELECT {c} FROM {df}", c=SF.col("id") + 1, df=spark.createDataFrame(DATA))
+    for session in local_sessions:
+        df = session.createDataFrame(DATA)
+        with pytest.raises(PySparkValueError) as ours:
+            session.sql("SELECT {c} FROM {df}", c=F.col("id") + 1, df=df)
+        assert ours.value.getCondition() == theirs.value.getCondition()
+        assert session.sql("SELECT {c} FROM {df}", c=df.k, df=df).count() == DATA.num_rows
+        assert not [name for name in session.views if name.startswith("_pyspark")], "views of one query only"
 
 
 def test_stat_functions(spark, sessions) -> None:
