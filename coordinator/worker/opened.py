@@ -1,0 +1,152 @@
+"""A task's input files, opened once and checked on the open descriptor, so that DuckDB
+reads exactly what was checked.
+
+A plan's files are checked when it arrives (``files.check_files``), but the task may start
+much later, and DuckDB would then open each *path* again: a file swapped meanwhile (for a
+FIFO, whose ``open`` blocks a slot for good; for a symlink out of the data roots; for another
+file) reached DuckDB. So as the task starts, each file is opened here: every symlink of the
+path resolved, then the result opened with ``O_NOFOLLOW`` (a symlink put there since is
+refused), ``O_NONBLOCK`` (a FIFO does not block the open) and ``O_CLOEXEC``; the open
+descriptor must be a regular file (``fstat``) whose own path (``/proc/self/fd/N``) lies
+under the data roots, whatever happened to the path's directories in between.
+
+DuckDB is handed ``/proc/self/fd/N``: on Linux opening it reopens the descriptor's inode,
+never a path, so nothing done to the directory tree afterwards reaches DuckDB (its
+``allowed_directories`` resolves the link to the file's real path and still confines it).
+Hive partitioning reads ``k=v`` directories from the path DuckDB is given, which
+``/proc/self/fd/N`` lacks; for a partitioned scan DuckDB gets a symlink to
+``/proc/self/fd/N`` under the ``k=v`` directories the plan named, made in a private
+directory of the task's own (``hive_path``): DuckDB parses, types and prunes the partitions
+exactly as from the plan's path, and opens the checked descriptor.
+
+The descriptors stay open while the task's query runs and are closed with it. A task may
+hold only so many (``files_per_task``): its worker's slots together stay within the
+process's open-file limit, raised to its hard limit when the worker starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import stat
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from sparkwire.coordinator.worker.files import within
+from sparkwire.transport.closing import Closeable
+from sparkwire.transport.errors import PlanRejected
+
+__all__ = ["MAX_TASK_FILES", "OpenedFiles", "files_per_task", "raise_open_files_limit"]
+
+#: Files one task may read, whatever the open-file limit: far above what a task reads
+#: (a scan is cut into tasks of similar size), far below what exhausts a worker.
+MAX_TASK_FILES = 10_000
+#: Descriptors left to everything else (sockets, spill files, DuckDB's own files).
+RESERVED_DESCRIPTORS = 512
+#: The soft open-file limit a worker raises itself to, at most (the hard limit may be huge).
+WANTED_OPEN_FILES = 1 << 16
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's soft open-file limit towards its hard one; the soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = WANTED_OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, WANTED_OPEN_FILES)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    return int(soft)
+
+
+def files_per_task(slots: int) -> int:
+    """How many files a task of a worker with ``slots`` slots may hold open at once."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_TASK_FILES
+    return max(1, min(MAX_TASK_FILES, (int(soft) - RESERVED_DESCRIPTORS) // max(slots, 1)))
+
+
+class OpenedFiles(Closeable):
+    """``files`` opened and checked (the module's rule), or ``PlanRejected`` naming the first
+    that fails, with nothing left open. ``farm_parent`` holds the private directory of
+    links that partitioned scans read (``hive_path``). Closing twice is safe."""
+
+    def __init__(self, files: Sequence[str], roots: Sequence[Path], farm_parent: Path) -> None:
+        self._fds: dict[str, int] = {}
+        self._farm_parent = farm_parent
+        self._farm: str | None = None
+        self._links: dict[str, str] = {}
+        real_roots = [os.path.realpath(root) for root in roots]
+        try:
+            for name in files:
+                if name not in self._fds:
+                    self._fds[name] = _open_checked(name, real_roots)
+        except BaseException:
+            self.close()
+            raise
+
+    def path(self, name: str) -> str:
+        """What DuckDB opens for ``name``: its checked descriptor."""
+        return f"/proc/self/fd/{self._fds[name]}"
+
+    def hive_path(self, name: str) -> str:
+        """A path ending in ``name``'s ``k=v`` directories and file name, a symlink to its
+        checked descriptor, in a directory only this worker can write."""
+        link = self._links.get(name)
+        if link is None:
+            if self._farm is None:
+                self._farm = tempfile.mkdtemp(prefix="sparkwire-files-", dir=self._farm_parent)
+            directory, base = os.path.split(name)
+            # only the k=v parts: no "..", and nothing else a partition could be read from
+            parts = [part for part in directory.split("/") if "=" in part]
+            folder = os.path.join(self._farm, str(len(self._links)), *parts)
+            os.makedirs(folder)
+            link = os.path.join(folder, base)
+            os.symlink(self.path(name), link)
+            self._links[name] = link
+        return link
+
+    def named(self, message: str) -> str:
+        """``message`` with each path handed to DuckDB back to the file the plan named, so
+        that an error names what the caller knows (``disclosure.redact``)."""
+        for name, link in self._links.items():
+            message = message.replace(link, name)
+        for name, fd in self._fds.items():
+            message = message.replace(f"/proc/self/fd/{fd}", name)
+        return message
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self._farm is not None:
+            shutil.rmtree(self._farm, ignore_errors=True)
+            self._farm = None
+
+
+def _open_checked(name: str, real_roots: Sequence[str]) -> int:
+    """A descriptor of ``name`` opened without following a symlink or blocking, checked to
+    be a regular file under ``real_roots`` (when there are any) on the descriptor itself."""
+    if not os.path.isabs(name):
+        raise PlanRejected(f"file paths must be absolute: {name!r}")
+    real = os.path.realpath(name)
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise PlanRejected(f"cannot read {name!r}: {exc.strerror}") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        where = os.readlink(f"/proc/self/fd/{fd}")
+        if real_roots and not any(within(where, root) for root in real_roots):
+            raise PlanRejected(f"{name!r} is outside the worker's data roots")
+        if not regular:
+            raise PlanRejected(f"{name!r} is not a regular file (any more)")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
