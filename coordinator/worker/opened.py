@@ -79,6 +79,7 @@ class OpenedFiles(Closeable):
         self._farm_parent = farm_parent
         self._farm: str | None = None
         self._links: dict[str, str] = {}
+        self._folders: dict[str, set[str]] = {}  # the farm's directories, their links
         real_roots = [os.path.realpath(root) for root in roots]
         try:
             for name in files:
@@ -94,7 +95,9 @@ class OpenedFiles(Closeable):
 
     def hive_path(self, name: str) -> str:
         """A path ending in ``name``'s ``k=v`` directories and file name, a symlink to its
-        checked descriptor, in a directory only this worker can write."""
+        checked descriptor, in a directory only this worker can write. Files of one
+        partition share its directories (a link and no directory per file: on a busy disk
+        each costs a journal write)."""
         link = self._links.get(name)
         if link is None:
             if self._farm is None:
@@ -102,8 +105,14 @@ class OpenedFiles(Closeable):
             directory, base = os.path.split(name)
             # only the k=v parts: no "..", and nothing else a partition could be read from
             parts = [part for part in directory.split("/") if "=" in part]
-            folder = os.path.join(self._farm, str(len(self._links)), *parts)
-            os.makedirs(folder)
+            folder = os.path.join(self._farm, *parts)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders[folder] = set()
+            if base in self._folders[folder]:  # a namesake from another directory
+                folder = os.path.join(self._farm, str(len(self._links)), *parts)
+                os.makedirs(folder)
+            self._folders.setdefault(folder, set()).add(base)
             link = os.path.join(folder, base)
             os.symlink(self.path(name), link)
             self._links[name] = link

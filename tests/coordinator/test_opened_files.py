@@ -106,20 +106,25 @@ def test_a_fifo_is_refused_at_once_and_nothing_stays_open(tree: Path) -> None:
 
 def test_descriptors_hive_links_and_messages(tree: Path) -> None:
     """A file is read through its descriptor; a partitioned one through a link that keeps
-    only its ``k=v`` directories (no ``..``), in a private directory gone with the close."""
-    part = tree / "data" / "t" / "k=1" / "day=2024-01-01"
-    part.mkdir(parents=True)
-    pq.write_table(pa.table({"x": [5]}), part / "f.parquet")
+    only its ``k=v`` directories (no ``..``), namesakes apart, in a private directory gone
+    with the close."""
+    for table, x in (("t", 5), ("u", 6)):
+        part = tree / "data" / table / "k=1" / "day=2024-01-01"
+        part.mkdir(parents=True)
+        pq.write_table(pa.table({"x": [x]}), part / "f.parquet")
     ok = str(tree / "data" / "sub" / "ok.parquet")
-    partitioned = str(tree / "data" / "sub" / ".." / "t" / "k=1" / "day=2024-01-01" / "f.parquet")
-    files = OpenedFiles([ok, partitioned, ok], [tree / "data"], tree)
+    partitioned = [str(tree / "data" / "sub" / ".." / table / "k=1" / "day=2024-01-01" / "f.parquet")
+                   for table in ("t", "u")]
+    files = OpenedFiles([ok, *partitioned, ok], [tree / "data"], tree)
     with files:
         assert pq.read_table(files.path(ok)).column("x").to_pylist() == [1]
-        link = files.hive_path(partitioned)
-        farm = Path(link).parents[3]
-        assert farm.parent == tree and link.endswith("/k=1/day=2024-01-01/f.parquet")
-        assert pq.read_table(link).column("x").to_pylist() == [5]
-        assert files.named(f"cannot read {files.path(ok)} nor {link}") == f"cannot read {ok} nor {partitioned}"
+        links = [files.hive_path(name) for name in partitioned]
+        farm = Path(links[0]).parents[2]
+        assert farm.parent == tree and len(set(links)) == 2
+        assert all(link.endswith("/k=1/day=2024-01-01/f.parquet") for link in links)
+        assert [pq.read_table(link).column("x").to_pylist() for link in links] == [[5], [6]]
+        message = f"cannot read {files.path(ok)} nor {links[1]}"
+        assert files.named(message) == f"cannot read {ok} nor {partitioned[1]}"
     assert not farm.exists() and ok not in _held()
     files.close()  # twice is safe
 
