@@ -45,12 +45,12 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.compile import FileList, spark_error
-from sparkwire.coordinator.worker.opened import OpenedFiles
+from sparkwire.coordinator.worker.opened import OpenedFiles, links_dir
+from sparkwire.coordinator.worker.row_groups import row_group_sql
 from sparkwire.planner.logical.sources import FileSplit
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.closing import Closeable
@@ -77,52 +77,6 @@ class EngineError(TaskFailed):
 
 class EngineInterrupted(EngineError):
     """The query was stopped by ``TaskEngine.interrupt`` (a cancelled task)."""
-
-
-def row_group_sql(splits: Sequence[FileSplit], locate: Callable[[str], str] = str) -> str:
-    """A query reading the splits' row groups with ``read_parquet``: one branch per run of
-    consecutive row groups, filtered on its ``file_row_number`` range, in split order; a
-    split of no row groups reads the file's columns and no rows. ``locate``: what DuckDB
-    and the footer read open for a split's path (its checked descriptor, ``OpenedFiles``)."""
-    if not splits:
-        raise ValueError("a row-group scan needs at least one split")
-    branches = []
-    for split in splits:
-        path = locate(split.path)
-        source = exp.Anonymous(this="read_parquet", expressions=[
-            exp.Literal.string(path),
-            exp.EQ(this=exp.column("file_row_number"), expression=exp.true())])
-        select = exp.select(exp.Star(except_=[exp.column("file_row_number")])).from_(
-            exp.Table(this=source))
-        for start, stop in _row_ranges(split, path):
-            rows = exp.column("file_row_number")
-            branches.append(select.where(exp.and_(rows >= start, rows < stop)))
-        if not branches and split.row_groups == ():  # no rows: a task of a UNION ALL's other side
-            branches.append(select.where(exp.false()))
-    query: exp.Expression = branches[0]
-    for branch in branches[1:]:
-        query = exp.Union(this=query, expression=branch, distinct=False, by_name=True)
-    return query.sql("duckdb")
-
-
-def _row_ranges(split: FileSplit, path: str) -> list[tuple[int, int]]:
-    """``[start, stop)`` row ranges of the split's runs of consecutive row groups, from the
-    footer at ``path`` (read afresh: a ``/proc/self/fd/N`` names another file each task)."""
-    metadata = pq.read_metadata(path)
-    counts = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
-    groups = range(len(counts)) if split.row_groups is None else split.row_groups
-    starts = [0]
-    for count in counts:
-        starts.append(starts[-1] + count)
-    ranges: list[tuple[int, int]] = []
-    for group in groups:
-        if group >= len(counts):
-            raise ValueError(f"{split.path} has {len(counts)} row groups; the plan names {group}")
-        if ranges and ranges[-1][1] == starts[group]:
-            ranges[-1] = (ranges[-1][0], starts[group + 1])
-        else:
-            ranges.append((starts[group], starts[group + 1]))
-    return ranges
 
 
 class Databases(Closeable):
@@ -220,6 +174,7 @@ class _Database:
         self._released = False
         self.threads = threads
         self.temp = tempfile.mkdtemp(prefix="sparkwire-duckdb-", dir=temp_parent)
+        self.links = links_dir(Path(self.temp))  # for its tasks' partitioned scans
         try:
             self.conn = duckdb.connect(
                 ":memory:",
@@ -235,7 +190,7 @@ class _Database:
                 },
             )
         except duckdb.Error as exc:
-            shutil.rmtree(self.temp, ignore_errors=True)
+            self._remove_dirs()
             raise EngineError(f"cannot open DuckDB: {exc}") from exc
         try:
             # Values travel as bound parameters, never as SQL text. The order matters:
@@ -280,6 +235,10 @@ class _Database:
             self.conn.close()
         except duckdb.Error:
             pass
+        self._remove_dirs()
+
+    def _remove_dirs(self) -> None:
+        shutil.rmtree(self.links, ignore_errors=True)
         shutil.rmtree(self.temp, ignore_errors=True)
 
 
@@ -324,7 +283,7 @@ class TaskEngine(Closeable):
     def open_files(self, files: Sequence[str], lists: Sequence[FileList]) -> None:
         """Open and check ``files`` (``OpenedFiles``: ``PlanRejected`` for one that fails),
         held until ``close``, and bind each reader call's list to their descriptors."""
-        self._files = OpenedFiles(files, self._settings.data_roots, Path(self._database.temp))
+        self._files = OpenedFiles(files, self._settings.data_roots, self._database.links)
         for listed in lists:
             locate = self._files.hive_path if listed.hive else self._files.path
             try:  # a variable of this cursor's session alone
