@@ -4,11 +4,12 @@ reads exactly what was checked.
 A plan's files are checked when it arrives (``files.check_files``), but the task may start
 much later, and DuckDB would then open each *path* again: a file swapped meanwhile (for a
 FIFO, whose ``open`` blocks a slot for good; for a symlink out of the data roots; for another
-file) reached DuckDB. So as the task starts, each file is opened here: every symlink of the
-path resolved, then the result opened with ``O_NOFOLLOW`` (a symlink put there since is
-refused), ``O_NONBLOCK`` (a FIFO does not block the open) and ``O_CLOEXEC``; the open
-descriptor must be a regular file (``fstat``) whose own path (``/proc/self/fd/N``) lies
-under the data roots, whatever happened to the path's directories in between.
+file) reached DuckDB. So as the task starts, each file is opened here: its directory
+resolved (once per directory), then the file opened with ``O_NOFOLLOW`` (a file that is a
+symlink is resolved in full and its target opened so), ``O_NONBLOCK`` (a FIFO does not block
+the open) and ``O_CLOEXEC``; the open descriptor must be a regular file (``fstat``) whose own
+path (``/proc/self/fd/N``) lies under the data roots, whatever happened to the path's
+directories or links in between.
 
 DuckDB is handed ``/proc/self/fd/N``: on Linux opening it reopens the descriptor's inode,
 never a path, so nothing done to the directory tree afterwards reaches DuckDB (its
@@ -29,6 +30,7 @@ process's open-file limit, raised to its hard limit when the worker starts.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import resource
 import shutil
@@ -102,10 +104,11 @@ class OpenedFiles(Closeable):
         self._links: dict[str, str] = {}
         self._folders: dict[str, set[str]] = {}  # the farm's directories, their links
         real_roots = [os.path.realpath(root) for root in roots]
+        directories: dict[str, str] = {}
         try:
             for name in files:
                 if name not in self._fds:
-                    self._fds[name] = _open_checked(name, real_roots)
+                    self._fds[name] = _open_checked(name, real_roots, directories)
         except BaseException:
             self.close()
             raise
@@ -158,16 +161,27 @@ class OpenedFiles(Closeable):
             self._farm = None
 
 
-def _open_checked(name: str, real_roots: Sequence[str]) -> int:
+def _open_checked(name: str, real_roots: Sequence[str], directories: dict[str, str]) -> int:
     """A descriptor of ``name`` opened without following a symlink or blocking, checked to
-    be a regular file under ``real_roots`` (when there are any) on the descriptor itself."""
+    be a regular file under ``real_roots`` (when there are any) on the descriptor itself.
+    A plan's files share a few directories, each resolved once (``directories``); a file
+    that is itself a symlink is resolved in full."""
     if not os.path.isabs(name):
         raise PlanRejected(f"file paths must be absolute: {name!r}")
-    real = os.path.realpath(name)
+    parent, base = os.path.split(name)
     try:
-        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        if base in ("", ".", ".."):
+            raise IsADirectoryError  # resolved in full below
+        if (real_parent := directories.get(parent)) is None:
+            real_parent = directories[parent] = os.path.realpath(parent)
+        fd = os.open(os.path.join(real_parent, base), _OPEN)
     except OSError as exc:
-        raise PlanRejected(f"cannot read {name!r}: {exc.strerror}") from None
+        if not isinstance(exc, IsADirectoryError) and exc.errno != errno.ELOOP:
+            raise PlanRejected(f"cannot read {name!r}: {exc.strerror}") from None
+        try:  # a link the plan named (or a name ending in a dot): its target, not followed
+            fd = os.open(os.path.realpath(name), _OPEN)
+        except OSError as again:
+            raise PlanRejected(f"cannot read {name!r}: {again.strerror}") from None
     try:
         regular = stat.S_ISREG(os.fstat(fd).st_mode)
         where = os.readlink(f"/proc/self/fd/{fd}")
@@ -180,3 +194,6 @@ def _open_checked(name: str, real_roots: Sequence[str]) -> int:
         raise
     return fd
 
+
+#: Opening an input file: never through a symlink at its end, never blocking, never inherited.
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -53,7 +53,8 @@ def _held() -> set[str]:
 @contextlib.contextmanager
 def _swap_while_resolving(monkeypatch: pytest.MonkeyPatch, name: Path,
                           swap: Callable[[], None]) -> Iterator[None]:
-    """Run ``swap`` right after ``opened`` resolves ``name``, before it opens the result."""
+    """Run ``swap`` right after ``opened`` resolves ``name`` (a file's directory), before it
+    opens the file."""
     realpath = os.path.realpath
 
     def resolving(path: str) -> str:
@@ -76,7 +77,7 @@ def test_a_directory_swapped_for_a_link_out_while_resolving_is_refused(
         sub.rename(data / "moved")
         sub.symlink_to(tree / "elsewhere")
 
-    with _swap_while_resolving(monkeypatch, sub / "ok.parquet", swap):
+    with _swap_while_resolving(monkeypatch, sub, swap):
         with pytest.raises(PlanRejected, match="outside the worker's data roots"):
             OpenedFiles([str(sub / "ok.parquet")], roots, tree)
     assert str(tree / "elsewhere" / "ok.parquet") not in _held()
@@ -90,9 +91,15 @@ def test_a_file_swapped_for_a_link_while_resolving_is_refused(
         ok.unlink()
         ok.symlink_to(tree / "secret.parquet")
 
-    with _swap_while_resolving(monkeypatch, ok, swap):
-        with pytest.raises(PlanRejected, match="cannot read"):  # O_NOFOLLOW: ELOOP
-            OpenedFiles([str(ok)], [tree / "data"], tree)
+    with _swap_while_resolving(monkeypatch, ok.parent, swap):
+        with pytest.raises(PlanRejected, match="outside the worker's data roots"):
+            OpenedFiles([str(ok)], [tree / "data"], tree)  # the link not followed, but checked
+
+
+def test_a_link_the_plan_names_is_read_where_it_leads_within_the_roots(tree: Path) -> None:
+    (tree / "data" / "alias.parquet").symlink_to(tree / "data" / "sub" / "ok.parquet")
+    with OpenedFiles([str(tree / "data" / "alias.parquet")], [tree / "data"], tree) as files:
+        assert pq.read_table(files.path(str(tree / "data" / "alias.parquet"))).column("x").to_pylist() == [1]
 
 
 def test_a_fifo_is_refused_at_once_and_nothing_stays_open(tree: Path) -> None:
