@@ -7,8 +7,7 @@ every symlink is resolved, lie under one of the worker's data roots when it has 
 slot forever, a device could be endless. Outside the roots the answer is the same whether
 the file exists or not, so a refusal tells a caller nothing about the worker's disk.
 DuckDB's ``allowed_directories`` confines its reads again (``engine``; it resolves
-symlinks, so a link swapped in later that leads out of the roots is refused there too); this
-check also guards the worker's own footer reads for row-group scans, which come before DuckDB's.
+symlinks, so a link swapped in later that leads out of the roots is refused there too).
 
 A task may wait in the queue long after its plan was checked, and a file may be swapped
 meanwhile (for a FIFO, whose ``open`` would block the reading slot for good; for a symlink
