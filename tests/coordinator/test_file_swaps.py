@@ -108,18 +108,25 @@ def _open_to(path: Path) -> bool:
     return False
 
 
-def _swap_at_run(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]) -> None:
-    """Run ``swap`` as the first task that reads Parquet files hands DuckDB its query: after
-    every check the worker makes, before DuckDB opens anything."""
+def _swap_at_run(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None],
+                 reading: str) -> threading.Event:
+    """Run ``swap`` as the task that reads the file ending in ``reading`` hands DuckDB its
+    query: after every check the worker makes, before DuckDB opens anything. That task is
+    known by its query's text (a path in it) or the files its file list is bound to
+    (``sparkwire_files_0``, descriptors and links to them): another task swapping it first would leave this one to check, and
+    rightly read, what was swapped in."""
     run, swapped = TaskEngine.run, threading.Event()
 
     def swapping_run(self: TaskEngine, sql: str) -> BatchStream:
-        if not swapped.is_set() and "READ_PARQUET" in sql.upper():
+        [(bound,)] = self.connection.execute("SELECT getvariable('sparkwire_files_0')").fetchall()
+        files = [os.path.realpath(path) for path in bound or ()]  # each descriptor's file
+        if not swapped.is_set() and reading in sql + str(files):
             swapped.set()
             swap()
         return run(self, sql)
 
     monkeypatch.setattr(TaskEngine, "run", swapping_run)
+    return swapped
 
 
 def _sum_and_count(path: Path) -> tuple[int, int]:
@@ -148,13 +155,13 @@ def test_duckdb_reads_the_file_its_task_checked_whatever_replaced_it(
     failing on) a file out of the roots, nor reading the other file; and the task lets go
     of the file once it ends."""
     want = _sum_and_count(swapped)
-    _swap_at_run(monkeypatch, _swaps(swapped)[swap])
+    done_swap = _swap_at_run(monkeypatch, _swaps(swapped)[swap], f"/{swapped.name}")
     with Session(workers=1, worker={"task_slots": 1, "engine": {"data_roots": [swapped.parent]}}) as s:
         done, outcome = _in_thread(
             lambda: s.read.parquet(str(swapped)).agg(F.sum("x"), F.count("*")).collect())
         assert done.wait(WITHIN), "DuckDB blocked opening the FIFO"
         assert not isinstance(outcome[0], Exception), outcome[0]
-        assert tuple(outcome[0][0]) == want  # type: ignore[index]
+        assert done_swap.is_set() and tuple(outcome[0][0]) == want  # type: ignore[index]
         assert wait_until(lambda: not _open_to(swapped), WITHIN)
         _serves_next(s)
 
@@ -172,8 +179,10 @@ def test_a_partitioned_read_gets_its_partition_values_from_the_checked_files(
               "WHERE k = 1 OR k IS NULL GROUP BY k ORDER BY k NULLS LAST")
     want = duckdb.execute(oracle, [str(table / "*" / "*.parquet")]).fetchall()
     pq.write_table(pa.table({"x": pa.array([5000], pa.int64())}), tmp_path / "other.parquet")
-    _swap_at_run(monkeypatch, lambda: os.replace(tmp_path / "other.parquet", table / "k=1" / "part.parquet"))
+    done_swap = _swap_at_run(
+        monkeypatch, lambda: os.replace(tmp_path / "other.parquet", table / "k=1" / "part.parquet"),
+        "/k=1/part.parquet")
     with Session(workers=1, worker={"engine": {"data_roots": [tmp_path / "data"]}}) as s:
-        got = (s.read.parquet(str(table)).where("k = 1 OR k IS NULL").groupBy("k")
-               .agg(F.sum("x").alias("s")).orderBy(F.col("k").asc_nulls_last()).collect())
-    assert [tuple(row) for row in got] == want
+        got = s.read.parquet(str(table)).where("k = 1 OR k IS NULL").groupBy("k").agg(F.sum("x")).collect()
+    assert done_swap.is_set()
+    assert sorted((tuple(row) for row in got), key=lambda row: row[0] is None) == want
