@@ -187,6 +187,9 @@ class _Database:
                     "allow_community_extensions": False,
                     "python_enable_replacements": False,
                     "preserve_insertion_order": True,
+                    # a task's files are /proc/self/fd/N, another file each task: no local
+                    # file is cached by path (off by default; pinned)
+                    "cache_local_files": False,
                 },
             )
         except duckdb.Error as exc:
@@ -282,7 +285,10 @@ class TaskEngine(Closeable):
 
     def open_files(self, files: Sequence[str], lists: Sequence[FileList]) -> None:
         """Open and check ``files`` (``OpenedFiles``: ``PlanRejected`` for one that fails),
-        held until ``close``, and bind each reader call's list to their descriptors."""
+        held until ``close`` or the next call (its query done), and bind each reader call's
+        list to their descriptors."""
+        if self._files is not None:
+            self._files.close()
         self._files = OpenedFiles(files, self._settings.data_roots, self._database.links)
         for listed in lists:
             locate = self._files.hive_path if listed.hive else self._files.path

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import resource
 import shutil
 import stat
@@ -145,11 +146,10 @@ class OpenedFiles(Closeable):
     def named(self, message: str) -> str:
         """``message`` with each path handed to DuckDB back to the file the plan named, so
         that an error names what the caller knows (``disclosure.redact``)."""
-        for name, link in self._links.items():
-            message = message.replace(link, name)
-        for name, fd in self._fds.items():
-            message = message.replace(f"/proc/self/fd/{fd}", name)
-        return message
+        for name, link in sorted(self._links.items(), key=lambda item: -len(item[1])):
+            message = message.replace(link, name)  # the longest first: none is cut short
+        names = {fd: name for name, fd in self._fds.items()}
+        return _DESCRIPTOR.sub(lambda m: names.get(int(m[1]), m[0]), message)
 
     def close(self) -> None:
         fds, self._fds = self._fds, {}
@@ -195,5 +195,6 @@ def _open_checked(name: str, real_roots: Sequence[str], directories: dict[str, s
     return fd
 
 
+_DESCRIPTOR = re.compile(r"/proc/self/fd/(\d+)")
 #: Opening an input file: never through a symlink at its end, never blocking, never inherited.
 _OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

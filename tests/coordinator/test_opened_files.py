@@ -130,8 +130,8 @@ def test_descriptors_hive_links_and_messages(tree: Path) -> None:
         assert farm.parent == tree and len(set(links)) == 2
         assert all(link.endswith("/k=1/day=2024-01-01/f.parquet") for link in links)
         assert [pq.read_table(link).column("x").to_pylist() for link in links] == [[5], [6]]
-        message = f"cannot read {files.path(ok)} nor {links[1]}"
-        assert files.named(message) == f"cannot read {ok} nor {partitioned[1]}"
+        message = f"cannot read {files.path(ok)} nor {links[1]}, nor /proc/self/fd/{2**20}"
+        assert files.named(message) == f"cannot read {ok} nor {partitioned[1]}, nor /proc/self/fd/{2**20}"
     assert not farm.exists() and ok not in _held()
     files.close()  # twice is safe
 
