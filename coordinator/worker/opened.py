@@ -56,8 +56,6 @@ MAX_TASK_FILES = 10_000
 RESERVED_DESCRIPTORS = 512
 #: The soft open-file limit a worker raises itself to, at most (the hard limit may be huge).
 WANTED_OPEN_FILES = 1 << 16
-
-
 #: Where the links of partitioned scans go when it is a directory (tmpfs: links cost no disk
 #: writes); else beside DuckDB's temporary files.
 LINKS_PARENT = Path("/dev/shm")
@@ -74,15 +72,15 @@ def links_dir(fallback: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=LINKS_PREFIX, dir=fallback))
 
 
-def raise_open_files_limit() -> int:
-    """Raise this process's soft open-file limit towards its hard one; the soft limit now."""
+def raise_open_files_limit() -> None:
+    """Raise this process's soft open-file limit towards its hard one (at most
+    ``WANTED_OPEN_FILES``): the default soft limit (often 1,024) over a worker's slots would
+    leave a task few files (``files_per_task``). Left as it is where that is not allowed."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = WANTED_OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, WANTED_OPEN_FILES)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-            soft = wanted
-    return int(soft)
 
 
 def files_per_task(slots: int) -> int:
