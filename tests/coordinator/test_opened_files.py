@@ -171,3 +171,17 @@ def test_a_task_lets_go_of_its_files_however_its_query_ends(tree: Path, ending: 
             with pytest.raises(EngineError):
                 list(engine.run(sql))
         assert ok not in _held()
+
+
+def test_duckdb_errors_name_the_file_the_plan_named(tree: Path) -> None:
+    """DuckDB's message names ``/proc/self/fd/N``; the task's error names the plan's path."""
+    broken = tree / "data" / "broken.parquet"
+    broken.write_bytes(b"not parquet at all")
+    settings = EngineSettings(threads=1, temp_directory=tree, data_roots=(tree / "data",))
+    compiled = compile_fragment(ParquetScan(splits=(FileSplit(path=str(broken)),), columns=("x",)),
+                                Boundary(kind="result"))
+    with Databases(settings, tree, 64 << 20) as databases, databases.task() as engine:
+        engine.open_files(compiled.files, compiled.file_lists)
+        with pytest.raises(EngineError) as failed:
+            list(engine.run(compiled.sql))
+    assert str(broken) in str(failed.value) and "/proc/self/fd" not in str(failed.value)
