@@ -24,6 +24,8 @@ Lock-down, applied when the database opens and then frozen with ``lock_configura
   ``EngineSettings.data_roots``; a worker without them may read any directory (``/``),
   and then ``worker.files.check_files`` (resolved real paths, regular files only) is the
   whole check. A worker that faces the network must have roots (``clusters.hosting``).
+  DuckDB opens no path a plan names: only descriptors the task opened and checked as it
+  started (``open_files``, ``worker.opened``).
 
 Row groups: a scan whose splits name row groups is read by DuckDB's own Parquet reader too,
 restricted to those row groups' row ranges by a filter on ``file_row_number``, on which
@@ -46,8 +48,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
-from sparkwire.coordinator.worker.compile import spark_error
-from sparkwire.planner.spark.parquet_meta import file_info
+from sparkwire.coordinator.worker.compile import FileList, spark_error
+from sparkwire.coordinator.worker.opened import OpenedFiles, links_dir
+from sparkwire.coordinator.worker.row_groups import row_group_sql
 from sparkwire.planner.logical.sources import FileSplit
 from sparkwire.transport.errors import TaskFailed
 from sparkwire.transport.closing import Closeable
@@ -74,48 +77,6 @@ class EngineError(TaskFailed):
 
 class EngineInterrupted(EngineError):
     """The query was stopped by ``TaskEngine.interrupt`` (a cancelled task)."""
-
-
-def row_group_sql(splits: Sequence[FileSplit]) -> str:
-    """A query reading the splits' row groups with ``read_parquet``: one branch per run of
-    consecutive row groups, filtered on its ``file_row_number`` range, in split order; a
-    split of no row groups reads the file's columns and no rows."""
-    if not splits:
-        raise ValueError("a row-group scan needs at least one split")
-    branches = []
-    for split in splits:
-        source = exp.Anonymous(this="read_parquet", expressions=[
-            exp.Literal.string(split.path),
-            exp.EQ(this=exp.column("file_row_number"), expression=exp.true())])
-        select = exp.select(exp.Star(except_=[exp.column("file_row_number")])).from_(
-            exp.Table(this=source))
-        for start, stop in _row_ranges(split):
-            rows = exp.column("file_row_number")
-            branches.append(select.where(exp.and_(rows >= start, rows < stop)))
-        if not branches and split.row_groups == ():  # no rows: a task of a UNION ALL's other side
-            branches.append(select.where(exp.false()))
-    query: exp.Expression = branches[0]
-    for branch in branches[1:]:
-        query = exp.Union(this=query, expression=branch, distinct=False, by_name=True)
-    return query.sql("duckdb")
-
-
-def _row_ranges(split: FileSplit) -> list[tuple[int, int]]:
-    """``[start, stop)`` row ranges of the split's runs of consecutive row groups."""
-    counts = file_info(split.path).row_group_rows
-    groups = range(len(counts)) if split.row_groups is None else split.row_groups
-    starts = [0]
-    for count in counts:
-        starts.append(starts[-1] + count)
-    ranges: list[tuple[int, int]] = []
-    for group in groups:
-        if group >= len(counts):
-            raise ValueError(f"{split.path} has {len(counts)} row groups; the plan names {group}")
-        if ranges and ranges[-1][1] == starts[group]:
-            ranges[-1] = (ranges[-1][0], starts[group + 1])
-        else:
-            ranges.append((starts[group], starts[group + 1]))
-    return ranges
 
 
 class Databases(Closeable):
@@ -213,6 +174,7 @@ class _Database:
         self._released = False
         self.threads = threads
         self.temp = tempfile.mkdtemp(prefix="sparkwire-duckdb-", dir=temp_parent)
+        self.links = links_dir(Path(self.temp))  # for its tasks' partitioned scans
         try:
             self.conn = duckdb.connect(
                 ":memory:",
@@ -225,10 +187,13 @@ class _Database:
                     "allow_community_extensions": False,
                     "python_enable_replacements": False,
                     "preserve_insertion_order": True,
+                    # a task's files are /proc/self/fd/N, another file each task: no local
+                    # file is cached by path (off by default; pinned)
+                    "cache_local_files": False,
                 },
             )
         except duckdb.Error as exc:
-            shutil.rmtree(self.temp, ignore_errors=True)
+            self._remove_dirs()
             raise EngineError(f"cannot open DuckDB: {exc}") from exc
         try:
             # Values travel as bound parameters, never as SQL text. The order matters:
@@ -273,6 +238,10 @@ class _Database:
             self.conn.close()
         except duckdb.Error:
             pass
+        self._remove_dirs()
+
+    def _remove_dirs(self) -> None:
+        shutil.rmtree(self.links, ignore_errors=True)
         shutil.rmtree(self.temp, ignore_errors=True)
 
 
@@ -293,6 +262,7 @@ class TaskEngine(Closeable):
         #: its query begins, a moment this thread cannot see from outside.
         self._starting = threading.Event()
         self._closed = False
+        self._files: OpenedFiles | None = None
         self._conn = database.cursor()
 
     @property
@@ -313,14 +283,35 @@ class TaskEngine(Closeable):
         except duckdb.Error as exc:
             raise EngineError(f"cannot register {name!r}: {exc}") from exc
 
+    def open_files(self, files: Sequence[str], lists: Sequence[FileList]) -> None:
+        """Open and check ``files`` (``OpenedFiles``: ``PlanRejected`` for one that fails),
+        held until ``close`` or the next call (its query done), and bind each reader call's
+        list to their descriptors."""
+        if self._files is not None:
+            self._files.close()
+        self._files = OpenedFiles(files, self._settings.data_roots, self._database.links)
+        for listed in lists:
+            locate = self._files.hive_path if listed.hive else self._files.path
+            try:  # a variable of this cursor's session alone
+                self._conn.execute(f"SET VARIABLE {listed.variable} = ?::VARCHAR[]",
+                                   [[locate(path) for path in listed.paths]])
+            except duckdb.Error as exc:
+                raise EngineError(f"cannot bind the task's files: {exc}") from exc
+
     def register_row_groups(self, name: str, splits: Sequence[FileSplit]) -> None:
-        """Expose exactly these row groups (whole files where none are listed) as view
-        ``name``, a temporary one: it is this cursor's alone and dies with it."""
+        """Expose exactly these row groups (whole files where none are listed), read through
+        ``open_files``' descriptors, as view ``name``: a TEMP one, the cursor's alone."""
+        if self._files is None:
+            raise EngineError("a task's files are opened before its row groups are read")
         view = exp.to_identifier(name, quoted=True).sql("duckdb")
-        try:  # TEMP: the cursor's own; tasks on other cursors use the same names
-            self._conn.execute(f"CREATE TEMP VIEW {view} AS {row_group_sql(splits)}")
-        except (duckdb.Error, OSError, ValueError) as exc:
-            raise EngineError(f"cannot read Parquet row groups: {exc}") from exc
+        try:  # TEMP: tasks on other cursors use the same names
+            self._conn.execute(f"CREATE TEMP VIEW {view} AS {row_group_sql(splits, self._files.path)}")
+        except (duckdb.Error, OSError, ValueError, pa.ArrowException) as exc:
+            raise EngineError(f"cannot read Parquet row groups: {self.named(str(exc))}") from exc
+
+    def named(self, message: str) -> str:
+        """``message`` naming the task's files as its plan does (``OpenedFiles.named``)."""
+        return message if self._files is None else self._files.named(message)
 
     def run(self, sql: str) -> BatchStream:
         """Start the query and stream its result in batches of about ``batch_rows`` rows.
@@ -344,9 +335,10 @@ class TaskEngine(Closeable):
         interrupted = isinstance(exc, duckdb.InterruptException) or str(exc).startswith("INTERRUPT")
         if interrupted or self._interrupted.is_set():
             return EngineInterrupted(f"the task's query was interrupted: {exc}")
-        if (spark := spark_error(str(exc))) is not None:
+        message = self.named(str(exc))
+        if (spark := spark_error(message)) is not None:
             return EngineError(spark)
-        return EngineError(f"DuckDB failed the task's query: {exc}")
+        return EngineError(f"DuckDB failed the task's query: {message}")
 
     def interrupt(self) -> None:
         """Stop the running query (safe from any thread); later ``run`` calls fail at once.
@@ -383,6 +375,8 @@ class TaskEngine(Closeable):
         try:
             self._database.done(self._conn)
         finally:
+            if self._files is not None:
+                self._files.close()  # once DuckDB's query is gone with the cursor
             self._done()
 
 

@@ -7,16 +7,13 @@ every symlink is resolved, lie under one of the worker's data roots when it has 
 slot forever, a device could be endless. Outside the roots the answer is the same whether
 the file exists or not, so a refusal tells a caller nothing about the worker's disk.
 DuckDB's ``allowed_directories`` confines its reads again (``engine``; it resolves
-symlinks, so a link swapped in later that leads out of the roots is refused there too); this
-check also guards the worker's own footer reads for row-group scans, which come before DuckDB's.
+symlinks, so a link swapped in later that leads out of the roots is refused there too).
 
 A task may wait in the queue long after its plan was checked, and a file may be swapped
-meanwhile: for a FIFO, whose ``open`` blocks until a writer comes, which wedged the slot for
-good. So each file is checked again as its task starts (``recheck_files``: opened without
-blocking, the open file's own type and path), leaving only the moment between that and
-DuckDB's own open; and a task cancelled while stuck in that open is freed by opening the
-FIFO's other end (``unblock_fifos``). DuckDB cannot be handed the checked descriptor itself
-(``/proc/self/fd/N`` reads, but loses the ``k=v`` directories Hive partitioning reads).
+meanwhile (for a FIFO, whose ``open`` would block the reading slot for good; for a symlink
+out of the roots; for another file). So as the task starts, its files are opened once and
+checked again on the open descriptors, and DuckDB reads those descriptors, never the paths
+(``opened``).
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ from pathlib import Path
 
 from sparkwire.transport.errors import PlanRejected
 
-__all__ = ["check_files", "check_output_directory", "recheck_files", "unblock_fifos"]
+__all__ = ["check_files", "check_output_directory", "within"]
 
 
 def check_files(files: Iterable[str], roots: Sequence[Path]) -> None:
@@ -43,7 +40,7 @@ def check_files(files: Iterable[str], roots: Sequence[Path]) -> None:
         if not os.path.isabs(name):
             raise PlanRejected(f"file paths must be absolute: {name!r}")
         real, mode = _resolve(name, directories)
-        if real_roots and not any(_within(real, root) for root in real_roots):
+        if real_roots and not any(within(real, root) for root in real_roots):
             raise PlanRejected(f"{name!r} is outside the worker's data roots")
         if isinstance(mode, OSError):
             raise PlanRejected(f"cannot read {name!r}: {mode.strerror}")
@@ -82,45 +79,12 @@ def check_output_directory(directory: str, roots: Sequence[Path]) -> None:
         raise PlanRejected(f"output directories must be absolute: {directory!r}")
     real = os.path.realpath(directory)
     real_roots = [os.path.realpath(root) for root in roots]
-    if real_roots and not any(_within(real, root) for root in real_roots):
+    if real_roots and not any(within(real, root) for root in real_roots):
         raise PlanRejected(f"{directory!r} is outside the worker's data roots")
     if os.path.exists(real) and not os.path.isdir(real):
         raise PlanRejected(f"{directory!r} is not a directory")
 
 
-def _within(path: str, root: str) -> bool:
+def within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies under it (both resolved already)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def recheck_files(files: Iterable[str], roots: Sequence[Path]) -> None:
-    """Raise ``PlanRejected`` for the first file that is no longer a regular file under the
-    roots, checked on what opening it now gives (without blocking on a FIFO): what the task is
-    about to read, not what the plan named when it came."""
-    real_roots = [os.path.realpath(root) for root in roots]
-    for name in files:
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            raise PlanRejected(f"cannot read {name!r}: {exc.strerror}") from None
-        try:
-            regular = stat.S_ISREG(os.fstat(fd).st_mode)
-            real = os.readlink(f"/proc/self/fd/{fd}") if real_roots else ""
-        finally:
-            os.close(fd)
-        if not regular:
-            raise PlanRejected(f"{name!r} is not a regular file (any more)")
-        if real_roots and not any(_within(real, root) for root in real_roots):
-            raise PlanRejected(f"{name!r} is outside the worker's data roots")
-
-
-def unblock_fifos(files: Iterable[str]) -> None:
-    """Open and close the writing end of each of ``files`` that is a FIFO now: a reader
-    blocked opening it (a cancelled task's DuckDB) gets the FIFO and reads its end at once."""
-    for name in files:
-        try:
-            if not stat.S_ISFIFO(os.stat(name).st_mode):
-                continue
-            os.close(os.open(name, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC))
-        except OSError:
-            continue  # gone, or nobody is reading it: nothing blocks on it
-

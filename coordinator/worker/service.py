@@ -37,7 +37,8 @@ from sparkwire.coordinator.worker.engine import Databases, EngineError, EngineIn
 from sparkwire.coordinator.worker.admission import FairQueue, QueueFull
 from sparkwire.coordinator.worker.disclosure import redact
 from sparkwire.coordinator.worker.memory import ByteBudget, MemoryPlan, resident_bytes
-from sparkwire.coordinator.worker.files import check_files, check_output_directory, recheck_files
+from sparkwire.coordinator.worker.files import check_files, check_output_directory
+from sparkwire.coordinator.worker.opened import files_per_task, raise_open_files_limit
 from sparkwire.coordinator.worker.writer import WRITE_SCHEMA, write_task
 from sparkwire.coordinator.worker.pieces import Pieces, PieceTarget
 from sparkwire.coordinator.worker.compile import (
@@ -121,6 +122,8 @@ class Worker:
         self._piece_target = PieceTarget(int(settings.worker.piece_bytes),
                                          engine.batch_rows, memory.gather)
         self._whole_inputs = ByteBudget(memory.whole_input)
+        raise_open_files_limit()  # a task holds its files open while it runs (``opened``)
+        self._max_files = files_per_task(settings.worker.task_slots)
         self._inputs = ExchangeInputs(self._client, self._shared, self._whole_inputs,
                                       settings.timeouts.partition_wait)
         self._queue: FairQueue[Task] = FairQueue(settings.worker.max_queued_tasks,
@@ -189,6 +192,10 @@ class Worker:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
         except RecursionError:
             raise PlanRejected("cannot compile task plan: it nests too deep") from None
+        if len(compiled.files) > self._max_files:
+            raise PlanRejected(
+                f"the task reads {len(compiled.files)} files; a task on worker {self.worker_id} "
+                f"may hold at most {self._max_files} open (the open-file limit over its slots)")
         check_files(compiled.files, self.settings.worker.engine.data_roots)
         if compiled.write is not None:
             check_output_directory(compiled.write.directory, self.settings.worker.engine.data_roots)
@@ -301,7 +308,7 @@ class Worker:
                 task.engine = engine
                 if task.cancelled.is_set():
                     raise QueryCancelled(f"query {plan.query_id} was cancelled")
-                recheck_files(task.compiled.files, self.settings.worker.engine.data_roots)
+                engine.open_files(task.compiled.files, task.compiled.file_lists)
                 for name, source in inputs:
                     if isinstance(source, RowGroupTable):
                         engine.register_row_groups(name, source.splits)

@@ -1,6 +1,6 @@
 """A task as its worker holds it from its plan's arrival to its end: the plan, its compiled
 query and output, and what stops it (``cancel``) wherever it is then: waiting in the queue,
-reading its inputs, in DuckDB, or stuck opening a file swapped for a FIFO."""
+reading its inputs, or in DuckDB."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from sparkwire.coordinator.taskplan import TaskPlan, TaskStatus
 from sparkwire.coordinator.worker.compile import CompiledFragment
 from sparkwire.coordinator.worker.engine import TaskEngine
-from sparkwire.coordinator.worker.files import unblock_fifos
 from sparkwire.coordinator.worker.inputs import TaskReads
 from sparkwire.coordinator.worker.pieces import Pieces
 from sparkwire.coordinator.worker.store import TaskOutput
@@ -35,7 +34,6 @@ class Task:
         self.cancelled.set()
         if self.engine is not None:
             self.engine.interrupt()
-        unblock_fifos(self.compiled.files)  # DuckDB may be stuck opening one: an interrupt waits
         self.reads.close()
 
     def succeeded(self, worker: str, pieces: Pieces, shuffle: bool, seconds: float, setup: float,

@@ -1,22 +1,24 @@
-"""A file swapped for a FIFO after its task's plan was checked must not wedge the worker's slot:
-the task is refused when it starts, and a task already stuck opening the FIFO is freed by its
-cancel. One worker with one slot, so a wedged slot would hold up every later query."""
+"""A file swapped after its task's plan was checked never reaches DuckDB: one swapped for a
+FIFO while the task waits is refused when the task starts; one swapped for a FIFO, a symlink
+out of the data roots or another file after the task opened it is not what DuckDB reads
+(``worker.opened``). One worker with one slot, so a wedged slot would hold up every later
+query."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from sparkwire.coordinator import Session
-from sparkwire.coordinator.worker import service
-from sparkwire.coordinator.worker.files import unblock_fifos
+from sparkwire.coordinator.worker.engine import BatchStream, TaskEngine
 from sparkwire.planner.api import functions as F
 from sparkwire.transport.errors import SparkwireError
 from tests.transport.conftest import wait_until
@@ -32,7 +34,14 @@ def swapped(tmp_path: Path) -> Iterator[Path]:
     path.parent.mkdir()
     pq.write_table(pa.table({"x": pa.array(range(100), pa.int64())}), path)
     yield path
-    unblock_fifos([str(path)])
+    _unblock_fifo(path)
+
+
+def _unblock_fifo(path: Path) -> None:
+    """Open and close the writing end of ``path`` if it is a FIFO: a reader blocked opening
+    it gets it and reads its end at once."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC))
 
 
 def _in_thread(call: Callable[[], object]) -> tuple[threading.Event, list[object]]:
@@ -90,19 +99,90 @@ def test_a_file_swapped_while_its_task_waits_is_refused_when_the_task_starts(swa
         _serves_next(s)
 
 
-def test_a_task_stuck_opening_a_fifo_is_freed_by_its_cancel(swapped: Path, monkeypatch) -> None:
-    """The moment between the task's own check and DuckDB's open, widened: the check is
-    skipped, so DuckDB opens the FIFO and blocks, which no DuckDB interrupt reaches."""
-    monkeypatch.setattr(service, "recheck_files", lambda files, roots: None)
-    with Session(workers=1, worker={"task_slots": 1}) as s:
-        read_done, read = _queued_read_of_a_swapped_file(s, swapped)
-        worker = s.cluster.workers[0]
-        assert wait_until(lambda: bool(worker._running), WITHIN)
-        time.sleep(0.3)  # its DuckDB is in open() now
-        assert not read_done.is_set()
-        started = time.monotonic()
-        assert len(s.interruptAll()) == 1
-        assert read_done.wait(WITHIN) and isinstance(read[0], SparkwireError)
-        assert wait_until(lambda: not worker._running, WITHIN), "the slot is still stuck"
-        assert time.monotonic() - started < 2 * WITHIN
+def _open_to(path: Path) -> bool:
+    """Whether this process holds a descriptor of ``path`` (or of what was there)."""
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)") == str(path):
+                return True
+    return False
+
+
+def _swap_at_run(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None],
+                 reading: str) -> threading.Event:
+    """Run ``swap`` as the task that reads the file ending in ``reading`` hands DuckDB its
+    query: after every check the worker makes, before DuckDB opens anything. That task is
+    known by its query's text (a path in it) or the files its file list is bound to
+    (``sparkwire_files_0``, descriptors and links to them): another task swapping it first would leave this one to check, and
+    rightly read, what was swapped in."""
+    run, swapped = TaskEngine.run, threading.Event()
+
+    def swapping_run(self: TaskEngine, sql: str) -> BatchStream:
+        [(bound,)] = self.connection.execute("SELECT getvariable('sparkwire_files_0')").fetchall()
+        files = [os.path.realpath(path) for path in bound or ()]  # each descriptor's file
+        if not swapped.is_set() and reading in sql + str(files):
+            swapped.set()
+            swap()
+        return run(self, sql)
+
+    monkeypatch.setattr(TaskEngine, "run", swapping_run)
+    return swapped
+
+
+def _sum_and_count(path: Path) -> tuple[int, int]:
+    """The oracle: DuckDB's own answer over the file as it is now."""
+    [(total, count)] = duckdb.execute("SELECT sum(x), count(*) FROM read_parquet(?)",
+                                      [str(path)]).fetchall()
+    return int(total), int(count)
+
+
+def _swaps(path: Path) -> dict[str, Callable[[], None]]:
+    root, outside = path.parent, path.parent.parent
+    pq.write_table(pa.table({"x": pa.array([42], pa.int64())}), outside / "secret.parquet")
+    pq.write_table(pa.table({"x": pa.array([7, 7], pa.int64())}), root / "other.parquet")
+    return {
+        "fifo": lambda: _swap_for_fifo(path),
+        "symlink out of the roots": lambda: (path.unlink(), path.symlink_to(outside / "secret.parquet")),
+        "another regular file": lambda: os.replace(root / "other.parquet", path),
+    }
+
+
+@pytest.mark.parametrize("swap", ["fifo", "symlink out of the roots", "another regular file"])
+def test_duckdb_reads_the_file_its_task_checked_whatever_replaced_it(
+        swapped: Path, monkeypatch: pytest.MonkeyPatch, swap: str) -> None:
+    """The file is swapped after the task opened and checked it, just before DuckDB runs:
+    DuckDB still reads the checked file, neither blocking on a FIFO, nor reading (or
+    failing on) a file out of the roots, nor reading the other file; and the task lets go
+    of the file once it ends."""
+    want = _sum_and_count(swapped)
+    done_swap = _swap_at_run(monkeypatch, _swaps(swapped)[swap], f"/{swapped.name}")
+    with Session(workers=1, worker={"task_slots": 1, "engine": {"data_roots": [swapped.parent]}}) as s:
+        done, outcome = _in_thread(
+            lambda: s.read.parquet(str(swapped)).agg(F.sum("x"), F.count("*")).collect())
+        assert done.wait(WITHIN), "DuckDB blocked opening the FIFO"
+        assert not isinstance(outcome[0], Exception), outcome[0]
+        assert done_swap.is_set() and tuple(outcome[0][0]) == want  # type: ignore[index]
+        assert wait_until(lambda: not _open_to(swapped), WITHIN)
         _serves_next(s)
+
+
+def test_a_partitioned_read_gets_its_partition_values_from_the_checked_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hive partitioning reads ``k=v`` directories of the path, which a descriptor lacks:
+    the values, their types, NULL for ``__HIVE_DEFAULT_PARTITION__`` and the pruning of a
+    filter on them are still DuckDB's, and a file swapped at run is still not read."""
+    table = tmp_path / "data" / "t"
+    for k, xs in (("1", [1, 2]), ("2", [10]), ("__HIVE_DEFAULT_PARTITION__", [100, 200])):
+        (table / f"k={k}").mkdir(parents=True)
+        pq.write_table(pa.table({"x": pa.array(xs, pa.int64())}), table / f"k={k}" / "part.parquet")
+    oracle = ("SELECT k, sum(x) AS s FROM read_parquet(?, hive_partitioning = true) "
+              "WHERE k = 1 OR k IS NULL GROUP BY k ORDER BY k NULLS LAST")
+    want = duckdb.execute(oracle, [str(table / "*" / "*.parquet")]).fetchall()
+    pq.write_table(pa.table({"x": pa.array([5000], pa.int64())}), tmp_path / "other.parquet")
+    done_swap = _swap_at_run(
+        monkeypatch, lambda: os.replace(tmp_path / "other.parquet", table / "k=1" / "part.parquet"),
+        "/k=1/part.parquet")
+    with Session(workers=1, worker={"engine": {"data_roots": [tmp_path / "data"]}}) as s:
+        got = s.read.parquet(str(table)).where("k = 1 OR k IS NULL").groupBy("k").agg(F.sum("x")).collect()
+    assert done_swap.is_set()
+    assert sorted((tuple(row) for row in got), key=lambda row: row[0] is None) == want

@@ -58,10 +58,11 @@ def run_fragment(
     chunk: int = 7,
     ansi: bool = True,
 ) -> pa.Table:
-    """Compile ``fragment`` (in Spark's ANSI mode or not), register what it reads (each
+    """Compile ``fragment`` (in Spark's ANSI mode or not), open its files and register what it reads (each
     exchange input as a stream of small batches, ``local`` as every local source's chunk),
     run it and collect."""
     compiled = compile_fragment(fragment, output or Boundary(kind="result"), ansi)
+    engine.open_files(compiled.files, compiled.file_lists)
     for table in compiled.tables:
         if isinstance(table, ExchangeTable):
             t = (inputs or {})[table.stage]

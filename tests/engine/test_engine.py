@@ -25,6 +25,7 @@ from sparkwire.planner.logical.expressions import Call, Column, Lit, NamedExpr, 
 from sparkwire.planner.logical.plan import Exchange, Filter, Project, Sort
 from sparkwire.planner.logical.sources import FileSplit, KeyRange, ParquetScan
 from sparkwire.planner.logical.staged import Boundary, StagedPlan
+from sparkwire.transport.errors import PlanRejected
 from tests.engine.engine_helpers import ENGINE_MEMORY, engine_for, exchange, run_fragment
 
 RESULT = Boundary(kind="result")
@@ -118,12 +119,15 @@ def test_input_files_lists_every_split(parquet_dir: Path) -> None:
 def test_files_outside_the_data_roots_are_refused(
     settings: EngineSettings, parquet_dir: Path, outside: str
 ) -> None:
-    """DuckDB itself refuses files outside the configured roots, whatever SQL asks."""
+    """A task's files outside the configured roots are refused as the task opens them, and
+    DuckDB itself refuses them too, whatever SQL asks."""
     settings = settings.model_copy(update={"data_roots": (parquet_dir / "data",)})
     scan = ParquetScan(splits=(FileSplit(path=str(parquet_dir / outside)),), columns=("v",))
     with engine_for(settings) as eng:
-        with pytest.raises(EngineError, match="Permission|access"):
+        with pytest.raises(PlanRejected, match="outside the worker's data roots|cannot read"):
             run_fragment(eng, scan)
+        with pytest.raises(EngineError, match="Permission|access"):
+            list(eng.run(f"SELECT * FROM read_parquet('{parquet_dir / outside}')"))
         sibling = ParquetScan(splits=(FileSplit(path=str(parquet_dir / "data/sibling.parquet")),), columns=("v",))
         assert run_fragment(eng, sibling).column("v").to_pylist() == ["secret"]
 

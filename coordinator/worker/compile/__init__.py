@@ -27,6 +27,7 @@ from sparkwire.coordinator.worker.compile.fragment import (
 from sparkwire.coordinator.worker.compile.sources import (
     CachedTable,
     ExchangeTable,
+    FileList,
     LocalTable,
     RowGroupTable,
     TableInput,
@@ -38,6 +39,7 @@ __all__ = [
     "CompileError",
     "CompiledFragment",
     "ExchangeTable",
+    "FileList",
     "LocalTable",
     "RowGroupTable",
     "TableInput",

@@ -22,7 +22,7 @@ from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import DIALECT
 from sparkwire.coordinator.worker.compile.operators import compile_operator
 from sparkwire.coordinator.worker.compile.shared import shared_subtrees
-from sparkwire.coordinator.worker.compile.sources import TableInput
+from sparkwire.coordinator.worker.compile.sources import FileList, TableInput
 from sparkwire.planner.logical.plan import Operator, ParquetWrite
 from sparkwire.planner.logical.staged import Boundary
 from sparkwire.planner.spark.timezones import DEFAULT_TIME_ZONE
@@ -39,6 +39,8 @@ class CompiledFragment:
     sql: str
     tables: tuple[TableInput, ...]
     files: tuple[str, ...]
+    #: The reader calls' file lists, bound as the task starts (``TaskEngine.open_files``).
+    file_lists: tuple[FileList, ...] = ()
     write: ParquetWrite | None = None
     #: The SQL reads the task's index (``calls_task``): each task compiles its own.
     reads_task: bool = False
@@ -66,6 +68,7 @@ def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
         sql=query.sql(dialect=DIALECT, identify=True, copy=False),
         tables=tuple(ctx.leaves.tables.values()),
         files=tuple(ctx.leaves.files),
+        file_lists=tuple(ctx.leaves.file_lists),
         write=write,
         reads_task=ctx.task_read,
     )

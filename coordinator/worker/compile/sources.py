@@ -7,6 +7,11 @@ chosen row groups) or a reader call over files (``read_parquet``, ``read_csv``,
 ``read_json``) with the planner's schema.
 ``Leaves`` collects both as the fragment is compiled, so the worker registers exactly those
 tables and its engine allows exactly those files.
+
+A reader call names no path: its file list is a DuckDB variable (``FileList``) that the
+worker binds as the task starts, to the descriptors it opened and checked then
+(``worker.opened``), so DuckDB reads what was checked, never a path that may have been
+swapped since. The query text stays the same for every task of a stage.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from sparkwire.coordinator.worker.compile.errors import CompileError
 from sparkwire.coordinator.worker.compile.nodes import DIALECT, col, ident
 from sparkwire.planner.logical.sources import CsvScan, FileSplit, JsonScan, ParquetScan
 
-__all__ = ["CachedTable", "ExchangeTable", "Leaves", "LocalTable", "RowGroupTable", "TableInput"]
+__all__ = [
+    "CachedTable", "ExchangeTable", "FileList", "Leaves", "LocalTable", "RowGroupTable", "TableInput",
+]
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,17 @@ class CachedTable:
 TableInput = ExchangeTable | LocalTable | RowGroupTable | CachedTable
 
 
+@dataclass(frozen=True)
+class FileList:
+    """The files of one reader call, bound as DuckDB variable ``variable`` (a ``VARCHAR[]``)
+    when the task runs; ``hive``: the reader takes partition columns from their ``k=v``
+    directories, so each is handed over under those (``OpenedFiles.hive_path``)."""
+
+    variable: str
+    paths: tuple[str, ...]
+    hive: bool = False
+
+
 def _type_struct(names: Iterable[str], type_names: Iterable[str]) -> exp.Struct:
     """``{'name': 'DUCKDB TYPE', ...}``: the column types DuckDB's readers take."""
     return exp.Struct(expressions=[
@@ -84,6 +102,7 @@ class Leaves:
         self.time_zone = time_zone
         self.tables: dict[str, TableInput] = {}
         self.files: dict[str, None] = {}  # ordered set
+        self.file_lists: list[FileList] = []
 
     def table(self, table: TableInput) -> exp.Table:
         self.tables.setdefault(table.name, table)
@@ -116,8 +135,7 @@ class Leaves:
                 raise CompileError("a partitioned Parquet scan reads whole files")
             count = sum(isinstance(t, RowGroupTable) for t in self.tables.values())
             return self.table(RowGroupTable(name=f"scan_{count}", splits=scan.splits))
-        paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
-        args: list[exp.Expr] = [paths]
+        args: list[exp.Expr] = [self._file_list(scan.splits, hive=bool(scan.partition_names))]
         if scan.partition_names:
             # DuckDB reads k=v directories as Spark does: %XX unescaped, and
             # __HIVE_DEFAULT_PARTITION__ NULL; the types are the planner's (Spark's inference).
@@ -125,6 +143,13 @@ class Leaves:
             args += [exp.EQ(this=exp.column("hive_partitioning"), expression=exp.true()),
                      exp.EQ(this=exp.column("hive_types"), expression=hive_types)]
         return exp.Table(this=exp.Anonymous(this="read_parquet", expressions=args))
+
+    def _file_list(self, splits: Iterable[FileSplit], hive: bool) -> exp.Expr:
+        """``getvariable('…')`` of a new ``FileList`` of the splits' files."""
+        files = FileList(f"sparkwire_files_{len(self.file_lists)}",
+                         tuple(split.path for split in splits), hive)
+        self.file_lists.append(files)
+        return exp.Anonymous(this="getvariable", expressions=[exp.Literal.string(files.variable)])
 
     def text_column(self, name: str, instants: set[str]) -> exp.Expr:
         """A text scan's column; an instant was read as its text (``text``) and is read as
@@ -157,6 +182,6 @@ class Leaves:
             # "auto" reads a file holding an object, or an array of objects, as its rows
             options.update(format=exp.Literal.string("auto" if scan.multiline else "newline_delimited"),
                            auto_detect=exp.false())
-        paths = exp.Array(expressions=[exp.Literal.string(s.path) for s in scan.splits])
+        paths = self._file_list(scan.splits, hive=False)
         args = [paths, *(exp.EQ(this=exp.column(k), expression=v) for k, v in options.items())]
         return exp.Table(this=exp.Anonymous(this=reader, expressions=args))
