@@ -94,8 +94,9 @@ def _parser() -> argparse.ArgumentParser:
         "worker", help="serve one worker until stdin closes or SIGTERM (used by clusters)"
     )
     add_worker_arguments(worker)
-    connect = commands.add_parser(
-        "connect", help="serve Spark Connect (sc://HOST:PORT) on a session until Ctrl-C")
+    connect = commands.add_parser(  # `ui`: a standing cluster to watch, its queries sent by Connect
+        "connect", aliases=["ui"], help="serve Spark Connect (sc://HOST:PORT) on a session until "
+        "Ctrl-C (as `ui`: with the live UI on)")
     connect.add_argument("--port", type=int, default=15002, help="port (default 15002, Spark's)")
     connect.add_argument("--ui", action=argparse.BooleanOptionalAction, default=False,
                          help="serve the live query UI of this standing driver (its URL printed; "
@@ -130,7 +131,7 @@ def _serve_connect(console: Console, args: argparse.Namespace) -> int:
             secret_file=args.token_file, tls=not args.no_tls, cert_file=args.cert_file,
             key_file=args.key_file, ca_file=args.ca_file)
         with ExitStack() as stack:
-            session = stack.enter_context(Session(settings=settings, ui=args.ui))
+            session = stack.enter_context(Session(settings=settings, ui=args.ui or args.command == "ui"))
             if session.ui_url is not None:  # printed before Spark Connect answers
                 console.print(f"live UI: {session.ui_url}", markup=False)
             server = stack.enter_context(serve(session, args.port, args.host, security=security))
@@ -162,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(refused.markdown() if args.markdown else coverage.render(
             coverage.report(), list_missing=args.missing))
         return 0
-    if args.command == "connect":
+    if args.command in ("connect", "ui"):
         return _serve_connect(console, args)
     spark = None
     try:

@@ -104,7 +104,7 @@ class UiSettings(_Section):
 
     #: The port to serve on; 0: one the OS picks; None: no UI (``Session(ui=True)`` means 0).
     port: int | None = Field(default=None, ge=0, le=65535)
-    #: The address to bind; off loopback a token is required (``ui.server``).
+    #: The address to bind; off loopback a token and TLS are required (``ui.server``).
     host: str = "127.0.0.1"
     #: The token a browser or scraper sends (``Authorization: Bearer``, or ``?token=`` once,
     #: which sets a cookie): at least 16 bytes, as the cluster secret (``transport.security``).
@@ -123,7 +123,7 @@ class UiSettings(_Section):
     events_per_query: int = Field(default=200, ge=1)
     tasks_per_query: int = Field(default=4096, ge=1)
     #: Serve HTTPS with this PEM certificate chain and its key (owner-only, like every key
-    #: sparkwire reads); both or neither. The token rules stay as they are (``ui.server``).
+    #: sparkwire reads); both or neither; required off loopback (``ui.server``).
     tls_cert: Path | None = None
     tls_key: Path | None = None
 

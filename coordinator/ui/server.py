@@ -7,8 +7,8 @@ thread a request, bounded (``max_clients``; one more is answered 503 at once), d
 it without a new dependency.
 
 Who may look: on a loopback address, anyone on the machine (as with ``sparkwire demo``'s
-workers) unless a token is configured; off loopback a token is required, or the server
-refuses to start. The token follows the cluster secret's rules (``transport.security``: at
+workers) unless a token is configured; off loopback a token and TLS are required, as the
+transports require theirs, or the server refuses to start. The token follows the cluster secret's rules (``transport.security``: at
 least 16 bytes, a file only its owner may read) and is compared in constant time. A browser
 sends it once as ``?token=`` and gets it back as an ``HttpOnly`` cookie; a scraper sends
 ``Authorization: Bearer``.
@@ -17,8 +17,8 @@ TLS: with ``ui.tls_cert`` and ``ui.tls_key`` the server speaks HTTPS only (TLS 1
 least; the cookie then ``Secure``). The handshake is made on the request's own thread,
 within the handler's timeout: on the accepting thread a client that never finishes one
 would stop every other from being served. A client over ``max_clients`` is closed without
-the 503 (it would need a handshake on that thread). Without them, off loopback, put a TLS
-proxy in front: the token would cross the network in the clear.
+the 503 (it would need a handshake on that thread). Without them the UI binds loopback only;
+a TLS proxy in front is the other way to reach it from elsewhere.
 
 Closing stops accepting, ends the live streams (each notices within ``TICK``), shuts the
 connections still open (a browser keeps idle ones), and joins every request thread and the
@@ -190,9 +190,16 @@ def ui_token(settings: UiSettings) -> bytes | None:
 
 
 def ui_tls(settings: UiSettings) -> ssl.SSLContext | None:
-    """The server's TLS context from ``ui.tls_cert`` and ``ui.tls_key``; None without them.
-    A key file others may read, or a pair that does not load, is a ``ConfigError``."""
+    """The server's TLS context from ``ui.tls_cert`` and ``ui.tls_key``; None without them,
+    which only a loopback address allows (the transports' rule: off loopback nothing crosses
+    the network in the clear, here the token and every query's text). A key file others may
+    read, or a pair that does not load, is a ``ConfigError``."""
     if settings.tls_cert is None or settings.tls_key is None:
+        if not is_loopback(settings.host):
+            raise ConfigError(
+                f"refusing to serve the UI on {settings.host} without TLS: its token and every "
+                "query's text would cross the network in the clear; set ui.tls_cert and "
+                "ui.tls_key, or bind a loopback address behind a TLS proxy")
         return None
     check_private_key(settings.tls_key)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -192,11 +192,7 @@ class Worker:
             raise PlanRejected(f"cannot compile task plan: {exc}") from None
         except RecursionError:
             raise PlanRejected("cannot compile task plan: it nests too deep") from None
-        if len(compiled.files) > self._max_files:
-            raise PlanRejected(
-                f"the task reads {len(compiled.files)} files; a task on worker {self.worker_id} "
-                f"may hold at most {self._max_files} open (the open-file limit over its slots)")
-        check_files(compiled.files, self.settings.worker.engine.data_roots)
+        check_files(compiled.files, self.settings.worker.engine.data_roots, self._max_files)
         if compiled.write is not None:
             check_output_directory(compiled.write.directory, self.settings.worker.engine.data_roots)
         read = {t.stage for t in compiled.tables if isinstance(t, ExchangeTable)}

@@ -139,10 +139,12 @@ def test_pytest_fixture_honours_sparkwire_env_vars(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("command", [["connect", "--ui"], ["ui"]])
 def test_connect_serves_the_live_ui_of_its_standing_driver(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """``sparkwire connect --ui``: the standing driver's UI answers while Spark Connect
-    serves; Ctrl-C (SIGINT, sent once both answer) ends both. In process, for speed."""
+        command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sparkwire connect --ui`` (or ``sparkwire ui``): the standing driver's UI answers
+    while Spark Connect serves; Ctrl-C (SIGINT, sent once both answer) ends both. In process,
+    for speed."""
     port, connect_port = free_port(), free_port()
     monkeypatch.setenv("SPARKWIRE_UI__PORT", str(port))
     answered: list[object] = []
@@ -163,7 +165,7 @@ def test_connect_serves_the_live_ui_of_its_standing_driver(
     stopper = threading.Thread(target=interrupt_once_served)
     stopper.start()
     try:
-        assert main(["--workers", "1", "connect", "--port", str(connect_port), "--ui"]) == 0
+        assert main(["--workers", "1", *command, "--port", str(connect_port)]) == 0
     finally:
         stopper.join(65)
     assert answered == [[], "connect"]

@@ -167,6 +167,13 @@ def test_off_loopback_without_a_token_is_refused() -> None:
         UiServer(UiSettings(host="0.0.0.0", token="short"), Recorder(UiSettings()), list)
 
 
+def test_off_loopback_without_tls_is_refused() -> None:
+    """A token alone is not enough off loopback: it would cross the network in the clear.
+    Refused before anything binds (no address but loopback is ever bound in these tests)."""
+    with pytest.raises(ConfigError, match="refusing to serve the UI on 0.0.0.0 without TLS"):
+        UiServer(UiSettings(host="0.0.0.0", token="a-token-of-enough-bytes"), Recorder(UiSettings()), list)
+
+
 def test_without_a_token_only_a_loopback_host_name_is_served(session: Session) -> None:
     """A page on another site whose name was re-pointed at 127.0.0.1 (DNS rebinding)
     sends its own name as Host: refused."""
