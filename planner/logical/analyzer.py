@@ -27,6 +27,7 @@ struct is a field access, ``s.f``, however it was written (``m["k"]`` of a map s
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -221,8 +222,10 @@ class Relation:
     plan: Operator
     attrs: tuple[Attribute, ...]
 
-    @property
+    @functools.cached_property
     def scope(self) -> Scope:
+        """The resolver over ``attrs``, built once: a Scope indexes every attribute by name,
+        and the join order asks a relation's scope again for each candidate it weighs."""
         return Scope(self.attrs)
 
     def qualified(self, qualifier: str | None) -> Relation:
