@@ -45,11 +45,8 @@ from sparkwire.planner.logical.predicates import conjunction, conjuncts, factor_
 from sparkwire.planner.logical.self_joins import self_join_equality
 from sparkwire.planner.logical.struct_stars import settled_struct
 from sparkwire.planner.logical.tree import column_names, has_window, transform
-from sparkwire.planner.logical.typed import spark_typed
-from sparkwire.planner.logical.typed_calls import typed_calls
-from sparkwire.planner.logical.typed_to_char import TO_CHARS, spelling, to_chars
-from sparkwire.planner.logical.lambdas import bind_lambdas
-from sparkwire.planner.logical.local_time import local_time
+from sparkwire.planner.logical.type_passes import spark_types
+from sparkwire.planner.logical.typed_to_char import TO_CHARS, spelling
 
 _plan_ids = itertools.count(1)
 #: Whether a lookup's miss is only probed (``Scope.probe``), its message never shown.
@@ -211,8 +208,7 @@ class Scope:
 
     def typed(self, expr: Expr) -> Expr:
         """``expr``, whose columns are already plan columns, typed as Spark types it."""
-        typed = to_chars(spark_typed(bind_lambdas(expr, self.types), self.types), self.types)
-        return typed_calls(local_time(_map_lookups(typed, self.types), self.types), self.types)
+        return spark_types(expr, self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""
@@ -250,25 +246,6 @@ class Relation:
         if qualifier is None:
             return self
         return Relation(self.plan, tuple(replace(a, qualifier=qualifier) for a in self.attrs))
-
-
-def _map_lookups(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
-    """``element_at``, ``try_element_at`` and ``[]`` of a map are key lookups
-    (``map_value``), ``[]`` of a struct takes a field: the worker's array forms are 1- and
-    0-based indexes that fail out of bounds (``try_element_at``'s give NULL), as Spark's do."""
-
-    def visit(node: Expr) -> Expr | None:
-        if isinstance(node, Call) and node.fn in ("element_at", "get_item", "try_element_at"):
-            args = tuple(_map_lookups(a, columns) for a in node.args)
-            container = types.infer(args[0], columns)
-            if pa.types.is_map(container):
-                return Call(fn="map_value", args=args)
-            if pa.types.is_struct(container) and node.fn == "get_item":
-                return Call(fn="get_field", args=args)
-            return Call(fn=node.fn, args=args)
-        return None
-
-    return transform(expr, visit)
 
 
 def passed_through(attributes: Iterable[Attribute], plan_id: int) -> tuple[Attribute, ...]:
