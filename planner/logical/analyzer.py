@@ -377,9 +377,9 @@ def analyze_join(
     if condition is not None and has_window(condition):
         raise AnalysisError(f"a window function in a join condition ({sql(condition)}) is not "
                             "supported by sparkwire; compute it with withColumn first")
-    sides = Scope(left_attrs), Scope(right_attrs)
+    sides = functools.cache(lambda: (Scope(left_attrs), Scope(right_attrs)))
     resolved = None if condition is None else scope.resolve(
-        condition, lambda node: self_join_equality(node, *sides))
+        condition, lambda node: self_join_equality(node, sides))
     if using:
         keys = scope.typed(conjunction([Call(fn="eq", args=(left_attrs[i].column, right_attrs[j].column))
                                         for i, j in using]))  # type: ignore[arg-type]
