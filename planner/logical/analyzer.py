@@ -245,7 +245,10 @@ class Relation:
         """The relation under a new table alias (every column's qualifier)."""
         if qualifier is None:
             return self
-        return Relation(self.plan, tuple(replace(a, qualifier=qualifier) for a in self.attrs))
+        # built directly: ``dataclasses.replace`` rereads the fields of every attribute of
+        # every FROM item (16,000 a TPC-DS run), 1 % of planning
+        return Relation(self.plan, tuple(Attribute(a.name, a.internal, a.type, qualifier, a.origins)
+                                         for a in self.attrs))
 
 
 def passed_through(attributes: Iterable[Attribute], plan_id: int) -> tuple[Attribute, ...]:
