@@ -5,7 +5,7 @@ A scan is as big as its columns' share of its files on disk and has the rows its
 count (a scan of some row groups counts their share); a text scan is its files' sizes (of
 100-byte rows); an in-memory source has its Arrow size and rows; a sample keeps its
 fraction. Above the leaves the estimates are rough on purpose, and each guess is written
-here: a filter keeps its predicate's guessed share (``planner.optimizer.selectivity``), an aggregate
+here: a filter keeps its predicate's guessed share (``planner.optimizer.selectivity``; one row at least), an aggregate
 with keys half, a global aggregate one row, a limit at most ``n`` rows (of 100 bytes), a
 window as many rows as its input, an equi-join what ``equi_join_rows`` says (a fact
 table joined to a filtered dimension keeps the dimension's kept share) and is as wide as
@@ -202,8 +202,9 @@ class _Rows:
                 return range_rows(node)
             case Exchange():
                 return self.exchanges.get(node.stage, 0)
-            case Filter():
-                return int(rows(node.input) * selectivity(node.predicate, _spans(node.input)))
+            case Filter():  # a filter over rows keeps one at least: zero would say "empty"
+                below = rows(node.input)
+                return max(1, int(below * selectivity(node.predicate, _spans(node.input)))) if below else 0
             case Project() | Sort() | Window():
                 return rows(node.input)
             case Aggregate():

@@ -9,9 +9,13 @@ sqlglot's optimizer with its own rule order minus ``unnest_subqueries`` and
 subquery) and ``pushdown_predicates`` (the plan's own ``push_filters`` places every
 condition, also those of a join's ``ON``; sqlglot's pass was 40% of planning a TPC-H
 query) and ``annotate_types``/``canonicalize`` (their casts are Spark's coercions, which
-the analyzer applies). What that gives the translator: every column qualified by its table alias and
-every output named (``qualify``), constant expressions and date arithmetic folded
-(``simplify``).
+the analyzer applies), and ``normalize``, which rewrites every condition into conjunctive
+normal form for conjunctions the plan's rules find themselves (``push_filters`` splits an
+``OR``'s common terms into keys and side filters): without it planning the 99 TPC-DS queries
+takes 2.78 instead of 3.07 s of CPU (Q88 76 instead of 123 ms), and an ``OR`` of ``AND``s
+stays as written, which ``planner.optimizer.selectivity`` estimates. What that gives the
+translator: every column qualified by its table alias and every output named (``qualify``),
+constant expressions and date arithmetic folded (``simplify``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from sqlglot import exp
 from sqlglot.errors import OptimizeError, ParseError
 from sqlglot.optimizer import optimize
 from sqlglot.schema import MappingSchema
+from sqlglot.optimizer.normalize import normalize
 from sqlglot.optimizer.optimize_joins import optimize_joins
 from sqlglot.optimizer.pushdown_predicates import pushdown_predicates
 from sqlglot.optimizer.optimizer import RULES
@@ -63,7 +68,7 @@ def _read_once(rule: Callable[..., exp.Expr]) -> Callable[..., exp.Expr]:
 #: sqlglot's rules this front end runs (see above): type annotation and canonicalisation
 #: were a fifth of SQL planning (TPC-H: 29 -> 22 ms a query).
 NORMALISE = tuple(_read_once(rule) for rule in RULES
-                  if rule not in (unnest_subqueries, optimize_joins, pushdown_predicates,
+                  if rule not in (normalize, unnest_subqueries, optimize_joins, pushdown_predicates,
                                   annotate_types, canonicalize))
 MAX_SQL_CHARS = 1_000_000
 #: sqlglot's message for a name no table in scope has.

@@ -71,3 +71,24 @@ def test_a_filter_on_a_scan_keeps_the_share_of_its_column_range(write_parquet):
     kept = Filter(input=scan, predicate=((F.col("v") >= 100) & (F.col("v") < 400)).expr)
     assert estimate_rows(kept) == pytest.approx(300, rel=0.01)
     assert estimate_bytes(kept) == pytest.approx(estimate_bytes(scan) * 0.3, rel=0.01)
+
+
+@pytest.mark.parametrize(("predicate", "share"), [
+    (x == 40, 1 / 101),  # one of the 101 whole numbers 0..100
+    (F.lit(40) == x, 1 / 101),
+    (x.isin(1, 2, 3), 3 / 101),
+    (x.isin(1, 2, 2, 500), 2 / 101),  # repeats count once, values outside the span not at all
+    (F.col("d") == F.lit(dt.date(1995, 7, 2)), 1 / 2558),  # 1992-01-01..1999-01-01, each day
+    ((x == 1) | ((x == 2) & (F.col("d") == F.lit(dt.date(1995, 7, 2)))),
+     1 / 101 + 1 / 101 / 2558 - 1 / 101 / 101 / 2558),
+    (x == 40.5, EQUAL),  # a fraction: the guess
+    (x == y, EQUAL),  # two columns: the guess
+    (k == "a", EQUAL),  # no span: the guess
+])
+def test_whole_numbers_equal_to_constants_keep_one_value_of_the_span_each(predicate, share):
+    assert selectivity(predicate.expr, SPANS.get) == pytest.approx(share, rel=1e-3)
+
+
+def test_a_constant_outside_the_span_keeps_almost_nothing():
+    assert selectivity((x == 500).expr, SPANS.get) == pytest.approx(1e-6)
+    assert selectivity((x == 500).expr, {"x": (500.0, 500.0)}.get) == 1.0
