@@ -47,6 +47,10 @@ def check_in_list(values: int) -> None:
         raise AnalysisError(f"an IN list of {values} values exceeds the limit of {MAX_IN_LIST}")
 
 
+#: What nests a level deeper in JSON: a model or a tuple (a list of models, or of values).
+_NESTING = (BaseModel, tuple)
+
+
 def plan_depth(node: BaseModel) -> int:
     """How deep ``node`` nests as JSON (a model or a tuple of them is one level), computed
     without recursion: the depth a worker measures before it parses a task plan."""
@@ -54,13 +58,12 @@ def plan_depth(node: BaseModel) -> int:
     deepest, stack = 0, [(node, 1)]
     while stack:
         item, level = stack.pop()
-        deepest = max(deepest, level)
-        if isinstance(item, BaseModel):
-            stack.extend((value, level + 1) for value in item.__dict__.values()
-                         if isinstance(value, BaseModel | tuple))
-        elif isinstance(item, tuple):
-            stack.extend((value, level + 1) for value in item if isinstance(value, BaseModel | tuple))
+        if level > deepest:
+            deepest = level
+        values = item.__dict__.values() if isinstance(item, BaseModel) else item
+        stack.extend((value, level + 1) for value in values if isinstance(value, _NESTING))
     return deepest
+
 #: Nesting of one type name (``array<map<string,array<int64>>>`` nests 3 deep).
 MAX_TYPE_DEPTH: Final = 16
 #: Characters of one type name, and fields of one struct type.

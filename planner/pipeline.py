@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from sparkwire.planner.errors import PlanError
+from sparkwire.planner.garbage import collection_paused
 from sparkwire.planner.limits import MAX_PLAN_DEPTH
 from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.logical.plan import Operator
@@ -67,7 +68,7 @@ def plan_query(
     """The staged plan of ``plan``; ``ansi`` (Spark's ANSI mode) and ``time_zone`` (the
     session zone) travel in it to every task."""
     try:
-        with planning():
+        with collection_paused(), planning():
             staged = plan_stages(optimize(plan), columns, cores, broadcast_threshold,
                                  range_sort_rows, task_bytes)
     except RecursionError:

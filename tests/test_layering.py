@@ -35,7 +35,7 @@ SOURCES = [
 
 #: The planner's layers, bottom first; a module may import its own layer and those below.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("planner.errors", "planner.limits"),
+    ("planner.errors", "planner.garbage", "planner.limits"),
     ("planner.spark",),
     ("planner.logical",),
     ("planner.optimizer",),

@@ -27,8 +27,10 @@ struct is a field access, ``s.f``, however it was written (``m["k"]`` of a map s
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -43,13 +45,12 @@ from sparkwire.planner.logical.predicates import conjunction, conjuncts, factor_
 from sparkwire.planner.logical.self_joins import self_join_equality
 from sparkwire.planner.logical.struct_stars import settled_struct
 from sparkwire.planner.logical.tree import column_names, has_window, transform
-from sparkwire.planner.logical.typed import spark_typed
-from sparkwire.planner.logical.typed_calls import typed_calls
-from sparkwire.planner.logical.typed_to_char import TO_CHARS, spelling, to_chars
-from sparkwire.planner.logical.lambdas import bind_lambdas
-from sparkwire.planner.logical.local_time import local_time
+from sparkwire.planner.logical.type_passes import spark_types
+from sparkwire.planner.logical.typed_to_char import TO_CHARS, spelling
 
 _plan_ids = itertools.count(1)
+#: Whether a lookup's miss is only probed (``Scope.probe``), its message never shown.
+_PROBING: ContextVar[bool] = ContextVar("sparkwire_probing", default=False)
 
 
 def new_plan_id() -> int:
@@ -98,6 +99,8 @@ class Scope:
         if len(candidates) == 1:
             return candidates[0]
         if not candidates:
+            if _PROBING.get():
+                raise AnalysisError(f"cannot resolve column {name!r}")
             raise unresolved_column(name, self.names)
         raise AnalysisError(
             f"column {name!r} is ambiguous: {len(candidates)} columns have that name; take it "
@@ -191,10 +194,21 @@ class Scope:
 
         return self.typed(transform(expr, replace_ref))
 
+    def probe(self, expr: Expr) -> Expr | None:
+        """``resolve(expr)``, or None where that raises: for callers asking whether an
+        expression names only columns in scope. A miss skips the message's "did you mean",
+        whose similarity search over a wide join's columns took 10 ms a miss."""
+        token = _PROBING.set(True)
+        try:
+            return self.resolve(expr)
+        except AnalysisError:
+            return None
+        finally:
+            _PROBING.reset(token)
+
     def typed(self, expr: Expr) -> Expr:
         """``expr``, whose columns are already plan columns, typed as Spark types it."""
-        typed = to_chars(spark_typed(bind_lambdas(expr, self.types), self.types), self.types)
-        return typed_calls(local_time(_map_lookups(typed, self.types), self.types), self.types)
+        return spark_types(expr, self.types)
 
     def reference(self, expr: Expr) -> Attribute | None:
         """The attribute a bare column reference means, else None."""
@@ -221,34 +235,20 @@ class Relation:
     plan: Operator
     attrs: tuple[Attribute, ...]
 
-    @property
+    @functools.cached_property
     def scope(self) -> Scope:
+        """The resolver over ``attrs``, built once: a Scope indexes every attribute by name,
+        and the join order asks a relation's scope again for each candidate it weighs."""
         return Scope(self.attrs)
 
     def qualified(self, qualifier: str | None) -> Relation:
         """The relation under a new table alias (every column's qualifier)."""
         if qualifier is None:
             return self
-        return Relation(self.plan, tuple(replace(a, qualifier=qualifier) for a in self.attrs))
-
-
-def _map_lookups(expr: Expr, columns: dict[str, pa.DataType]) -> Expr:
-    """``element_at``, ``try_element_at`` and ``[]`` of a map are key lookups
-    (``map_value``), ``[]`` of a struct takes a field: the worker's array forms are 1- and
-    0-based indexes that fail out of bounds (``try_element_at``'s give NULL), as Spark's do."""
-
-    def visit(node: Expr) -> Expr | None:
-        if isinstance(node, Call) and node.fn in ("element_at", "get_item", "try_element_at"):
-            args = tuple(_map_lookups(a, columns) for a in node.args)
-            container = types.infer(args[0], columns)
-            if pa.types.is_map(container):
-                return Call(fn="map_value", args=args)
-            if pa.types.is_struct(container) and node.fn == "get_item":
-                return Call(fn="get_field", args=args)
-            return Call(fn=node.fn, args=args)
-        return None
-
-    return transform(expr, visit)
+        # built directly: ``dataclasses.replace`` rereads the fields of every attribute of
+        # every FROM item (16,000 a TPC-DS run), 1 % of planning
+        return Relation(self.plan, tuple(Attribute(a.name, a.internal, a.type, qualifier, a.origins)
+                                         for a in self.attrs))
 
 
 def passed_through(attributes: Iterable[Attribute], plan_id: int) -> tuple[Attribute, ...]:
@@ -380,9 +380,9 @@ def analyze_join(
     if condition is not None and has_window(condition):
         raise AnalysisError(f"a window function in a join condition ({sql(condition)}) is not "
                             "supported by sparkwire; compute it with withColumn first")
-    sides = Scope(left_attrs), Scope(right_attrs)
+    sides = functools.cache(lambda: (Scope(left_attrs), Scope(right_attrs)))
     resolved = None if condition is None else scope.resolve(
-        condition, lambda node: self_join_equality(node, *sides))
+        condition, lambda node: self_join_equality(node, sides))
     if using:
         keys = scope.typed(conjunction([Call(fn="eq", args=(left_attrs[i].column, right_attrs[j].column))
                                         for i, j in using]))  # type: ignore[arg-type]

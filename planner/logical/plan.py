@@ -370,15 +370,20 @@ TASK_OPERATORS: Final = (
 
 def children(op: Operator) -> tuple[Operator, ...]:
     """The inputs of ``op``, left to right."""
-    return tuple(getattr(op, name) for name in op.INPUTS)
+    names = op.INPUTS
+    if len(names) == 1:  # most operators: no generator for every node of every rule's walk
+        return (getattr(op, names[0]),)
+    return tuple(getattr(op, name) for name in names)
 
 
 def with_children(op: OperatorT, inputs: Sequence[Operator]) -> OperatorT:
     """``op`` over new inputs, everything else kept."""
     if len(inputs) != len(op.INPUTS):
         raise ValueError(f"{type(op).__name__} takes {len(op.INPUTS)} input(s), got {len(inputs)}")
-    if all(new is getattr(op, name) for name, new in zip(op.INPUTS, inputs, strict=True)):
+    if len(inputs) == 1 and inputs[0] is getattr(op, op.INPUTS[0]):
         return op  # rebuilding trees bottom-up mostly hands each node its own inputs back
+    if all(new is getattr(op, name) for name, new in zip(op.INPUTS, inputs, strict=True)):
+        return op
     # Node's model_copy, called with op: the checker then keeps op's own operator class
     return Node.model_copy(op, update=dict(zip(op.INPUTS, inputs, strict=True)))
 

@@ -15,6 +15,7 @@ ambiguous reference (``df.a > df2.a``) stays an ambiguity error, as Spark's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from sparkwire.planner.errors import AnalysisError
@@ -29,14 +30,17 @@ class Scope(Protocol):
 _EQUALITIES = ("eq", "eq_null_safe")
 
 
-def self_join_equality(node: Expr, left: Scope, right: Scope) -> Expr | None:
+def self_join_equality(node: Expr, sides: Callable[[], tuple[Scope, Scope]]) -> Expr | None:
     """``node`` resolved as a self-join equality (its operands plan columns of the left and
-    the right side), or None when it is not one."""
+    the right side), or None when it is not one. ``sides`` gives the two sides' scopes,
+    asked only of an equality of two references: building them was a tenth of a SQL join's
+    analysis, and SQL never writes a reference."""
     if not (isinstance(node, Call) and node.fn in _EQUALITIES and len(node.args) == 2):
         return None
     first, second = node.args
     if not (isinstance(first, Ref) and isinstance(second, Ref)):  # df["a"], not F.col("a")
         return None
+    left, right = sides()
     if not (_ambiguous(first, left, right) or _ambiguous(second, left, right)):
         return None
     for a, b in ((left, right), (right, left)):

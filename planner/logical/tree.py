@@ -14,12 +14,20 @@ from sparkwire.planner.logical.expressions import (
     Expr,
     Grouping,
     Lambda,
+    LambdaVar,
+    Lit,
     Over,
+    Ref,
     WindowCall,
 )
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
+    part = _PARTS.get(type(expr))  # by exact type first: planning asks this of every node
+    return part(expr) if part is not None else _children(expr)
+
+
+def _children(expr: Expr) -> tuple[Expr, ...]:
     if isinstance(expr, Call | Grouping):
         return expr.args
     if isinstance(expr, AggCall):
@@ -38,18 +46,41 @@ def children(expr: Expr) -> tuple[Expr, ...]:
     return ()
 
 
+def _no_parts(expr: Expr) -> tuple[Expr, ...]:
+    return ()
+
+
+def _args(expr: Expr) -> tuple[Expr, ...]:
+    return expr.args  # type: ignore[union-attr]  # only for Call and Grouping, below
+
+
+#: ``_children`` of the commonest node types, and of the leaves, found without its chain
+#: of ``isinstance`` checks (walks and rewrites ask it of every node of every tree).
+_PARTS: dict[type, Callable[[Expr], tuple[Expr, ...]]] = {
+    Call: _args, Grouping: _args, Column: _no_parts, Lit: _no_parts, Ref: _no_parts,
+    LambdaVar: _no_parts,
+}
+#: Node types that hold no expression.
+_LEAVES = frozenset({Column, Lit, Ref, LambdaVar})
+
+
 def walk(
     expr: Expr, *, into_aggregates: bool = True, into_windows: bool = True
 ) -> Iterator[Expr]:
     """Pre-order; ``into_aggregates=False`` stops at aggregate calls, ``into_windows=False``
-    at window expressions (yielding them)."""
-    yield expr
-    if isinstance(expr, AggCall) and not into_aggregates:
-        return
-    if isinstance(expr, Over) and not into_windows:
-        return
-    for child in children(expr):
-        yield from walk(child, into_aggregates=into_aggregates, into_windows=into_windows)
+    at window expressions (yielding them). Iterative: a recursive generator passed every
+    node up through each level above it."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not into_aggregates and isinstance(node, AggCall):
+            continue
+        if not into_windows and isinstance(node, Over):
+            continue
+        parts = children(node)
+        if parts:
+            stack.extend(reversed(parts))
 
 
 def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
@@ -59,6 +90,8 @@ def transform(expr: Expr, replace: Callable[[Expr], Expr | None]) -> Expr:
     new = replace(expr)
     if new is not None:
         return new
+    if type(expr) in _LEAVES:
+        return expr
     if isinstance(expr, Call):
         args = tuple(transform(a, replace) for a in expr.args)
         return expr if _same(args, expr.args) else Call(fn=expr.fn, args=args)

@@ -37,6 +37,12 @@ from sparkwire.planner.logical.tolerant import TYPE_DEPENDENT, plain_aggregate
 from sparkwire.planner.logical.tree import transform
 
 
+#: What ``spark_typed`` acts on (``planner.logical.type_passes``): these calls, and every
+#: ``Cast``, ``AggCall`` and ``Over``. A case added to ``spark_typed`` is named here.
+REWRITTEN_CALLS = frozenset({"div", "exact_integer", *TYPED_ARITHMETIC})
+REWRITTEN_NODES = (Cast, AggCall, Over)
+
+
 def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
     """``expr`` (resolved against ``columns``) with casts that know their source type and
     decimal quotients cast to their decimal type."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from sparkwire.planner.garbage import collection_paused
 from sparkwire.planner.logical.analyzer import Relation
 from sparkwire.planner.optimizer.estimates import planning
 from sparkwire.planner.sql.errors import SqlError
@@ -29,6 +30,7 @@ def sql_relation(text: str, tables: Mapping[str, Relation], args: Args = None) -
         name: pa.schema([pa.field(a.name, a.type) for a in relation.attrs])
         for name, relation in catalog.items()
     }
-    tree, spellings = normalise(text, schema, args)
-    with planning():  # the join order asks for the same estimates again and again
-        return respelled(translate(tree, catalog), spellings)
+    with collection_paused():
+        tree, spellings = normalise(text, schema, args)
+        with planning():  # the join order asks for the same estimates again and again
+            return respelled(translate(tree, catalog), spellings)

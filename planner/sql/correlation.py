@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import expressions as ex
 from sparkwire.planner.logical.analyzer import Relation
 from sparkwire.planner.sql.context import Context
@@ -84,10 +83,7 @@ def correlation_key(
         return None
     a, b = expression(condition.this), expression(condition.expression)
     for first, second in ((a, b), (b, a)):
-        try:
-            resolved = inner.scope.resolve(first)
-            outer.scope.resolve(second)
-        except AnalysisError:
-            continue
-        return resolved, second
+        resolved = inner.scope.probe(first)
+        if resolved is not None and outer.scope.probe(second) is not None:
+            return resolved, second
     return None

@@ -51,12 +51,11 @@ DIALECT = "spark"
 
 
 def _read_once(rule: Callable[..., exp.Expr]) -> Callable[..., exp.Expr]:
-    """``rule``, where it is compiled (sqlglot's ``c`` build), behind a Python function whose
-    parameters ``inspect`` reads from a signature made once: ``optimize`` reads every rule's
-    parameters with ``inspect.getfullargspec`` on every call, which for a compiled function
-    parses its text signature, 0.1-0.2 ms a rule (0.45 ms of every query's planning)."""
-    if not inspect.isbuiltin(rule):
-        return rule
+    """``rule`` behind a Python function whose parameters ``inspect`` reads from a signature
+    made once: ``optimize`` reads every rule's parameters with ``inspect.getfullargspec`` on
+    every call, which for a compiled function (sqlglot's ``c`` build) parses its text
+    signature, 0.1-0.2 ms a rule (0.45 ms of every query's planning), and for a Python one
+    builds its signature from the code (0.3 ms a query)."""
 
     def call(expression: exp.Expr, **kwargs: object) -> exp.Expr:
         return rule(expression, **kwargs)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import Relation
 from sparkwire.planner.logical.tree import has_aggregate, has_grouping
 from sparkwire.planner.sql.expressions import expression, unsupported
@@ -50,8 +49,4 @@ def names_output(node: exp.Ordered, relation: Relation) -> bool:
     key = expression(node.this)
     if has_aggregate(key) or has_grouping(key):
         return False
-    try:
-        relation.scope.resolve(key)
-    except AnalysisError:
-        return False
-    return True
+    return relation.scope.probe(key) is not None
