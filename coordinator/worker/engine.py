@@ -49,6 +49,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.compile import FileList, spark_error
+from sparkwire.coordinator.worker.compile.sizes import VALUE_BYTES_VARIABLE, row_value_bytes
 from sparkwire.coordinator.worker.opened import OpenedFiles, links_dir
 from sparkwire.coordinator.worker.row_groups import row_group_sql
 from sparkwire.planner.logical.sources import FileSplit
@@ -109,6 +110,9 @@ class Databases(Closeable):
         self._temp_parent = temp_parent
         self._memory_limit = memory_limit
         self._wide_threads = wide_threads
+        # Both databases' threads may be at work at once (a busy worker's slots' threads
+        # join the shared one's), and each holds a vector: values made per row fit them all.
+        self.value_bytes = row_value_bytes(memory_limit, max(settings.threads, wide_threads))
         self._gate = threading.Condition()
         self._shared: _Database | None = None
         self._wide: _Database | None = None
@@ -143,7 +147,8 @@ class Databases(Closeable):
 
     def _open(self, threads: int) -> _Database:
         roots = [str(Path(r).absolute()) for r in self._settings.data_roots] or ["/"]
-        return _Database(self._settings, threads, self._memory_limit, roots, self._temp_parent)
+        return _Database(self._settings, threads, self._memory_limit, roots, self._temp_parent,
+                         self.value_bytes)
 
     def _shared_done(self) -> None:
         with self._gate:
@@ -168,8 +173,9 @@ class _Database:
     """The locked-down DuckDB database; closed once released and its last cursor is gone."""
 
     def __init__(self, settings: EngineSettings, threads: int, memory_limit: int,
-                 roots: list[str], temp_parent: Path) -> None:
+                 roots: list[str], temp_parent: Path, value_bytes: int) -> None:
         self._lock = threading.Lock()
+        self.value_bytes = value_bytes
         self._cursors = 0
         self._released = False
         self.threads = threads
@@ -264,6 +270,11 @@ class TaskEngine(Closeable):
         self._closed = False
         self._files: OpenedFiles | None = None
         self._conn = database.cursor()
+        try:  # the bound on values made per row (``compile.sizes``), this cursor's alone
+            self._conn.execute(f"SET VARIABLE {VALUE_BYTES_VARIABLE} = ?", [database.value_bytes])
+        except duckdb.Error as exc:
+            self.close()
+            raise EngineError(f"cannot set the task's value bound: {exc}") from exc
 
     @property
     def threads(self) -> int:
