@@ -8,6 +8,7 @@ busy 14 s after its deadline."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ import duckdb
 import pytest
 
 from sparkwire.coordinator import Session
+from sparkwire.coordinator.worker.compile.sizes import VECTOR_ROWS
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.transport.errors import QueryError
@@ -61,6 +63,9 @@ def test_values_made_per_row_stay_within_the_workers_memory(session: Session) ->
     assert time.monotonic() - started < 10  # refused, never built
     _answers(session)
     bound = int(re.search(r"more than the (\d+) one value", str(refused.value)).group(1))
+    # a vector of such values (4 bytes a character at most) on each thread fits the memory
+    # (a worker runs as many threads as its cores, at least its 2 slots when all are busy)
+    assert bound * 4 * VECTOR_ROWS * max(2, os.cpu_count() or 1) <= MEMORY
     got = _padded(session, ROWS, bound).collect()[0]["total"]
     expected = duckdb.sql(f"SELECT sum(length(lpad(range::VARCHAR, {bound}, 'y'))) "
                           f"FROM range({ROWS})").fetchall()[0][0]

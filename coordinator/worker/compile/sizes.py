@@ -19,9 +19,10 @@ at once:
   task held its worker for 14 s more. Such a value is bounded in bytes by
   ``row_value_bytes``: half of DuckDB's memory share over the values in flight (a vector per
   thread; the other half stays DuckDB's buffers'), at most ``ROW_VALUE_BYTES``, which keeps a
-  vector's work under a second (67 M characters of lpad: ~0.7 s); a unit costs what was
-  measured (``_CHARACTER``, ``_NUMBER``, ``_ANY``). The worker sets it on each task's cursor
-  (``VALUE_BYTES_VARIABLE``, ``worker.engine``); SQL run without it gets the ceiling.
+  vector's work near half a second (67 M characters of lpad: 0.55 s of CPU); a unit costs
+  what was measured (``_CHARACTER``, ``_NUMBER``, ``_ANY``). The worker sets it on the cursor
+  of each task whose query reads it (``VALUE_BYTES_VARIABLE``, ``worker.engine``); SQL run
+  without it gets the ceiling.
 
 Per-row bounds this gives on 2 cores with 2 task slots (2 threads in flight), as characters
 / ``sequence`` elements / other elements: ``worker.memory`` 128 MiB (the least): 1,638 / 273
