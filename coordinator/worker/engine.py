@@ -270,7 +270,7 @@ class TaskEngine(Closeable):
         self._closed = False
         self._files: OpenedFiles | None = None
         self._conn = database.cursor()
-        self._bounded = False  # whether the cursor holds the bound on values made per row
+        self._bounded_calls = 0  # the calls the cursor's bound on values is shared among
 
     @property
     def threads(self) -> int:
@@ -320,8 +320,10 @@ class TaskEngine(Closeable):
         """``message`` naming the task's files as its plan does (``OpenedFiles.named``)."""
         return message if self._files is None else self._files.named(message)
 
-    def run(self, sql: str) -> BatchStream:
-        """Start the query and stream its result in batches of about ``batch_rows`` rows.
+    def run(self, sql: str, bounded_calls: int = 0) -> BatchStream:
+        """Start the query and stream its result in batches of about ``batch_rows`` rows;
+        ``bounded_calls``: the calls whose values share the worker's bound on a row's
+        (``CompiledFragment.bounded_calls``).
 
         DuckDB errors and interruption surface as ``EngineError`` / ``EngineInterrupted``,
         from this call (binding, first rows) or from any later ``next()``. A cursor holds
@@ -331,8 +333,8 @@ class TaskEngine(Closeable):
         try:
             if self._interrupted.is_set():
                 raise EngineInterrupted("the task was interrupted before its query started")
-            if not self._bounded and VALUE_BYTES_VARIABLE in sql:
-                self._bound_values()
+            if bounded_calls != self._bounded_calls:
+                self._bound_values(bounded_calls)
             reader = self._conn.sql(sql).to_arrow_reader(self._settings.batch_rows)
         except duckdb.Error as exc:
             raise self._translate(exc) from exc
@@ -340,12 +342,13 @@ class TaskEngine(Closeable):
             self._starting.clear()
         return BatchStream(self, reader)
 
-    def _bound_values(self) -> None:
-        """Give the cursor the bound on values made per row (``compile.sizes``): a variable of
-        its session alone, set only for a query that reads it, since setting one costs ~210 us
-        of CPU, 60x the cursor (a task of no such call pays nothing)."""
-        self._conn.execute(f"SET VARIABLE {VALUE_BYTES_VARIABLE} = ?", [self._database.value_bytes])
-        self._bounded = True
+    def _bound_values(self, calls: int) -> None:
+        """Give the cursor the bound on values made per row (``compile.sizes``), shared by
+        the query's ``calls``: a variable of its session alone, set only for a query that makes
+        such calls, since setting one costs ~210 us of CPU, 60x the cursor."""
+        share = self._database.value_bytes // max(calls, 1)
+        self._conn.execute(f"SET VARIABLE {VALUE_BYTES_VARIABLE} = ?", [share])
+        self._bounded_calls = calls
 
     def _translate(self, exc: BaseException) -> EngineError:
         interrupted = isinstance(exc, duckdb.InterruptException) or str(exc).startswith("INTERRUPT")

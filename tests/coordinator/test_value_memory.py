@@ -49,6 +49,10 @@ def _padded(session: Session, rows: int, length: int) -> DataFrame:
                                        .alias("n")).agg(F.sum("n").alias("total")))
 
 
+def _bound_in(error: pytest.ExceptionInfo[QueryError]) -> int:
+    return int(re.search(r"more than the (\d+) one value", str(error.value)).group(1))
+
+
 def _answers(session: Session) -> None:
     started = time.monotonic()
     assert session.range(5).count() == 5
@@ -62,7 +66,7 @@ def test_values_made_per_row_stay_within_the_workers_memory(session: Session) ->
         _padded(session, ROWS, 1 << 20).collect()  # 2 GiB a vector
     assert time.monotonic() - started < 10  # refused, never built
     _answers(session)
-    bound = int(re.search(r"more than the (\d+) one value", str(refused.value)).group(1))
+    bound = _bound_in(refused)
     # a vector of such values (4 bytes a character at most) on each thread fits the memory
     # (a worker runs as many threads as its cores, at least its 2 slots when all are busy)
     assert bound * 4 * VECTOR_ROWS * max(2, os.cpu_count() or 1) <= MEMORY
@@ -76,6 +80,11 @@ def test_values_made_per_row_stay_within_the_workers_memory(session: Session) ->
     assert made == duckdb.sql(f"SELECT sum(n) FROM (SELECT len(range(1, 1000001)) AS n), "
                               f"range({ROWS})").fetchall()[0][0]
     assert _rss(session, "VmHWM") <= idle + MEMORY
+    # two calls' values of a row are in memory at once: they share the bound
+    text = F.col("id").cast("string")
+    with pytest.raises(QueryError, match="COLLECTION_SIZE_LIMIT_EXCEEDED") as shared:
+        session.range(ROWS).select(F.lpad(text, bound, "y"), F.rpad(text, bound, "z")).collect()
+    assert _bound_in(shared) <= bound // 2
 
 
 def test_a_task_of_values_past_its_deadline_frees_the_worker_at_once(session: Session) -> None:

@@ -21,8 +21,9 @@ at once:
   thread; the other half stays DuckDB's buffers'), at most ``ROW_VALUE_BYTES``, which keeps a
   vector's work near half a second (67 M characters of lpad: 0.55 s of CPU); a unit costs
   what was measured (``_CHARACTER``, ``_NUMBER``, ``_ANY``). The worker sets it on the cursor
-  of each task whose query reads it (``VALUE_BYTES_VARIABLE``, ``worker.engine``); SQL run
-  without it gets the ceiling.
+  of each task whose query makes such calls, shared among them (``VALUE_BYTES_VARIABLE``,
+  ``worker.engine``): a row's values of all of them are in memory at once. SQL run without
+  it gets the ceiling.
 
 Per-row bounds this gives on 2 cores with 2 task slots (2 threads in flight), as characters
 / ``sequence`` elements / other elements: ``worker.memory`` 128 MiB (the least): 1,638 / 273
@@ -43,7 +44,8 @@ from sparkwire.coordinator.worker.compile.errors import raise_error
 from sparkwire.coordinator.worker.compile.templates import template
 from sparkwire.planner.limits import MAX_VALUE_LENGTH
 
-__all__ = ["ROW_VALUE_BYTES", "VALUE_BYTES_VARIABLE", "VECTOR_ROWS", "bounded", "row_value_bytes"]
+__all__ = ["BOUNDED", "ROW_VALUE_BYTES", "VALUE_BYTES_VARIABLE", "VECTOR_ROWS", "bounded",
+           "row_value_bytes"]
 
 #: Rows DuckDB evaluates an expression for at once (its ``STANDARD_VECTOR_SIZE``).
 VECTOR_ROWS: Final = 2048
@@ -122,6 +124,11 @@ _BOUNDS: dict[str, tuple[Bound, tuple[str, int]]] = {
     "sequence": (_sequence, _NUMBER),
     "array_insert": (lambda a, m: (_PLACE(p=a[1]), _with(a, 1, _PLACE_AT_MOST(p=a[1], m=m))), _ANY),
 }
+
+
+#: The calls bounded here: a fragment counts them (``CompiledFragment.bounded_calls``), since
+#: the values of all of them in a row are in memory at once and share the row's bound.
+BOUNDED: Final = frozenset(_BOUNDS)
 
 
 def bounded(calls: dict[str, Builder]) -> dict[str, Builder]:
