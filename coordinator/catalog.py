@@ -11,9 +11,9 @@ session without a metastore has. It holds two kinds of name, which ``session.sql
   them in); a managed table (no path) is refused.
 
 Caching a name caches its DataFrame (``planner.api.caching``). Answers come as PySpark's
-``Table``, ``Column`` and ``Database`` named tuples have them, field for field. Global
-temporary views do not exist in sparkwire: ``dropGlobalTempView`` finds none, as Spark
-answers for a name it does not have.
+``Table``, ``Column`` and ``Database`` named tuples have them, field for field. Spark's
+``global_temp`` database of views shared between sessions is a layer over this one
+(``coordinator.catalog_global``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, Protocol
 
 from sparkwire.coordinator import catalog_functions, catalog_tables
 from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.quoting import name_parts
 from sparkwire.planner.api.sources import DataFrameReader
 from sparkwire.planner.api.unsupported import not_supported
 from sparkwire.planner.api.executor import View
@@ -160,7 +161,7 @@ class Catalog:
         return Table(name, None, [], None, "TEMPORARY", True)
 
     def listColumns(self, tableName: str, dbName: str | None = None) -> list[Column]:  # noqa: N802, N803
-        df = self._frame(self._name(tableName, dbName))
+        df = self._frame(tableName if dbName is None else self._name(tableName, dbName))
         return [Column(f.name, None, f.dataType.simpleString(), f.nullable, False, False, False)
                 for f in df.schema.fields]
 
@@ -279,9 +280,6 @@ class Catalog:
         name = viewName.casefold()
         return not self._is_table(name) and self._session.drop_view(name)
 
-    def dropGlobalTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
-        return False
-
     def refreshTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
         """Reads the table's files again from the next query on (new files included)."""
         name = self._found(tableName)
@@ -345,10 +343,12 @@ class Catalog:
                                 parameters={"schemaName": f"{quote(CATALOG)}.{quote(name)}"})
 
 
-def not_found(table: str) -> AnalysisError:
-    """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a name the session does not have."""
+def not_found(table: str, search_path: str = _SEARCH_PATH) -> AnalysisError:
+    """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a name the session does not have, quoted part
+    by part (``global_temp.v``: ```global_temp`.`v```)."""
+    relation = ".".join(quote(part) for part in name_parts(table))
     return AnalysisError(f"unknown table or view {table!r}", condition="TABLE_OR_VIEW_NOT_FOUND",
-                         parameters={"relationName": quote(table), "searchPath": _SEARCH_PATH})
+                         parameters={"relationName": relation, "searchPath": search_path})
 
 
 def _matches(name: str, pattern: str | None) -> bool:
