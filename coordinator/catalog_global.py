@@ -23,17 +23,19 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from sparkwire.coordinator.catalog import CATALOG, Catalog, Column, Table, _matches, _Session, not_found
-from sparkwire.coordinator.global_temp import GLOBAL_TEMP, GlobalTempViews, global_name, is_global_database
+from sparkwire.coordinator.global_temp import (GLOBAL_TEMP, GlobalTempViews, frame_in, global_name,
+                                                is_global_database)
 from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.executor import Executor
 from sparkwire.planner.api.quoting import name_parts
-from sparkwire.planner.errors import AnalysisError, PlanError
+from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import quote
 
 #: Where Spark's catalog (not its SQL) says it looked for a qualified name it did not find.
 _CATALOG_SEARCH_PATH = f"[`system`.`session`, `{CATALOG}`.`default`]"
 
 
-class _SharingSession(_Session, Protocol):
+class _SharingSession(_Session, Executor, Protocol):
     @property
     def global_views(self) -> GlobalTempViews: ...
 
@@ -118,9 +120,7 @@ class GlobalTempCatalog(Catalog):
         view = self._sharing.global_views.get(name)
         if view is None:
             raise _not_found(table)
-        if not isinstance(view, DataFrame):
-            raise PlanError(f"the view {table!r} is no DataFrame")
-        return view
+        return frame_in(view, self._sharing)
 
     def _global(self, table: str, database: str | None) -> str | None:
         """The global view's name (folded) when ``table`` (in ``database``) is one of

@@ -13,12 +13,15 @@ several threads, so the map is guarded by a lock.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from sparkwire.planner.api.executor import View
+from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.executor import Executor, View
 from sparkwire.planner.api.quoting import name_parts
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import quote
+from sparkwire.planner.logical.plan import operators
+from sparkwire.planner.logical.sources import LocalSource
 from sparkwire.planner.sql.global_views import GLOBAL_TEMP, global_key
 
 __all__ = ["GLOBAL_TEMP", "GlobalTempViews", "global_name", "is_global_database", "lookup"]
@@ -61,6 +64,14 @@ class GlobalTempViews:
         with self._lock:
             return {global_key(name): view for name, view in self._views.items()}
 
+    def local_sources(self) -> set[str]:
+        """The session-held rows (``createDataFrame``) the views read: a session closing
+        hands these to the cluster's owner instead of releasing them, as a global view
+        outlives the session that made it (a Spark Connect client's, say)."""
+        with self._lock:
+            plans = [view.relation.plan for view in self._views.values()]
+        return {op.source_id for plan in plans for op in operators(plan) if isinstance(op, LocalSource)}
+
 
 def is_global_database(name: str | None) -> bool:
     return name is not None and name.casefold() == GLOBAL_TEMP
@@ -74,11 +85,21 @@ def global_name(parts: Sequence[str]) -> str | None:
     return None
 
 
-def lookup(name: str, local: Mapping[str, View], shared: GlobalTempViews) -> View | None:
-    """What ``spark.table(name)`` reads: a temporary view or table by its one-part name, a
-    global view by ``global_temp.v``; None for anything else."""
+def lookup(name: str, session: Executor, shared: GlobalTempViews) -> View | None:
+    """What ``spark.table(name)`` reads in ``session``: a temporary view or table by its
+    one-part name, a global view by ``global_temp.v`` (as a frame of ``session``); None for
+    anything else."""
     parts = name_parts(name)
     if len(parts) == 1:
-        return local.get(parts[0].casefold())
+        return session.views.get(parts[0].casefold())
     found = global_name(parts)
-    return shared.get(found) if found is not None else None
+    view = shared.get(found) if found is not None else None
+    return None if view is None else frame_in(view, session)
+
+
+def frame_in(view: View, session: Executor) -> DataFrame:
+    """A global view as a frame of the session reading it, as Spark's ``spark.table`` gives
+    one: its queries run, are tagged and interrupted, and find caches, in that session, not
+    in the one that made the view."""
+    relation = view.relation
+    return DataFrame(relation.plan, relation.attrs, session)

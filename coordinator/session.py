@@ -396,7 +396,7 @@ class Session(Closeable):
     def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
         """The temporary view or table of that name, or the global view ``global_temp.name``,
         as ``spark.table`` gives it."""
-        view = lookup(tableName, self._views, self.global_views)
+        view = lookup(tableName, self, self.global_views)
         if not isinstance(view, DataFrame):
             raise not_found(tableName)
         return view
@@ -418,8 +418,15 @@ class Session(Closeable):
             if cache.source is not None:
                 self._release(cache.source)
         self._caches.clear()
+        owner = self
+        while owner._parent is not None:
+            owner = owner._parent
+        kept = self.global_views.local_sources() if owner is not self else set()
         for source_id in self._sources:
-            self.cluster.driver.unpublish(source_id)
+            if source_id in kept:
+                owner._sources.append(source_id)  # a global view reads it: it lives as long
+            else:
+                self.cluster.driver.unpublish(source_id)
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
         if self._parent is None:

@@ -109,8 +109,8 @@ def test_global_views_read_created_and_listed_as_in_pyspark(spark, sessions) -> 
 
 def test_sessions_made_from_one_share_its_global_views(spark, sessions) -> None:
     """A view made by a new session is the parent's and a grandchild's, not another
-    ``Session``'s (which in Spark would be another application); the local views stay
-    each session's own."""
+    ``Session``'s (which in Spark would be another application), and outlives the session
+    that made it; the local views stay each session's own."""
     parent, unrelated = sessions[0], sessions[1]
     ours = [parent.newSession()]
     ours.append(ours[0].newSession())
@@ -119,13 +119,15 @@ def test_sessions_made_from_one_share_its_global_views(spark, sessions) -> None:
         child.createDataFrame(DATA).createGlobalTempView("gt_shared")
         child.createDataFrame(DATA).createOrReplaceTempView("gt_mine")
     try:
+        assert spark.newSession().newSession().catalog.tableExists("global_temp.gt_shared")
+        assert ours[1].catalog.tableExists("global_temp.gt_shared")
+        for session in ours:  # the view outlives the session that made it, its rows too
+            session.stop()
         _same({
             "the parent reads it": lambda e: e.table("global_temp.gt_shared"),
             "the child's local view is its own": lambda e: (e.catalog.tableExists("gt_mine"),
                                                             e.catalog.tableExists("global_temp.gt_mine")),
         }, spark, [parent])
-        assert spark.newSession().newSession().catalog.tableExists("global_temp.gt_shared")
-        assert ours[1].catalog.tableExists("global_temp.gt_shared")
         assert not unrelated.catalog.tableExists("global_temp.gt_shared")
     finally:
         for session in ours:
