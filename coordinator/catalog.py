@@ -69,7 +69,7 @@ class CatalogMetadata(NamedTuple):
     description: str | None
 
 
-class _Session(Protocol):
+class CatalogSession(Protocol):
     read: DataFrameReader
 
     @property
@@ -87,7 +87,7 @@ class _Session(Protocol):
 class Catalog:
     """The session's names, through PySpark's ``Catalog`` methods."""
 
-    def __init__(self, session: _Session) -> None:
+    def __init__(self, session: CatalogSession) -> None:
         self._session = session
         #: a table's name (folded) -> its Parquet path and DataFrame (a view that took
         #: its name since is no table)
@@ -104,7 +104,7 @@ class Catalog:
                                 condition="CATALOG_NOT_FOUND", parameters={"catalogName": quote(catalogName)})
 
     def listCatalogs(self, pattern: str | None = None) -> list[CatalogMetadata]:  # noqa: N802
-        return [CatalogMetadata(CATALOG, None)] if _matches(CATALOG, pattern) else []
+        return [CatalogMetadata(CATALOG, None)] if matches(CATALOG, pattern) else []
 
     def createDatabase(self, dbName: str, ifNotExists: bool = False,  # noqa: N802, N803
                        properties: Mapping[str, str] | None = None) -> None:
@@ -140,7 +140,7 @@ class Catalog:
         return Database(DATABASE, CATALOG, "default database", "")
 
     def listDatabases(self, pattern: str | None = None) -> list[Database]:  # noqa: N802 - PySpark's name
-        return [self.getDatabase(DATABASE)] if _matches(DATABASE, pattern) else []
+        return [self.getDatabase(DATABASE)] if matches(DATABASE, pattern) else []
 
     # -- tables and views --------------------------------------------------------------
     def listTables(self, dbName: str | None = None,  # noqa: N802, N803 - PySpark's names
@@ -149,7 +149,7 @@ class Catalog:
         if dbName is not None:
             self._database(dbName)
         names = sorted(self._session.views, key=lambda n: (not self._is_table(n), n))
-        return [self.getTable(n) for n in names if _matches(n, pattern)]
+        return [self.getTable(n) for n in names if matches(n, pattern)]
 
     def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802, N803
         return self._name(tableName, dbName) in self._session.views
@@ -195,7 +195,7 @@ class Catalog:
         """The temporary views (there are no persistent ones), by name."""
         if dbName is not None:
             self._database(dbName)
-        names = sorted(n for n in self._session.views if not self._is_table(n) and _matches(n, pattern))
+        names = sorted(n for n in self._session.views if not self._is_table(n) and matches(n, pattern))
         return [self.getTable(n) for n in names]
 
     def dropTable(self, tableName: str, ifExists: bool = False, purge: bool = False) -> None:  # noqa: N802, N803
@@ -351,7 +351,7 @@ def not_found(table: str, search_path: str = _SEARCH_PATH) -> AnalysisError:
                          parameters={"relationName": relation, "searchPath": search_path})
 
 
-def _matches(name: str, pattern: str | None) -> bool:
+def matches(name: str, pattern: str | None) -> bool:
     """Spark's ``LIKE``-style listing pattern: ``*`` any text, ``|`` alternatives."""
     if pattern is None:
         return True

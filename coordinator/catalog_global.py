@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from sparkwire.coordinator.catalog import CATALOG, Catalog, Column, Table, _matches, _Session, not_found
+from sparkwire.coordinator.catalog import CATALOG, Catalog, CatalogSession, Column, Table, matches, not_found
 from sparkwire.coordinator.global_temp import (GLOBAL_TEMP, GlobalTempViews, frame_in, global_name,
                                                 is_global_database)
 from sparkwire.planner.api.dataframe import DataFrame
@@ -35,7 +35,10 @@ from sparkwire.planner.logical.analyzer import quote
 _CATALOG_SEARCH_PATH = f"[`system`.`session`, `{CATALOG}`.`default`]"
 
 
-class _SharingSession(_Session, Executor, Protocol):
+class _SharingSession(CatalogSession, Executor, Protocol):
+    """A session as this catalog needs it: its names, the global views it shares, and the
+    executor a global view becomes a frame of (``global_temp.frame_in``)."""
+
     @property
     def global_views(self) -> GlobalTempViews: ...
 
@@ -129,7 +132,7 @@ class GlobalTempCatalog(Catalog):
 
     def _global_listing(self, pattern: str | None) -> list[Table]:
         """What Spark lists in ``global_temp``: its views, then the session's temporary views."""
-        shared = [_global_table(n) for n in self._sharing.global_views.names() if _matches(n, pattern)]
+        shared = [_global_table(n) for n in self._sharing.global_views.names() if matches(n, pattern)]
         return [*shared, *super().listViews(None, pattern)]
 
 
