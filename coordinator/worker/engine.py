@@ -180,7 +180,7 @@ class _Database:
         self._released = False
         self.threads = threads
         self.temp = tempfile.mkdtemp(prefix="sparkwire-duckdb-", dir=temp_parent)
-        self.links = links_dir(Path(self.temp))  # for its tasks' partitioned scans
+        self._links: Path | None = None  # for its tasks' partitioned scans (``links``)
         try:
             self.conn = duckdb.connect(
                 ":memory:",
@@ -246,8 +246,18 @@ class _Database:
             pass
         self._remove_dirs()
 
+    def links(self) -> Path:
+        """The private directory of its tasks' links to partitioned files (``opened``), made
+        when a task first reads one: most databases never do, and one on ``/dev/shm`` for
+        every database was a directory there per worker for as long as it ran."""
+        with self._lock:
+            if self._links is None:
+                self._links = links_dir(Path(self.temp))
+            return self._links
+
     def _remove_dirs(self) -> None:
-        shutil.rmtree(self.links, ignore_errors=True)
+        if self._links is not None:
+            shutil.rmtree(self._links, ignore_errors=True)
         shutil.rmtree(self.temp, ignore_errors=True)
 
 

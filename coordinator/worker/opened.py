@@ -37,7 +37,7 @@ import resource
 import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sparkwire.coordinator.worker.files import within
@@ -93,10 +93,11 @@ def files_per_task(slots: int) -> int:
 
 class OpenedFiles(Closeable):
     """``files`` opened and checked (the module's rule), or ``PlanRejected`` naming the first
-    that fails, with nothing left open. ``farm_parent`` holds the private directory of
-    links that partitioned scans read (``hive_path``). Closing twice is safe."""
+    that fails, with nothing left open. ``farm_parent()`` gives the directory (its database's,
+    made on first use) that holds the private directory of links partitioned scans read
+    (``hive_path``). Closing twice is safe."""
 
-    def __init__(self, files: Sequence[str], roots: Sequence[Path], farm_parent: Path) -> None:
+    def __init__(self, files: Sequence[str], roots: Sequence[Path], farm_parent: Callable[[], Path]) -> None:
         self._fds: dict[str, int] = {}
         self._farm_parent = farm_parent
         self._farm: str | None = None
@@ -124,7 +125,7 @@ class OpenedFiles(Closeable):
         link = self._links.get(name)
         if link is None:
             if self._farm is None:
-                self._farm = tempfile.mkdtemp(prefix="sparkwire-files-", dir=self._farm_parent)
+                self._farm = tempfile.mkdtemp(prefix="sparkwire-files-", dir=self._farm_parent())
             directory, base = os.path.split(name)
             # only the k=v parts: no "..", and nothing else a partition could be read from
             parts = [part for part in directory.split("/") if "=" in part]

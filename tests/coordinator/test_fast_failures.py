@@ -42,8 +42,8 @@ def _divided(session: Session, rows: int) -> DataFrame:
 
 def _segments() -> set[Path]:
     """Shared-memory segments, not those of a test beside this one (pytest-xdist), nor a
-    worker's links directory: one per database, made when a query first needs that database
-    (the wide one, ``worker.engine.Databases``) and held until the worker closes."""
+    worker's links directory: one per database, made when a task first reads a partitioned
+    file and held until the database closes (``worker.opened``)."""
     return {p for p in our_segments() if not p.name.startswith(LINKS_PREFIX)}
 
 

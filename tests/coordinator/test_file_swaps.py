@@ -117,13 +117,13 @@ def _swap_at_run(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None],
     rightly read, what was swapped in."""
     run, swapped = TaskEngine.run, threading.Event()
 
-    def swapping_run(self: TaskEngine, sql: str) -> BatchStream:
+    def swapping_run(self: TaskEngine, sql: str, bounded_calls: int = 0) -> BatchStream:
         [(bound,)] = self.connection.execute("SELECT getvariable('sparkwire_files_0')").fetchall()
         files = [os.path.realpath(path) for path in bound or ()]  # each descriptor's file
         if not swapped.is_set() and reading in sql + str(files):
             swapped.set()
             swap()
-        return run(self, sql)
+        return run(self, sql, bounded_calls)
 
     monkeypatch.setattr(TaskEngine, "run", swapping_run)
     return swapped

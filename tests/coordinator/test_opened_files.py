@@ -79,7 +79,7 @@ def test_a_directory_swapped_for_a_link_out_while_resolving_is_refused(
 
     with _swap_while_resolving(monkeypatch, sub, swap):
         with pytest.raises(PlanRejected, match="outside the worker's data roots"):
-            OpenedFiles([str(sub / "ok.parquet")], roots, tree)
+            OpenedFiles([str(sub / "ok.parquet")], roots, lambda: tree)
     assert str(tree / "elsewhere" / "ok.parquet") not in _held()
 
 
@@ -93,12 +93,12 @@ def test_a_file_swapped_for_a_link_while_resolving_is_refused(
 
     with _swap_while_resolving(monkeypatch, ok.parent, swap):
         with pytest.raises(PlanRejected, match="outside the worker's data roots"):
-            OpenedFiles([str(ok)], [tree / "data"], tree)  # the link not followed, but checked
+            OpenedFiles([str(ok)], [tree / "data"], lambda: tree)  # the link not followed, but checked
 
 
 def test_a_link_the_plan_names_is_read_where_it_leads_within_the_roots(tree: Path) -> None:
     (tree / "data" / "alias.parquet").symlink_to(tree / "data" / "sub" / "ok.parquet")
-    with OpenedFiles([str(tree / "data" / "alias.parquet")], [tree / "data"], tree) as files:
+    with OpenedFiles([str(tree / "data" / "alias.parquet")], [tree / "data"], lambda: tree) as files:
         assert pq.read_table(files.path(str(tree / "data" / "alias.parquet"))).column("x").to_pylist() == [1]
 
 
@@ -106,7 +106,7 @@ def test_a_fifo_is_refused_at_once_and_nothing_stays_open(tree: Path) -> None:
     ok = str(tree / "data" / "sub" / "ok.parquet")
     started = time.monotonic()
     with pytest.raises(PlanRejected, match="not a regular file"):
-        OpenedFiles([ok, str(tree / "data" / "fifo.parquet")], [tree / "data"], tree)
+        OpenedFiles([ok, str(tree / "data" / "fifo.parquet")], [tree / "data"], lambda: tree)
     assert time.monotonic() - started < 1
     assert ok not in _held()  # the first file's descriptor went with the refusal
 
@@ -122,7 +122,7 @@ def test_descriptors_hive_links_and_messages(tree: Path) -> None:
     ok = str(tree / "data" / "sub" / "ok.parquet")
     partitioned = [str(tree / "data" / "sub" / ".." / table / "k=1" / "day=2024-01-01" / "f.parquet")
                    for table in ("t", "u")]
-    files = OpenedFiles([ok, *partitioned, ok], [tree / "data"], tree)
+    files = OpenedFiles([ok, *partitioned, ok], [tree / "data"], lambda: tree)
     with files:
         assert pq.read_table(files.path(ok)).column("x").to_pylist() == [1]
         links = [files.hive_path(name) for name in partitioned]

@@ -24,6 +24,7 @@ from sparkwire.transport.shm import ShmTransport
 from sparkwire.transport.shm_arena import HEADER
 from sparkwire.transport.shm_codec import Handover, ProducerStream, ShmCodec
 from sparkwire.transport.shm_segments import SHM_DIR, sweep
+from sparkwire.coordinator.worker.opened import LINKS_PREFIX
 from sparkwire.transport.stream import PartitionReader
 from tests.credentials import SECURITY
 
@@ -32,7 +33,10 @@ pytestmark = pytest.mark.skipif(not SHM_DIR.is_dir(), reason="no /dev/shm")
 
 
 def segments(pid: int | None = None) -> list[Path]:
-    return sorted(SHM_DIR.glob("sparkwire-*" if pid is None else f"sparkwire-{pid}-*"))
+    """The shm transport's segments (of ``pid``): not a worker's links directory, which lives
+    as long as its database, maybe in a session of a test beside this one (``worker.opened``)."""
+    found = SHM_DIR.glob("sparkwire-*" if pid is None else f"sparkwire-{pid}-*")
+    return sorted(p for p in found if not p.name.startswith(LINKS_PREFIX))
 
 
 def big(query: str, batches: int, **fields: object) -> bytes:
