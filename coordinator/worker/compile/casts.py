@@ -31,6 +31,7 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
 - numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL;
 - double/float -> string: Java's ``Double.toString``/``Float.toString`` (``texts``);
 - array/map/struct -> string: Spark's ``[a, null]``, ``{k -> v}``, ``{a, b}`` (``texts``);
+- to and from ``time``: ``calls_times``;
 - other types print as DuckDB does, which matches Spark for integers, decimals (scale kept),
   booleans, dates and timestamps.
 """
@@ -41,6 +42,7 @@ from typing import Literal
 
 from sqlglot import exp
 
+from sparkwire.coordinator.worker.compile.calls_times import time_cast
 from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
 from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
 from sparkwire.coordinator.worker.compile.integers import INTEGER_BITS, bounds, wrapped
@@ -83,6 +85,8 @@ def spark_cast(value: exp.Expr, source: str | None, to: str, mode: Mode,
     instants in the session time zone ``zone``."""
     if source is None or source == to:
         return exp.Cast(this=value, to=duckdb_type(to))
+    if "time" in (source, to):  # Spark's TIME (calls_times)
+        return time_cast(value, source, to, mode == "ansi", zone)
     if source == "string" and to == "binary":  # its UTF-8 bytes (DuckDB's cast reads \xNN escapes)
         return call("encode", value)
     if source == "string":

@@ -1,0 +1,188 @@
+"""Spark's TIME type on DuckDB's ``TIME`` (``planner.logical.time_types``): its casts and
+the functions of ``planner.logical.functions.times``, each checked against PySpark 4.3
+(``tests/spark/test_times.py``).
+
+- string -> time (``CAST``, ``to_time``): the text trimmed, an optional leading ``T``, then
+  ``H[H]:m[m]`` with optional ``:s[s]`` and up to nine fraction digits (the seventh on
+  truncated); an hour past 23 (DuckDB reads ``24:00:00``), a minute or second past 59 is
+  malformed. A cast fails with ``CAST_INVALID_INPUT`` under ANSI (NULL with ANSI off or in
+  ``try_cast``); ``to_time`` fails with ``CANNOT_PARSE_TIME`` whatever the mode, and
+  ``try_to_time`` gives NULL;
+- time -> string: DuckDB's text, which is Spark's (the fraction without trailing zeros);
+- timestamp -> time: the wall clock's time of day (an instant's in the session zone);
+- ``make_time``: the seconds as ``decimal(16,6)`` (rounded half up, so 59.9999999 is 60 and
+  fails), each field out of range failing with ``DATETIME_FIELD_OUT_OF_BOUNDS``;
+- ``time_from_*``: outside a day fails with Spark's message in nanoseconds; seconds are
+  truncated to microseconds;
+- ``time_diff``: whole units from the first time to the second, truncated toward zero;
+  ``time_trunc``: rounded down to the unit; ``time_to_*``: counts from midnight
+  (``time_to_seconds`` a ``decimal(14,6)``);
+- ``current_time``: the instant the planner read, as a time of day in the session zone.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder, arity, literal_text
+from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
+from sparkwire.coordinator.worker.compile.nodes import call, cast
+from sparkwire.coordinator.worker.compile.templates import template
+from sparkwire.coordinator.worker.compile.zones import to_local
+from sparkwire.planner.logical.time_types import TEXT, UNIT_MICROS
+
+__all__ = ["TIME_CALLS", "TIME_ZONE_CALLS", "time_cast"]
+
+_WHITESPACE = " \t\n\r\f\v"
+_DAY_MICROS = 86_400_000_000
+_MIDNIGHT = "CAST('00:00:00' AS TIME)"
+_SINCE_MIDNIGHT = template(f"{_MIDNIGHT} + to_microseconds(:us)")
+
+
+def _parsed(value: exp.Expr) -> exp.Expr:
+    """The time ``value`` (text) reads as in Spark, or NULL where it is malformed."""
+    text = call("trim", value, _WHITESPACE)
+    matches = call("regexp_full_match", text, TEXT)
+    plain = call("ltrim", text, "T")
+    return exp.Case(ifs=[exp.If(this=matches, true=exp.TryCast(this=plain, to=exp.DataType.build("TIME")))])
+
+
+def _failing(result: exp.Expr, value: exp.Expr, failure: exp.Expr) -> exp.Expr:
+    """``result``, or ``failure`` where it is NULL for a non-NULL ``value``."""
+    bad = exp.And(this=exp.Not(this=exp.Is(this=exp.Paren(this=value), expression=exp.Null())),
+                  expression=exp.Is(this=exp.Paren(this=result), expression=exp.Null()))
+    return exp.Case(ifs=[exp.If(this=bad, true=failure)], default=result)
+
+
+def time_cast(value: exp.Expr, source: str, to: str, ansi: bool, zone: str) -> exp.Expr:
+    """``CAST(value AS to)`` where ``source`` or ``to`` is ``time`` (the pairs the planner
+    lets through: string and the timestamps to time, time to string)."""
+    if to == "time" and source == "string":
+        parsed = _parsed(value)
+        if not ansi:
+            return parsed
+        return _failing(parsed, value, raise_error(
+            "CAST_INVALID_INPUT", "The value '", value,
+            "' of the type \"STRING\" cannot be cast to \"TIME(6)\" because it is malformed. "
+            "Correct the value as per the syntax, or change its target type. Use `try_cast` to "
+            f"tolerate malformed input and return NULL instead. {ANSI_HINT}"))
+    if to == "time" and source == "timestamp":
+        return cast(to_local(value, zone), "TIME")
+    if to == "time":  # timestamp_ntz
+        return cast(value, "TIME")
+    return cast(value, "VARCHAR")
+
+
+def _to_time(trying: bool) -> Builder:
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        arity("to_time", args, 1)
+        parsed = _parsed(args[0])
+        if trying:
+            return parsed
+        return _failing(parsed, args[0], raise_error(
+            "CANNOT_PARSE_TIME", "The input string '", args[0],
+            "' cannot be parsed to a TIME value because it does not match to the datetime "
+            "format 'HH:mm:ss.SSSSSS'."))
+
+    return build
+
+
+def _field(name: str, value: exp.Expr, low: int, high: int, then: exp.Expr) -> exp.Expr:
+    return exp.Case(ifs=[exp.If(
+        this=exp.Or(this=exp.LT(this=value, expression=exp.Literal.number(low)),
+                    expression=exp.GT(this=value, expression=exp.Literal.number(high))),
+        true=raise_error("DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION",
+                         f"Invalid value for {name} (valid values {low} - {high}): ", value, "."))],
+        default=then)
+
+
+def _make_time(args: list[exp.Expr]) -> exp.Expr:
+    arity("make_time", args, 3)
+    hours, minutes = (cast(a, "BIGINT") for a in args[:2])
+    micros = cast(exp.Mul(this=cast(args[2], "DECIMAL(16, 6)"), expression=exp.Literal.number(1_000_000)),
+                  "BIGINT")
+    seconds = cast(call("floor", exp.Div(this=cast(args[2], "DECIMAL(16, 6)"),
+                                         expression=exp.Literal.number(1))), "BIGINT")
+    total = exp.Add(this=exp.Add(
+        this=exp.Mul(this=hours, expression=exp.Literal.number(3_600_000_000)),
+        expression=exp.Mul(this=minutes, expression=exp.Literal.number(60_000_000))), expression=micros)
+    built = _SINCE_MIDNIGHT(us=total)
+    return _field("HourOfDay", hours, 0, 23, _field("MinuteOfHour", minutes, 0, 59,
+                                                    _field("SecondOfMinute", seconds, 0, 59, built)))
+
+
+def _from_micros(scale: int | None) -> Builder:
+    """``time_from_micros`` (``scale`` 1), ``_millis`` (1000) or ``_seconds`` (None: any number,
+    truncated to microseconds)."""
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        arity("time_from_*", args, 1)
+        micros: exp.Expr
+        if scale is None:
+            exact = cast(args[0], "DECIMAL(38, 9)")  # a double's digits too, without int overflow
+            micros = cast(call("trunc", exp.Mul(this=exact, expression=exp.Literal.number(1_000_000))),
+                          "HUGEINT")
+        else:
+            micros = exp.Mul(this=cast(args[0], "HUGEINT"), expression=exp.Literal.number(scale))
+        outside = exp.Or(this=exp.LT(this=micros, expression=exp.Literal.number(0)),
+                         expression=exp.GTE(this=micros, expression=exp.Literal.number(_DAY_MICROS)))
+        failure = raise_error(
+            "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION",
+            "Invalid TIME value: must be between 00:00:00 and 23:59:59.999999999, but got ",
+            exp.Mul(this=micros, expression=exp.Literal.number(1000)), " nanoseconds. ")
+        return exp.Case(ifs=[exp.If(this=outside, true=failure)],
+                        default=_SINCE_MIDNIGHT(us=cast(micros, "BIGINT")))
+
+    return build
+
+
+def _unit(node: exp.Expr, fn: str) -> int:
+    return UNIT_MICROS[literal_text(node, f"{fn}'s unit").upper()]
+
+
+def _time_diff(args: list[exp.Expr]) -> exp.Expr:
+    arity("time_diff", args, 3)
+    span = exp.Paren(this=exp.Sub(this=call("epoch_us", args[2]), expression=call("epoch_us", args[1])))
+    return cast(call("trunc", exp.Div(this=span, expression=exp.Literal.number(_unit(args[0], "time_diff")))),
+                "BIGINT")
+
+
+def _time_trunc(args: list[exp.Expr]) -> exp.Expr:
+    arity("time_trunc", args, 2)
+    unit = exp.Literal.number(_unit(args[0], "time_trunc"))
+    whole = exp.Mul(this=exp.IntDiv(this=call("epoch_us", args[1]), expression=unit), expression=unit)
+    return _SINCE_MIDNIGHT(us=whole)
+
+
+def _to_count(per: int) -> Builder:
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        arity("time_to_*", args, 1)
+        return cast(exp.IntDiv(this=call("epoch_us", args[0]), expression=exp.Literal.number(per)), "BIGINT")
+
+    return build
+
+
+def _to_seconds(args: list[exp.Expr]) -> exp.Expr:
+    arity("time_to_seconds", args, 1)
+    return cast(exp.Div(this=cast(call("epoch_us", args[0]), "DECIMAL(14, 0)"),
+                        expression=exp.Literal.number(1_000_000)), "DECIMAL(14, 6)")
+
+
+def _current_time(args: list[exp.Expr], zone: str) -> exp.Expr:
+    arity("current_time", args, 1)
+    return cast(to_local(args[0], zone), "TIME")
+
+
+TIME_CALLS: dict[str, Builder] = {
+    "make_time": _make_time,
+    "to_time": _to_time(trying=False),
+    "try_to_time": _to_time(trying=True),
+    "time_diff": _time_diff,
+    "time_trunc": _time_trunc,
+    "time_to_micros": _to_count(1),
+    "time_to_millis": _to_count(1000),
+    "time_to_seconds": _to_seconds,
+    "time_from_micros": _from_micros(1),
+    "time_from_millis": _from_micros(1000),
+    "time_from_seconds": _from_micros(None),
+}
+TIME_ZONE_CALLS: dict[str, ZoneBuilder] = {"current_time": _current_time}

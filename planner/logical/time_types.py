@@ -1,0 +1,96 @@
+"""Spark's TIME type (``TimeType(6)``, ``time(6)``): a time of day without a date or a zone,
+counted in microseconds from midnight, from 00:00:00 to 23:59:59.999999.
+
+Its Arrow type in results is ``time64[ns]``, as PySpark's ``toArrow()`` gives it; inside a
+plan and on the worker it is DuckDB's ``TIME`` (``time64[us]`` in Arrow: DuckDB reads a
+``time64[ns]`` column as ``TIME_NS``, a type its functions do not take), so a local table's
+times are handed to the workers as microseconds (``as_engine_times``) and a result's are
+cast back to nanoseconds as the frame returns it. Spark keeps at most microseconds, so
+nothing is lost either way.
+
+Only ``time(6)``, Spark's default precision, is supported: ``TIME(p)`` for a smaller ``p``
+would need every value truncated to ``p`` digits and its own ``dtypes`` name, which no
+function of PySpark's makes (``make_time``, ``to_time``, ``current_time()`` ... all give
+``time(6)``); a schema naming one is refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pyarrow as pa
+
+from sparkwire.planner.errors import AnalysisError
+
+#: The planner's Arrow type of a TIME value, PySpark's ``toArrow()`` type.
+TIME = pa.time64("ns")
+#: The Arrow type DuckDB reads and writes as ``TIME``.
+ENGINE_TIME = pa.time64("us")
+#: Spark's name of the type (``simpleString``, ``dtypes``, ``typeof``).
+SPARK_NAME = "time(6)"
+#: The one precision supported (Spark's default and the most it allows).
+PRECISION = 6
+
+
+def is_time(t: pa.DataType) -> bool:
+    """Any Arrow time of day (``time32`` or ``time64``, any unit)."""
+    return bool(pa.types.is_time(t))
+
+
+def checked_precision(precision: int) -> pa.DataType:
+    """The type of ``time(precision)`` in a schema, Spark's ``TimeType(precision)``."""
+    if precision != PRECISION:
+        raise AnalysisError(f"time({precision}) is not supported by sparkwire: its TIME type is "
+                            f"time({PRECISION}), microseconds, as Spark's functions make it")
+    return TIME
+
+
+def as_engine_times(table: pa.Table) -> pa.Table:
+    """``table`` with its top-level times as DuckDB's ``TIME`` (microseconds), nanoseconds
+    dropped: Spark keeps microseconds."""
+    if not any(is_time(t) and t != ENGINE_TIME for t in table.schema.types):
+        return table
+    schema = pa.schema([f.with_type(ENGINE_TIME) if is_time(f.type) else f for f in table.schema])
+    return table.cast(schema, safe=False)
+
+
+#: The units ``time_diff`` and ``time_trunc`` take (any case), in microseconds.
+UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000,
+               "MILLISECOND": 1000, "MICROSECOND": 1}
+
+
+#: The casts to or from ``time`` sparkwire computes, as Spark computes them.
+_CASTS = frozenset({("string", "time"), ("timestamp", "time"), ("timestamp_ntz", "time"),
+                    ("time", "string"), ("time", "time")})
+
+
+def check_cast(source: str, to: str) -> None:
+    """Refuse a cast to or from ``time`` that Spark refuses, or that sparkwire does not
+    compute: a time to a timestamp (Spark puts it on the session's current date) or to a
+    number (Spark counts whole seconds), each with its reason."""
+    if "time" not in (source, to) or (source, to) in _CASTS:
+        return
+    spark = {"time": "TIME(6)", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ"}
+    if source == "time" and (to.startswith(("int", "decimal")) or to in ("timestamp", "timestamp_ntz")):
+        raise AnalysisError(f"a cast of a TIME to {spark.get(to, to.upper())} is not supported by "
+                            "sparkwire (Spark reads it on the current date or as whole seconds)")
+    raise AnalysisError(
+        f"[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast \"{spark.get(source, source.upper())}\" "
+        f"to \"{spark.get(to, to.upper())}\"")
+
+
+#: Spark's time text (``H[H]:m[m][:s[s][.fraction]]``, an optional leading ``T``), the
+#: worker's reading too (``coordinator.worker.compile.calls_times``).
+TEXT = r"T?([01]?[0-9]|2[0-3]):([0-5]?[0-9])(?::([0-5]?[0-9])(?:\.([0-9]{1,9}))?)?"
+
+
+def parse_text(text: str) -> dt.time | None:
+    """The time ``text`` reads as in Spark (trimmed, the fraction truncated to
+    microseconds), or None where it is malformed."""
+    match = re.fullmatch(TEXT, text.strip())
+    if match is None:
+        return None
+    hour, minute, second, fraction = match.groups()
+    micros = int((fraction or "0")[:6].ljust(6, "0"))
+    return dt.time(int(hour), int(minute), int(second or 0), micros)
