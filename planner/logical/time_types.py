@@ -22,6 +22,7 @@ import re
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import typenames
 
 #: The planner's Arrow type of a TIME value, PySpark's ``toArrow()`` type.
 TIME = pa.time64("ns")
@@ -55,6 +56,10 @@ def as_engine_times(table: pa.Table) -> pa.Table:
     return table.cast(schema, safe=False)
 
 
+#: The wall-clock readers Spark also takes a TIME in: their operand becomes a wall clock
+#: on 1970-01-01 (``planner.logical.local_time``; no user cast may do that, ``check_cast``).
+FIELDS = frozenset({"hour", "minute", "second"})
+
 #: The units ``time_diff`` and ``time_trunc`` take (any case), in microseconds.
 UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000,
                "MILLISECOND": 1000, "MICROSECOND": 1}
@@ -67,28 +72,33 @@ _CASTS = frozenset({("string", "time"), ("timestamp", "time"), ("timestamp_ntz",
 
 def check_cast(source: str, to: str) -> None:
     """Refuse a cast to or from ``time`` that Spark refuses, or that sparkwire does not
-    compute: a time to a timestamp (Spark puts it on the session's current date) or to a
-    number (Spark counts whole seconds), each with its reason."""
-    if "time" not in (source, to) or (source, to) in _CASTS:
+    compute: a time to a timestamp (Spark puts it on the session's current date), with
+    that reason. A time to an integer or a decimal is its seconds from midnight."""
+    if "time" not in (source, to) or (source, to) in _CASTS \
+            or (source == "time" and to.startswith(("int", "decimal"))):
         return
-    spark = {"time": "TIME(6)", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ"}
-    if source == "time" and (to.startswith(("int", "decimal")) or to in ("timestamp", "timestamp_ntz")):
-        raise AnalysisError(f"a cast of a TIME to {spark.get(to, to.upper())} is not supported by "
-                            "sparkwire (Spark reads it on the current date or as whole seconds)")
+    def spark(name: str) -> str:
+        return typenames.spark_name(typenames.parse(name)).upper()
+
+    if source == "time" and to in ("timestamp", "timestamp_ntz"):
+        raise AnalysisError(f"a cast of a TIME to {spark(to)} is not supported by sparkwire "
+                            "(Spark puts it on the session's current date)")
     raise AnalysisError(
-        f"[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast \"{spark.get(source, source.upper())}\" "
-        f"to \"{spark.get(to, to.upper())}\"")
+        f"[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast \"{spark(source)}\" to \"{spark(to)}\"")
 
 
-#: Spark's time text (``H[H]:m[m][:s[s][.fraction]]``, an optional leading ``T``), the
-#: worker's reading too (``coordinator.worker.compile.calls_times``).
-TEXT = r"T?([01]?[0-9]|2[0-3]):([0-5]?[0-9])(?::([0-5]?[0-9])(?:\.([0-9]{1,9}))?)?"
+#: Spark's time text (``H[H]:m[m][:s[s][.fraction]]``, the fraction of any length), the
+#: worker's reading too (``coordinator.worker.compile.calls_times``), after a leading ``T``
+#: is dropped and then whitespace trimmed (so `` T01:02`` is malformed, ``T 01:02`` not).
+TEXT = r"([01]?[0-9]|2[0-3]):([0-5]?[0-9])(?::([0-5]?[0-9])(?:\.([0-9]*))?)?"
+#: What Spark trims (``UTF8String.trimAll``).
+WHITESPACE = " \t\n\r\f\v"
 
 
 def parse_text(text: str) -> dt.time | None:
-    """The time ``text`` reads as in Spark (trimmed, the fraction truncated to
-    microseconds), or None where it is malformed."""
-    match = re.fullmatch(TEXT, text.strip())
+    """The time ``text`` reads as in Spark (the fraction truncated to microseconds), or
+    None where it is malformed."""
+    match = re.fullmatch(TEXT, text.removeprefix("T").strip(WHITESPACE))
     if match is None:
         return None
     hour, minute, second, fraction = match.groups()

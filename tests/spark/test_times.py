@@ -52,6 +52,11 @@ def functions(api, df):
         F_.expr("time_diff('SECOND', t, TIME'23:00:00') AS sql_diff"),
         F_.expr("CAST(TIMESTAMP'2020-01-01 12:34:56.5' AS TIME) AS from_ts"),
         (F_.col("t") < F_.lit(dt.time(12, 0))).alias("before_noon"),
+        (F_.col("t") >= F_.lit("12:30")).alias("by_text"),
+        F_.hour("t"), F_.minute("t"), F_.second("t"),
+        # two-digit fields only: strptime's %H also takes one digit, where Java's HH does not
+        F_.try_to_time(F_.when(F_.col("s").startswith("12"), F_.col("s")), F_.lit("HH:mm:ss")).alias("formatted"),
+        F_.expr("CAST(t AS BIGINT) AS secs"), F_.expr("CAST(t AS DECIMAL(12, 3)) AS exact"),
         F_.greatest("t", F_.lit(dt.time(6, 0))).alias("latest"),
     )
 
@@ -98,8 +103,6 @@ def test_errors_are_sparks(spark, sessions, query: str, condition: str) -> None:
 
 def test_what_is_refused_says_why(sessions) -> None:
     df = sessions[0].createDataFrame(TABLE)
-    with pytest.raises(Exception, match="with a format is not supported"):
-        df.select(F.to_time("s", F.lit("HH:mm")))
     with pytest.raises(Exception, match="precision 6"):
         df.select(F.current_time(3))
     with pytest.raises(Exception, match="cast of a TIME to"):

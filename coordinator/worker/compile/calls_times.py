@@ -2,12 +2,12 @@
 the functions of ``planner.logical.functions.times``, each checked against PySpark 4.3
 (``tests/spark/test_times.py``).
 
-- string -> time (``CAST``, ``to_time``): the text trimmed, an optional leading ``T``, then
-  ``H[H]:m[m]`` with optional ``:s[s]`` and up to nine fraction digits (the seventh on
-  truncated); an hour past 23 (DuckDB reads ``24:00:00``), a minute or second past 59 is
-  malformed. A cast fails with ``CAST_INVALID_INPUT`` under ANSI (NULL with ANSI off or in
+- string -> time (``CAST``, ``to_time``): a leading ``T`` dropped, then the text trimmed,
+  then ``H[H]:m[m]`` with optional ``:s[s]`` and a fraction of any length (the seventh
+  digit on truncated); an hour past 23 (DuckDB reads ``24:00:00``), a minute or second past
+  59 is malformed. A cast fails with ``CAST_INVALID_INPUT`` under ANSI (NULL with ANSI off or in
   ``try_cast``); ``to_time`` fails with ``CANNOT_PARSE_TIME`` whatever the mode, and
-  ``try_to_time`` gives NULL;
+  ``try_to_time`` gives NULL; with a format, ``to_time`` reads as ``to_timestamp`` does;
 - time -> string: DuckDB's text, which is Spark's (the fraction without trailing zeros);
 - timestamp -> time: the wall clock's time of day (an instant's in the session zone);
 - ``make_time``: the seconds as ``decimal(16,6)`` (rounded half up, so 59.9999999 is 60 and
@@ -25,26 +25,35 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder, arity, literal_text
+from sparkwire.coordinator.worker.compile.calls_dates import pattern_parsed
 from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
 from sparkwire.coordinator.worker.compile.nodes import call, cast
 from sparkwire.coordinator.worker.compile.templates import template
 from sparkwire.coordinator.worker.compile.zones import to_local
-from sparkwire.planner.logical.time_types import TEXT, UNIT_MICROS
+from sparkwire.planner.logical.time_types import TEXT, UNIT_MICROS, WHITESPACE
 
-__all__ = ["TIME_CALLS", "TIME_ZONE_CALLS", "time_cast"]
+__all__ = ["TIME_CALLS", "TIME_ZONE_CALLS", "time_cast", "time_seconds"]
 
-_WHITESPACE = " \t\n\r\f\v"
 _DAY_MICROS = 86_400_000_000
 _MIDNIGHT = "CAST('00:00:00' AS TIME)"
 _SINCE_MIDNIGHT = template(f"{_MIDNIGHT} + to_microseconds(:us)")
 
 
+_PARSED = template(
+    "CASE WHEN regexp_full_match(:text, :pattern) THEN CAST('00:00:00' AS TIME) + to_microseconds("
+    "CAST(regexp_extract(:text, :pattern, 1) AS BIGINT) * 3600000000"
+    " + CAST(regexp_extract(:text, :pattern, 2) AS BIGINT) * 60000000"
+    " + COALESCE(TRY_CAST(regexp_extract(:text, :pattern, 3) AS BIGINT), 0) * 1000000"
+    " + CAST(rpad(left(regexp_extract(:text, :pattern, 4), 6), 6, '0') AS BIGINT)) END")
+
+
 def _parsed(value: exp.Expr) -> exp.Expr:
-    """The time ``value`` (text) reads as in Spark, or NULL where it is malformed."""
-    text = call("trim", value, _WHITESPACE)
-    matches = call("regexp_full_match", text, TEXT)
-    plain = call("ltrim", text, "T")
-    return exp.Case(ifs=[exp.If(this=matches, true=exp.TryCast(this=plain, to=exp.DataType.build("TIME")))])
+    """The time ``value`` (text) reads as in Spark, or NULL where it is malformed: built
+    from its parts, not by DuckDB's reading (which takes ``24:00:00``)."""
+    unprefixed = exp.Case(ifs=[exp.If(this=call("starts_with", value, "T"), true=call("substr", value, exp.Literal.number(2)))],
+                          default=value)
+    text = call("trim", unprefixed, WHITESPACE)
+    return _PARSED(text=text, pattern=exp.Literal.string(TEXT))
 
 
 def _failing(result: exp.Expr, value: exp.Expr, failure: exp.Expr) -> exp.Expr:
@@ -56,7 +65,8 @@ def _failing(result: exp.Expr, value: exp.Expr, failure: exp.Expr) -> exp.Expr:
 
 def time_cast(value: exp.Expr, source: str, to: str, ansi: bool, zone: str) -> exp.Expr:
     """``CAST(value AS to)`` where ``source`` or ``to`` is ``time`` (the pairs the planner
-    lets through: string and the timestamps to time, time to string)."""
+    lets through: string and the timestamps to time, time to string, and its own cast of a
+    time to a wall clock on 1970-01-01)."""
     if to == "time" and source == "string":
         parsed = _parsed(value)
         if not ansi:
@@ -70,19 +80,27 @@ def time_cast(value: exp.Expr, source: str, to: str, ansi: bool, zone: str) -> e
         return cast(to_local(value, zone), "TIME")
     if to == "time":  # timestamp_ntz
         return cast(value, "TIME")
+    if to == "timestamp_ntz":  # only the planner's, for hour/minute/second (local_time)
+        return exp.Add(this=cast(exp.Literal.string("1970-01-01"), "DATE"), expression=value)
     return cast(value, "VARCHAR")
 
 
 def _to_time(trying: bool) -> Builder:
+    """``to_time``/``try_to_time``: Spark's time text, or with a format the time of day
+    ``strptime`` reads in it (``calls_dates``)."""
     def build(args: list[exp.Expr]) -> exp.Expr:
-        arity("to_time", args, 1)
-        parsed = _parsed(args[0])
+        parsed: exp.Expr
+        if len(args) == 2:
+            parsed = cast(pattern_parsed(args[0], args[1], trying=True), "TIME")
+            shown = literal_text(args[1], "the datetime pattern")
+        else:
+            arity("to_time", args, 1)
+            parsed, shown = _parsed(args[0]), "HH:mm:ss.SSSSSS"
         if trying:
             return parsed
         return _failing(parsed, args[0], raise_error(
             "CANNOT_PARSE_TIME", "The input string '", args[0],
-            "' cannot be parsed to a TIME value because it does not match to the datetime "
-            "format 'HH:mm:ss.SSSSSS'."))
+            f"' cannot be parsed to a TIME value because it does not match to the datetime format '{shown}'."))
 
     return build
 
@@ -161,10 +179,18 @@ def _to_count(per: int) -> Builder:
     return build
 
 
+def time_seconds(time: exp.Expr) -> tuple[exp.Expr, exp.Expr]:
+    """The seconds from midnight to ``time``: whole (``BIGINT``), and with the fraction
+    (``DECIMAL(14, 6)``, ``time_to_seconds``)."""
+    whole = cast(exp.IntDiv(this=call("epoch_us", time), expression=exp.Literal.number(1_000_000)), "BIGINT")
+    exact = cast(exp.Div(this=cast(call("epoch_us", time), "DECIMAL(14, 0)"),
+                         expression=exp.Literal.number(1_000_000)), "DECIMAL(14, 6)")
+    return whole, exact
+
+
 def _to_seconds(args: list[exp.Expr]) -> exp.Expr:
     arity("time_to_seconds", args, 1)
-    return cast(exp.Div(this=cast(call("epoch_us", args[0]), "DECIMAL(14, 0)"),
-                        expression=exp.Literal.number(1_000_000)), "DECIMAL(14, 6)")
+    return time_seconds(args[0])[1]
 
 
 def _current_time(args: list[exp.Expr], zone: str) -> exp.Expr:

@@ -4,9 +4,9 @@
 their semantics on the worker, checked against PySpark 4.3, in
 ``coordinator.worker.compile.calls_times``.
 
-What sparkwire refuses, and why: ``to_time``/``try_to_time`` with a format (Spark reads
-it with ``java.time``'s parser; without one the text is ``HH:mm:ss.SSSSSS``, which the
-worker reads), ``current_time(p)`` for ``p`` other than 6 (its type would be ``time(p)``,
+A format of ``to_time``/``try_to_time`` is read as ``to_timestamp``'s is
+(``planner.spark.datetime_patterns``, the same letters refused). What sparkwire refuses,
+and why: ``current_time(p)`` for ``p`` other than 6 (its type would be ``time(p)``,
 ``time_types``), and a unit of ``time_diff``/``time_trunc`` that is not a literal (it is
 checked when the plan is built, where Spark checks it per row).
 """
@@ -23,11 +23,11 @@ from sparkwire.planner.logical.time_types import PRECISION, UNIT_MICROS
 
 
 def _parse(name: str) -> Function:
+    """``to_time``/``try_to_time`` of a text, with an optional format: a literal of Spark's
+    pattern letters (checked by ``literal_args``, as ``to_timestamp``'s is)."""
     def build(text: Expr, pattern: Expr | None = None) -> Expr:
-        if pattern is not None:
-            raise AnalysisError(f"{name} with a format is not supported by sparkwire: Spark reads it "
-                                "with java.time's parser; without one the text is HH:mm:ss.SSSSSS")
-        return checked_call("to_time" if name == "to_time" else "try_to_time", text)
+        patterns = () if pattern is None else (pattern,)
+        return checked_call("to_time" if name == "to_time" else "try_to_time", text, *patterns)
 
     return Function.of(name, build)
 
