@@ -208,6 +208,8 @@ ScalarFunction = Literal[
     "make_time", "to_time", "try_to_time", "current_time", "time_diff", "time_trunc",
     "time_to_micros", "time_to_millis", "time_to_seconds", "time_from_micros", "time_from_millis",
     "time_from_seconds",
+    # a time of day on a date, a wall clock: a TIME cast to a timestamp (time_types.on_current_date)
+    "time_on_date",
     # JSON, URL and UTF-8 functions (planner.logical.functions.jsons, transcoding;
     # worker.compile.calls_json, calls_transcoding)
     "get_json_object", "json_array_length", "json_object_keys", "schema_of_json", "to_json", "from_json",

@@ -70,6 +70,7 @@ DATE_RESULT: dict[str, pa.DataType] = {
                      "time_from_micros", "time_from_millis", "time_from_seconds"), time_types.TIME),
     **dict.fromkeys(("time_diff", "time_to_micros", "time_to_millis"), pa.int64()),
     "time_to_seconds": pa.decimal128(14, 6),
+    "time_on_date": WALL_CLOCK,
     **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp",
                      "timestampdiff"), pa.int64()),
 }

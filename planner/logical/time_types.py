@@ -23,6 +23,8 @@ import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical import typenames
+from sparkwire.planner.logical.expressions import Call, Cast, Expr
+from sparkwire.planner.logical.literals import literal
 
 #: The planner's Arrow type of a TIME value, PySpark's ``toArrow()`` type.
 TIME = pa.time64("ns")
@@ -32,6 +34,17 @@ ENGINE_TIME = pa.time64("us")
 SPARK_NAME = "time(6)"
 #: The one precision supported (Spark's default and the most it allows).
 PRECISION = 6
+
+
+def on_current_date(time: Expr, to: str, safe: bool) -> Expr:
+    """``CAST(time AS to)`` for ``to`` a timestamp, as Spark computes it: the wall clock of
+    ``time`` on the current date in the session zone (the query's one clock reading, as
+    ``current_date`` reads it), an instant in that zone for ``timestamp``."""
+    today = Call(fn="current_date", args=(literal(dt.datetime.now(dt.timezone.utc)),))
+    wall_clock = Call(fn="time_on_date", args=(today, time))
+    if to == "timestamp_ntz":
+        return wall_clock
+    return Cast(expr=wall_clock, to="timestamp", source="timestamp_ntz", safe=safe)
 
 
 def is_time(t: pa.DataType) -> bool:
@@ -71,9 +84,9 @@ _CASTS = frozenset({("string", "time"), ("timestamp", "time"), ("timestamp_ntz",
 
 
 def check_cast(source: str, to: str) -> None:
-    """Refuse a cast to or from ``time`` that Spark refuses, or that sparkwire does not
-    compute: a time to a timestamp (Spark puts it on the session's current date), with
-    that reason. A time to an integer or a decimal is its seconds from midnight."""
+    """Refuse a cast to or from ``time`` that Spark refuses, as Spark does. A time to an
+    integer or a decimal is its seconds from midnight; to a timestamp, that time on the
+    session's current date (``on_current_date``)."""
     if "time" not in (source, to) or (source, to) in _CASTS \
             or (source == "time" and to.startswith(("int", "decimal"))):
         return
@@ -81,8 +94,7 @@ def check_cast(source: str, to: str) -> None:
         return typenames.spark_name(typenames.parse(name)).upper()
 
     if source == "time" and to in ("timestamp", "timestamp_ntz"):
-        raise AnalysisError(f"a cast of a TIME to {spark(to)} is not supported by sparkwire "
-                            "(Spark puts it on the session's current date)")
+        return  # on the current date (``on_current_date``)
     raise AnalysisError(
         f"[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] cannot cast \"{spark(source)}\" to \"{spark(to)}\"")
 

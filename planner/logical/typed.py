@@ -53,6 +53,8 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
             source = types.to_name(types.infer(inner, columns))
             if source is not None:
                 time_types.check_cast(source, node.to)
+            if source == "time" and node.to in ("timestamp", "timestamp_ntz"):
+                return time_types.on_current_date(inner, node.to, node.safe)
             return node.model_copy(update={"expr": inner, "source": source})
         if isinstance(node, Call) and node.fn == "div":
             call = Call(fn="div", args=tuple(spark_typed(a, columns) for a in node.args))

@@ -58,6 +58,9 @@ def functions(api, df):
         # two-digit fields only: strptime's %H also takes one digit, where Java's HH does not
         F_.try_to_time(F_.when(F_.col("s").startswith("12"), F_.col("s")), F_.lit("HH:mm:ss")).alias("formatted"),
         F_.expr("CAST(t AS BIGINT) AS secs"), F_.expr("CAST(t AS DECIMAL(12, 3)) AS exact"),
+        # a time to a timestamp is on the current date: its day and its clock compared
+        F_.datediff(F_.col("t").cast("timestamp_ntz"), F_.current_date()).alias("today"),
+        F_.date_format(F_.col("t").cast("timestamp"), "HH:mm:ss.SSSSSS").alias("clock"),
         F_.greatest("t", F_.lit(dt.time(6, 0))).alias("latest"),
     )
 
@@ -119,7 +122,7 @@ def test_what_is_refused_says_why(sessions) -> None:
     df = sessions[0].createDataFrame(TABLE)
     with pytest.raises(Exception, match="precision 6"):
         df.select(F.current_time(3))
-    with pytest.raises(Exception, match="cast of a TIME to"):
-        df.select(F.col("t").cast("timestamp"))
+    with pytest.raises(Exception, match="CAST_WITHOUT_SUGGESTION"):
+        df.select(F.col("t").cast("double"))
     with pytest.raises(Exception, match="time\\(3\\) is not supported"):
         sessions[0].createDataFrame([(dt.time(1, 0),)], "t time(3)")

@@ -17,7 +17,8 @@ the functions of ``planner.logical.functions.times``, each checked against PySpa
 - ``time_diff``: whole units from the first time to the second, truncated toward zero;
   ``time_trunc``: rounded down to the unit; ``time_to_*``: counts from midnight
   (``time_to_seconds`` a ``decimal(14,6)``);
-- ``current_time``: the instant the planner read, as a time of day in the session zone.
+- ``current_time``: the instant the planner read, as a time of day in the session zone;
+- time -> timestamp (``time_on_date``): the time on the current date in the session zone.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from sparkwire.coordinator.worker.compile.arguments import Builder, ZoneBuilder,
 from sparkwire.coordinator.worker.compile.calls_dates import pattern_parsed
 from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
 from sparkwire.coordinator.worker.compile.nodes import call, cast
-from sparkwire.coordinator.worker.compile.templates import template
+from sparkwire.coordinator.worker.compile.templates import over, template
 from sparkwire.coordinator.worker.compile.zones import to_local
 from sparkwire.planner.logical.time_types import TEXT, UNIT_MICROS, WHITESPACE
 
@@ -199,6 +200,7 @@ def _current_time(args: list[exp.Expr], zone: str) -> exp.Expr:
 
 
 TIME_CALLS: dict[str, Builder] = {
+    "time_on_date": over("CAST(:d AS DATE) + :t", "d", "t"),
     "make_time": _make_time,
     "to_time": _to_time(trying=False),
     "try_to_time": _to_time(trying=True),
