@@ -1,8 +1,8 @@
 """Spark's TIME type against real PySpark 4.3 (``spark.sql.timeType.enabled`` set on the
 shared session for this module, as Spark needs it): the type's names and Arrow type, rows
-of ``datetime.time`` in and out, literals, casts, comparisons, grouping and a join on a
-TIME key across workers, and the TIME functions in the DataFrame API and SQL, names, types,
-values and errors (``planner.logical.time_types``, ``coordinator.worker.compile.calls_times``)."""
+of ``datetime.time`` in and out, literals, casts, comparisons, and the TIME functions in the DataFrame API and SQL, names, types,
+values and errors (``planner.logical.time_types``, ``coordinator.worker.compile.calls_times``);
+grouping and joining across workers against DuckDB."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Iterator
 from zoneinfo import ZoneInfo
 
+import duckdb
 import pyarrow as pa
 import pytest
 
@@ -65,17 +66,24 @@ def functions(api, df):
     )
 
 
-def grouped(api, df):
-    F_ = api.F
-    return df.groupBy("t").agg(F_.count("*").alias("n"), F_.max("h").alias("h")).orderBy("t")
 
 
 def test_time_functions_match_pyspark(spark, sessions) -> None:
     assert_same(functions, [TABLE], spark, sessions)
 
 
-def test_grouping_and_ordering_by_a_time_match_pyspark(spark, sessions) -> None:
-    assert_same(grouped, [TABLE], spark, sessions, ordered=True)
+def test_grouping_joining_and_ordering_by_a_time_across_workers(sessions) -> None:
+    """Hash-shuffled on a TIME key (3 workers) and sorted, NULL first as Spark sorts; the
+    oracle is DuckDB, whose TIME is the workers' (a plain group, join and sort: no Spark rule)."""
+    with duckdb.connect() as oracle:
+        oracle.register("times", TABLE)
+        want = oracle.sql("SELECT g.t, g.n, g.h, times.m FROM (SELECT t, count(*) AS n, max(h) AS h FROM times "
+                          "GROUP BY t) g JOIN times ON g.t = times.t ORDER BY g.t NULLS FIRST, times.m").fetchall()
+    for session in sessions:
+        df = session.createDataFrame(TABLE)
+        counts = df.groupBy("t").agg(F.count("*").alias("n"), F.max("h").alias("h"))
+        got = counts.join(df.select("t", "m"), "t").orderBy("t", "m").collect()
+        assert [tuple(r) for r in got] == want, f"{session.settings.workers} worker(s)"
 
 
 def test_the_type_its_schema_and_arrow_type_are_sparks(spark, sessions) -> None:
