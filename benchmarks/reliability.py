@@ -279,6 +279,9 @@ def _member_cases(session: Session) -> dict[str, Any]:
             F.length(F.lpad(F.col("id").cast("string"), 2**31 - 1, "x"))).collect(),
         "explode(split(lpad to 1e8))": lambda: session.range(1).select(
             F.explode(F.split(F.lpad(F.lit(""), 10**8, "a,"), ","))).count(),
+        # each value within 1 Mi, but DuckDB makes them 2,048 rows at a time: 2 GiB a vector
+        "lpad to 2^20 over 4,096 rows": lambda: session.range(4096).select(
+            F.length(F.lpad(F.col("id").cast("string"), 1 << 20, "y")).alias("n")).agg(F.sum("n")).collect(),
         "256 tasks x 4096 partitions": flooded,
         "a member's membership notice": lambda: member.deliver(
             encode_message(Members(members=("tcp://127.0.0.1:9",)))),

@@ -11,9 +11,9 @@ session without a metastore has. It holds two kinds of name, which ``session.sql
   them in); a managed table (no path) is refused.
 
 Caching a name caches its DataFrame (``planner.api.caching``). Answers come as PySpark's
-``Table``, ``Column`` and ``Database`` named tuples have them, field for field. Global
-temporary views do not exist in sparkwire: ``dropGlobalTempView`` finds none, as Spark
-answers for a name it does not have.
+``Table``, ``Column`` and ``Database`` named tuples have them, field for field. Spark's
+``global_temp`` database of views shared between sessions is a layer over this one
+(``coordinator.catalog_global``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, Protocol
 
 from sparkwire.coordinator import catalog_functions, catalog_tables
 from sparkwire.planner.api.dataframe import DataFrame
+from sparkwire.planner.api.quoting import name_parts
 from sparkwire.planner.api.sources import DataFrameReader
 from sparkwire.planner.api.unsupported import not_supported
 from sparkwire.planner.api.executor import View
@@ -68,7 +69,7 @@ class CatalogMetadata(NamedTuple):
     description: str | None
 
 
-class _Session(Protocol):
+class CatalogSession(Protocol):
     read: DataFrameReader
 
     @property
@@ -86,7 +87,7 @@ class _Session(Protocol):
 class Catalog:
     """The session's names, through PySpark's ``Catalog`` methods."""
 
-    def __init__(self, session: _Session) -> None:
+    def __init__(self, session: CatalogSession) -> None:
         self._session = session
         #: a table's name (folded) -> its Parquet path and DataFrame (a view that took
         #: its name since is no table)
@@ -103,7 +104,7 @@ class Catalog:
                                 condition="CATALOG_NOT_FOUND", parameters={"catalogName": quote(catalogName)})
 
     def listCatalogs(self, pattern: str | None = None) -> list[CatalogMetadata]:  # noqa: N802
-        return [CatalogMetadata(CATALOG, None)] if _matches(CATALOG, pattern) else []
+        return [CatalogMetadata(CATALOG, None)] if matches(CATALOG, pattern) else []
 
     def createDatabase(self, dbName: str, ifNotExists: bool = False,  # noqa: N802, N803
                        properties: Mapping[str, str] | None = None) -> None:
@@ -139,7 +140,7 @@ class Catalog:
         return Database(DATABASE, CATALOG, "default database", "")
 
     def listDatabases(self, pattern: str | None = None) -> list[Database]:  # noqa: N802 - PySpark's name
-        return [self.getDatabase(DATABASE)] if _matches(DATABASE, pattern) else []
+        return [self.getDatabase(DATABASE)] if matches(DATABASE, pattern) else []
 
     # -- tables and views --------------------------------------------------------------
     def listTables(self, dbName: str | None = None,  # noqa: N802, N803 - PySpark's names
@@ -148,7 +149,7 @@ class Catalog:
         if dbName is not None:
             self._database(dbName)
         names = sorted(self._session.views, key=lambda n: (not self._is_table(n), n))
-        return [self.getTable(n) for n in names if _matches(n, pattern)]
+        return [self.getTable(n) for n in names if matches(n, pattern)]
 
     def tableExists(self, tableName: str, dbName: str | None = None) -> bool:  # noqa: N802, N803
         return self._name(tableName, dbName) in self._session.views
@@ -160,7 +161,7 @@ class Catalog:
         return Table(name, None, [], None, "TEMPORARY", True)
 
     def listColumns(self, tableName: str, dbName: str | None = None) -> list[Column]:  # noqa: N802, N803
-        df = self._frame(self._name(tableName, dbName))
+        df = self._frame(tableName if dbName is None else self._name(tableName, dbName))
         return [Column(f.name, None, f.dataType.simpleString(), f.nullable, False, False, False)
                 for f in df.schema.fields]
 
@@ -194,7 +195,7 @@ class Catalog:
         """The temporary views (there are no persistent ones), by name."""
         if dbName is not None:
             self._database(dbName)
-        names = sorted(n for n in self._session.views if not self._is_table(n) and _matches(n, pattern))
+        names = sorted(n for n in self._session.views if not self._is_table(n) and matches(n, pattern))
         return [self.getTable(n) for n in names]
 
     def dropTable(self, tableName: str, ifExists: bool = False, purge: bool = False) -> None:  # noqa: N802, N803
@@ -279,9 +280,6 @@ class Catalog:
         name = viewName.casefold()
         return not self._is_table(name) and self._session.drop_view(name)
 
-    def dropGlobalTempView(self, viewName: str) -> bool:  # noqa: N802, N803 - PySpark's names
-        return False
-
     def refreshTable(self, tableName: str) -> None:  # noqa: N802, N803 - PySpark's names
         """Reads the table's files again from the next query on (new files included)."""
         name = self._found(tableName)
@@ -345,13 +343,15 @@ class Catalog:
                                 parameters={"schemaName": f"{quote(CATALOG)}.{quote(name)}"})
 
 
-def not_found(table: str) -> AnalysisError:
-    """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a name the session does not have."""
+def not_found(table: str, search_path: str = _SEARCH_PATH) -> AnalysisError:
+    """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a name the session does not have, quoted part
+    by part (``global_temp.v``: ```global_temp`.`v```)."""
+    relation = ".".join(quote(part) for part in name_parts(table))
     return AnalysisError(f"unknown table or view {table!r}", condition="TABLE_OR_VIEW_NOT_FOUND",
-                         parameters={"relationName": quote(table), "searchPath": _SEARCH_PATH})
+                         parameters={"relationName": relation, "searchPath": search_path})
 
 
-def _matches(name: str, pattern: str | None) -> bool:
+def matches(name: str, pattern: str | None) -> bool:
     """Spark's ``LIKE``-style listing pattern: ``*`` any text, ``|`` alternatives."""
     if pattern is None:
         return True

@@ -40,7 +40,8 @@ STATIC = frozenset({
     "spark.sql.defaultUrlStreamHandlerFactory.enabled", "spark.sql.hive.thriftServer.singleSession",
 })
 #: Spark's defaults of keys sparkwire keeps without honouring, as ``conf.get`` gives them.
-SPARK_DEFAULTS = {"spark.sql.shuffle.partitions": "200", "spark.sql.caseSensitive": "false"}
+SPARK_DEFAULTS = {"spark.sql.shuffle.partitions": "200", "spark.sql.caseSensitive": "false",
+                  "spark.sql.globalTempDatabase": "global_temp"}
 _CHECKED = {"spark.sql.shuffle.partitions": "int", "spark.sql.caseSensitive": "boolean"}
 
 
@@ -148,7 +149,7 @@ class RuntimeConfig:
         """Whether ``key`` is a setting a session may change: Spark's answer for the keys
         it knows, which for sparkwire are the honoured ones (a key Spark does not know is
         not modifiable there either)."""
-        return key in HONOURED or key in SPARK_DEFAULTS
+        return key in HONOURED or (key in SPARK_DEFAULTS and key not in STATIC)
 
 
 def _check_modifiable(key: str) -> None:

@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import pyarrow as pa
 
 from sparkwire.coordinator.clusters.base import Cluster
-from sparkwire.coordinator.clusters.local import LocalCluster
+from sparkwire.coordinator.clusters.choice import make_cluster
 from sparkwire.coordinator.config import Settings, load_settings
 from sparkwire.coordinator.execution import QueryResult
 from sparkwire.coordinator.query_coordinator import QueryCoordinator
 from sparkwire.coordinator.metrics import Progress, QueryMetrics
-from sparkwire.coordinator.clusters.process import ProcessCluster
-from sparkwire.coordinator.clusters.spark import SparkCluster
-from sparkwire.coordinator.catalog import Catalog, not_found
+from sparkwire.coordinator.catalog import not_found
+from sparkwire.coordinator.catalog_global import GlobalTempCatalog
+from sparkwire.coordinator.global_temp import GlobalTempViews, lookup
 from sparkwire.coordinator.runtime_config import RuntimeConfig
 from sparkwire.coordinator.session_builder import Builder, Tags, activate, active_session, deactivate
 from sparkwire.coordinator.spark_io import export_spark_dataframe, is_spark_dataframe
@@ -51,7 +51,6 @@ from sparkwire.planner.api.pyspark_names import SESSION
 from sparkwire.planner.api.unsupported import missing_attribute
 from sparkwire.transport.base import WorkerTransport
 from sparkwire.transport.errors import ConfigError, SparkwireError
-from sparkwire.transport.registry import transport_class
 from sparkwire.transport.closing import Closeable
 
 if TYPE_CHECKING:
@@ -103,7 +102,7 @@ class Session(Closeable):
         if settings is None:
             kind = transport if isinstance(transport, str) else None
             settings = load_settings(config_file, transport=kind, workers=workers, **overrides)
-        self.cluster: Cluster = _make_cluster(settings, cluster, spark, transport)
+        self.cluster: Cluster = make_cluster(settings, cluster, spark, transport)
         # one coordinator a cluster: it takes the workers' status reports for itself
         self._coordinator = QueryCoordinator(self.cluster, settings)
         #: The live UI (``coordinator.ui``) this session serves; None: off.
@@ -114,6 +113,8 @@ class Session(Closeable):
             self.ui = start_ui(settings.ui, self._coordinator)
         #: The session this one shares its cluster with (``newSession``); None: it owns it.
         self._parent: Session | None = None
+        #: Spark's ``global_temp`` database, shared with the sessions made from this one.
+        self.global_views = GlobalTempViews()
         self._own_state(settings, spark, progress)
         activate(self)
 
@@ -133,8 +134,9 @@ class Session(Closeable):
         self.read = DataFrameReader(self)
         #: PySpark's ``spark.conf``: Spark's keys, the ones sparkwire has honoured.
         self.conf = RuntimeConfig(self)
-        #: PySpark's ``spark.catalog``: the temporary views and Parquet tables by name.
-        self.catalog = Catalog(self)
+        #: PySpark's ``spark.catalog``: the temporary views and Parquet tables by name, and
+        #: the global views this session shares.
+        self.catalog = GlobalTempCatalog(self)
         self._tags = Tags()
         #: Every query of this session carries it, so ``interruptAll`` stops this session's
         #: queries only, not those of the others sharing the cluster.
@@ -151,6 +153,7 @@ class Session(Closeable):
         child._coordinator = self._coordinator
         child.ui = self.ui
         child._parent = self
+        child.global_views = self.global_views
         child._own_state(self._made_with, self.spark, self.progress)
         return child
 
@@ -334,6 +337,9 @@ class Session(Closeable):
         """The temporary views and tables by name (folded), read-only."""
         return MappingProxyType(self._views)
 
+    def register_global_view(self, name: str, view: View, replace: bool) -> None:
+        self.global_views.create(name, view, replace)
+
     def drop_view(self, name: str) -> bool:
         """Whether a view of that name was there to drop."""
         return self._views.pop(name.casefold(), None) is not None
@@ -388,18 +394,21 @@ class Session(Closeable):
         return range_dataframe(self, start, end, step, numPartitions)
 
     def table(self, tableName: str) -> DataFrame:  # noqa: N803 - PySpark's name
-        """The temporary view or table of that name, as ``spark.table`` gives it."""
-        view = self._views.get(tableName.casefold())
+        """The temporary view or table of that name, or the global view ``global_temp.name``,
+        as ``spark.table`` gives it."""
+        view = lookup(tableName, self, self.global_views)
         if not isinstance(view, DataFrame):
             raise not_found(tableName)
         return view
 
     def sql(self, sqlQuery: str, args: Args = None, **kwargs: object) -> DataFrame:  # noqa: N803 - PySpark's name
-        """A DataFrame for one SQL query over the session's temporary views, its ``:name`` or
+        """A DataFrame for one SQL query over the session's temporary views (and the global
+        ones, as ``global_temp.name``), its ``:name`` or
         ``?`` parameters bound to ``args`` (a dict or a list) as literals, its text formatted
         with ``kwargs`` first as PySpark's is (``"... FROM {df} WHERE id > {n}"``). Parsed
         and planned here; workers receive plans, never SQL text."""
-        return sql_dataframe(self, sqlQuery, self._views, args, kwargs)
+        views = {**self._views, **self.global_views.for_sql()}
+        return sql_dataframe(self, sqlQuery, views, args, kwargs)
 
     def close(self) -> None:
         if self._closed:
@@ -409,8 +418,15 @@ class Session(Closeable):
             if cache.source is not None:
                 self._release(cache.source)
         self._caches.clear()
+        owner = self
+        while owner._parent is not None:
+            owner = owner._parent
+        kept = self.global_views.local_sources() if owner is not self else set()
         for source_id in self._sources:
-            self.cluster.driver.unpublish(source_id)
+            if source_id in kept:
+                owner._sources.append(source_id)  # a global view reads it: it lives as long
+            else:
+                self.cluster.driver.unpublish(source_id)
         if self._exchange is not None:
             shutil.rmtree(self._exchange, ignore_errors=True)
         if self._parent is None:
@@ -428,28 +444,3 @@ class _Cache:
     source: CachedSource | None = None
     #: the storage level asked, which ``df.storageLevel`` reports (``planner.api.storage_level``)
     level: object = None
-
-
-def _make_cluster(
-    settings: Settings, kind: str | Cluster | None, spark: Any,
-    transport: str | WorkerTransport | None,
-) -> Cluster:
-    """The cluster given; Spark executors when asked; otherwise in-process for a transport
-    that stays in one process (or an explicit instance), local worker processes for one that
-    crosses them."""
-    if kind is not None and not isinstance(kind, str):
-        return kind
-    if kind == "spark" or (kind is None and spark is not None):
-        if spark is None:
-            raise ConfigError("cluster='spark' needs spark=<SparkSession>")
-        return SparkCluster(spark, settings)
-    if isinstance(transport, WorkerTransport):
-        return LocalCluster(settings, transport)
-    crosses = transport_class(settings.transport.kind).capabilities.crosses_processes
-    if kind == "process" or (kind is None and crosses):
-        if not crosses:
-            raise ConfigError(f"the {settings.transport.kind!r} transport cannot reach worker processes")
-        return ProcessCluster(settings)
-    if kind not in (None, "local"):
-        raise ConfigError(f"unknown cluster {kind!r}; known: local, process, spark")
-    return LocalCluster(settings)

@@ -71,6 +71,6 @@ MAX_TYPE_NAME_LENGTH: Final = 8192
 MAX_STRUCT_FIELDS: Final = 512
 #: Characters or elements one value a call makes may have (``lpad``, ``repeat``,
 #: ``array_repeat``, ``sequence`` ...: ``coordinator.worker.compile.sizes``). Spark's bound
-#: is 2^31; a worker evaluates a vector of 2,048 rows at once, so this bounds how far one call
-#: can grow it (2 GiB at worst), not yet the vector's whole size.
+#: is 2^31. This one holds for a call of constants, made once; one made for each row, a vector
+#: of 2,048 rows at once, gets a lower bound from its worker's memory (``row_value_bytes``).
 MAX_VALUE_LENGTH: Final = 1 << 20

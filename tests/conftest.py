@@ -104,12 +104,13 @@ def _our_processes(whole_run: bool = False) -> list[str]:
 
 
 def ours(segment: str, whole_run: bool = False) -> bool:
-    """Whether a ``/dev/shm`` segment (named ``sparkwire-PID-...`` by the process that made
-    it) is this process's to answer for: its maker is alive and of ours, or it is gone and
+    """Whether a ``/dev/shm`` segment or directory (named ``sparkwire-PID-...`` or, as a
+    worker's links, ``sparkwire-links-PID-...`` by the process that made it) is this
+    process's to answer for: its maker is alive and of ours, or it is gone and
     this check covers every process that could have made it (a plain run, or the xdist
     controller at the end; an xdist worker cannot tell its dead makers from the other
     worker's)."""
-    match = re.match(r"sparkwire-(\d+)-", segment)
+    match = re.match(r"sparkwire-(?:links-)?(\d+)-", segment)
     if match is None:
         return whole_run or _XDIST_WORKER is None
     if Path(f"/proc/{match[1]}").exists():

@@ -109,8 +109,8 @@ class Relations:
     def _sql(self, sql: relations_pb2.SQL, views: Mapping[str, DataFrame] | None = None) -> DataFrame:
         """``spark.sql``; ``views``: the frames the client named in the text (``{df}``),
         views of this query only, beside the session's."""
-        return sql_dataframe(self.session, sql.query, {**self.session.views, **(views or {})},
-                             sql_arguments(sql))
+        tables = {**self.session.views, **self.session.global_views.for_sql(), **(views or {})}
+        return sql_dataframe(self.session, sql.query, tables, sql_arguments(sql))
 
     def _range(self, r: relations_pb2.Range) -> DataFrame:
         parts = r.num_partitions if r.HasField("num_partitions") else None

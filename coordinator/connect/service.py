@@ -137,11 +137,12 @@ class ConnectService(base_pb2_grpc.SparkConnectServiceServicer):  # type: ignore
 
     @staticmethod
     def _create_view(client: ClientSession, command: commands_pb2.CreateDataFrameViewCommand) -> None:
-        if command.is_global:
-            raise PlanNotSupported("global temporary views are not supported by sparkwire",
-                                   condition="UNSUPPORTED_FEATURE.CONNECT_GLOBAL_TEMP_VIEW")
+        """A temporary view of the client's session, or a global one, which every client
+        of this server shares (their sessions are made from one, ``connect.sessions``)."""
         df = client.frame(command.input)
-        if command.replace:
+        if command.is_global:
+            (df.createOrReplaceGlobalTempView if command.replace else df.createGlobalTempView)(command.name)
+        elif command.replace:
             df.createOrReplaceTempView(command.name)
         else:
             df.createTempView(command.name)

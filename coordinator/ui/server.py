@@ -175,11 +175,8 @@ def ui_token(settings: UiSettings) -> bytes | None:
     """The token requests must carry, read by the cluster secret's rules; None when none is
     configured, which only a loopback address allows."""
     if settings.token is None and settings.token_file is None:
-        if not is_loopback(settings.host):
-            raise ConfigError(
-                f"refusing to serve the UI on {settings.host} without a token: anyone who "
-                "reaches it would see every query; set ui.token_file (or ui.token), or bind "
-                "a loopback address")
+        _loopback_only(settings.host, "a token", "anyone who reaches it would see every query",
+                       "set ui.token_file (or ui.token), or bind a loopback address")
         return None
     try:
         credentials = Security(secret=settings.token, secret_file=settings.token_file).credentials()
@@ -195,11 +192,9 @@ def ui_tls(settings: UiSettings) -> ssl.SSLContext | None:
     the network in the clear, here the token and every query's text). A key file others may
     read, or a pair that does not load, is a ``ConfigError``."""
     if settings.tls_cert is None or settings.tls_key is None:
-        if not is_loopback(settings.host):
-            raise ConfigError(
-                f"refusing to serve the UI on {settings.host} without TLS: its token and every "
-                "query's text would cross the network in the clear; set ui.tls_cert and "
-                "ui.tls_key, or bind a loopback address behind a TLS proxy")
+        _loopback_only(settings.host, "TLS", "its token and every query's text would cross the "
+                       "network in the clear", "set ui.tls_cert and ui.tls_key, or bind a "
+                       "loopback address behind a TLS proxy")
         return None
     check_private_key(settings.tls_key)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -209,3 +204,9 @@ def ui_tls(settings: UiSettings) -> ssl.SSLContext | None:
     except (OSError, ssl.SSLError) as exc:
         raise ConfigError(f"ui: cannot load ui.tls_cert {settings.tls_cert} with ui.tls_key: {exc}") from None
     return context
+
+
+def _loopback_only(host: str, missing: str, why: str, remedy: str) -> None:
+    """Refuse ``host`` unless it is a loopback address: the UI lacks ``missing``."""
+    if not is_loopback(host):
+        raise ConfigError(f"refusing to serve the UI on {host} without {missing}: {why}; {remedy}")

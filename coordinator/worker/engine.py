@@ -49,6 +49,7 @@ from sqlglot import exp
 
 from sparkwire.coordinator.config import EngineSettings
 from sparkwire.coordinator.worker.compile import FileList, spark_error
+from sparkwire.coordinator.worker.compile.sizes import VALUE_BYTES_VARIABLE, row_value_bytes
 from sparkwire.coordinator.worker.opened import OpenedFiles, links_dir
 from sparkwire.coordinator.worker.row_groups import row_group_sql
 from sparkwire.planner.logical.sources import FileSplit
@@ -109,6 +110,9 @@ class Databases(Closeable):
         self._temp_parent = temp_parent
         self._memory_limit = memory_limit
         self._wide_threads = wide_threads
+        # Both databases' threads may be at work at once (a busy worker's slots' threads
+        # join the shared one's), and each holds a vector: values made per row fit them all.
+        self.value_bytes = row_value_bytes(memory_limit, max(settings.threads, wide_threads))
         self._gate = threading.Condition()
         self._shared: _Database | None = None
         self._wide: _Database | None = None
@@ -143,7 +147,8 @@ class Databases(Closeable):
 
     def _open(self, threads: int) -> _Database:
         roots = [str(Path(r).absolute()) for r in self._settings.data_roots] or ["/"]
-        return _Database(self._settings, threads, self._memory_limit, roots, self._temp_parent)
+        return _Database(self._settings, threads, self._memory_limit, roots, self._temp_parent,
+                         self.value_bytes)
 
     def _shared_done(self) -> None:
         with self._gate:
@@ -168,8 +173,9 @@ class _Database:
     """The locked-down DuckDB database; closed once released and its last cursor is gone."""
 
     def __init__(self, settings: EngineSettings, threads: int, memory_limit: int,
-                 roots: list[str], temp_parent: Path) -> None:
+                 roots: list[str], temp_parent: Path, value_bytes: int) -> None:
         self._lock = threading.Lock()
+        self.value_bytes = value_bytes
         self._cursors = 0
         self._released = False
         self.threads = threads
@@ -264,6 +270,7 @@ class TaskEngine(Closeable):
         self._closed = False
         self._files: OpenedFiles | None = None
         self._conn = database.cursor()
+        self._bounded_calls = 0  # the calls the cursor's bound on values is shared among
 
     @property
     def threads(self) -> int:
@@ -313,8 +320,10 @@ class TaskEngine(Closeable):
         """``message`` naming the task's files as its plan does (``OpenedFiles.named``)."""
         return message if self._files is None else self._files.named(message)
 
-    def run(self, sql: str) -> BatchStream:
-        """Start the query and stream its result in batches of about ``batch_rows`` rows.
+    def run(self, sql: str, bounded_calls: int = 0) -> BatchStream:
+        """Start the query and stream its result in batches of about ``batch_rows`` rows;
+        ``bounded_calls``: the calls whose values share the worker's bound on a row's
+        (``CompiledFragment.bounded_calls``).
 
         DuckDB errors and interruption surface as ``EngineError`` / ``EngineInterrupted``,
         from this call (binding, first rows) or from any later ``next()``. A cursor holds
@@ -324,12 +333,22 @@ class TaskEngine(Closeable):
         try:
             if self._interrupted.is_set():
                 raise EngineInterrupted("the task was interrupted before its query started")
+            if bounded_calls != self._bounded_calls:
+                self._bound_values(bounded_calls)
             reader = self._conn.sql(sql).to_arrow_reader(self._settings.batch_rows)
         except duckdb.Error as exc:
             raise self._translate(exc) from exc
         finally:
             self._starting.clear()
         return BatchStream(self, reader)
+
+    def _bound_values(self, calls: int) -> None:
+        """Give the cursor the bound on values made per row (``compile.sizes``), shared by
+        the query's ``calls``: a variable of its session alone, set only for a query that makes
+        such calls, since setting one costs ~210 us of CPU, 60x the cursor."""
+        share = self._database.value_bytes // max(calls, 1)
+        self._conn.execute(f"SET VARIABLE {VALUE_BYTES_VARIABLE} = ?", [share])
+        self._bounded_calls = calls
 
     def _translate(self, exc: BaseException) -> EngineError:
         interrupted = isinstance(exc, duckdb.InterruptException) or str(exc).startswith("INTERRUPT")

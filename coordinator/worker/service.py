@@ -311,7 +311,7 @@ class Worker:
                     else:
                         engine.register(name, source)
                 setup = time.perf_counter() - started
-                result = engine.run(task.compiled.sql)
+                result = engine.run(task.compiled.sql, task.compiled.bounded_calls)
                 schema = result.schema
                 batches: Iterable[pa.RecordBatch] = result
                 if task.compiled.write is not None:  # the rows go to a file; its name out

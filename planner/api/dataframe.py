@@ -20,7 +20,7 @@ from typing import Any, Self
 
 from sparkwire.planner.api import functions as F
 from sparkwire.planner.api.combining import FrameCombining
-from sparkwire.planner.api.frame import check_names
+from sparkwire.planner.api.frame import view_name
 from sparkwire.planner.api.frame_extras import FrameExtras
 from sparkwire.planner.api.frame_methods import FrameMethods
 from sparkwire.planner.api.frame_recent import FrameRecent
@@ -180,5 +180,4 @@ class DataFrame(FrameRecent, FrameMethods, FrameCombining, FrameExtras, FrameSur
 
     def createOrReplaceTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
         """Name this DataFrame for ``session.sql`` (names match ignoring case)."""
-        check_names([name])
-        self._executor.register_view(name, self)
+        self._executor.register_view(view_name(name), self)

@@ -63,6 +63,11 @@ class Executor(PlanSettings, Protocol):
     def views(self) -> Mapping[str, View]:
         """The views by name (folded), read-only (``createTempView`` refuses a name taken)."""
 
+    def register_global_view(self, name: str, view: View, replace: bool) -> None:
+        """Keep ``view`` under ``name`` in ``global_temp``, shared with the sessions made from
+        this one (``createGlobalTempView``); Spark's ``TEMP_TABLE_OR_VIEW_ALREADY_EXISTS``
+        for a name taken, unless ``replace``."""
+
     def register_local(self, table: pa.Table) -> LocalSource:
         """Keep ``table`` for the queries that read it, choosing how it is chunked."""
 

@@ -257,3 +257,15 @@ def check_names(names: Sequence[str]) -> None:
         except ValueError as exc:
             raise AnalysisError(f"invalid column name: {exc}") from None
     check_unique(names)
+
+
+def view_name(name: str) -> str:
+    """A temporary view's name as given (backticks taken off): one part, as Spark's
+    ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS`` asks (``global_temp.v`` is a name to read a
+    global view by, not to create one under), and a valid identifier."""
+    parts = name_parts(name)
+    if len(parts) != 1:
+        raise AnalysisError(f"a temporary view's name is one part, not {name!r}",
+                            condition="TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS", parameters={"actualName": name})
+    check_names(parts)
+    return parts[0]

@@ -33,7 +33,7 @@ import pyarrow as pa
 from sparkwire.planner.api import reshaping
 from sparkwire.planner.api.actions import FrameActions, rows_of
 from sparkwire.planner.api.column import SortOrder
-from sparkwire.planner.api.frame import check_names
+from sparkwire.planner.api.frame import view_name
 from sparkwire.planner.api.functions import ColumnOrName
 from sparkwire.planner.api.rows import Row
 from sparkwire.planner.errors import AnalysisError
@@ -56,7 +56,7 @@ class FrameSurface(FrameActions):
     def createTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
         """Name this frame for ``session.sql``; Spark's ``TEMP_TABLE_OR_VIEW_ALREADY_EXISTS``
         for a name taken (``createOrReplaceTempView`` replaces it)."""
-        check_names([name])
+        name = view_name(name)
         if name.casefold() in self._executor.views:
             raise AnalysisError(f"cannot create the temporary view {quote(name)} because it already exists",
                                 condition="TEMP_TABLE_OR_VIEW_ALREADY_EXISTS",
@@ -65,8 +65,17 @@ class FrameSurface(FrameActions):
 
     def registerTempTable(self, name: str) -> None:  # noqa: N802 - PySpark's (deprecated) name
         """``createOrReplaceTempView``, under its name before Spark 2."""
-        check_names([name])
-        self._executor.register_view(name, self)
+        self._executor.register_view(view_name(name), self)
+
+    def createGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """Name this frame in Spark's ``global_temp`` database, which the session shares
+        with every session made from it (``newSession``): read as ``global_temp.name``;
+        Spark's ``TEMP_TABLE_OR_VIEW_ALREADY_EXISTS`` for a name taken."""
+        self._executor.register_global_view(view_name(name), self, replace=False)
+
+    def createOrReplaceGlobalTempView(self, name: str) -> None:  # noqa: N802 - PySpark's name
+        """``createGlobalTempView``, replacing a global view of that name."""
+        self._executor.register_global_view(view_name(name), self, replace=True)
 
     # -- what the frame is ------------------------------------------------------------------
     def isEmpty(self) -> bool:  # noqa: N802 - PySpark's name

@@ -100,13 +100,6 @@ def _table() -> tuple[Refusal, ...]:
             {"DataFrame": frozenset({"writeTo", "mergeInto"})},
         ),
         Refusal(
-            "global temporary views live in Spark's `global_temp` database, shared by every "
-            "session of one application; a sparkwire session shares nothing with another "
-            "(each owns its cluster), so a temporary view (`createOrReplaceTempView`) is the "
-            "same thing here",
-            {"DataFrame": frozenset({"createGlobalTempView", "createOrReplaceGlobalTempView"})},
-        ),
-        Refusal(
             "Spark's Murmur3 and xxHash64 over its own row layout, and CRC-32: DuckDB has none "
             "of them, and a hash that differs from Spark's silently breaks whatever joins or "
             "buckets by it",

@@ -14,8 +14,8 @@ Counts, from the bytes and the cluster's ``cores``, never the number of workers
   MiB by default, as datafusion-distributed sizes partitions), at most one per core, at
   least one per ``MAX_TASK_BYTES``; one per core when ``task_bytes`` is 0; a scan wanting
   more tasks than it has files cuts them into runs of row groups (``planner.physical.splits``);
-- a plan whose scans together read at most ``task_bytes``, or every stage of which would run
-  one task, is one stage of one task;
+- a plan whose scans together read at most ``task_bytes``, or whose stages would run one task
+  each or one task more than that in all, is one stage of one task (``single_stage``);
 - shuffle partitions: by the same rule from the estimated bytes the shuffle moves (a join's
   two sides together, into the partitions of a side already hash-partitioned on its keys),
   at most ``MAX_SHUFFLE_PARTITIONS``; the consumer stage runs one task per partition; a
@@ -62,7 +62,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import assert_never
 
-from sparkwire.planner.physical import aggregates
+from sparkwire.planner.physical import aggregates, single_stage
 from sparkwire.planner.errors import PlanError
 from sparkwire.planner.limits import MAX_PLAN_DEPTH, MAX_STAGES, plan_depth
 from sparkwire.planner.optimizer.estimates import DEFAULT_BROADCAST_THRESHOLD, estimate_bytes, estimate_rows
@@ -73,10 +73,9 @@ from sparkwire.planner.logical.plan import (Aggregate, Exchange, Expand, Filter,
                                             Limit, Operator, operators, output_columns,
                                             ParquetWrite, Project, Repartition, RowSample, Sample,
                                             SetOperation, Sort, Window, children, with_children)
-from sparkwire.planner.logical.sources import (FILE_SCANS, CachedSource, CsvScan, JsonScan,
-                                               LocalSource, ParquetScan, RangeSource)
+from sparkwire.planner.logical.sources import CachedSource, CsvScan, JsonScan, LocalSource, ParquetScan, RangeSource
 from sparkwire.planner.logical.staged import Boundary, Stage, StagedPlan
-from sparkwire.planner.physical.join_strategy import join_strategy, size_text
+from sparkwire.planner.physical.join_strategy import join_strategy
 from sparkwire.planner.physical.clustering import clustered
 from sparkwire.planner.physical.placement import OpenStage, colocate, concatenable, groups_within_tasks
 from sparkwire.planner.physical.sharing import reuse_broadcasts, share_broadcasts
@@ -101,25 +100,17 @@ def plan_stages(
         raise PlanError(f"a cluster needs at least one core, got {cores}")
     if list(columns) != output_columns(plan):
         raise PlanError(f"columns {list(columns)} do not match the plan's {output_columns(plan)}")
-    scanned = sum(estimate_bytes(n) for n in operators(plan)
-                  if isinstance(n, (*FILE_SCANS, RangeSource)))
-    small = f"one stage: all input ≈{size_text(scanned)}, at most task_bytes {size_text(task_bytes)}"
-    if task_bytes and scanned <= task_bytes and (single := _single_stage(plan, small)) is not None:
-        _check_depth(single)
-        return StagedPlan(stages=(single,), columns=tuple(columns))
-    cutter = _Cutter(Sizing(cores, task_bytes), broadcast_threshold, range_sort_rows)
-    cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
-    serial = "one stage: every stage cut would run one task"
-    if (task_bytes and len(cutter.stages) > 1 and all(s.tasks == 1 for s in cutter.stages)
-            and (single := _single_stage(plan, serial)) is not None):
-        _check_depth(single)
-        return StagedPlan(stages=(single,), columns=tuple(columns))
-    cutter.stages = reuse_broadcasts(share_broadcasts(cutter.stages), broadcast_threshold)
-    if len(cutter.stages) > MAX_STAGES:
-        raise PlanError(f"the query needs {len(cutter.stages)} stages; the limit is {MAX_STAGES}")
-    for stage in cutter.stages:
+    single = single_stage.small(plan, task_bytes)
+    if single is None:
+        cutter = _Cutter(Sizing(cores, task_bytes), broadcast_threshold, range_sort_rows)
+        cutter.close(cutter.cut(plan), Boundary(kind="result"), consumer_tasks=1)
+        single = single_stage.serial(plan, cutter.stages, task_bytes)
+    stages = [single] if single else reuse_broadcasts(share_broadcasts(cutter.stages), broadcast_threshold)
+    if len(stages) > MAX_STAGES:
+        raise PlanError(f"the query needs {len(stages)} stages; the limit is {MAX_STAGES}")
+    for stage in stages:
         _check_depth(stage)
-    return StagedPlan(stages=tuple(cutter.stages), columns=tuple(columns))
+    return StagedPlan(stages=tuple(stages), columns=tuple(columns))
 
 
 def _check_depth(stage: Stage) -> None:
@@ -131,18 +122,6 @@ def _check_depth(stage: Stage) -> None:
             f"inside expressions); the limit is {MAX_PLAN_DEPTH}: break the query into steps, "
             f"e.g. write an intermediate result"
         )
-
-
-def _single_stage(plan: Operator, why: str) -> Stage | None:
-    """The whole plan as one task, when everything it scans is at most ``task_bytes``, or
-    when every stage it would be cut into runs one task: distributing a small query only
-    adds stages, hand-offs and a network hop per boundary to work one DuckDB does in
-    milliseconds. Rows held by the driver are published as a stage of their own, so a plan
-    reading them is always cut."""
-    if any(isinstance(n, LocalSource | Repartition | Keep | CachedSource) for n in operators(plan)):
-        return None
-    return Stage(id=0, fragment=plan, tasks=1, output=Boundary(kind="result"),
-                 estimated_rows=estimate_rows(plan), notes=(why,))
 
 
 class _Cutter:

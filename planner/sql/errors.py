@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.analyzer import quote
+from sparkwire.planner.sql.global_views import GLOBAL_TEMP
 
 _SNIPPET = 80
 
@@ -32,10 +33,13 @@ def syntax_error(message: str, error: Mapping[str, Any]) -> SqlError:
 
 def unknown_table(node: exp.Table, known: str) -> SqlError:
     """Spark's ``TABLE_OR_VIEW_NOT_FOUND`` for a table that is no view (nor CTE)."""
+    # a global view's name in the catalog (``planner.sql.global_views``) is shown as Spark
+    # shows the two parts of ``global_temp.v``
+    parts = node.name.split(".", 1) if node.name.startswith(f"{GLOBAL_TEMP}.") else [node.name]
     return SqlError.at(node, f"unknown table {node.name!r}; known tables: {known}",
                        condition="TABLE_OR_VIEW_NOT_FOUND",
-                       parameters={"relationName": quote(node.name),
-                                   "searchPath": "[`system`.`session`, `spark_catalog`.`default`]"})
+                       parameters={"relationName": ".".join(map(quote, parts)),
+                                   "searchPath": "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]"})
 
 
 def where(node: exp.Expr) -> str:

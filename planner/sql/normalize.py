@@ -42,6 +42,7 @@ from sqlglot.optimizer.canonicalize import canonicalize
 from sparkwire.planner.logical.analyzer import unresolved_column
 from sparkwire.planner.sql.errors import SqlError, syntax_error, unknown_table
 from sparkwire.planner.sql.generators import check_laterals
+from sparkwire.planner.sql.global_views import unqualify_globals
 from sparkwire.planner.sql.naming import name_outputs
 from sparkwire.planner.sql.parameters import Args, bind
 from sparkwire.planner.logical.types import spark_type_name
@@ -94,6 +95,7 @@ def normalise(text: str, schema: Mapping[str, pa.Schema],
     if not isinstance(statement, exp.Query):
         raise SqlError(f"only queries are supported, not {statement.key.upper()}")
     statement = bind(statement, args)
+    unqualify_globals(statement)
     _check_tables(statement, schema)
     check_laterals(statement)
     name_outputs(statement, schema)

@@ -15,6 +15,7 @@ import pytest
 
 from sparkwire.coordinator import Session
 from sparkwire.coordinator.delivery import FAN_OUT
+from sparkwire.coordinator.worker.opened import LINKS_PREFIX
 from sparkwire.planner.api.dataframe import DataFrame
 from sparkwire.planner.api import functions as F
 from sparkwire.transport.base import PartitionKey
@@ -40,7 +41,10 @@ def _divided(session: Session, rows: int) -> DataFrame:
 
 
 def _segments() -> set[Path]:
-    return our_segments()  # not those of a test beside this one (pytest-xdist)
+    """Shared-memory segments, not those of a test beside this one (pytest-xdist), nor a
+    worker's links directory: one per database, made when a query first needs that database
+    (the wide one, ``worker.engine.Databases``) and held until the worker closes."""
+    return {p for p in our_segments() if not p.name.startswith(LINKS_PREFIX)}
 
 
 #: Pools that grow on demand up to a bound and reuse their threads: a zmq server's (up to its

@@ -1,5 +1,7 @@
-"""A plan every stage of which would run one task is planned as one stage: chaining
-single-task stages only adds hand-offs and network hops to work one DuckDB does alone."""
+"""A plan whose stages would run one task each, or one task more than that in all, is
+planned as one stage: chaining single-task stages only adds hand-offs and network hops to
+work one DuckDB does alone, and one more task does not buy them back (TPC-DS SF1 on 2
+workers: the 40 queries cut so ran in 0.79 of their time as one stage)."""
 
 from __future__ import annotations
 
@@ -27,13 +29,20 @@ def test_every_stage_of_one_task_makes_one_stage(write_parquet) -> None:
     join = joined(write_parquet, 10_000)  # one row group: the scan cannot be split
     plan = plan_stages(join, output_columns(join), cores=2, task_bytes=1)  # not small
     assert [s.tasks for s in plan.stages] == [1]
-    assert plan.stages[0].notes == ("one stage: every stage cut would run one task",)
+    assert plan.stages[0].notes == ("one stage: the stages cut would run at most one task more than one each",)
+
+
+def test_one_task_more_than_the_stages_makes_one_stage(write_parquet) -> None:
+    join = joined(write_parquet, 1000)  # ten row groups: two tasks on two cores, the dimension one
+    plan = plan_stages(join, output_columns(join), cores=2, task_bytes=1)
+    assert [s.tasks for s in plan.stages] == [1]
+    assert plan.stages[0].notes == ("one stage: the stages cut would run at most one task more than one each",)
 
 
 def test_a_stage_of_several_tasks_keeps_the_cut(write_parquet) -> None:
-    join = joined(write_parquet, 1000)  # ten row groups, split over the workers
-    plan = plan_stages(join, output_columns(join), cores=2, task_bytes=1)
-    assert len(plan.stages) > 1 and max(s.tasks for s in plan.stages) > 1
+    join = joined(write_parquet, 1000)  # ten row groups, split over four cores
+    plan = plan_stages(join, output_columns(join), cores=4, task_bytes=1)
+    assert len(plan.stages) > 1 and max(s.tasks for s in plan.stages) > 2
 
 
 def test_without_task_sizing_plans_are_always_cut(write_parquet) -> None:

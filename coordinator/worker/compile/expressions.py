@@ -26,6 +26,7 @@ from sparkwire.coordinator.worker.compile.calls_aggregate import (
 from sparkwire.coordinator.worker.compile.calls_listagg import listagg
 from sparkwire.coordinator.worker.compile.casts import Mode, spark_cast
 from sparkwire.coordinator.worker.compile.errors import CompileError
+from sparkwire.coordinator.worker.compile.sizes import BOUNDED
 from sparkwire.coordinator.worker.compile.literals import literal
 from sparkwire.coordinator.worker.compile.nodes import col, ident
 from sparkwire.coordinator.worker.compile.zones import instant_literal
@@ -60,6 +61,8 @@ class Expressions:
         self.time_zone = time_zone
         self.task = task
         self.task_read = False
+        #: Calls of ``sizes.BOUNDED`` compiled: the values a row may make at once.
+        self.bounded_calls = 0
 
     def named(self, named: NamedExpr) -> exp.Expr:
         return exp.alias_(self.expr(named.expr), ident(named.name), copy=False)
@@ -82,6 +85,8 @@ class Expressions:
                 return MODE_CALLS[node.fn](args, self.ansi)
             if node.fn in ZONE_CALLS:
                 return ZONE_CALLS[node.fn](args, self.time_zone)
+            if node.fn in BOUNDED:
+                self.bounded_calls += 1
             if node.fn in TASK_CALLS:
                 self.task_read = True
                 return TASK_CALLS[node.fn](args, self.task)

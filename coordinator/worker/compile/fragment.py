@@ -44,6 +44,8 @@ class CompiledFragment:
     write: ParquetWrite | None = None
     #: The SQL reads the task's index (``calls_task``): each task compiles its own.
     reads_task: bool = False
+    #: Calls whose values the worker's memory bounds (``sizes.BOUNDED``): they share the bound.
+    bounded_calls: int = 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -71,6 +73,7 @@ def compile_fragment(fragment: Operator, output: Boundary, ansi: bool = True,
         file_lists=tuple(ctx.leaves.file_lists),
         write=write,
         reads_task=ctx.task_read,
+        bounded_calls=ctx.bounded_calls,
     )
 
 
