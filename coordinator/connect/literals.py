@@ -20,6 +20,7 @@ from sparkwire.coordinator.connect.errors import PlanNotSupported
 from sparkwire.coordinator.connect.types import from_proto
 from sparkwire.planner.api.column import Column, lit
 from sparkwire.planner.api.functions.core import call
+from sparkwire.planner.errors import AnalysisError
 
 Literal = expressions_pb2.Expression.Literal
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
@@ -67,5 +68,9 @@ def python_value(value: Literal) -> object:
             return _EPOCH + dt.timedelta(microseconds=value.timestamp)
         case "timestamp_ntz":
             return (_EPOCH + dt.timedelta(microseconds=value.timestamp_ntz)).replace(tzinfo=None)
+        case "time":  # nanoseconds from midnight; sparkwire's TIME keeps microseconds
+            if not 0 <= value.time.nano < 86_400 * 10**9:
+                raise AnalysisError(f"a TIME literal of {value.time.nano} nanoseconds is outside a day")
+            return (dt.datetime.min + dt.timedelta(microseconds=value.time.nano // 1000)).time()
     raise PlanNotSupported.field("spark.connect.Expression.Literal", str(kind),
                                  Literal.DESCRIPTOR.fields_by_name[kind].number if kind else 0)

@@ -172,7 +172,7 @@ class Frame:
         if schema.names != [a.internal for a in self._attrs]:
             return schema
         return pa.schema([
-            (f.with_type(a.type) if types.is_nested(a.type) else f).with_name(a.name)
+            (f.with_type(a.type) if types.is_nested(a.type) or pa.types.is_time(a.type) else f).with_name(a.name)
             for f, a in zip(schema, self._attrs, strict=True)
         ])
 

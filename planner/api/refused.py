@@ -111,13 +111,9 @@ def _table() -> tuple[Refusal, ...]:
             {"functions": frozenset({"years", "months", "days", "hours", "bucket"})},
         ),
         Refusal(
-            "Spark 4.1's TIME type is not supported: Spark 4.3 itself refuses it unless "
-            "`spark.sql.timeType.enabled` is set (`UNSUPPORTED_TIME_TYPE` by default), and "
-            "sparkwire has no time-of-day type yet (its types are Arrow's, and `TIME(p)`'s "
-            "precision 0-6 has no Arrow type to live in)",
-            {"functions": _prefixed("time_", among=FUNCTIONS)
-             | {"make_time", "to_time", "try_to_time", "current_time"}},
-            "functions: `time_*`, `make_time`, `to_time`, `try_to_time`, `current_time`",
+            "`time_bucket` buckets timestamps (Spark 4.3 refuses a TIME there): its origin and "
+            "interval bucket size need interval types, which sparkwire's plans have not yet",
+            {"functions": frozenset({"time_bucket"})},
         ),
         Refusal(
             "interval types are not supported (sparkwire's plans have no interval type yet)",

@@ -10,14 +10,17 @@ import pyarrow as pa
 from sparkwire.planner.api.executor import Executor
 from sparkwire.planner.api.frame import check_names
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import time_types
 from sparkwire.planner.logical.analyzer import Attribute, Relation
 from sparkwire.planner.logical.plan import Operator
 from sparkwire.planner.spark.timezones import as_instants
 
 
 def schema_attributes(schema: pa.Schema) -> list[Attribute]:
-    """A column of each field, under its own name."""
-    return [Attribute(f.name, f.name, f.type) for f in schema]
+    """A column of each field, under its own name; a time of day of any unit typed as
+    Spark's ``toArrow()`` gives it (``planner.logical.time_types``)."""
+    return [Attribute(f.name, f.name, time_types.TIME if time_types.is_time(f.type) else f.type)
+            for f in schema]
 
 
 def scan_relation(scan: Operator, schema: pa.Schema) -> Relation:
@@ -34,12 +37,14 @@ def local_relation(executor: Executor, table: pa.Table) -> Relation:
     refuses it (``createDataFrame(rows, schema)`` with ``nullable=False``)."""
     check_names(table.column_names)
     table = _spark_names(as_instants(table, executor.time_zone))
+    attrs = tuple(schema_attributes(table.schema))
+    table = time_types.as_engine_times(table)
     not_null = tuple(f.name for f in table.schema if not f.nullable)
     for name in not_null:
         if table.column(name).null_count:
             raise AnalysisError(f"column {name!r} is not nullable but holds a NULL")
     source = executor.register_local(table).model_copy(update={"not_null": not_null})
-    return Relation(source, tuple(schema_attributes(table.schema)))
+    return Relation(source, attrs)
 
 
 def _spark_names(table: pa.Table) -> pa.Table:

@@ -7,7 +7,7 @@ read through ``simpleString()``, so pyspark is never imported), or a list of col
 with types inferred from the rows.
 
 Inference follows PySpark's ``_infer_type``: ``int`` is ``bigint``, ``float`` ``double``,
-``Decimal`` ``decimal(38,18)``, ``datetime`` ``timestamp`` (a naive one a wall clock in the
+``Decimal`` ``decimal(38,18)``, ``time`` ``time(6)``, ``datetime`` ``timestamp`` (a naive one a wall clock in the
 session time zone, where PySpark reads it in the Python process's zone), ``date`` ``date``, ``bytes``
 ``binary``, ``list`` an array of its first non-null element's type, ``dict`` a map; a
 dict row's fields are its keys *sorted* (PySpark sorts them); a column whose values are all
@@ -24,6 +24,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import time_types
 from sparkwire.planner.logical.ddl import parse_schema, parse_type
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 
@@ -74,6 +75,8 @@ def infer_type(value: Any) -> pa.DataType | None:
         return pa.timestamp("us")
     if isinstance(value, dt.date):
         return pa.date32()
+    if isinstance(value, dt.time):
+        return time_types.TIME
     if isinstance(value, tuple) and hasattr(value, "__fields__"):  # a Row, ours or PySpark's
         return pa.struct([pa.field(name, infer_type(v) or pa.null())
                           for name, v in zip(value.__fields__, value, strict=True)])

@@ -43,6 +43,8 @@ def spark_type(t: pa.DataType, nulls: Nulls = UNKNOWN) -> T.DataType:
         return spark_type(t.value_type, nulls)
     if t in _ATOMIC:
         return _ATOMIC[t]()
+    if pa.types.is_time(t):  # planner.logical.time_types: time(6) only
+        return T.TimeType()
     if pa.types.is_timestamp(t):
         return T.TimestampType() if t.tz is not None else T.TimestampNTZType()
     if pa.types.is_decimal(t):

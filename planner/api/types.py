@@ -110,6 +110,28 @@ class DecimalType(DataType):
         return f"DecimalType({self.precision},{self.scale})"
 
 
+class TimeType(DataType):
+    """Spark's ``time(p)``, a time of day (``planner.logical.time_types``: sparkwire computes
+    only ``time(6)``, the default)."""
+
+    _type_name = "time"
+
+    def __init__(self, precision: int = 6) -> None:
+        self.precision = precision
+
+    def simpleString(self) -> str:  # noqa: N802
+        return f"time({self.precision})"
+
+    def jsonValue(self) -> JsonValue:  # noqa: N802
+        return self.simpleString()
+
+    def _tree_name(self) -> str:
+        return self.simpleString()
+
+    def __repr__(self) -> str:
+        return f"TimeType({self.precision})"
+
+
 class ArrayType(DataType):
     _type_name = "array"
 
@@ -249,5 +271,5 @@ class StructType(DataType):
 __all__ = [
     "ArrayType", "BinaryType", "BooleanType", "ByteType", "DataType", "DateType", "DecimalType",
     "DoubleType", "FloatType", "IntegerType", "LongType", "MapType", "NullType", "Row",
-    "ShortType", "StringType", "StructField", "StructType", "TimestampNTZType", "TimestampType",
+    "ShortType", "StringType", "StructField", "StructType", "TimeType", "TimestampNTZType", "TimestampType",
 ]

@@ -12,6 +12,7 @@ import re
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import time_types
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 
 _ATOMIC: dict[str, pa.DataType] = {
@@ -22,6 +23,7 @@ _ATOMIC: dict[str, pa.DataType] = {
     "float": pa.float32(), "real": pa.float32(), "double": pa.float64(),
     "date": pa.date32(), "timestamp": INSTANT, "timestamp_ltz": INSTANT, "timestamp_ntz": WALL_CLOCK,
     "binary": pa.binary(), "void": pa.null(), "decimal": pa.decimal128(10, 0),
+    "time": time_types.TIME,
 }
 _TOKEN = re.compile(r"\s*(`[^`]*`|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
 #: Nested types deeper than this are refused (a schema string is user input).
@@ -99,6 +101,11 @@ class _Parser:
             if not 1 <= precision <= 38 or not 0 <= scale <= precision:
                 raise AnalysisError(f"decimal({precision},{scale}) is not a valid decimal type")
             return pa.decimal128(precision, scale)
+        if word == "time" and self.peek() == "(":
+            self.take("(")
+            digits = self.take()
+            self.take(")")
+            return time_types.checked_precision(int(digits) if digits.isdigit() else -1)
         if word in ("varchar", "char") and self.peek() == "(":
             self.take("(")
             self.take()

@@ -204,6 +204,12 @@ ScalarFunction = Literal[
     "vector_normalize",
     # the make_timestamp family, NULL where it fails (planner.logical.functions.try_calendar)
     "try_make_timestamp", "try_make_timestamp_ltz", "try_make_timestamp_ntz",
+    # Spark's TIME type (planner.logical.functions.times, worker.compile.calls_times)
+    "make_time", "to_time", "try_to_time", "current_time", "time_diff", "time_trunc",
+    "time_to_micros", "time_to_millis", "time_to_seconds", "time_from_micros", "time_from_millis",
+    "time_from_seconds",
+    # a time of day on a date, a wall clock: a TIME cast to a timestamp (time_types.on_current_date)
+    "time_on_date",
     # JSON, URL and UTF-8 functions (planner.logical.functions.jsons, transcoding;
     # worker.compile.calls_json, calls_transcoding)
     "get_json_object", "json_array_length", "json_object_keys", "schema_of_json", "to_json", "from_json",

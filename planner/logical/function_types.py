@@ -24,6 +24,7 @@ from collections.abc import Callable
 import pyarrow as pa
 
 from sparkwire.planner.errors import AnalysisError
+from sparkwire.planner.logical import time_types
 from sparkwire.planner.logical.expressions import Call
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 
@@ -65,6 +66,11 @@ DATE_RESULT: dict[str, pa.DataType] = {
                      "try_make_timestamp", "try_make_timestamp_ltz"), INSTANT),
     **dict.fromkeys(("make_timestamp_ntz", "localtimestamp", "convert_timezone",
                      "try_make_timestamp_ntz"), WALL_CLOCK),
+    **dict.fromkeys(("make_time", "to_time", "try_to_time", "current_time", "time_trunc",
+                     "time_from_micros", "time_from_millis", "time_from_seconds"), time_types.TIME),
+    **dict.fromkeys(("time_diff", "time_to_micros", "time_to_millis"), pa.int64()),
+    "time_to_seconds": pa.decimal128(14, 6),
+    "time_on_date": WALL_CLOCK,
     **dict.fromkeys(("unix_seconds", "unix_millis", "unix_micros", "to_unix_timestamp",
                      "timestampdiff"), pa.int64()),
 }

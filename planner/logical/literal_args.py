@@ -165,6 +165,8 @@ CHECKS: dict[str, dict[int, Check]] = {
     "to_timestamp_ntz": {1: _DATETIME},
     "try_to_date": {1: _DATETIME},
     "try_to_timestamp": {1: _DATETIME},
+    "to_time": {1: _DATETIME},
+    "try_to_time": {1: _DATETIME},
     "unix_timestamp": {1: _DATETIME},
     "to_unix_timestamp": {1: _DATETIME},
     "from_unixtime": {1: _DATETIME},

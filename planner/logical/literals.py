@@ -16,7 +16,7 @@ from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.expressions import Lit
 
 def literal(value: object) -> Lit:
-    """``value`` (``None``, a bool, number, string, ``Decimal``, date or datetime) as a typed
+    """``value`` (``None``, a bool, number, string, ``Decimal``, date, time or datetime) as a typed
     literal, anything else refused; an aware datetime is its instant (the text keeps the
     offset), a naive one a wall clock in the session zone (PySpark reads it in the Python
     process's zone)."""
@@ -34,6 +34,10 @@ def literal(value: object) -> Lit:
         return Lit(value=value.isoformat(sep=" "), type="timestamp")
     if isinstance(value, dt.date):
         return Lit(value=value.isoformat(), type="date")
+    if isinstance(value, dt.time):  # a time of day; an aware one's offset is not Spark's
+        if value.tzinfo is not None:
+            raise AnalysisError(f"a TIME literal has no time zone, got {value!r}")
+        return Lit(value=value.isoformat(), type="time")
     raise AnalysisError(f"unsupported literal {value!r} of type {type(value).__name__}")
 
 

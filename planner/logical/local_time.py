@@ -9,7 +9,8 @@ worker's builders do not know operand types, so the analyzer puts the cast in th
 
 - date readers (``year``, ``month``, ``dayofmonth``, ``dayofweek``, ``datediff``,
   ``date_add``, ``last_day``, ``to_date`` ...): an instant becomes its local date;
-- wall-clock readers (``hour``, ``minute``, ``second``, ``date_format``): an instant, or
+- wall-clock readers (``hour``, ``minute``, ``second``, ``date_format``): a TIME (for the
+  first three) becomes a wall clock on 1970-01-01; an instant, or
   a string (read as an instant first, so an offset in the text counts), becomes its local
   wall clock (``timestamp_ntz``); ``date_format`` also takes a wall clock as the instant it
   is in the zone first (one in a DST gap moves on), as Spark's implicit cast does;
@@ -23,7 +24,8 @@ worker's builders do not know operand types, so the analyzer puts the cast in th
   fourth argument, true for a wall clock: Spark moves one in UTC, an instant in the zone);
 - comparisons and the functions that take one common type (``=``, ``<``, ``between``,
   ``in``, ``<=>``, ``coalesce``, ``greatest``, ``least``) of an instant with a string, date
-  or wall clock: those become instants in the session zone (DuckDB would read them in UTC).
+  or wall clock: those become instants in the session zone (DuckDB would read them in UTC);
+  a string among TIMEs becomes a TIME.
 
 Casts only ever go from one of these four types to another; other operand types are left
 for the function's own rules. Applying the rewrite twice changes nothing.
@@ -35,7 +37,7 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import types
+from sparkwire.planner.logical import time_types, types
 from sparkwire.planner.logical.expressions import Call, Cast, Expr, Lit
 from sparkwire.planner.logical.tree import transform
 
@@ -113,6 +115,8 @@ def _reads(node: Call, columns: Mapping[str, pa.DataType]) -> dict[int, str]:
     """The type ``node`` reads at each position that may need a cast."""
     if node.fn in _COMMON_TYPE:
         kinds = [_type_name(a, columns) for a in node.args]
+        if "time" in kinds:  # a string beside a TIME is read as one, as Spark coerces it
+            return {i: "time" for i, kind in enumerate(kinds) if kind == "string"}
         return dict.fromkeys(range(len(kinds)), "timestamp") if "timestamp" in kinds else {}
     if node.fn in _DATE_READERS:
         return dict.fromkeys(_DATE_READERS[node.fn], "date")
@@ -137,6 +141,10 @@ def _as(arg: Expr, target: str, columns: Mapping[str, pa.DataType], fn: str) -> 
     """``arg`` cast to ``target`` where it is another date or time type, a string or a wall
     clock going through an instant first where Spark's implicit cast does."""
     source = _type_name(arg, columns)
+    if source == "time" and fn in time_types.FIELDS:  # a field of a time of day: any date's
+        return Cast(expr=arg, to="timestamp_ntz", source="time")
+    if target == "time":  # a string compared with a TIME
+        return Cast(expr=arg, to="time", source=source)
     if source not in _TIMES:
         return arg
     via_instant = (source == "string" and fn not in _STRING_AS_WALL_CLOCK) or (

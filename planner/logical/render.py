@@ -191,6 +191,10 @@ def _render(expr: Expr, naming: bool) -> str:
             return f"({args[0]} <=> {args[1]})"
         if expr.fn in _NILADIC:
             return f"{expr.fn}()"
+        if expr.fn == "current_time":  # its precision shown, the clock reading not
+            return "current_time(6)"
+        if expr.fn == "try_to_time":  # Spark names the parse it wraps
+            return f"try_to_time(to_time({', '.join(args)}))"
         if expr.fn in _SEEDED:  # a seed the planner drew is hidden, as Spark hides it
             operands = args[2:2 + _SEEDED[expr.fn]]
             hidden = expr.args[1].value  # type: ignore[union-attr]
@@ -307,6 +311,9 @@ def _literal(lit: Lit, naming: bool) -> str:
         text = str(value)
     if lit.type in ("date", "timestamp", "timestamp_ntz"):
         return f"{lit.type.upper()} '{value}'"
+    if lit.type == "time":  # as Spark names it: the fraction without trailing zeros
+        whole, _, fraction = str(value).partition(".")
+        return f"TIME '{whole}{'.' + fraction.rstrip('0') if fraction.rstrip('0') else ''}'"
     if lit.type is None or naming:
         return text
     return f"CAST({text} AS {lit.type})"

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
-from sparkwire.planner.logical import types
+from sparkwire.planner.logical import time_types, types
 from sparkwire.planner.logical.expressions import AggCall, Call, Cast, Expr, Lit, Over
 from sparkwire.planner.logical.literal_args import INTEGER_TYPES, TYPED_ARITHMETIC
 from sparkwire.planner.logical.tolerant import TYPE_DEPENDENT, plain_aggregate
@@ -51,6 +51,10 @@ def spark_typed(expr: Expr, columns: Mapping[str, pa.DataType]) -> Expr:
         if isinstance(node, Cast) and node.source is None:
             inner = spark_typed(node.expr, columns)
             source = types.to_name(types.infer(inner, columns))
+            if source is not None:
+                time_types.check_cast(source, node.to)
+            if source == "time" and node.to in ("timestamp", "timestamp_ntz"):
+                return time_types.on_current_date(inner, node.to, node.safe)
             return node.model_copy(update={"expr": inner, "source": source})
         if isinstance(node, Call) and node.fn == "div":
             call = Call(fn="div", args=tuple(spark_typed(a, columns) for a in node.args))

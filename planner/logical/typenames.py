@@ -2,7 +2,7 @@
 
     type   := simple | decimal(p,s) | array<type> | map<type,type> | struct<field:type,...>
     simple := bool | int8 | int16 | int32 | int64 | float32 | float64 | string | binary
-              | date | timestamp | timestamp_ntz
+              | date | timestamp | timestamp_ntz | time
 
 A type name travels inside task plans (casts, typed literals), so it is validated as
 strictly as an identifier: a closed set of leaves, nesting at most ``MAX_TYPE_DEPTH``, at
@@ -23,13 +23,13 @@ from sparkwire.planner.limits import MAX_STRUCT_FIELDS, MAX_TYPE_DEPTH, MAX_TYPE
 
 SIMPLE = frozenset({
     "bool", "int8", "int16", "int32", "int64", "float32", "float64", "string", "binary",
-    "date", "timestamp", "timestamp_ntz",
+    "date", "timestamp", "timestamp_ntz", "time",
 })
 SPARK_SIMPLE = {
     "bool": "boolean", "int8": "tinyint", "int16": "smallint", "int32": "int",
     "int64": "bigint", "float32": "float", "float64": "double", "string": "string",
     "binary": "binary", "date": "date", "timestamp": "timestamp",
-    "timestamp_ntz": "timestamp_ntz",
+    "timestamp_ntz": "timestamp_ntz", "time": "time(6)",
 }
 _DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")
 _TOKEN = re.compile(r"[A-Za-z0-9_]+(?:\(\d{1,2},\d{1,2}\))?")

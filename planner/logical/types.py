@@ -59,7 +59,7 @@ from collections.abc import Callable, Mapping
 import pyarrow as pa
 
 from sparkwire.planner.logical import (array_types, collection_types, format_types, function_types,
-                                       struct_updates, summary_types, typenames)
+                                       struct_updates, summary_types, time_types, typenames)
 from sparkwire.planner.spark import format_string, number_formats
 from sparkwire.planner.spark.timezones import INSTANT, WALL_CLOCK
 from sparkwire.planner.errors import AnalysisError
@@ -113,7 +113,7 @@ _NAMED = {
     "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(),
     "int64": pa.int64(), "float32": pa.float32(), "float64": pa.float64(),
     "string": pa.string(), "binary": pa.binary(), "date": pa.date32(),
-    "timestamp": INSTANT, "timestamp_ntz": WALL_CLOCK,
+    "timestamp": INSTANT, "timestamp_ntz": WALL_CLOCK, "time": time_types.TIME,
 }
 
 
@@ -502,6 +502,8 @@ def _plain(t: pa.DataType) -> pa.DataType:
     if pa.types.is_timestamp(t):
         # any unit; any zone is an instant (Spark's timestamp), no zone a wall clock
         return WALL_CLOCK if t.tz is None else INSTANT
+    if time_types.is_time(t):  # any unit: DuckDB's TIME is microseconds, Spark's toArrow nanoseconds
+        return time_types.TIME
     if pa.types.is_unsigned_integer(t):
         widened: dict[int, pa.DataType] = {8: pa.int16(), 16: pa.int32(), 32: pa.int64()}
         return widened.get(t.bit_width, pa.decimal128(20, 0))

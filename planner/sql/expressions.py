@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from sparkwire.planner.logical import expressions as ex
+from sparkwire.planner.logical import expressions as ex, time_types
 from sparkwire.planner.logical.functions import registry
 from sparkwire.planner.errors import AnalysisError
 from sparkwire.planner.logical.functions.casts import cast_type
@@ -263,6 +263,9 @@ def _cast(node: exp.Cast) -> ex.Expr:
     value = node.this
     if isinstance(value, exp.Literal) and value.is_string and type_name in ("date", "timestamp", "timestamp_ntz"):
         return ex.Lit(value=value.this, type=type_name)
+    if isinstance(value, exp.Literal) and value.is_string and type_name == "time" \
+            and (parsed := time_types.parse_text(value.this)) is not None:  # TIME'12:34' as Spark names it
+        return literal(parsed)
     return ex.Cast(expr=expression(value), to=type_name, safe=isinstance(node, exp.TryCast))
 
 

@@ -153,7 +153,9 @@ _BY_NAME = frozenset({
     "bround", "log1p", "pmod", "to_timestamp_ltz", "to_timestamp_ntz", "instr", "lpad", "rpad",
     "map_values", "std", "raise_error", "assert_true", "weekday", "date_part", "datepart",
     "make_date", "make_timestamp_ntz", "make_timestamp_ltz", "timestamp_seconds", "try_make_timestamp",
-    "try_make_timestamp_ltz", "try_make_timestamp_ntz",
+    "try_make_timestamp_ltz", "try_make_timestamp_ntz", "make_time", "to_time", "try_to_time",
+    "current_time", "time_diff", "time_trunc", "time_to_micros", "time_to_millis", "time_to_seconds",
+    "time_from_micros", "time_from_millis", "time_from_seconds",
     "timestamp_millis", "timestamp_micros", "now", "every", "some", "product", "try_to_date",
     "try_to_timestamp", *MATH_NAMES, *ARRAY_NAMES, *AGGREGATE_NAMES, *SESSION_NAMES, *FORMAT_NAMES,
     *TASK_NAMES, *VECTOR_NAMES, "counter_diff",
@@ -183,6 +185,8 @@ def function(node: exp.Expr, translate: Translate) -> ex.Expr | None:
         return registry.call("lpad" if node.args.get("is_left") else "rpad", *padded)
     if isinstance(node, exp.Log):
         return _log(node, translate)
+    if isinstance(node, exp.TimeTrunc | exp.TimeDiff | exp.CurrentTime):
+        return _time_call(node, translate)
     if isinstance(node, exp.JSONExtractScalar):
         path = spark_path(node.expression) or translate(node.expression)
         return registry.call("get_json_object", translate(node.this), path)
@@ -201,6 +205,23 @@ def function(node: exp.Expr, translate: Translate) -> ex.Expr | None:
             if part is not None:
                 args.append(_unit(part) if isinstance(part, exp.Var) else translate(part))
     return _call(name, args)
+
+
+def _time_call(node: exp.TimeTrunc | exp.TimeDiff | exp.CurrentTime, translate: Translate) -> ex.Expr:
+    """``time_trunc(unit, t)``, ``time_diff(unit, start, end)`` and ``current_time([p])``,
+    which sqlglot reads into its own nodes: the unit is ``this``, a time ``expression`` and
+    ``unit`` (a bare column name there read as a ``Var``, taken back as the column)."""
+    keys = {exp.TimeTrunc: ("this", "unit"), exp.TimeDiff: ("this", "expression", "unit"),
+            exp.CurrentTime: ("this",)}[type(node)]
+    args = []
+    for key in keys:
+        part = node.args.get(key)
+        if isinstance(part, exp.Var):
+            part = exp.column(part.name)
+        if part is not None:
+            args.append(translate(part))
+    name = {exp.TimeTrunc: "time_trunc", exp.TimeDiff: "time_diff", exp.CurrentTime: "current_time"}[type(node)]
+    return registry.call(name, *args)
 
 
 def _call(name: str, args: list[ex.Expr]) -> ex.Expr:

@@ -336,13 +336,14 @@ def test_all_call_functions_covered() -> None:
     # reaches a worker (the analyzer writes it out): tests/spark/test_struct_updates.py
     # hmac and conv: tests/spark/test_macs.py, test_radix.py; to_char/to_varchar, made other calls by the analyzer:
     # tests/spark/test_char_formats.py; vectors, collation: tests/spark/test_vectors.py; parse_url:
-    # tests/spark/test_urls.py; json_tuple_value: tests/spark/test_json_tuples.py
+    # tests/spark/test_urls.py; json_tuple_value: tests/spark/test_json_tuples.py; TIME: tests/spark/test_times.py
+    from sparkwire.coordinator.worker.compile.calls_times import TIME_CALLS, TIME_ZONE_CALLS
     from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_CALLS
     from sparkwire.coordinator.worker.compile.calls_urls import URL_MODE_CALLS
     families = {*VECTOR_CALLS, *URL_MODE_CALLS, "to_number", "try_to_number", "collation", "json_tuple_value", *HMAC_CALLS, "conv", "to_char", "to_varchar", *TASK_CALLS, *ELEMENTARY_CALLS, *ELEMENTARY_MODE_CALLS, *BIT_CALLS, *ENCODING_CALLS, *ARRAY_FUNCTIONS,
                 *CALENDAR_CALLS, *CALENDAR_ZONE_CALLS, "try_to_date", "try_to_timestamp", "session_value", *FORMAT_CALLS,
                 *TRY_CALENDAR_CALLS, *TRY_CALENDAR_ZONE_CALLS, *SPELLING_CALLS, *TIMESTAMP_UNIT_CALLS,
-                "update_fields"}
+                *TIME_CALLS, *TIME_ZONE_CALLS, "update_fields"}
     assert {e.fn for e, _ in CALLS} == (set(get_args(ScalarFunction)) - COLLECTION_FUNCTIONS
                                         - function_types.FUNCTIONS - {"raise_error"} - families)
 

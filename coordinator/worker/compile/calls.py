@@ -29,6 +29,7 @@ from sparkwire.coordinator.worker.compile.calls_radix import RADIX_MODE_CALLS
 from sparkwire.coordinator.worker.compile.calls_hmac import HMAC_CALLS
 from sparkwire.coordinator.worker.compile.calls_texts import TEXT_MODE_CALLS, TEXTS_CALLS
 from sparkwire.coordinator.worker.compile.calls_try_calendar import TRY_CALENDAR_CALLS, TRY_CALENDAR_ZONE_CALLS
+from sparkwire.coordinator.worker.compile.calls_times import TIME_CALLS, TIME_ZONE_CALLS
 from sparkwire.coordinator.worker.compile.calls_vectors import VECTOR_CALLS
 from sparkwire.coordinator.worker.compile.calls_json_tuples import JSON_TUPLE_CALLS
 from sparkwire.coordinator.worker.compile.calls_urls import URL_MODE_CALLS
@@ -45,7 +46,7 @@ __all__ = ["CALLS", "MODE_CALLS", "ZONE_CALLS"]
 CALLS: dict[str, Builder] = {
     **CORE_CALLS, **TEXT_CALLS, **CASING_CALLS, **DATE_CALLS, **MATH_CALLS, **COLLECTION_CALLS,
     **TEXTS_CALLS, **NULL_CALLS, **TRY_CALLS, **ELEMENTARY_CALLS, **BIT_CALLS, **ENCODING_CALLS,
-    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS,
+    **ARRAY_CALLS, **MAP_CALLS, **LAMBDA_CALLS, **CALENDAR_CALLS, **TRY_CALENDAR_CALLS, **TIME_CALLS,
     **FORMAT_CALLS, **SPELLING_CALLS, **HMAC_CALLS, **COLLATION_CALLS, **VECTOR_CALLS,
     **JSON_TUPLE_CALLS, **NUMBER_FORMAT_CALLS,
 }
@@ -67,4 +68,5 @@ MODE_CALLS: dict[str, ModeBuilder] = {
 }
 
 ZONE_CALLS: dict[str, ZoneBuilder] = {**DATE_ZONE_CALLS, **CALENDAR_ZONE_CALLS, **TRY_CALENDAR_ZONE_CALLS,
+                                      **TIME_ZONE_CALLS,
                                      **TIMESTAMP_UNIT_CALLS}

@@ -76,7 +76,7 @@ def _date_format(args: list[exp.Expr]) -> exp.Expr:
     return written
 
 
-def _parsed(text: exp.Expr, pattern: exp.Expr, trying: bool = False) -> exp.Expr:
+def pattern_parsed(text: exp.Expr, pattern: exp.Expr, trying: bool = False) -> exp.Expr:
     """The wall clock ``text`` shows in Spark's ``pattern`` (``strptime``: unparsable text is
     an error, as in Spark's ANSI mode; ``trying``, for the ``try_`` forms, NULL)."""
     wanted = datetime_patterns.strftime_pattern(literal_text(pattern, "the datetime pattern"),
@@ -97,7 +97,7 @@ def _parser(to: str, trying: bool = False) -> Builder:
                 return exp.TryCast(this=args[0], to=exp.DataType.build(to))
             return cast(args[0], to)
         arity(f"to_{to.lower()}", args, 2)
-        return cast(_parsed(args[0], args[1], trying), to)
+        return cast(pattern_parsed(args[0], args[1], trying), to)
 
     return build
 
@@ -111,7 +111,7 @@ def _instant_parser(trying: bool) -> ZoneBuilder:
         if len(args) == 1:
             return cast(args[0], "TIMESTAMPTZ")
         arity("to_timestamp", args, 2)
-        return from_local(_parsed(args[0], args[1], trying), zone)
+        return from_local(pattern_parsed(args[0], args[1], trying), zone)
 
     return build
 
@@ -185,7 +185,7 @@ def _unix_timestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
     if len(args) == 1:
         return _epoch_seconds(args[0])
     arity("unix_timestamp", args, 2)
-    return _epoch_seconds(from_local(_parsed(args[0], args[1]), zone))
+    return _epoch_seconds(from_local(pattern_parsed(args[0], args[1]), zone))
 
 
 def _from_unixtime(args: list[exp.Expr], zone: str) -> exp.Expr:

@@ -31,6 +31,8 @@ against PySpark 4 (``tests/spark/test_semantics.py``):
 - numbers -> decimal: rounded HALF_UP; too large is ``NUMERIC_VALUE_OUT_OF_RANGE`` / NULL;
 - double/float -> string: Java's ``Double.toString``/``Float.toString`` (``texts``);
 - array/map/struct -> string: Spark's ``[a, null]``, ``{k -> v}``, ``{a, b}`` (``texts``);
+- to and from ``time``: ``calls_times``; a time to integers is its whole seconds from
+  midnight, to a decimal its seconds with the fraction (then cast as those would be);
 - other types print as DuckDB does, which matches Spark for integers, decimals (scale kept),
   booleans, dates and timestamps.
 """
@@ -41,6 +43,7 @@ from typing import Literal
 
 from sqlglot import exp
 
+from sparkwire.coordinator.worker.compile.calls_times import time_cast, time_seconds
 from sparkwire.coordinator.worker.compile.duckdb_types import duckdb_type
 from sparkwire.coordinator.worker.compile.errors import ANSI_HINT, raise_error
 from sparkwire.coordinator.worker.compile.integers import INTEGER_BITS, bounds, wrapped
@@ -83,6 +86,13 @@ def spark_cast(value: exp.Expr, source: str | None, to: str, mode: Mode,
     instants in the session time zone ``zone``."""
     if source is None or source == to:
         return exp.Cast(this=value, to=duckdb_type(to))
+    if source == "time" and (to in INTEGER_BITS or to.startswith("decimal")):
+        # Spark counts the seconds from midnight: whole ones to an integer, all to a decimal
+        seconds, exact = time_seconds(value)
+        return spark_cast(seconds, "int64", to, mode) if to in INTEGER_BITS \
+            else spark_cast(exact, "decimal(14,6)", to, mode)
+    if "time" in (source, to):  # Spark's TIME (calls_times)
+        return time_cast(value, source, to, mode == "ansi", zone)
     if source == "string" and to == "binary":  # its UTF-8 bytes (DuckDB's cast reads \xNN escapes)
         return call("encode", value)
     if source == "string":

@@ -31,6 +31,7 @@ _SIMPLE_TYPES = {
     "date": "DATE",
     "timestamp": "TIMESTAMPTZ",  # Spark's timestamp is an instant (worker.zones)
     "timestamp_ntz": "TIMESTAMP",
+    "time": "TIME",
 }
 _DECIMAL = re.compile(r"decimal\((\d{1,2}),(\d{1,2})\)")
 _NESTED = {"array": exp.DataType.Type.ARRAY, "map": exp.DataType.Type.MAP,

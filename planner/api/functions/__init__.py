@@ -57,6 +57,7 @@ from sparkwire.planner.api.functions.windows import *  # noqa: F403
 from sparkwire.planner.api.functions.aggregate_forms import *  # noqa: F403
 from sparkwire.planner.api.functions.session_info import *  # noqa: F403
 from sparkwire.planner.api.functions.try_calendar import *  # noqa: F403
+from sparkwire.planner.api.functions.times import *  # noqa: F403
 from sparkwire.planner.api.functions.task_values import *  # noqa: F403
 from sparkwire.planner.api.functions.time_windows import *  # noqa: F403
 from sparkwire.planner.api.functions.calling import *  # noqa: F403

@@ -39,6 +39,7 @@ from sparkwire.planner.logical.functions import (
     numeric,
     session_info,
     try_calendar,
+    times,
     statistics,
     strings,
     summaries,
@@ -63,7 +64,7 @@ from sparkwire.planner.logical.functions.generators import GENERATORS, Generator
 _FAMILIES = (strings, texts, nulls, dates, calendar, numeric, conditionals, collections, aggregates,
              statistics, summaries, windows, grouping, assertions, elementary, bits, encodings,
              arrays, maps, higher_order, aggregate_forms,
-             session_info, try_calendar, jsons, transcoding, task_values, spellings,
+             session_info, try_calendar, times, jsons, transcoding, task_values, spellings,
              timestamp_units, listaggs, radix, macs, char_formats, collations, vectors, urls,
              number_formats)
 
