@@ -70,11 +70,8 @@ def _remote(_sparkwire_sessions: list[object]) -> Iterator[object]:
 def sessions(request: pytest.FixtureRequest, _sparkwire_sessions: list[object]) -> list[object]:
     """sparkwire sessions with 1 and 3 in-process workers, for the API comparisons
     (``tests/spark/compare.py``): the same program runs on each; in a module marked
-    ``connect`` (``pytestmark = pytest.mark.connect``), also through Spark Connect. A module
-    marked ``connect(costly=True)`` passes through Spark Connect too, but its remote runs cost
-    more than the suite's budget allows: they run when ``SPARKWIRE_TEST_CONNECT_ALL=1``."""
-    marker = request.node.get_closest_marker("connect")
-    if marker is None or (marker.kwargs.get("costly") and os.environ.get("SPARKWIRE_TEST_CONNECT_ALL") != "1"):
+    ``connect`` (``pytestmark = pytest.mark.connect``), also through Spark Connect."""
+    if request.node.get_closest_marker("connect") is None:
         return _sparkwire_sessions
     return [*_sparkwire_sessions, request.getfixturevalue("_remote")]
 

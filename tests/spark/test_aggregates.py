@@ -17,7 +17,7 @@ import pytest
 from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
 # its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
-pytestmark = pytest.mark.connect(costly=True)
+pytestmark = pytest.mark.connect
 
 N = 90
 DATA = pa.table({

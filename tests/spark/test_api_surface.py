@@ -16,7 +16,7 @@ from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import assert_same
 
 # connect: passes through Spark Connect too (compare.Remote), at more than the CI budget allows
-pytestmark = [pytest.mark.slow, pytest.mark.connect(costly=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.connect]
 
 NAN = float("nan")
 DATA = pa.table({
@@ -152,8 +152,8 @@ def test_catalog_functions_databases_and_drops(spark, sessions) -> None:
         sorted(r[0] for r in spark.sql("SHOW FUNCTIONS LIKE 'array_s*|explode*'").collect())
     sessions[0].createDataFrame(DATA).createOrReplaceTempView("api_cat_v")
     spark.createDataFrame(DATA).createOrReplaceTempView("api_cat_v")
-    # This test's views only: the sessions are shared by modules, and one run through the
-    # Spark Connect client (SPARKWIRE_TEST_CONNECT_ALL) makes its views there, not in ours.
+    # This test's views only: the sessions are shared by modules, and a module run through
+    # the Spark Connect client makes its views there, not in ours.
     assert ([v.name for v in ours.listViews() if v.name.startswith("api_")]
             == [v.name for v in theirs.listViews() if v.name.startswith("api_")] == ["api_cat_v"])
     calls = [

@@ -14,7 +14,7 @@ from sparkwire import AnalysisError
 from tests.spark.compare import assert_same
 
 # its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
-pytestmark = pytest.mark.connect(costly=True)
+pytestmark = pytest.mark.connect
 
 INTS = pa.list_(pa.int32())
 DATA = pa.table({

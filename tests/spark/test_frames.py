@@ -14,7 +14,7 @@ import pytest
 from sparkwire.planner.errors import AnalysisError
 from tests.spark.compare import _assert_rows, assert_same, normalize
 
-pytestmark = pytest.mark.connect(costly=True)  # passes through Spark Connect too; +6.5 s there, so only with SPARKWIRE_TEST_CONNECT_ALL=1
+pytestmark = pytest.mark.connect
 
 NAN = float("nan")
 DATA = pa.table({

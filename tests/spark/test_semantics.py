@@ -18,7 +18,7 @@ import pytest
 from tests.spark.compare import assert_same, assert_same_sql, pyspark_api, sparkwire_api
 
 # connect: passes through Spark Connect too (compare.Remote), at more than the CI budget allows
-pytestmark = [pytest.mark.slow, pytest.mark.connect(costly=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.connect]
 
 STRINGS = pa.table({"s": [
     " 12 ", "\t7\n", "+5", "-0", "1.9", "-1.9", "5.", ".5", "1e3", "abc", "", None, "3000000000",

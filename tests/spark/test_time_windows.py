@@ -17,7 +17,7 @@ from sparkwire import functions as F
 from tests.spark.compare import assert_same
 
 # its programs pass through Spark Connect too (compare.Remote), at more than the CI budget allows
-pytestmark = pytest.mark.connect(costly=True)
+pytestmark = pytest.mark.connect
 
 _UTC = dt.timezone.utc
 EVENTS = pa.table({
