@@ -91,7 +91,18 @@ def _flag(value: bool) -> str:
     return str(value).lower()
 
 
-class DecimalType(DataType):
+class _Parameterised(DataType):
+    """A type whose name carries its parameters (``decimal(10,2)``, ``time(6)``): its JSON
+    value and its name in a schema tree are that name, as in PySpark."""
+
+    def jsonValue(self) -> JsonValue:  # noqa: N802
+        return self.simpleString()
+
+    def _tree_name(self) -> str:
+        return self.simpleString()
+
+
+class DecimalType(_Parameterised):
     _type_name = "decimal"
 
     def __init__(self, precision: int = 10, scale: int = 0) -> None:
@@ -100,17 +111,11 @@ class DecimalType(DataType):
     def simpleString(self) -> str:  # noqa: N802
         return f"decimal({self.precision},{self.scale})"
 
-    def jsonValue(self) -> JsonValue:  # noqa: N802
-        return self.simpleString()
-
-    def _tree_name(self) -> str:
-        return self.simpleString()
-
     def __repr__(self) -> str:
         return f"DecimalType({self.precision},{self.scale})"
 
 
-class TimeType(DataType):
+class TimeType(_Parameterised):
     """Spark's ``time(p)``, a time of day (``planner.logical.time_types``: sparkwire computes
     only ``time(6)``, the default)."""
 
@@ -121,12 +126,6 @@ class TimeType(DataType):
 
     def simpleString(self) -> str:  # noqa: N802
         return f"time({self.precision})"
-
-    def jsonValue(self) -> JsonValue:  # noqa: N802
-        return self.simpleString()
-
-    def _tree_name(self) -> str:
-        return self.simpleString()
 
     def __repr__(self) -> str:
         return f"TimeType({self.precision})"
